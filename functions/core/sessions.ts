@@ -1,0 +1,19 @@
+/**
+ * Session rules. A session is valid until its expiry; the expiry is enforced here, in code,
+ * because DynamoDB TTL only cleans up (and never runs on DynamoDB Local).
+ */
+
+/** Fixed lifetime of a session from its creation (see docs/decisions.md). */
+export const SESSION_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
+
+/** Tokens carry at least 256 bits of randomness. */
+export const SESSION_TOKEN_BYTES = 32;
+
+export const sessionExpiry = (createdAt: Date): Date =>
+  new Date(createdAt.getTime() + SESSION_LIFETIME_SECONDS * 1000);
+
+export const isSessionLive = (session: { expiresAt: string; revokedAt?: string | undefined }, now: Date): boolean =>
+  session.revokedAt === undefined && now.getTime() < Date.parse(session.expiresAt);
+
+export const ROLES = ['administrator', 'member'] as const;
+export type Role = (typeof ROLES)[number];

@@ -1,0 +1,45 @@
+import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
+import { isSessionLive } from '#core/sessions.ts';
+import { clock } from '#ports/clock.ts';
+import { getSession } from '#store/sessions.ts';
+import { getMembership } from '#store/users.ts';
+import { logger } from './logger.ts';
+import type { AuthorizerContext, SessionRejection } from './principal.ts';
+import { findSessionToken, hashSessionToken, isWellFormedToken } from './session-token.ts';
+
+type Result = APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>;
+
+const anonymous = (rejection: SessionRejection): Result => ({
+  isAuthorized: true,
+  context: { authenticated: false, rejection },
+});
+
+/**
+ * The HTTP API's Lambda REQUEST authorizer (simple responses, no caching so that a sign-out
+ * takes effect at once). Resolves the session token to tenant, user and role.
+ */
+export const handler = async (event: APIGatewayRequestAuthorizerEventV2): Promise<Result> => {
+  const found = findSessionToken(event.headers ?? {}, event.cookies);
+  if (!found) return anonymous('missing_session');
+  if (!isWellFormedToken(found.token)) return anonymous('invalid_session');
+
+  const session = await getSession(hashSessionToken(found.token));
+  if (!session || session.revokedAt !== undefined) return anonymous('invalid_session');
+  if (!isSessionLive(session, clock().now())) return anonymous('expired_session');
+
+  const membership = await getMembership(session.tenantId, session.userId);
+  if (!membership) {
+    logger.warn('session of a user without membership', { userId: session.userId });
+    return anonymous('invalid_session');
+  }
+  return {
+    isAuthorized: true,
+    context: {
+      authenticated: true,
+      tenantId: session.tenantId,
+      userId: session.userId,
+      role: membership.role,
+      via: found.via,
+    },
+  };
+};

@@ -1,0 +1,163 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import * as v from 'valibot';
+import type { Role } from '#core/sessions.ts';
+import { clock } from '#ports/clock.ts';
+import { errorBody, HttpError } from './errors.ts';
+import { logger } from './logger.ts';
+import type { AuthorizerContext, Principal, SessionRejection } from './principal.ts';
+import { describeIssue, fieldName, issueCode } from './validation.ts';
+
+/** Largest request body accepted, in bytes (after base64 decoding). */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+export type ApiEvent = APIGatewayProxyEventV2 & {
+  requestContext: APIGatewayProxyEventV2['requestContext'] & {
+    authorizer?: { lambda?: AuthorizerContext };
+  };
+};
+export type ApiResult = APIGatewayProxyStructuredResultV2;
+
+type BodySchema = v.GenericSchema<unknown, unknown>;
+
+export interface HttpRequest<TBody, TAuth> {
+  body: TBody;
+  principal: TAuth;
+  pathParameters: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  headers: Record<string, string | undefined>;
+  requestId: string;
+  now: Date;
+  event: ApiEvent;
+}
+
+export interface HttpResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  cookies?: string[];
+}
+
+interface Options<TSchema extends BodySchema | undefined, TAuth extends 'session' | 'none'> {
+  /** `session`: needs a live session (401 otherwise). `none`: public (sign-in, processor webhooks). */
+  auth: TAuth;
+  /** Needs this role (403 `admin_required` otherwise). */
+  role?: Role;
+  /** valibot schema of the JSON body; without one, a body must be absent or `{}`. */
+  body?: TSchema;
+}
+
+const emptyBody = v.strictObject({});
+
+const rejectionMessages: Record<SessionRejection, string> = {
+  missing_session: 'Sign in first: send Authorization: Bearer <sessionToken> or the session cookie.',
+  invalid_session: 'The session token is not valid (revoked or unknown): sign in again.',
+  expired_session: 'The session has expired: sign in again.',
+};
+
+const authenticate = (event: ApiEvent): Principal => {
+  const context = event.requestContext.authorizer?.lambda;
+  if (!context) throw new HttpError(401, 'missing_session', rejectionMessages.missing_session);
+  if (!context.authenticated) throw new HttpError(401, context.rejection, rejectionMessages[context.rejection]);
+  const { tenantId, userId, role, via } = context;
+  return { tenantId, userId, role, via };
+};
+
+const readJsonBody = (event: ApiEvent): unknown => {
+  if (event.body === undefined || event.body === null || event.body === '') return undefined;
+  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+  if (raw.byteLength > MAX_BODY_BYTES) {
+    throw new HttpError(400, 'body_too_large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'The request body is not valid JSON.');
+  }
+};
+
+const parseBody = (event: ApiEvent, schema: BodySchema | undefined): unknown => {
+  const json = readJsonBody(event);
+  const effective = schema ?? emptyBody;
+  const result = v.safeParse(effective, json ?? {});
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  throw new HttpError(400, issueCode(issue), describeIssue(issue), { field: fieldName(issue) });
+};
+
+/** Request id on every response and log line; errors in the shape of errors.ts. */
+const httpConventions = (): MiddlewareObj<ApiEvent, ApiResult, Error, Context> => {
+  let startedAt = 0;
+  const requestIdOf = (event: ApiEvent) => event.requestContext.requestId;
+  const finish = (event: ApiEvent, response: ApiResult) => {
+    response.headers = { ...response.headers, 'x-request-id': requestIdOf(event) };
+    logger.info('request', {
+      method: event.requestContext.http.method,
+      route: event.routeKey,
+      status: response.statusCode,
+      durationMs: Math.round(performance.now() - startedAt),
+    });
+    logger.resetKeys();
+  };
+  return {
+    before: (request) => {
+      startedAt = performance.now();
+      logger.appendKeys({ requestId: requestIdOf(request.event) });
+    },
+    after: (request) => {
+      if (request.response) finish(request.event, request.response);
+    },
+    onError: (request) => {
+      const requestId = requestIdOf(request.event);
+      const error = request.error instanceof HttpError ? request.error : undefined;
+      if (!error) logger.error('unhandled error', { error: request.error ?? undefined });
+      const shaped = error ?? new HttpError(500, 'internal_error', 'Something went wrong on our side; retry later.');
+      request.response = {
+        statusCode: shaped.status,
+        headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+        body: JSON.stringify(errorBody(shaped, requestId)),
+      };
+      finish(request.event, request.response);
+    },
+  };
+};
+
+/**
+ * Builds an API Gateway (HTTP API, payload v2) handler: authenticate -> authorize the role ->
+ * parse and validate the body -> run. Rejections happen before `run`, so nothing is written.
+ */
+export const httpHandler = <TSchema extends BodySchema | undefined = undefined, TAuth extends 'session' | 'none' = 'session'>(
+  options: Options<TSchema, TAuth>,
+  run: (
+    request: HttpRequest<
+      TSchema extends BodySchema ? v.InferOutput<TSchema> : Record<string, never>,
+      TAuth extends 'session' ? Principal : undefined
+    >,
+  ) => Promise<HttpResult>,
+) =>
+  middy<ApiEvent, ApiResult>()
+    .use(httpConventions())
+    .handler(async (event) => {
+      const principal = options.auth === 'session' ? authenticate(event) : undefined;
+      if (principal && options.role === 'administrator' && principal.role !== 'administrator') {
+        throw new HttpError(403, 'admin_required', 'Only a tenant administrator can do this.');
+      }
+      const body = parseBody(event, options.body);
+      const result = await run({
+        // The generic parameters above guarantee these shapes; TypeScript cannot follow them here.
+        body: body as never,
+        principal: principal as never,
+        pathParameters: event.pathParameters ?? {},
+        query: event.queryStringParameters ?? {},
+        headers: event.headers ?? {},
+        requestId: event.requestContext.requestId,
+        now: clock().now(),
+        event,
+      });
+      return {
+        statusCode: result.status,
+        headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...result.headers },
+        ...(result.cookies ? { cookies: result.cookies } : {}),
+        ...(result.body === undefined ? {} : { body: JSON.stringify(result.body) }),
+      };
+    });

@@ -1,0 +1,44 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { SESSION_TOKEN_BYTES } from '#core/sessions.ts';
+
+/** The session cookie (HttpOnly, Secure, SameSite=Lax). */
+export const SESSION_COOKIE = 'scp_session';
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** An opaque random token of 256 bits, base64url. Only its hash is ever stored. */
+export const newSessionToken = (): string => randomBytes(SESSION_TOKEN_BYTES).toString('base64url');
+
+export const isWellFormedToken = (token: string): boolean => TOKEN_PATTERN.test(token);
+
+export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export const sessionCookie = (token: string, expiresAt: Date): string =>
+  `${SESSION_COOKIE}=${token}; Path=/; Expires=${expiresAt.toUTCString()}; HttpOnly; Secure; SameSite=Lax`;
+
+export const clearedSessionCookie = (): string =>
+  `${SESSION_COOKIE}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax`;
+
+export type TokenSource = 'bearer' | 'cookie';
+
+/**
+ * The session token of a request: the `Authorization: Bearer` header wins over the cookie.
+ * `cookies` is API Gateway v2's list of `name=value` strings.
+ */
+export const findSessionToken = (
+  headers: Record<string, string | undefined>,
+  cookies: readonly string[] | undefined,
+): { token: string; via: TokenSource } | undefined => {
+  const authorization = headers.authorization;
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return match?.[1] ? { token: match[1], via: 'bearer' } : undefined;
+  }
+  for (const cookie of cookies ?? []) {
+    const separator = cookie.indexOf('=');
+    if (separator > 0 && cookie.slice(0, separator).trim() === SESSION_COOKIE) {
+      return { token: cookie.slice(separator + 1).trim(), via: 'cookie' };
+    }
+  }
+  return undefined;
+};

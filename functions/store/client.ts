@@ -1,0 +1,30 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+let documentClient: DynamoDBDocumentClient | undefined;
+
+/**
+ * The DynamoDB document client. Region, credentials and endpoint come from the standard AWS
+ * environment (locally AWS_ENDPOINT_URL_DYNAMODB points at DynamoDB Local).
+ */
+export const db = (): DynamoDBDocumentClient => {
+  documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return documentClient;
+};
+
+export const tableName = (): string => {
+  const name = process.env.TABLE_NAME;
+  if (!name) throw new Error('TABLE_NAME is not set');
+  return name;
+};
+
+/** True when a TransactWrite was cancelled because one of its conditions failed. */
+export const isConditionFailure = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'ConditionalCheckFailedException') return true;
+  if (error.name !== 'TransactionCanceledException') return false;
+  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.some((reason) => reason.Code === 'ConditionalCheckFailed');
+};

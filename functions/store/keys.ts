@@ -1,0 +1,21 @@
+/** Key builders for the single table. Every PK/SK in the code base is made here. */
+
+export interface Key {
+  PK: string;
+  SK: string;
+}
+
+export const keys = {
+  tenant: (tenantId: string): Key => ({ PK: `TENANT#${tenantId}`, SK: 'TENANT' }),
+  member: (tenantId: string, userId: string): Key => ({ PK: `TENANT#${tenantId}`, SK: `MEMBER#${userId}` }),
+  user: (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'USER' }),
+  /** A code-host identity (provider + the provider's stable subject id) belongs to one user. */
+  identity: (provider: string, subject: string): Key => ({ PK: `IDENTITY#${provider}#${subject}`, SK: 'IDENTITY' }),
+  /** Sessions are found by the SHA-256 of their token; the token itself is never stored. */
+  session: (tokenHash: string): Key => ({ PK: `SESSION#${tokenHash}`, SK: 'SESSION' }),
+  capacityRegion: (region: string): Pick<Key, 'PK'> => ({ PK: `CAPACITY#${region}` }),
+  capacity: (region: string, location: string, plan: string): Key => ({
+    PK: `CAPACITY#${region}`,
+    SK: `LOCATION#${location}#PLAN#${plan}`,
+  }),
+};

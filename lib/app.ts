@@ -1,0 +1,17 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { ControlPlaneStack } from './control-plane-stack.ts';
+
+/** Builds the CDK app with cdk-nag's AwsSolutions checks; used by `cdk synth` and the infra tests. */
+export const buildApp = (app = new App()) => {
+  const stack = new ControlPlaneStack(app, 'StackControlPlane', {
+    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION ?? 'eu-west-1' },
+    description: 'Stack Control Plane: tenants, billing, Plan Changes',
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, stack };
+};
+
+if (import.meta.main) {
+  buildApp().app.synth();
+}

@@ -1,0 +1,71 @@
+import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpNoneAuthorizer, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { AUTHORIZER_HANDLER, type Route, routes } from '../routes.ts';
+import { grantTable, handlerFunction } from './lambda.ts';
+
+export interface ControlPlaneApiProps {
+  table: Table;
+  environment: Record<string, string>;
+}
+
+/** The HTTP API: the session authorizer and one function per entry of lib/routes.ts. */
+export class ControlPlaneApi extends Construct {
+  readonly api: HttpApi;
+  readonly routeFunctions = new Map<string, NodejsFunction>();
+
+  constructor(scope: Construct, id: string, props: ControlPlaneApiProps) {
+    super(scope, id);
+    const authorizerFunction = handlerFunction(this, 'SessionAuthorizer', {
+      entry: AUTHORIZER_HANDLER,
+      environment: props.environment,
+    });
+    grantTable(props.table, authorizerFunction, 'read');
+    const sessionAuthorizer = new HttpLambdaAuthorizer('SessionAuthorizer', authorizerFunction, {
+      responseTypes: [HttpLambdaResponseType.SIMPLE],
+      // No identity source and no cache: the bearer header or the cookie may carry the session,
+      // and a sign-out must take effect on the very next request.
+      identitySource: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+
+    this.api = new HttpApi(this, 'HttpApi', { createDefaultStage: false });
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.jsonWithStandardFields(),
+      },
+      throttle: { rateLimit: 200, burstLimit: 400 },
+    });
+
+    for (const route of routes) {
+      const fn = this.routeFunction(route, props);
+      this.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.id}Integration`, fn),
+        authorizer: route.auth === 'session' ? sessionAuthorizer : new HttpNoneAuthorizer(),
+      });
+    }
+    new CfnOutput(scope, 'ApiUrl', { value: this.api.apiEndpoint });
+  }
+
+  private routeFunction(route: Route, props: ControlPlaneApiProps): NodejsFunction {
+    const fn = handlerFunction(this, route.id, { entry: route.handler, environment: props.environment });
+    if (route.table !== 'none') grantTable(props.table, fn, route.table);
+    this.routeFunctions.set(route.id, fn);
+    return fn;
+  }
+}

@@ -1,0 +1,68 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../bundling.ts';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface HandlerFunctionProps {
+  /** Module exporting `handler`, relative to the repository root. */
+  entry: string;
+  environment?: Record<string, string>;
+  timeout?: Duration;
+  memorySize?: number;
+}
+
+/** One Lambda function: nodejs24.x on arm64, an esbuild ESM bundle, minified with source maps. */
+export const handlerFunction = (scope: Construct, id: string, props: HandlerFunctionProps): NodejsFunction => {
+  const logGroup = new LogGroup(scope, `${id}Logs`, {
+    retention: RetentionDays.ONE_MONTH,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  const fn = new NodejsFunction(scope, id, {
+    entry: path.join(REPO_ROOT, props.entry),
+    handler: 'handler',
+    runtime: Runtime.NODEJS_24_X,
+    architecture: Architecture.ARM_64,
+    memorySize: props.memorySize ?? 512,
+    timeout: props.timeout ?? Duration.seconds(10),
+    logGroup,
+    environment: { POWERTOOLS_SERVICE_NAME: 'stack-control-plane', ...props.environment },
+    depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+    projectRoot: REPO_ROOT,
+    bundling: {
+      format: OutputFormat.ESM,
+      target: NODE_TARGET,
+      minify: true,
+      sourceMap: true,
+      mainFields: MAIN_FIELDS,
+      externalModules: EXTERNAL_MODULES,
+      banner: ESM_REQUIRE_BANNER,
+    },
+  });
+  Validations.of(fn).acknowledge({
+    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+    reason: 'The AWS managed basic execution role only lets the function write its own CloudWatch logs.',
+  });
+  return fn;
+};
+
+/**
+ * Grants a function read or read-write data access on the table. DynamoDB grants always include
+ * the table's indexes as `table/index/*`; that one wildcard is acknowledged here, with its reason.
+ */
+export const grantTable = (table: Table, fn: NodejsFunction, mode: 'read' | 'readwrite'): void => {
+  if (mode === 'read') table.grantReadData(fn);
+  else table.grantReadWriteData(fn);
+  const stack = Stack.of(table);
+  const tableLogicalId = stack.resolve((table.node.defaultChild as CfnTable).logicalId) as string;
+  Validations.of(fn).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
+    reason: 'Grants on the single table include its own indexes (table/index/*), and nothing else.',
+  });
+};

@@ -1,0 +1,95 @@
+import { rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import * as sesModule from 'aws-ses-v2-local';
+import { createSqsServer } from 'local-aws-sqs';
+import { ensureTable, localCredentials, startDynamoDbLocal } from './dynamodb.ts';
+import { freePort } from './ports.ts';
+
+export const LOCAL_REGION = 'eu-west-1';
+export const LOCAL_TABLE_NAME = 'stack-control-plane';
+
+export interface LocalCloudOptions {
+  /** Folder for kept state (the DynamoDB file); everything in memory when absent. */
+  dataDirectory?: string;
+  /** Wipe the data folder first. */
+  fresh?: boolean;
+  dynamoDbPort?: number;
+  sqsPort?: number;
+  sesPort?: number;
+}
+
+export interface LocalCloud {
+  /** The environment the handlers need: the standard AWS variables pointing at the stand-ins. */
+  environment: Record<string, string>;
+  endpoints: { dynamodb: string; sqs: string; ses: string };
+  dynamoDbPid: number | undefined;
+  stop(): Promise<void>;
+}
+
+/** aws-ses-v2-local is CommonJS with a default export: reach it the same way under Node and Vite. */
+type SesStarter = (config: { host: string; port: number }) => Promise<Server>;
+const startSes = ((sesModule as unknown as { default?: SesStarter | { default: SesStarter } }).default ?? sesModule) as
+  | SesStarter
+  | { default: SesStarter };
+const startSesServer = (config: { host: string; port: number }) =>
+  typeof startSes === 'function' ? startSes(config) : startSes.default(config);
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections?.();
+    server.close(() => resolve());
+  });
+
+/**
+ * Starts the local stand-ins for the AWS services (DynamoDB Local, SQS, SES v2) and creates the
+ * table from THE table definition. The handlers reach them through the standard
+ * AWS_ENDPOINT_URL_* variables, so their code is exactly what Lambda runs.
+ */
+export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<LocalCloud> => {
+  if (options.fresh && options.dataDirectory) rmSync(options.dataDirectory, { recursive: true, force: true });
+  const [dynamoDbPort, sqsPort, sesPort] = await Promise.all([
+    options.dynamoDbPort || freePort(),
+    options.sqsPort || freePort(),
+    options.sesPort || freePort(),
+  ]);
+  const dynamo = await startDynamoDbLocal({
+    port: dynamoDbPort,
+    ...(options.dataDirectory ? { dataDirectory: path.join(options.dataDirectory, 'dynamodb') } : {}),
+  });
+  let sqs: Server | undefined;
+  let ses: Server | undefined;
+  try {
+    sqs = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', region: LOCAL_REGION });
+    ses = await startSesServer({ host: '127.0.0.1', port: sesPort });
+    await ensureTable(dynamo.endpoint, LOCAL_TABLE_NAME);
+  } catch (error) {
+    if (sqs) await closeServer(sqs);
+    if (ses) await closeServer(ses);
+    await dynamo.stop();
+    throw error;
+  }
+  const endpoints = {
+    dynamodb: dynamo.endpoint,
+    sqs: `http://127.0.0.1:${sqsPort}`,
+    ses: `http://127.0.0.1:${sesPort}`,
+  };
+  const sqsServer = sqs;
+  const sesServer = ses;
+  return {
+    endpoints,
+    dynamoDbPid: dynamo.pid,
+    environment: {
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+      AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+      AWS_ENDPOINT_URL_SESV2: endpoints.ses,
+      TABLE_NAME: LOCAL_TABLE_NAME,
+    },
+    stop: async () => {
+      await Promise.all([closeServer(sqsServer), closeServer(sesServer), dynamo.stop()]);
+    },
+  };
+};

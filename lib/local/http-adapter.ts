@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  APIGatewayRequestAuthorizerEventV2,
+  Context,
+} from 'aws-lambda';
+import type { AuthorizerContext } from '../../functions/http/principal.ts';
+import { REPO_ROOT } from '../constructs/lambda.ts';
+import { AUTHORIZER_HANDLER, type HttpMethod, type Route } from '../routes.ts';
+
+/**
+ * The local stand-in for API Gateway (HTTP API, payload format 2.0): matches a request against
+ * the route table, runs the same Lambda authorizer, builds the same event, calls the same handler.
+ */
+
+export interface LocalRequest {
+  method: string;
+  /** Path and query string, e.g. `/v1/billing/plans?x=1`. */
+  url: string;
+  /** Header names in any case; repeated headers as arrays. */
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  sourceIp?: string;
+}
+
+export interface LocalResponse {
+  status: number;
+  headers: Record<string, string>;
+  cookies: string[];
+  body: Buffer;
+}
+
+type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
+type ApiHandler = LambdaHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
+type AuthorizerHandler = LambdaHandler<
+  APIGatewayRequestAuthorizerEventV2,
+  { isAuthorized: boolean; context?: AuthorizerContext }
+>;
+
+export interface AdapterRoute {
+  method: HttpMethod;
+  path: string;
+  auth: Route['auth'];
+  handler: ApiHandler;
+}
+
+interface CompiledRoute extends AdapterRoute {
+  pattern: RegExp;
+  parameterNames: string[];
+}
+
+const compile = (route: AdapterRoute): CompiledRoute => {
+  const parameterNames: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      const parameter = /^\{(\w+)\}$/.exec(segment);
+      if (!parameter?.[1]) return segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+      parameterNames.push(parameter[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { ...route, pattern: new RegExp(`^${source}$`), parameterNames };
+};
+
+/** Imports each route's handler module, as Lambda would load its bundle. */
+export const loadRouteHandlers = async (routes: readonly Route[]): Promise<AdapterRoute[]> =>
+  Promise.all(
+    routes.map(async (route) => {
+      const module = (await import(path.join(REPO_ROOT, route.handler))) as { handler: ApiHandler };
+      return { method: route.method, path: route.path, auth: route.auth, handler: module.handler };
+    }),
+  );
+
+export const loadAuthorizer = async (): Promise<AuthorizerHandler> =>
+  ((await import(path.join(REPO_ROOT, AUTHORIZER_HANDLER))) as { handler: AuthorizerHandler }).handler;
+
+const TEXT_CONTENT = /^(text\/|application\/(json|x-www-form-urlencoded|xml|javascript)|[^;]*\+json)/i;
+
+const lambdaContext = (functionName: string, requestId: string): Context => ({
+  callbackWaitsForEmptyEventLoop: false,
+  functionName,
+  functionVersion: '$LATEST',
+  invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+  memoryLimitInMB: '512',
+  awsRequestId: requestId,
+  logGroupName: `/aws/lambda/${functionName}`,
+  logStreamName: 'local',
+  getRemainingTimeInMillis: () => 10_000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+});
+
+const gatewayError = (status: number, message: string): LocalResponse => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  cookies: [],
+  body: Buffer.from(JSON.stringify({ message })),
+});
+
+export class LocalApiGateway {
+  private readonly compiled: CompiledRoute[];
+  private readonly authorizer: AuthorizerHandler;
+
+  constructor(routes: readonly AdapterRoute[], authorizer: AuthorizerHandler) {
+    this.compiled = routes.map(compile);
+    this.authorizer = authorizer;
+  }
+
+  async dispatch(request: LocalRequest): Promise<LocalResponse> {
+    const url = new URL(request.url, 'http://localhost');
+    const method = request.method.toUpperCase();
+    let match: { route: CompiledRoute; values: string[] } | undefined;
+    for (const route of this.compiled) {
+      const found = route.pattern.exec(url.pathname);
+      if (found && route.method === method) {
+        match = { route, values: found.slice(1) };
+        break;
+      }
+    }
+    if (!match) return gatewayError(404, 'Not Found');
+    const { route, values } = match;
+
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value === undefined || name.toLowerCase() === 'cookie') continue;
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+    }
+    const cookieHeader = request.headers.cookie ?? request.headers.Cookie;
+    const cookies = (Array.isArray(cookieHeader) ? cookieHeader.join(';') : (cookieHeader ?? ''))
+      .split(';')
+      .map((cookie) => cookie.trim())
+      .filter(Boolean);
+    const queryStringParameters: Record<string, string> = {};
+    for (const [name, value] of url.searchParams) {
+      queryStringParameters[name] = queryStringParameters[name] === undefined ? value : `${queryStringParameters[name]},${value}`;
+    }
+    const pathParameters = Object.fromEntries(route.parameterNames.map((name, i) => [name, decodeURIComponent(values[i] ?? '')]));
+    const requestId = randomUUID();
+    const now = new Date();
+    const routeKey = `${route.method} ${route.path}`;
+    const requestContext: APIGatewayProxyEventV2['requestContext'] = {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: request.sourceIp ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    };
+    const common = {
+      version: '2.0' as const,
+      routeKey,
+      rawPath: url.pathname,
+      rawQueryString: url.search.slice(1),
+      ...(cookies.length ? { cookies } : {}),
+      headers,
+      ...(url.search ? { queryStringParameters } : {}),
+      ...(route.parameterNames.length ? { pathParameters } : {}),
+    };
+
+    let authorizerContext: AuthorizerContext | undefined;
+    if (route.auth === 'session') {
+      try {
+        const decision = await this.authorizer(
+          {
+            ...common,
+            type: 'REQUEST',
+            routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${route.method}${route.path}`,
+            identitySource: [],
+            requestContext,
+          },
+          lambdaContext('SessionAuthorizer', requestId),
+        );
+        if (!decision.isAuthorized) return gatewayError(403, 'Forbidden');
+        authorizerContext = decision.context;
+      } catch (error) {
+        console.error('authorizer failed', error);
+        return gatewayError(500, 'Internal Server Error');
+      }
+    }
+
+    const isText = TEXT_CONTENT.test(headers['content-type'] ?? '');
+    const event: APIGatewayProxyEventV2 = {
+      ...common,
+      requestContext: {
+        ...requestContext,
+        ...(authorizerContext ? { authorizer: { lambda: authorizerContext } } : {}),
+      } as APIGatewayProxyEventV2['requestContext'],
+      ...(request.body.length ? { body: isText ? request.body.toString('utf8') : request.body.toString('base64') } : {}),
+      isBase64Encoded: request.body.length > 0 && !isText,
+    };
+    try {
+      const result = await route.handler(event, lambdaContext(routeKey, requestId));
+      return {
+        status: result.statusCode ?? 200,
+        headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),
+        cookies: result.cookies ?? [],
+        body: result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0),
+      };
+    } catch (error) {
+      console.error(`handler of ${routeKey} failed`, error);
+      return gatewayError(500, 'Internal Server Error');
+    }
+  }
+}

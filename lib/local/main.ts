@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { REPO_ROOT } from '../constructs/lambda.ts';
+import { JavaMissingError } from './dynamodb.ts';
+import { startControlPlane } from './server.ts';
+
+/** `npm start`: the whole control plane on this machine, no cloud account needed. */
+const USAGE = `Usage: npm start -- [--fresh] [--port 3000] [--data-dir .local]
+  --fresh      start from an empty database (deletes the data folder first)
+  --port       HTTP port of the API (env PORT; default 3000; 0 picks a free port)
+  --data-dir   where the local state is kept across restarts (default .local)`;
+
+const main = async () => {
+  const { values } = parseArgs({
+    options: {
+      fresh: { type: 'boolean', default: false },
+      port: { type: 'string', default: process.env.PORT ?? '3000' },
+      'data-dir': { type: 'string', default: path.join(REPO_ROOT, '.local') },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`--port must be a port number, got "${values.port}"\n${USAGE}`);
+    process.exit(2);
+  }
+  const startedAt = performance.now();
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
+  const plane = await startControlPlane({ port, dataDirectory: values['data-dir'], fresh: values.fresh });
+  const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
+  console.log(`
+Stack Control Plane (local) ready in ${seconds} s
+  API              ${plane.url}
+  Plans            GET  ${plane.url}/v1/billing/plans   (Authorization: Bearer <sessionToken>)
+  Sign in          POST ${plane.url}/_local/sign-in      {"login":"alice"}
+  Clock            GET  ${plane.url}/_local/clock  ·  POST ${plane.url}/_local/clock/advance {"seconds":86400}
+  DynamoDB Local   ${plane.cloud.endpoints.dynamodb}
+  SQS              ${plane.cloud.endpoints.sqs}
+  SES (sent mail)  ${plane.cloud.endpoints.ses}/
+  Data             ${values['data-dir']}${values.fresh ? ' (fresh)' : ''}
+Press Ctrl-C to stop.`);
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping the local control plane...`);
+    plane.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+};
+
+main().catch((error: unknown) => {
+  if (error instanceof JavaMissingError) {
+    console.error(error.message);
+  } else {
+    console.error(error);
+  }
+  process.exit(1);
+});
