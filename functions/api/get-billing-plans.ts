@@ -12,7 +12,10 @@ export const handler = httpHandler({ auth: 'session' }, async ({ principal }) =>
     status: 200,
     body: {
       homeRegion: tenant.homeRegion,
-      plans: planCatalog().map((plan) => ({ ...plan, placeable: isPlaceable(slots, tenant.homeRegion, plan.value) })),
+      plans: planCatalog().map((plan) => ({
+        ...plan,
+        placeable: isPlaceable(slots, tenant.homeRegion, plan.value),
+      })),
     },
   };
 });

@@ -12,8 +12,10 @@ export const SESSION_TOKEN_BYTES = 32;
 export const sessionExpiry = (createdAt: Date): Date =>
   new Date(createdAt.getTime() + SESSION_LIFETIME_SECONDS * 1000);
 
-export const isSessionLive = (session: { expiresAt: string; revokedAt?: string | undefined }, now: Date): boolean =>
-  session.revokedAt === undefined && now.getTime() < Date.parse(session.expiresAt);
+export const isSessionLive = (
+  session: { expiresAt: string; revokedAt?: string | undefined },
+  now: Date,
+): boolean => session.revokedAt === undefined && now.getTime() < Date.parse(session.expiresAt);
 
 export const ROLES = ['administrator', 'member'] as const;
 export type Role = (typeof ROLES)[number];

@@ -1,4 +1,7 @@
-import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
+import type {
+  APIGatewayRequestAuthorizerEventV2,
+  APIGatewaySimpleAuthorizerWithContextResult,
+} from 'aws-lambda';
 import { isSessionLive } from '#core/sessions.ts';
 import { clock } from '#ports/clock.ts';
 import { getSession } from '#store/sessions.ts';

@@ -58,7 +58,8 @@ const rejectionMessages: Record<SessionRejection, string> = {
 const authenticate = (event: ApiEvent): Principal => {
   const context = event.requestContext.authorizer?.lambda;
   if (!context) throw new HttpError(401, 'missing_session', rejectionMessages.missing_session);
-  if (!context.authenticated) throw new HttpError(401, context.rejection, rejectionMessages[context.rejection]);
+  if (!context.authenticated)
+    throw new HttpError(401, context.rejection, rejectionMessages[context.rejection]);
   const { tenantId, userId, role, via } = context;
   return { tenantId, userId, role, via };
 };
@@ -78,6 +79,9 @@ const readJsonBody = (event: ApiEvent): unknown => {
 
 const parseBody = (event: ApiEvent, schema: BodySchema | undefined): unknown => {
   const json = readJsonBody(event);
+  if (json !== undefined && (typeof json !== 'object' || json === null || Array.isArray(json))) {
+    throw new HttpError(400, 'invalid_body', 'The request body must be a JSON object.', { field: 'body' });
+  }
   const effective = schema ?? emptyBody;
   const result = v.safeParse(effective, json ?? {});
   if (result.success) return result.output;
@@ -111,7 +115,8 @@ const httpConventions = (): MiddlewareObj<ApiEvent, ApiResult, Error, Context> =
       const requestId = requestIdOf(request.event);
       const error = request.error instanceof HttpError ? request.error : undefined;
       if (!error) logger.error('unhandled error', { error: request.error ?? undefined });
-      const shaped = error ?? new HttpError(500, 'internal_error', 'Something went wrong on our side; retry later.');
+      const shaped =
+        error ?? new HttpError(500, 'internal_error', 'Something went wrong on our side; retry later.');
       request.response = {
         statusCode: shaped.status,
         headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
@@ -126,7 +131,10 @@ const httpConventions = (): MiddlewareObj<ApiEvent, ApiResult, Error, Context> =
  * Builds an API Gateway (HTTP API, payload v2) handler: authenticate -> authorize the role ->
  * parse and validate the body -> run. Rejections happen before `run`, so nothing is written.
  */
-export const httpHandler = <TSchema extends BodySchema | undefined = undefined, TAuth extends 'session' | 'none' = 'session'>(
+export const httpHandler = <
+  TSchema extends BodySchema | undefined = undefined,
+  TAuth extends 'session' | 'none' = 'session',
+>(
   options: Options<TSchema, TAuth>,
   run: (
     request: HttpRequest<

@@ -3,9 +3,11 @@ import type * as v from 'valibot';
 type Issue = v.BaseIssue<unknown>;
 
 /** The dotted path of the offending field, or `body` when the body itself is wrong. */
-export const fieldName = (issue: Issue): string => issue.path?.map((item) => String(item.key)).join('.') || 'body';
+export const fieldName = (issue: Issue): string =>
+  issue.path?.map((item) => String(item.key)).join('.') || 'body';
 
-const isUnknownField = (issue: Issue): boolean => issue.type === 'strict_object' && (issue.path?.length ?? 0) > 0;
+const isUnknownField = (issue: Issue): boolean =>
+  issue.type === 'strict_object' && issue.expected === 'never';
 
 export const issueCode = (issue: Issue): 'unknown_field' | 'invalid_field' | 'invalid_body' => {
   if (isUnknownField(issue)) return 'unknown_field';
@@ -18,9 +20,6 @@ export const describeIssue = (issue: Issue): string => {
   if (isUnknownField(issue)) {
     return `Unknown field "${field}": remove it.`;
   }
-  if (issue.type === 'object' || issue.type === 'strict_object') {
-    return `The body must be a JSON object, received ${issue.received}.`;
-  }
-  if (issue.received === 'undefined') return `Field "${field}" is required (expected ${issue.expected}).`;
+  if (issue.received === 'undefined' && issue.path?.length) return `Field "${field}" is required.`;
   return `Field "${field}" is invalid: expected ${issue.expected}, received ${issue.received}.`;
 };

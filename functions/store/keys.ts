@@ -10,7 +10,10 @@ export const keys = {
   member: (tenantId: string, userId: string): Key => ({ PK: `TENANT#${tenantId}`, SK: `MEMBER#${userId}` }),
   user: (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'USER' }),
   /** A code-host identity (provider + the provider's stable subject id) belongs to one user. */
-  identity: (provider: string, subject: string): Key => ({ PK: `IDENTITY#${provider}#${subject}`, SK: 'IDENTITY' }),
+  identity: (provider: string, subject: string): Key => ({
+    PK: `IDENTITY#${provider}#${subject}`,
+    SK: 'IDENTITY',
+  }),
   /** Sessions are found by the SHA-256 of their token; the token itself is never stored. */
   session: (tokenHash: string): Key => ({ PK: `SESSION#${tokenHash}`, SK: 'SESSION' }),
   capacityRegion: (region: string): Pick<Key, 'PK'> => ({ PK: `CAPACITY#${region}` }),

@@ -66,7 +66,12 @@ export const signInIdentity = async (identity: CodeHostIdentity, now: Date): Pro
           {
             Put: {
               TableName: tableName(),
-              Item: { ...keys.identity(identity.provider, identity.subject), type: 'identity', userId, tenantId },
+              Item: {
+                ...keys.identity(identity.provider, identity.subject),
+                type: 'identity',
+                userId,
+                tenantId,
+              },
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },
@@ -96,7 +101,14 @@ export const signInIdentity = async (identity: CodeHostIdentity, now: Date): Pro
           {
             Put: {
               TableName: tableName(),
-              Item: { ...keys.member(tenantId, userId), type: 'member', tenantId, userId, role: 'administrator', createdAt },
+              Item: {
+                ...keys.member(tenantId, userId),
+                type: 'member',
+                tenantId,
+                userId,
+                role: 'administrator',
+                createdAt,
+              },
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },

@@ -19,7 +19,11 @@ export interface HandlerFunctionProps {
 }
 
 /** One Lambda function: nodejs24.x on arm64, an esbuild ESM bundle, minified with source maps. */
-export const handlerFunction = (scope: Construct, id: string, props: HandlerFunctionProps): NodejsFunction => {
+export const handlerFunction = (
+  scope: Construct,
+  id: string,
+  props: HandlerFunctionProps,
+): NodejsFunction => {
   const logGroup = new LogGroup(scope, `${id}Logs`, {
     retention: RetentionDays.ONE_MONTH,
     removalPolicy: RemovalPolicy.DESTROY,
@@ -32,7 +36,11 @@ export const handlerFunction = (scope: Construct, id: string, props: HandlerFunc
     memorySize: props.memorySize ?? 512,
     timeout: props.timeout ?? Duration.seconds(10),
     logGroup,
-    environment: { POWERTOOLS_SERVICE_NAME: 'stack-control-plane', ...props.environment },
+    environment: {
+      POWERTOOLS_SERVICE_NAME: 'stack-control-plane',
+      NODE_OPTIONS: '--enable-source-maps',
+      ...props.environment,
+    },
     depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
     projectRoot: REPO_ROOT,
     bundling: {

@@ -16,7 +16,8 @@ export class AdjustableClock implements Clock {
     this.stateFile = stateFile;
     if (stateFile && existsSync(stateFile)) {
       const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as { offsetMs?: unknown };
-      if (typeof saved.offsetMs === 'number' && Number.isFinite(saved.offsetMs)) this.offsetMs = saved.offsetMs;
+      if (typeof saved.offsetMs === 'number' && Number.isFinite(saved.offsetMs))
+        this.offsetMs = saved.offsetMs;
     }
   }
 
@@ -26,7 +27,8 @@ export class AdjustableClock implements Clock {
 
   /** Moves time forward; time never goes back. */
   advance(seconds: number): Date {
-    if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError('seconds must be a non-negative number');
+    if (!Number.isFinite(seconds) || seconds < 0)
+      throw new RangeError('seconds must be a non-negative number');
     this.offsetMs += Math.round(seconds * 1000);
     if (this.stateFile) writeFileSync(this.stateFile, JSON.stringify({ offsetMs: this.offsetMs }));
     return this.now();

@@ -29,9 +29,8 @@ export interface LocalCloud {
 
 /** aws-ses-v2-local is CommonJS with a default export: reach it the same way under Node and Vite. */
 type SesStarter = (config: { host: string; port: number }) => Promise<Server>;
-const startSes = ((sesModule as unknown as { default?: SesStarter | { default: SesStarter } }).default ?? sesModule) as
-  | SesStarter
-  | { default: SesStarter };
+const startSes = ((sesModule as unknown as { default?: SesStarter | { default: SesStarter } }).default ??
+  sesModule) as SesStarter | { default: SesStarter };
 const startSesServer = (config: { host: string; port: number }) =>
   typeof startSes === 'function' ? startSes(config) : startSes.default(config);
 

@@ -136,9 +136,12 @@ export class LocalApiGateway {
       .filter(Boolean);
     const queryStringParameters: Record<string, string> = {};
     for (const [name, value] of url.searchParams) {
-      queryStringParameters[name] = queryStringParameters[name] === undefined ? value : `${queryStringParameters[name]},${value}`;
+      queryStringParameters[name] =
+        queryStringParameters[name] === undefined ? value : `${queryStringParameters[name]},${value}`;
     }
-    const pathParameters = Object.fromEntries(route.parameterNames.map((name, i) => [name, decodeURIComponent(values[i] ?? '')]));
+    const pathParameters = Object.fromEntries(
+      route.parameterNames.map((name, i) => [name, decodeURIComponent(values[i] ?? '')]),
+    );
     const requestId = randomUUID();
     const now = new Date();
     const routeKey = `${route.method} ${route.path}`;
@@ -177,6 +180,7 @@ export class LocalApiGateway {
         const decision = await this.authorizer(
           {
             ...common,
+            cookies,
             type: 'REQUEST',
             routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${route.method}${route.path}`,
             identitySource: [],
@@ -199,7 +203,9 @@ export class LocalApiGateway {
         ...requestContext,
         ...(authorizerContext ? { authorizer: { lambda: authorizerContext } } : {}),
       } as APIGatewayProxyEventV2['requestContext'],
-      ...(request.body.length ? { body: isText ? request.body.toString('utf8') : request.body.toString('base64') } : {}),
+      ...(request.body.length
+        ? { body: isText ? request.body.toString('utf8') : request.body.toString('base64') }
+        : {}),
       isBase64Encoded: request.body.length > 0 && !isText,
     };
     try {
@@ -208,7 +214,9 @@ export class LocalApiGateway {
         status: result.statusCode ?? 200,
         headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),
         cookies: result.cookies ?? [],
-        body: result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0),
+        body: result.body
+          ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8')
+          : Buffer.alloc(0),
       };
     } catch (error) {
       console.error(`handler of ${routeKey} failed`, error);

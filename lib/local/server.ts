@@ -66,7 +66,9 @@ const readBody = (request: IncomingMessage): Promise<Buffer | undefined> =>
 const serve = (gateway: LocalApiGateway) => async (request: IncomingMessage, response: ServerResponse) => {
   const body = await readBody(request);
   if (body === undefined) {
-    response.writeHead(413, { 'content-type': 'application/json' }).end('{"message":"Request Entity Too Large"}');
+    response
+      .writeHead(413, { 'content-type': 'application/json' })
+      .end('{"message":"Request Entity Too Large"}');
     return;
   }
   const result = await gateway.dispatch({

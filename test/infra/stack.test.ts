@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TABLE_DEFINITION } from '#store/table.ts';
+import { buildApp } from '../../lib/app.ts';
+import { routes } from '../../lib/routes.ts';
+
+let template: Template;
+let app: App;
+let assemblyDirectory: string;
+
+beforeAll(() => {
+  const built = buildApp();
+  app = built.app;
+  const { stack } = built;
+  // Synthesizing the app runs cdk-nag (a policy validation plugin); findings fail the synth.
+  assemblyDirectory = app.synth().directory;
+  template = Template.fromStack(stack);
+}, 120_000);
+
+describe('the CDK stack', () => {
+  it('has one table with PITR, deletion protection, retained on stack delete, built from the table definition', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        BillingMode: 'PAY_PER_REQUEST',
+        DeletionProtectionEnabled: true,
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        TimeToLiveSpecification: { AttributeName: TABLE_DEFINITION.timeToLiveAttribute, Enabled: true },
+        KeySchema: [
+          { AttributeName: TABLE_DEFINITION.partitionKey, KeyType: 'HASH' },
+          { AttributeName: TABLE_DEFINITION.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: TABLE_DEFINITION.globalSecondaryIndexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      },
+    });
+  });
+
+  it('has an HTTP API with a Lambda REQUEST authorizer, simple responses, uncached', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'REQUEST',
+      EnableSimpleResponses: true,
+      AuthorizerResultTtlInSeconds: 0,
+      AuthorizerPayloadFormatVersion: '2.0',
+    });
+  });
+
+  it('has exactly the routes of lib/routes.ts, each with its authorization', () => {
+    const apiRoutes = template.findResources('AWS::ApiGatewayV2::Route');
+    const routeKeys = Object.values(apiRoutes).map((resource) => resource.Properties.RouteKey as string);
+    expect(routeKeys.sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
+    for (const route of routes) {
+      const [found] = Object.values(apiRoutes).filter(
+        (resource) => resource.Properties.RouteKey === `${route.method} ${route.path}`,
+      );
+      expect(found?.Properties.AuthorizationType).toBe(route.auth === 'session' ? 'CUSTOM' : 'NONE');
+    }
+  });
+
+  it('has one Lambda function per route plus the authorizer, all nodejs24.x on arm64', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(functions).toHaveLength(routes.length + 1);
+    for (const fn of functions) {
+      expect(fn.Properties.Runtime).toBe('nodejs24.x');
+      expect(fn.Properties.Architectures).toEqual(['arm64']);
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+    }
+  });
+
+  it('each route integrates its own function', () => {
+    const integrations = Object.values(template.findResources('AWS::ApiGatewayV2::Integration'));
+    const targets = integrations.map((integration) => JSON.stringify(integration.Properties.IntegrationUri));
+    expect(new Set(targets).size).toBe(routes.length);
+  });
+
+  it('grants read-only routes no write action on the table', () => {
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
+    for (const route of routes.filter((r) => r.table === 'read')) {
+      const [, policy] =
+        policies.find(([id]) => id.startsWith(`Api${route.id}ServiceRoleDefaultPolicy`)) ?? [];
+      const actions = JSON.stringify(policy?.Properties.PolicyDocument.Statement);
+      expect(actions).toContain('dynamodb:GetItem');
+      expect(actions).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/);
+    }
+  });
+
+  it('passes cdk-nag AwsSolutions with no unsuppressed finding, every suppression with a reason', () => {
+    const report = JSON.parse(readFileSync(path.join(assemblyDirectory, 'validation-report.json'), 'utf8'));
+    const violations = (report.pluginReports ?? []).flatMap(
+      (plugin: { violations?: unknown[] }) => plugin.violations ?? [],
+    );
+    expect(violations).toEqual([]);
+    const acknowledgements = app.node
+      .findAll()
+      .flatMap((construct) =>
+        construct.node.metadata.filter((entry) => entry.type === 'aws:cdk:acknowledged-rules'),
+      )
+      .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
+    expect(acknowledgements.length).toBeGreaterThan(0);
+    for (const [rule, reason] of acknowledgements) {
+      expect(rule).toMatch(/AwsSolutions-/);
+      expect(reason.length, `reason for ${rule}`).toBeGreaterThan(30);
+    }
+  });
+
+  it('cdk-nag really runs: a non-compliant resource fails the synth', () => {
+    const { app: scratch } = buildApp(new App());
+    const extra = new Stack(scratch, 'NagProbe');
+    new Table(extra, 'NoBackups', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
+    expect(() => scratch.synth()).toThrow(/Validation failed/);
+  }, 120_000);
+});

@@ -1,0 +1,131 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { setCapacityTotal } from '#store/capacity.ts';
+import { db, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
+import { testGateway, uniqueLogin } from '../support/gateway.ts';
+
+let api: Awaited<ReturnType<typeof testGateway>>;
+beforeAll(async () => {
+  api = await testGateway();
+});
+
+/** A tenant in a Home Region of its own, so its capacity is not shared with other tests. */
+const tenantInOwnRegion = async () => {
+  const session = await api.signIn(uniqueLogin('plans'));
+  const region = `test-${session.tenantId.slice(0, 8)}`;
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.tenant(session.tenantId),
+      UpdateExpression: 'SET homeRegion = :region',
+      ExpressionAttributeValues: { ':region': region },
+    }),
+  );
+  return { ...session, region };
+};
+
+describe('GET /v1/billing/plans', () => {
+  it('returns the three Plans with the spec values', async () => {
+    const { sessionToken, region } = await tenantInOwnRegion();
+    const response = await api.call('GET', '/v1/billing/plans', { token: sessionToken });
+    expect(response.status).toBe(200);
+    expect(response.json.homeRegion).toBe(region);
+    expect(response.json.plans).toEqual([
+      {
+        value: 'standard',
+        name: 'Standard',
+        monthlyPrice: { amount: 4000, currency: 'USD' },
+        resources: { vcpu: 2, vcpuKind: 'shared', memoryGb: 4, storageGb: 40 },
+        runCap: 1,
+        reserveCap: 1,
+        watchedProjectsCap: 3,
+        placeable: false,
+      },
+      {
+        value: 'plus',
+        name: 'Plus',
+        monthlyPrice: { amount: 5000, currency: 'USD' },
+        resources: { vcpu: 4, vcpuKind: 'shared', memoryGb: 8, storageGb: 80 },
+        runCap: 3,
+        reserveCap: 1,
+        watchedProjectsCap: 6,
+        placeable: false,
+      },
+      {
+        value: 'pro',
+        name: 'Pro',
+        monthlyPrice: { amount: 6000, currency: 'USD' },
+        resources: { vcpu: 8, vcpuKind: 'shared', memoryGb: 16, storageGb: 160 },
+        runCap: 5,
+        reserveCap: 2,
+        watchedProjectsCap: 12,
+        placeable: false,
+      },
+    ]);
+  });
+
+  it('placeable follows the capacity inventory of the caller’s Home Region, per Plan', async () => {
+    const { sessionToken, region } = await tenantInOwnRegion();
+    const now = api.clock.now();
+    await setCapacityTotal({ region, location: `${region}-a`, plan: 'standard', total: 3 }, now);
+    await setCapacityTotal({ region, location: `${region}-b`, plan: 'plus', total: 1 }, now);
+    await setCapacityTotal({ region, location: `${region}-b`, plan: 'pro', total: 0 }, now);
+    await setCapacityTotal({ region: `${region}-elsewhere`, location: 'x', plan: 'pro', total: 9 }, now);
+
+    const response = await api.call('GET', '/v1/billing/plans', { token: sessionToken });
+    const placeable = Object.fromEntries(
+      response.json.plans.map((p: { value: string; placeable: boolean }) => [p.value, p.placeable]),
+    );
+    expect(placeable).toEqual({ standard: true, plus: true, pro: false });
+
+    await setCapacityTotal({ region, location: `${region}-b`, plan: 'pro', total: 1 }, now);
+    const after = await api.call('GET', '/v1/billing/plans', { token: sessionToken });
+    expect(after.json.plans.find((p: { value: string }) => p.value === 'pro').placeable).toBe(true);
+  });
+
+  it('is refused without a session', async () => {
+    const response = await api.call('GET', '/v1/billing/plans');
+    expect(response.status).toBe(401);
+    expect(response.json.error.code).toBe('missing_session');
+  });
+
+  it('carries no processor ids', async () => {
+    const { sessionToken } = await api.signIn(uniqueLogin());
+    const response = await api.call('GET', '/v1/billing/plans', { token: sessionToken });
+    expect(JSON.stringify(response.json)).not.toMatch(/\b(cus|sub|pi|in|price|prod|si)_[A-Za-z0-9]/);
+  });
+});
+
+describe('rejected requests write nothing', () => {
+  it('a sign-in with an invalid login creates no identity', async () => {
+    const response = await api.call('POST', '/_local/sign-in', { body: { login: 'not a login' } });
+    expect(response.status).toBe(400);
+    expect(response.json.error.field).toBe('login');
+    const identity = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.identity('local', 'not a login') }),
+    );
+    expect(identity.Item).toBeUndefined();
+  });
+
+  it('a sign-in with an unknown field creates no identity', async () => {
+    const login = uniqueLogin();
+    const response = await api.call('POST', '/_local/sign-in', { body: { login, admin: true } });
+    expect(response.status).toBe(400);
+    expect(response.json.error).toMatchObject({ code: 'unknown_field', field: 'admin' });
+    const identity = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.identity('local', login) }),
+    );
+    expect(identity.Item).toBeUndefined();
+  });
+});
+
+describe('API Gateway behaviour of the local gateway', () => {
+  it('an unknown route is 404', async () => {
+    expect((await api.call('GET', '/v1/nothing-here')).status).toBe(404);
+  });
+
+  it('a known path with another method is 404 like API Gateway', async () => {
+    expect((await api.call('DELETE', '/v1/billing/plans')).status).toBe(404);
+  });
+});

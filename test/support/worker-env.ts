@@ -1,0 +1,4 @@
+import { inject } from 'vitest';
+
+// Point every AWS SDK client of this worker at the stand-ins started by the global setup.
+Object.assign(process.env, inject('localCloudEnvironment'), { POWERTOOLS_LOG_LEVEL: 'SILENT' });

@@ -1,0 +1,162 @@
+import type { Context } from 'aws-lambda';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { type ApiEvent, httpHandler, MAX_BODY_BYTES } from '#http/handler.ts';
+import type { AuthorizerContext } from '#http/principal.ts';
+
+const administrator: AuthorizerContext = {
+  authenticated: true,
+  tenantId: 't1',
+  userId: 'u1',
+  role: 'administrator',
+  via: 'bearer',
+};
+
+const event = (
+  options: { body?: string; base64?: boolean; authorizer?: AuthorizerContext } = {},
+): ApiEvent => ({
+  version: '2.0',
+  routeKey: 'POST /things',
+  rawPath: '/things',
+  rawQueryString: '',
+  headers: { 'content-type': 'application/json' },
+  requestContext: {
+    accountId: '0',
+    apiId: 'api',
+    domainName: 'localhost',
+    domainPrefix: 'localhost',
+    http: { method: 'POST', path: '/things', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+    requestId: 'req-123',
+    routeKey: 'POST /things',
+    stage: '$default',
+    time: '',
+    timeEpoch: 0,
+    ...(options.authorizer === undefined ? {} : { authorizer: { lambda: options.authorizer } }),
+  },
+  ...(options.body === undefined ? {} : { body: options.body }),
+  isBase64Encoded: options.base64 ?? false,
+});
+
+const context = { getRemainingTimeInMillis: () => 10_000 } as Context;
+
+const calls: unknown[] = [];
+const handler = httpHandler(
+  {
+    auth: 'session',
+    role: 'administrator',
+    body: v.strictObject({ plan: v.picklist(['standard', 'plus']), note: v.optional(v.string()) }),
+  },
+  async ({ body, principal }) => {
+    calls.push(body);
+    return { status: 201, body: { received: body, tenantId: principal.tenantId } };
+  },
+);
+
+const invoke = async (options: Parameters<typeof event>[0]) => {
+  calls.length = 0;
+  const result = await handler(event({ authorizer: administrator, ...options }), context);
+  return { ...result, json: result.body ? JSON.parse(result.body) : undefined };
+};
+
+describe('HTTP conventions', () => {
+  it('passes a valid body to the handler and answers with a request id', async () => {
+    const result = await invoke({ body: '{"plan":"plus"}' });
+    expect(result.statusCode).toBe(201);
+    expect(result.json).toEqual({ received: { plan: 'plus' }, tenantId: 't1' });
+    expect(result.headers?.['x-request-id']).toBe('req-123');
+  });
+
+  it('decodes base64 bodies', async () => {
+    const result = await invoke({
+      body: Buffer.from('{"plan":"standard"}').toString('base64'),
+      base64: true,
+    });
+    expect(result.json.received).toEqual({ plan: 'standard' });
+  });
+
+  it('malformed JSON: 400 invalid_json, handler not run', async () => {
+    const result = await invoke({ body: '{"plan":' });
+    expect(result.statusCode).toBe(400);
+    expect(result.json.error).toMatchObject({ code: 'invalid_json', requestId: 'req-123' });
+    expect(calls).toHaveLength(0);
+  });
+
+  it('unknown field: 400 unknown_field naming the field', async () => {
+    const result = await invoke({ body: '{"plan":"plus","color":"red"}' });
+    expect(result.statusCode).toBe(400);
+    expect(result.json.error).toMatchObject({ code: 'unknown_field', field: 'color' });
+    expect(result.json.error.message).toContain('color');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('wrong type: 400 invalid_field naming the field and what is expected', async () => {
+    const result = await invoke({ body: '{"plan":"gold"}' });
+    expect(result.statusCode).toBe(400);
+    expect(result.json.error).toMatchObject({ code: 'invalid_field', field: 'plan' });
+    expect(result.json.error.message).toContain('"standard" | "plus"');
+    const numeric = await invoke({ body: '{"plan":"plus","note":5}' });
+    expect(numeric.json.error).toMatchObject({ code: 'invalid_field', field: 'note' });
+  });
+
+  it('missing required field: 400 naming it', async () => {
+    const result = await invoke({ body: '{}' });
+    expect(result.json.error).toMatchObject({ code: 'invalid_field', field: 'plan' });
+    expect(result.json.error.message).toContain('required');
+  });
+
+  it('a body that is not an object: 400 invalid_body', async () => {
+    const result = await invoke({ body: '[1,2]' });
+    expect(result.statusCode).toBe(400);
+    expect(result.json.error.code).toBe('invalid_body');
+  });
+
+  it(`oversized body (> ${MAX_BODY_BYTES} bytes): 400 body_too_large`, async () => {
+    const result = await invoke({ body: JSON.stringify({ plan: 'plus', note: 'x'.repeat(MAX_BODY_BYTES) }) });
+    expect(result.statusCode).toBe(400);
+    expect(result.json.error.code).toBe('body_too_large');
+    expect(result.json.error.message).toContain(String(MAX_BODY_BYTES));
+    expect(calls).toHaveLength(0);
+  });
+
+  it('no session: 401 in the error shape, before the body is looked at', async () => {
+    const result = await invoke({
+      authorizer: { authenticated: false, rejection: 'missing_session' },
+      body: 'nonsense',
+    });
+    expect(result.statusCode).toBe(401);
+    expect(result.json).toEqual({
+      error: { code: 'missing_session', message: expect.stringContaining('Bearer'), requestId: 'req-123' },
+    });
+  });
+
+  it('a member is refused an administrator action with 403 admin_required', async () => {
+    const result = await invoke({
+      authorizer: { ...administrator, role: 'member' },
+      body: '{"plan":"plus"}',
+    });
+    expect(result.statusCode).toBe(403);
+    expect(result.json.error.code).toBe('admin_required');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('an unexpected failure is a 500 in the error shape without internals', async () => {
+    const failing = httpHandler({ auth: 'none' }, async () => {
+      throw new Error('secret internal detail');
+    });
+    const result = await failing(event(), context);
+    expect(result.statusCode).toBe(500);
+    expect(result.body).not.toContain('secret internal detail');
+    expect(JSON.parse(result.body ?? '{}').error).toMatchObject({
+      code: 'internal_error',
+      requestId: 'req-123',
+    });
+  });
+
+  it('a route without a body schema accepts no fields', async () => {
+    const bare = httpHandler({ auth: 'none' }, async () => ({ status: 204 }));
+    expect((await bare(event(), context)).statusCode).toBe(204);
+    expect((await bare(event({ body: '{}' }), context)).statusCode).toBe(204);
+    const extra = await bare(event({ body: '{"x":1}' }), context);
+    expect(JSON.parse(extra.body ?? '{}').error).toMatchObject({ code: 'unknown_field', field: 'x' });
+  });
+});
