@@ -64,7 +64,9 @@ export const measureBundles = async (): Promise<BundleFigure[]> => {
       metafile: true,
       logLevel: 'silent',
     });
-    const usesStripe = Object.keys(result.metafile.inputs).some((input) => input.includes('node_modules/stripe/'));
+    const usesStripe = Object.keys(result.metafile.inputs).some((input) =>
+      input.includes('node_modules/stripe/'),
+    );
     const bytes = statSync(outfile).size;
     const code = `await import(${JSON.stringify(pathToFileURL(outfile).href)});`;
     const importMs = Math.max(0, median(Array.from({ length: RUNS }, () => timeProcess(code))) - baseline);

@@ -3,12 +3,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../lib/routes.ts';
 
-const document = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../docs/api/openapi.json'), 'utf8'));
+const document = JSON.parse(
+  readFileSync(path.resolve(import.meta.dirname, '../../docs/api/openapi.json'), 'utf8'),
+);
 
 describe('the OpenAPI document stays current with lib/routes.ts', () => {
   it('documents every route, and nothing that is not a route', () => {
-    const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([p, methods]) =>
-      Object.keys(methods).map((method) => `${method.toUpperCase()} ${p}`),
+    const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(
+      ([p, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${p}`),
     );
     expect(documented.sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
   });
