@@ -77,6 +77,26 @@ afterAll(async () => {
   if (current && current.process.exitCode === null) await stop(current);
 });
 
+describe('npm start without Java', () => {
+  it('says in one line how to install it, and exits non-zero', () => {
+    let failure: { status: number; stderr: string } | undefined;
+    try {
+      execFileSync(NODE, ['lib/local/main.ts', '--port', '0', '--data-dir', dataDirectory], {
+        cwd: REPO,
+        env: { ...process.env, PATH: '/nonexistent' },
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
+    } catch (error) {
+      failure = error as { status: number; stderr: string };
+    }
+    expect(failure?.status).toBe(1);
+    const lines = (failure?.stderr ?? '').trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/Java 17\+ is required.*apt-get install -y openjdk-17-jre-headless/);
+  });
+});
+
 describe('npm start: the local control plane', () => {
   let sessionToken = '';
 
