@@ -1,6 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ControlPlaneStack } from './control-plane-stack.ts';
+
+/** The context of cdk.json, for an App made outside the CDK CLI (tests). */
+export const cdkJsonContext = (): Record<string, unknown> =>
+  (
+    JSON.parse(readFileSync(new URL('../cdk.json', import.meta.url), 'utf8')) as {
+      context: Record<string, unknown>;
+    }
+  ).context;
 
 /** Builds the CDK app with cdk-nag's AwsSolutions checks; used by `cdk synth` and the infra tests. */
 export const buildApp = (app = new App()) => {

@@ -1,7 +1,28 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ControlPlaneApi } from './constructs/api.ts';
 import { ControlPlaneTable } from './constructs/table.ts';
+
+/** Deployment settings, from CDK context (cdk.json, or `cdk deploy -c key=value`). */
+export interface ControlPlaneSettings {
+  /** Stacks are addressed at `<slug>.<stackDomain>`. */
+  stackDomain: string;
+  /** Where the browser lands after sign-in; its origin is the only one accepted for cookie-authenticated writes. */
+  tenantAppUrl: string;
+  /** The code host's OAuth app (GitHub by default). */
+  codeHostClientId: string;
+  codeHostAuthorizeUrl: string;
+  codeHostTokenUrl: string;
+  codeHostApiUrl: string;
+}
+
+const setting = (scope: Construct, key: keyof ControlPlaneSettings): string => {
+  const value: unknown = scope.node.tryGetContext(key);
+  if (typeof value !== 'string' || value === '')
+    throw new Error(`CDK context "${key}" is required (cdk.json or -c ${key}=...)`);
+  return value;
+};
 
 /** The whole control plane in one stack. */
 export class ControlPlaneStack extends Stack {
@@ -10,8 +31,37 @@ export class ControlPlaneStack extends Stack {
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
+    const settings = {
+      stackDomain: setting(this, 'stackDomain'),
+      tenantAppUrl: setting(this, 'tenantAppUrl'),
+      codeHostClientId: setting(this, 'codeHostClientId'),
+      codeHostAuthorizeUrl: setting(this, 'codeHostAuthorizeUrl'),
+      codeHostTokenUrl: setting(this, 'codeHostTokenUrl'),
+      codeHostApiUrl: setting(this, 'codeHostApiUrl'),
+    } satisfies ControlPlaneSettings;
+
     this.table = new ControlPlaneTable(this, 'Data');
-    const environment = { TABLE_NAME: this.table.table.tableName };
-    this.api = new ControlPlaneApi(this, 'Api', { table: this.table.table, environment });
+    const codeHostClientSecret = new Secret(this, 'CodeHostClientSecret', {
+      description: 'Client secret of the code-host OAuth app; set its value after the first deploy.',
+    });
+    Validations.of(codeHostClientSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The OAuth client secret is issued by the code host; it is rotated there and pasted here, so no Lambda rotation applies.',
+    });
+    const environment = {
+      TABLE_NAME: this.table.table.tableName,
+      STACK_DOMAIN: settings.stackDomain,
+      TENANT_APP_URL: settings.tenantAppUrl,
+      CODE_HOST_CLIENT_ID: settings.codeHostClientId,
+      CODE_HOST_AUTHORIZE_URL: settings.codeHostAuthorizeUrl,
+      CODE_HOST_TOKEN_URL: settings.codeHostTokenUrl,
+      CODE_HOST_API_URL: settings.codeHostApiUrl,
+    };
+    this.api = new ControlPlaneApi(this, 'Api', {
+      table: this.table.table,
+      environment,
+      secrets: { codeHostClientSecret },
+    });
   }
 }

@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface Route {
-  /** Stable id: names the CDK function and its log group. PascalCase. */
+  /** Stable id: names the CDK function and the OpenAPI operation. PascalCase. */
   id: string;
   method: HttpMethod;
   /** API Gateway path syntax, `{name}` for a path parameter. */
@@ -15,12 +15,65 @@ export interface Route {
   handler: string;
   /** `session`: goes through the session authorizer. `none`: public (sign-in, processor webhooks). */
   auth: 'session' | 'none';
+  /** Why a route with `auth: 'none'` must be public (recorded as the cdk-nag acknowledgement). */
+  publicBecause?: string;
   /** What the function may do on the table; the CDK grants exactly this. */
   table: 'read' | 'readwrite' | 'none';
+  /** Secrets the function reads; the CDK grants exactly these. */
+  secrets?: readonly 'codeHostClientSecret'[];
   summary: string;
 }
 
 export const routes: readonly Route[] = [
+  {
+    id: 'AuthSignIn',
+    method: 'GET',
+    path: '/v1/auth/sign-in',
+    handler: 'functions/api/auth-sign-in.ts',
+    auth: 'none',
+    publicBecause: 'Sign-in starts here: the caller has no session yet.',
+    table: 'readwrite',
+    summary: 'Starts the code-host sign-in (redirect)',
+  },
+  {
+    id: 'AuthCallback',
+    method: 'GET',
+    path: '/v1/auth/callback',
+    handler: 'functions/api/auth-callback.ts',
+    auth: 'none',
+    publicBecause:
+      'The code host redirects the browser here before any session exists; the one-time state authenticates it.',
+    table: 'readwrite',
+    secrets: ['codeHostClientSecret'],
+    summary: 'Completes the code-host sign-in and opens a session',
+  },
+  {
+    id: 'AuthSignOut',
+    method: 'POST',
+    path: '/v1/auth/sign-out',
+    handler: 'functions/api/auth-sign-out.ts',
+    auth: 'session',
+    table: 'readwrite',
+    summary: 'Revokes the current session',
+  },
+  {
+    id: 'GetMe',
+    method: 'GET',
+    path: '/v1/me',
+    handler: 'functions/api/get-me.ts',
+    auth: 'session',
+    table: 'read',
+    summary: 'The signed-in user, tenant, role, slug and billing state',
+  },
+  {
+    id: 'PostTenantSlug',
+    method: 'POST',
+    path: '/v1/tenant/slug',
+    handler: 'functions/api/post-tenant-slug.ts',
+    auth: 'session',
+    table: 'readwrite',
+    summary: 'Locks the tenant slug (administrators)',
+  },
   {
     id: 'GetBillingPlans',
     method: 'GET',

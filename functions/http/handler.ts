@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import * as v from 'valibot';
 import type { Role } from '#core/sessions.ts';
 import { clock } from '#ports/clock.ts';
+import { config } from '#ports/config.ts';
 import { errorBody, HttpError } from './errors.ts';
 import { logger } from './logger.ts';
 import type { AuthorizerContext, Principal, SessionRejection } from './principal.ts';
@@ -62,6 +63,24 @@ const authenticate = (event: ApiEvent): Principal => {
     throw new HttpError(401, context.rejection, rejectionMessages[context.rejection]);
   const { tenantId, userId, role, via } = context;
   return { tenantId, userId, role, via };
+};
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A browser sends the session cookie with any request, even one another site makes it send; an
+ * unsafe request authenticated by the cookie must therefore come from the tenant app's origin.
+ */
+const assertSameOrigin = (event: ApiEvent): void => {
+  if (SAFE_METHODS.has(event.requestContext.http.method.toUpperCase())) return;
+  const origin = event.headers?.origin;
+  if (origin !== config.tenantAppOrigin()) {
+    throw new HttpError(
+      403,
+      'origin_mismatch',
+      'This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer.',
+    );
+  }
 };
 
 const readJsonBody = (event: ApiEvent): unknown => {
@@ -147,6 +166,7 @@ export const httpHandler = <
     .use(httpConventions())
     .handler(async (event) => {
       const principal = options.auth === 'session' ? authenticate(event) : undefined;
+      if (principal?.via === 'cookie') assertSameOrigin(event);
       if (principal && options.role === 'administrator' && principal.role !== 'administrator') {
         throw new HttpError(403, 'admin_required', 'Only a tenant administrator can do this.');
       }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SESSION_TOKEN_BYTES } from '#core/sessions.ts';
+import { readCookie } from './cookies.ts';
 
 /** The session cookie (HttpOnly, Secure, SameSite=Lax). */
 export const SESSION_COOKIE = 'scp_session';
@@ -34,11 +35,6 @@ export const findSessionToken = (
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     return match?.[1] ? { token: match[1], via: 'bearer' } : undefined;
   }
-  for (const cookie of cookies ?? []) {
-    const separator = cookie.indexOf('=');
-    if (separator > 0 && cookie.slice(0, separator).trim() === SESSION_COOKIE) {
-      return { token: cookie.slice(separator + 1).trim(), via: 'cookie' };
-    }
-  }
-  return undefined;
+  const fromCookie = readCookie(cookies, SESSION_COOKIE);
+  return fromCookie === undefined ? undefined : { token: fromCookie, via: 'cookie' };
 };

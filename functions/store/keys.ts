@@ -16,6 +16,10 @@ export const keys = {
   }),
   /** Sessions are found by the SHA-256 of their token; the token itself is never stored. */
   session: (tokenHash: string): Key => ({ PK: `SESSION#${tokenHash}`, SK: 'SESSION' }),
+  /** A slug belongs to one tenant forever: this item is its claim. */
+  slug: (slug: string): Key => ({ PK: `SLUG#${slug}`, SK: 'SLUG' }),
+  /** A pending OAuth sign-in, found by the SHA-256 of its `state`. */
+  oauthState: (stateHash: string): Key => ({ PK: `OAUTH_STATE#${stateHash}`, SK: 'OAUTH_STATE' }),
   capacityRegion: (region: string): Pick<Key, 'PK'> => ({ PK: `CAPACITY#${region}` }),
   capacity: (region: string, location: string, plan: string): Key => ({
     PK: `CAPACITY#${region}`,

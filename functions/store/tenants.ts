@@ -1,6 +1,6 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { db, tableName } from './client.ts';
+import { db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
 export const BILLING_STATES = ['provisioning', 'active', 'past-due', 'suspended', 'decommissioning'] as const;
@@ -34,4 +34,46 @@ export const getTenant = async (tenantId: string): Promise<Tenant | undefined> =
     new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId), ConsistentRead: true }),
   );
   return Item ? v.parse(TenantSchema, Item) : undefined;
+};
+
+/**
+ * Locks a slug for a tenant that has none: one transaction claims the slug (which no other tenant
+ * may hold, ever) and sets it on the tenant (which must still have none). Returns false when a
+ * condition failed; the caller re-reads the tenant to say why.
+ */
+export const lockSlug = async (tenantId: string, slug: string, now: Date): Promise<boolean> => {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.slug(slug), type: 'slug', slug, tenantId, lockedAt: now.toISOString() },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.tenant(tenantId),
+              UpdateExpression: 'SET #slug = :slug, slugLockedAt = :now, #version = #version + :one',
+              ConditionExpression: 'attribute_exists(PK) AND attribute_type(#slug, :null)',
+              ExpressionAttributeNames: { '#slug': 'slug', '#version': 'version' },
+              ExpressionAttributeValues: {
+                ':slug': slug,
+                ':now': now.toISOString(),
+                ':one': 1,
+                ':null': 'NULL',
+              },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 };

@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ROLES, type Role } from '#core/sessions.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import { newTenantItem } from './tenants.ts';
+
+const UserSchema = v.object({
+  userId: v.string(),
+  tenantId: v.string(),
+  login: v.string(),
+  email: v.optional(v.string()),
+});
+export type User = v.InferOutput<typeof UserSchema>;
 
 const IdentitySchema = v.object({ userId: v.string(), tenantId: v.string() });
 const MemberSchema = v.object({ tenantId: v.string(), userId: v.string(), role: v.picklist(ROLES) });
@@ -37,11 +45,70 @@ const findIdentity = async (identity: CodeHostIdentity) => {
   return Item ? v.parse(IdentitySchema, Item) : undefined;
 };
 
+export const getUser = async (userId: string): Promise<User | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.user(userId), ConsistentRead: true }),
+  );
+  return Item ? v.parse(UserSchema, Item) : undefined;
+};
+
 export const getMembership = async (tenantId: string, userId: string): Promise<Membership | undefined> => {
   const { Item } = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.member(tenantId, userId), ConsistentRead: true }),
   );
   return Item ? v.parse(MemberSchema, Item) : undefined;
+};
+
+/** The three items of a new user: its code-host identity, its profile and its membership. */
+const newUserPuts = (
+  identity: CodeHostIdentity,
+  user: { userId: string; tenantId: string; role: Role },
+  createdAt: string,
+) =>
+  [
+    {
+      ...keys.identity(identity.provider, identity.subject),
+      type: 'identity',
+      userId: user.userId,
+      tenantId: user.tenantId,
+    },
+    {
+      ...keys.user(user.userId),
+      type: 'user',
+      userId: user.userId,
+      tenantId: user.tenantId,
+      provider: identity.provider,
+      login: identity.login,
+      email: identity.email,
+      createdAt,
+    },
+    {
+      ...keys.member(user.tenantId, user.userId),
+      type: 'member',
+      tenantId: user.tenantId,
+      userId: user.userId,
+      role: user.role,
+      createdAt,
+    },
+  ].map((Item) => ({
+    Put: { TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(PK)' },
+  }));
+
+/** Logins can be renamed and addresses change on the code host: keep the latest. */
+const refreshProfile = async (userId: string, identity: CodeHostIdentity) => {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.user(userId),
+      UpdateExpression:
+        identity.email === undefined ? 'SET login = :login' : 'SET login = :login, email = :email',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: {
+        ':login': identity.login,
+        ...(identity.email === undefined ? {} : { ':email': identity.email }),
+      },
+    }),
+  );
 };
 
 /**
@@ -54,61 +121,20 @@ export const signInIdentity = async (identity: CodeHostIdentity, now: Date): Pro
   if (existing) {
     const membership = await getMembership(existing.tenantId, existing.userId);
     if (!membership) throw new Error(`user ${existing.userId} has no membership in its tenant`);
+    await refreshProfile(existing.userId, identity);
     return { ...existing, role: membership.role, created: false };
   }
   const userId = randomUUID();
   const tenantId = randomUUID();
-  const createdAt = now.toISOString();
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.identity(identity.provider, identity.subject),
-                type: 'identity',
-                userId,
-                tenantId,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.user(userId),
-                type: 'user',
-                userId,
-                tenantId,
-                provider: identity.provider,
-                login: identity.login,
-                email: identity.email,
-                createdAt,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
+          ...newUserPuts(identity, { userId, tenantId, role: 'administrator' }, now.toISOString()),
           {
             Put: {
               TableName: tableName(),
               Item: newTenantItem(tenantId, now),
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.member(tenantId, userId),
-                type: 'member',
-                tenantId,
-                userId,
-                role: 'administrator',
-                createdAt,
-              },
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },
@@ -122,5 +148,37 @@ export const signInIdentity = async (identity: CodeHostIdentity, now: Date): Pro
     const winner = await findIdentity(identity);
     if (!winner) throw error;
     return signInIdentity(identity, now);
+  }
+};
+
+/**
+ * Adds a member (not an administrator) to a tenant: a new user for a code-host identity that has
+ * none yet. Returns undefined when the identity already belongs to a user.
+ */
+export const addMember = async (
+  tenantId: string,
+  identity: CodeHostIdentity,
+  now: Date,
+): Promise<{ userId: string } | undefined> => {
+  const userId = randomUUID();
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...newUserPuts(identity, { userId, tenantId, role: 'member' }, now.toISOString()),
+          {
+            ConditionCheck: {
+              TableName: tableName(),
+              Key: keys.tenant(tenantId),
+              ConditionExpression: 'attribute_exists(PK)',
+            },
+          },
+        ],
+      }),
+    );
+    return { userId };
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
   }
 };

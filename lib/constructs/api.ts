@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   HttpApi,
@@ -11,6 +11,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AUTHORIZER_HANDLER, type Route, routes } from '../routes.ts';
 import { grantTable, handlerFunction } from './lambda.ts';
@@ -18,7 +19,11 @@ import { grantTable, handlerFunction } from './lambda.ts';
 export interface ControlPlaneApiProps {
   table: Table;
   environment: Record<string, string>;
+  secrets: Record<NonNullable<Route['secrets']>[number], ISecret>;
 }
+
+/** The variable through which a function finds each secret's ARN. */
+const SECRET_ENVIRONMENT = { codeHostClientSecret: 'CODE_HOST_CLIENT_SECRET_ARN' } as const;
 
 /** The HTTP API: the session authorizer and one function per entry of lib/routes.ts. */
 export class ControlPlaneApi extends Construct {
@@ -57,12 +62,18 @@ export class ControlPlaneApi extends Construct {
 
     for (const route of routes) {
       const fn = this.routeFunction(route, props);
-      this.api.addRoutes({
+      const [apiRoute] = this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${route.id}Integration`, fn),
         authorizer: route.auth === 'session' ? sessionAuthorizer : new HttpNoneAuthorizer(),
       });
+      if (route.auth === 'none') {
+        if (!route.publicBecause)
+          throw new Error(`route ${route.id} is public but says not why (publicBecause)`);
+        if (apiRoute)
+          Validations.of(apiRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: route.publicBecause });
+      }
     }
     new CfnOutput(scope, 'ApiUrl', { value: this.api.apiEndpoint });
   }
@@ -70,6 +81,10 @@ export class ControlPlaneApi extends Construct {
   private routeFunction(route: Route, props: ControlPlaneApiProps): NodejsFunction {
     const fn = handlerFunction(this, route.id, { entry: route.handler, environment: props.environment });
     if (route.table !== 'none') grantTable(props.table, fn, route.table);
+    for (const name of route.secrets ?? []) {
+      props.secrets[name].grantRead(fn);
+      fn.addEnvironment(SECRET_ENVIRONMENT[name], props.secrets[name].secretArn);
+    }
     this.routeFunctions.set(route.id, fn);
     return fn;
   }

@@ -3,7 +3,7 @@ import { HttpError } from '../../functions/http/errors.ts';
 import { httpHandler } from '../../functions/http/handler.ts';
 import { hashSessionToken, newSessionToken, sessionCookie } from '../../functions/http/session-token.ts';
 import { createSession } from '../../functions/store/sessions.ts';
-import { signInIdentity } from '../../functions/store/users.ts';
+import { addMember, type CodeHostIdentity, signInIdentity } from '../../functions/store/users.ts';
 import type { AdjustableClock } from './clock.ts';
 import type { AdapterRoute } from './http-adapter.ts';
 
@@ -16,9 +16,16 @@ const LoginSchema = v.pipe(
   ),
 );
 
+/** The local sign-in's identities: the login, case-insensitively, is the account. */
+const localIdentity = (login: string): CodeHostIdentity => ({
+  provider: 'local',
+  subject: login.toLowerCase(),
+  login,
+});
+
 /**
- * Routes that exist only in the local control plane (never in the CDK app): the clock and the
- * sign-in shortcut. They run through the same HTTP conventions as the real handlers.
+ * Routes that exist only in the local control plane (never in the CDK app): the clock, the
+ * sign-in shortcut and adding members. They run through the same HTTP conventions as the real handlers.
  */
 export const localRoutes = (clock: AdjustableClock): AdapterRoute[] => [
   {
@@ -42,6 +49,24 @@ export const localRoutes = (clock: AdjustableClock): AdapterRoute[] => [
       async ({ body }) => {
         const now = clock.advance(body.seconds);
         return { status: 200, body: { now: now.toISOString(), offsetSeconds: clock.offsetSeconds } };
+      },
+    ),
+  },
+  {
+    method: 'POST',
+    path: '/_local/members',
+    auth: 'session',
+    handler: httpHandler(
+      { auth: 'session', role: 'administrator', body: v.strictObject({ login: LoginSchema }) },
+      async ({ body, principal, now }) => {
+        const added = await addMember(principal.tenantId, localIdentity(body.login), now);
+        if (!added)
+          throw new HttpError(
+            409,
+            'login_taken',
+            `"${body.login}" already belongs to a user; choose another login.`,
+          );
+        return { status: 201, body: { userId: added.userId, login: body.login, role: 'member' } };
       },
     ),
   },

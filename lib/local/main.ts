@@ -36,7 +36,9 @@ const main = async () => {
 Stack Control Plane (local) ready in ${seconds} s
   API              ${plane.url}
   Plans            GET  ${plane.url}/v1/billing/plans   (Authorization: Bearer <sessionToken>)
-  Sign in          POST ${plane.url}/_local/sign-in      {"login":"alice"}
+  Tenant app       ${plane.url}/   (browser sign-in through the code-host stand-in)
+  Sign in (JSON)   POST ${plane.url}/_local/sign-in      {"login":"alice"}
+  Code host        ${plane.codeHost.url}/login/oauth/authorize
   Clock            GET  ${plane.url}/_local/clock  ·  POST ${plane.url}/_local/clock/advance {"seconds":86400}
   DynamoDB Local   ${plane.cloud.endpoints.dynamodb}
   SQS              ${plane.cloud.endpoints.sqs}

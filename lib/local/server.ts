@@ -7,6 +7,7 @@ import { listCapacity, setCapacityTotal } from '../../functions/store/capacity.t
 import { routes } from '../routes.ts';
 import { AdjustableClock } from './clock.ts';
 import { type LocalCloud, type LocalCloudOptions, startLocalCloud } from './cloud.ts';
+import { codeHostEnvironment, type LocalCodeHost, startCodeHost } from './code-host.ts';
 import { LocalApiGateway, loadAuthorizer, loadRouteHandlers } from './http-adapter.ts';
 import { localRoutes } from './local-routes.ts';
 
@@ -41,6 +42,7 @@ export interface ControlPlaneOptions extends LocalCloudOptions {
 export interface RunningControlPlane {
   url: string;
   cloud: LocalCloud;
+  codeHost: LocalCodeHost;
   clock: AdjustableClock;
   gateway: LocalApiGateway;
   stop(): Promise<void>;
@@ -63,7 +65,21 @@ const readBody = (request: IncomingMessage): Promise<Buffer | undefined> =>
     request.on('error', reject);
   });
 
+/** A stand-in for the tenant app's landing page, where the browser sign-in ends. */
+const landingPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Stack Control Plane (local)</title></head>
+<body style="font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
+<h1>Stack Control Plane (local)</h1>
+<p><a href="/v1/auth/sign-in">Sign in with the code host</a> · <a href="/v1/me">Who am I? (GET /v1/me)</a> ·
+<a href="/v1/billing/plans">Plans</a></p>
+<form method="post" action="/v1/auth/sign-out"><button type="submit">Sign out</button></form>
+</body></html>`;
+
 const serve = (gateway: LocalApiGateway) => async (request: IncomingMessage, response: ServerResponse) => {
+  if (request.method === 'GET' && (request.url === '/' || request.url === '/index.html')) {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landingPage);
+    return;
+  }
   const body = await readBody(request);
   if (body === undefined) {
     response
@@ -89,7 +105,9 @@ const serve = (gateway: LocalApiGateway) => async (request: IncomingMessage, res
  */
 export const startControlPlane = async (options: ControlPlaneOptions = {}): Promise<RunningControlPlane> => {
   const cloud = await startLocalCloud(options);
-  Object.assign(process.env, cloud.environment);
+  const codeHost = await startCodeHost();
+  Object.assign(process.env, cloud.environment, codeHostEnvironment(codeHost));
+  process.env.STACK_DOMAIN ??= 'stacks.localhost';
   const clock = new AdjustableClock(
     () => systemClock.now().getTime(),
     options.dataDirectory ? path.join(options.dataDirectory, 'clock.json') : undefined,
@@ -116,8 +134,12 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     });
     const address = httpServer.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
+    const url = `http://localhost:${port}`;
+    process.env.PUBLIC_API_URL = url;
+    process.env.TENANT_APP_URL ??= `${url}/`;
     return {
-      url: `http://localhost:${port}`,
+      url,
+      codeHost,
       cloud,
       clock,
       gateway,
@@ -126,12 +148,12 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
           httpServer.closeAllConnections();
           httpServer.close(() => resolve());
         });
-        await cloud.stop();
+        await Promise.all([cloud.stop(), codeHost.stop()]);
       },
     };
   } catch (error) {
     server?.close();
-    await cloud.stop();
+    await Promise.all([cloud.stop(), codeHost.stop()]);
     throw error;
   }
 };

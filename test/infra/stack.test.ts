@@ -5,7 +5,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_DEFINITION } from '#store/table.ts';
-import { buildApp } from '../../lib/app.ts';
+import { buildApp, cdkJsonContext } from '../../lib/app.ts';
 import { routes } from '../../lib/routes.ts';
 
 let template: Template;
@@ -13,7 +13,7 @@ let app: App;
 let assemblyDirectory: string;
 
 beforeAll(() => {
-  const built = buildApp();
+  const built = buildApp(new App({ context: cdkJsonContext() }));
   app = built.app;
   const { stack } = built;
   // Synthesizing the app runs cdk-nag (a policy validation plugin); findings fail the synth.
@@ -81,6 +81,17 @@ describe('the CDK stack', () => {
     }
   });
 
+  it('only the callback can read the code-host client secret', () => {
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
+    const readers = policies
+      .filter(([, policy]) =>
+        JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:GetSecretValue'),
+      )
+      .map(([id]) => id);
+    expect(readers).toHaveLength(1);
+    expect(readers[0]).toMatch(/^ApiAuthCallback/);
+  });
+
   it('each route integrates its own function', () => {
     const integrations = Object.values(template.findResources('AWS::ApiGatewayV2::Integration'));
     const targets = integrations.map((integration) => JSON.stringify(integration.Properties.IntegrationUri));
@@ -118,7 +129,7 @@ describe('the CDK stack', () => {
   });
 
   it('cdk-nag really runs: a non-compliant resource fails the synth', () => {
-    const { app: scratch } = buildApp(new App());
+    const { app: scratch } = buildApp(new App({ context: cdkJsonContext() }));
     const extra = new Stack(scratch, 'NagProbe');
     new Table(extra, 'NoBackups', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
     expect(() => scratch.synth()).toThrow(/AwsSolutions-DDB3/);

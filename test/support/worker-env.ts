@@ -1,4 +1,8 @@
 import { inject } from 'vitest';
 
 // Point every AWS SDK client of this worker at the stand-ins started by the global setup.
-Object.assign(process.env, inject('localCloudEnvironment'), { POWERTOOLS_LOG_LEVEL: 'SILENT' });
+Object.assign(process.env, inject('localCloudEnvironment'), {
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  STACK_DOMAIN: 'stacks.test',
+  TENANT_APP_URL: 'https://app.test/',
+});

@@ -1,0 +1,24 @@
+import { stackName } from '#core/slug.ts';
+import { HttpError } from '#http/errors.ts';
+import { httpHandler } from '#http/handler.ts';
+import { requireTenant } from '#http/tenant.ts';
+import { config } from '#ports/config.ts';
+import { getUser } from '#store/users.ts';
+
+/** GET /v1/me: who is signed in, in which tenant and role, and the tenant's slug and state. */
+export const handler = httpHandler({ auth: 'session' }, async ({ principal }) => {
+  const [user, tenant] = await Promise.all([getUser(principal.userId), requireTenant(principal.tenantId)]);
+  if (!user) throw new HttpError(404, 'user_not_found', 'The user of this session no longer exists.');
+  return {
+    status: 200,
+    body: {
+      user: { id: user.userId, login: user.login, email: user.email ?? null },
+      tenantId: tenant.tenantId,
+      role: principal.role,
+      slug: tenant.slug,
+      stackName: tenant.slug === null ? null : stackName(tenant.slug, config.stackDomain()),
+      homeRegion: tenant.homeRegion,
+      billingState: tenant.billingState,
+    },
+  };
+});

@@ -1,0 +1,29 @@
+/**
+ * Deployment configuration, read from the environment (set by the CDK stack in the cloud and by
+ * `npm start` locally). Read lazily, so a missing value fails the request that needs it, loudly.
+ */
+const required = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not configured`);
+  return value;
+};
+
+export const config = {
+  /** Stacks are addressed at `<slug>.<stackDomain>`. */
+  stackDomain: () => required('STACK_DOMAIN'),
+  /** Where the browser lands after sign-in. */
+  tenantAppUrl: () => required('TENANT_APP_URL'),
+  /** The only Origin accepted on unsafe requests authenticated by the session cookie. */
+  tenantAppOrigin: () => new URL(required('TENANT_APP_URL')).origin,
+  /** The API's public base URL; when unset, derived from the request's domain (https). */
+  publicApiUrl: () => process.env.PUBLIC_API_URL,
+  codeHost: () => ({
+    authorizeUrl: required('CODE_HOST_AUTHORIZE_URL'),
+    tokenUrl: required('CODE_HOST_TOKEN_URL'),
+    apiUrl: required('CODE_HOST_API_URL'),
+    clientId: required('CODE_HOST_CLIENT_ID'),
+    /** Locally the secret itself; in the cloud the ARN of the Secrets Manager secret holding it. */
+    clientSecret: process.env.CODE_HOST_CLIENT_SECRET,
+    clientSecretArn: process.env.CODE_HOST_CLIENT_SECRET_ARN,
+  }),
+};
