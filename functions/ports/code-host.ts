@@ -1,4 +1,3 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { config } from './config.ts';
 
 /**
@@ -32,6 +31,8 @@ const clientSecret = async (): Promise<string> => {
   if (!clientSecretArn)
     throw new Error('CODE_HOST_CLIENT_SECRET or CODE_HOST_CLIENT_SECRET_ARN must be configured');
   if (cachedSecret === undefined) {
+    // Loaded on first use only: most handlers importing this module never read the secret.
+    const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
     const client = new SecretsManagerClient({});
     const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: clientSecretArn }));
     if (!SecretString) throw new Error('the code host client secret is empty');

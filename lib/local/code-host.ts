@@ -38,7 +38,7 @@ const escapeHtml = (text: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
   );
 
-const accountId = (login: string): number =>
+export const accountId = (login: string): number =>
   Number.parseInt(createHash('sha256').update(login.toLowerCase()).digest('hex').slice(0, 8), 16);
 
 const readBody = async (request: IncomingMessage): Promise<URLSearchParams> => {

@@ -12,6 +12,14 @@ const REPO = path.resolve(import.meta.dirname, '../..');
 const NODE = path.join(REPO, 'node_modules/.bin/node');
 const dataDirectory = mkdtempSync(path.join(tmpdir(), 'scp-e2e-'));
 
+/** The environment of a user's shell: without what the test workers set for in-process tests. */
+const userEnvironment = () =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !/^(AWS_|CODE_HOST_|STACK_DOMAIN|TENANT_APP_URL|PUBLIC_API_URL|TABLE_NAME)/.test(name),
+    ),
+  );
+
 interface Running {
   process: ChildProcessWithoutNullStreams;
   url: string;
@@ -25,7 +33,7 @@ const start = (extraArgs: string[] = []): Promise<Running> =>
       ['lib/local/main.ts', '--port', '0', '--data-dir', dataDirectory, ...extraArgs],
       {
         cwd: REPO,
-        env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'WARN' },
+        env: { ...userEnvironment(), POWERTOOLS_LOG_LEVEL: 'WARN' },
       },
     );
     let output = '';
@@ -166,6 +174,104 @@ describe('npm start: the local control plane', () => {
       body: JSON.stringify({ seconds: -5 }),
     });
     expect(refused.status).toBe(400);
+  });
+
+  /** Follows our sign-in through the code-host stand-in's page, as a browser would, up to the callback. */
+  const throughCodeHost = async (running: Running, login: string) => {
+    const start = await fetch(`${running.url}/v1/auth/sign-in`, { redirect: 'manual' });
+    expect(start.status).toBe(302);
+    const stateCookie =
+      start.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('scp_oauth_state='))
+        ?.split(';')[0] ?? '';
+    const authorize = new URL(start.headers.get('location') ?? '');
+    const page = await fetch(authorize);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<form method="post"');
+    const form = new URLSearchParams();
+    for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+      form.set(name ?? '', (value ?? '').replace(/&amp;/g, '&'));
+    }
+    form.set('login', login);
+    form.set('decision', 'authorize');
+    const decided = await fetch(`${authorize.origin}${authorize.pathname}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+      redirect: 'manual',
+    });
+    expect(decided.status).toBe(302);
+    const callback = decided.headers.get('location') ?? '';
+    expect(callback.startsWith(`${running.url}/v1/auth/callback?`)).toBe(true);
+    return { callback, stateCookie };
+  };
+
+  it('browser sign-in: redirects through the code host back to the tenant app with a session cookie', async () => {
+    const running = current as Running;
+    const { callback, stateCookie } = await throughCodeHost(running, 'bob');
+    const landed = await fetch(callback, {
+      headers: { cookie: stateCookie, accept: 'text/html' },
+      redirect: 'manual',
+    });
+    expect(landed.status).toBe(302);
+    expect(landed.headers.get('location')).toBe(`${running.url}/`);
+    const session =
+      landed.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('scp_session='))
+        ?.split(';')[0] ?? '';
+    expect((await fetch(`${running.url}/`)).status).toBe(200);
+    const me = await json(await fetch(`${running.url}/v1/me`, { headers: { cookie: session } }));
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({
+      user: { login: 'bob' },
+      role: 'administrator',
+      billingState: 'provisioning',
+      homeRegion: 'eu',
+    });
+  });
+
+  it('JSON sign-in returns the sessionToken; sign-out makes it useless at once', async () => {
+    const running = current as Running;
+    const { callback, stateCookie } = await throughCodeHost(running, 'carol');
+    const signedIn = await json(
+      await fetch(callback, { headers: { cookie: stateCookie, accept: 'application/json' } }),
+    );
+    expect(signedIn.status).toBe(200);
+    const token = signedIn.body.sessionToken as string;
+    const auth = { authorization: `Bearer ${token}` };
+    expect((await fetch(`${running.url}/v1/me`, { headers: auth })).status).toBe(200);
+    expect((await fetch(`${running.url}/v1/auth/sign-out`, { method: 'POST', headers: auth })).status).toBe(
+      204,
+    );
+    expect((await fetch(`${running.url}/v1/me`, { headers: auth })).status).toBe(401);
+  });
+
+  it('locks the slug over HTTP', async () => {
+    const running = current as Running;
+    const auth = { authorization: `Bearer ${sessionToken}`, 'content-type': 'application/json' };
+    const locked = await json(
+      await fetch(`${running.url}/v1/tenant/slug`, {
+        method: 'POST',
+        headers: auth,
+        body: '{"slug":"alice-co"}',
+      }),
+    );
+    expect(locked).toEqual({
+      status: 200,
+      body: { slug: 'alice-co', stackName: 'alice-co.stacks.localhost' },
+    });
+    const again = await json(
+      await fetch(`${running.url}/v1/tenant/slug`, {
+        method: 'POST',
+        headers: auth,
+        body: '{"slug":"alice-two"}',
+      }),
+    );
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('slug_locked');
   });
 
   it('Ctrl-C stops it and leaves no Java process behind', async () => {

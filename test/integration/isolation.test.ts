@@ -1,0 +1,124 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { db, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
+import { type Route, routes } from '../../lib/routes.ts';
+import { testGateway, uniqueLogin } from '../support/gateway.ts';
+
+/**
+ * Walks every route of lib/routes.ts as another tenant and as a member of the victim tenant, and
+ * checks that the victim's data neither changes nor leaks. Every route must have an entry here:
+ * a new route that is not walked fails this test.
+ */
+
+let api: Awaited<ReturnType<typeof testGateway>>;
+
+interface Victim {
+  tenantId: string;
+  adminUserId: string;
+  slug: string;
+  memberLogin: string;
+}
+
+interface Probe {
+  /** Refused to members (403 admin_required). */
+  adminOnly: boolean;
+  /** The request, aimed as far as it can be at the victim's data. */
+  request: (victim: Victim) => { query?: string; body?: unknown };
+  /** What another tenant's attempt must get (by default: anything that neither changes nor shows the victim). */
+  otherTenantStatus?: number;
+}
+
+const WALK: Record<string, Probe> = {
+  AuthSignIn: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
+  AuthCallback: {
+    adminOnly: false,
+    request: (v) => ({ query: `state=forged&code=forged&tenantId=${v.tenantId}` }),
+    otherTenantStatus: 400,
+  },
+  AuthSignOut: { adminOnly: false, request: () => ({}) },
+  GetMe: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}&userId=${v.adminUserId}` }) },
+  PostTenantSlug: { adminOnly: true, request: (v) => ({ body: { slug: v.slug } }), otherTenantStatus: 409 },
+  GetBillingPlans: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
+};
+
+/** Everything the victim tenant owns, as stored. */
+const snapshot = async (victim: Victim) => {
+  const partition = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.tenant(victim.tenantId).PK },
+      ConsistentRead: true,
+    }),
+  );
+  const slug = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.slug(victim.slug), ConsistentRead: true }),
+  );
+  const admin = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.user(victim.adminUserId), ConsistentRead: true }),
+  );
+  return JSON.stringify({ items: partition.Items, slug: slug.Item, admin: admin.Item });
+};
+
+const send = (route: Route, token: string, probe: Probe, victim: Victim) => {
+  const { query, body } = probe.request(victim);
+  return api.call(route.method, `${route.path}${query ? `?${query}` : ''}`, {
+    token,
+    ...(body === undefined ? {} : { body }),
+  });
+};
+
+let victim: Victim;
+beforeAll(async () => {
+  api = await testGateway();
+  const admin = await api.signIn(uniqueLogin('victim'));
+  const slug = `victim-${Math.random().toString(36).slice(2, 10)}`;
+  expect(
+    (await api.call('POST', '/v1/tenant/slug', { token: admin.sessionToken, body: { slug } })).status,
+  ).toBe(200);
+  const memberLogin = uniqueLogin('insider');
+  expect(
+    (await api.call('POST', '/_local/members', { token: admin.sessionToken, body: { login: memberLogin } }))
+      .status,
+  ).toBe(201);
+  victim = { tenantId: admin.tenantId, adminUserId: admin.userId, slug, memberLogin };
+});
+
+describe('tenant isolation: every route, walked', () => {
+  it('the walk covers exactly the routes of lib/routes.ts', () => {
+    expect(Object.keys(WALK).sort()).toEqual(routes.map((route) => route.id).sort());
+  });
+
+  describe.each(routes.map((route) => [route.id, route] as const))('%s', (id, route) => {
+    const probe = WALK[id] as Probe;
+
+    it("another tenant's session neither changes nor sees the victim's data", async () => {
+      const intruder = await api.signIn(uniqueLogin('intruder'));
+      const before = await snapshot(victim);
+      const response = await send(route, intruder.sessionToken, probe, victim);
+      expect(await snapshot(victim)).toBe(before);
+      if (probe.otherTenantStatus !== undefined) expect(response.status).toBe(probe.otherTenantStatus);
+      const shown = JSON.stringify({
+        body: response.json ?? null,
+        location: response.headers.location ?? null,
+      });
+      expect(shown).not.toContain(victim.tenantId);
+      expect(shown).not.toContain(victim.adminUserId);
+      if (probe.otherTenantStatus === undefined) expect(shown).not.toContain(victim.slug);
+    });
+
+    it(`a member's session ${probe.adminOnly ? 'is refused with 403 admin_required' : 'is allowed'} and changes nothing of the tenant`, async () => {
+      const member = await api.signIn(victim.memberLogin);
+      const before = await snapshot(victim);
+      const response = await send(route, member.sessionToken, probe, victim);
+      expect(await snapshot(victim)).toBe(before);
+      if (probe.adminOnly) {
+        expect(response.status).toBe(403);
+        expect(response.json.error.code).toBe('admin_required');
+      } else {
+        expect(response.json?.error?.code).not.toBe('admin_required');
+      }
+    });
+  });
+});
