@@ -1,4 +1,5 @@
 import { config } from './config.ts';
+import { secretValue } from './secrets.ts';
 
 /**
  * The code host's OAuth 2.0 authorization-code flow with PKCE, as GitHub speaks it: the authorize
@@ -23,24 +24,6 @@ export class CodeHostError extends Error {
 }
 
 const TIMEOUT_MS = 5000;
-let cachedSecret: string | undefined;
-
-const clientSecret = async (): Promise<string> => {
-  const { clientSecret: inline, clientSecretArn } = config.codeHost();
-  if (inline) return inline;
-  if (!clientSecretArn)
-    throw new Error('CODE_HOST_CLIENT_SECRET or CODE_HOST_CLIENT_SECRET_ARN must be configured');
-  if (cachedSecret === undefined) {
-    // Loaded on first use only: most handlers importing this module never read the secret.
-    const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-    const client = new SecretsManagerClient({});
-    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: clientSecretArn }));
-    if (!SecretString) throw new Error('the code host client secret is empty');
-    cachedSecret = SecretString;
-  }
-  return cachedSecret;
-};
-
 const request = async (url: string, init: RequestInit): Promise<Response> => {
   try {
     return await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
@@ -80,7 +63,7 @@ export const exchangeCode = async (params: {
     headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
       client_id: clientId,
-      client_secret: await clientSecret(),
+      client_secret: await secretValue('CODE_HOST_CLIENT_SECRET'),
       code: params.code,
       redirect_uri: params.redirectUri,
       code_verifier: params.codeVerifier,

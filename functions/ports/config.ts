@@ -22,8 +22,5 @@ export const config = {
     tokenUrl: required('CODE_HOST_TOKEN_URL'),
     apiUrl: required('CODE_HOST_API_URL'),
     clientId: required('CODE_HOST_CLIENT_ID'),
-    /** Locally the secret itself; in the cloud the ARN of the Secrets Manager secret holding it. */
-    clientSecret: process.env.CODE_HOST_CLIENT_SECRET,
-    clientSecretArn: process.env.CODE_HOST_CLIENT_SECRET_ARN,
   }),
 };

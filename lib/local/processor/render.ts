@@ -1,0 +1,545 @@
+import type Stripe from 'stripe';
+import { shape } from './shapes.ts';
+import type {
+  AppliedDiscount,
+  CheckoutSessionRecord,
+  CouponRecord,
+  CustomerRecord,
+  InvoiceItemRecord,
+  InvoicePaymentRecord,
+  InvoiceRecord,
+  PaymentIntentRecord,
+  PaymentMethodRecord,
+  PortalConfigurationRecord,
+  PortalSessionRecord,
+  PriceRecord,
+  ProcessorState,
+  ProductRecord,
+  PromotionCodeRecord,
+  RefundRecord,
+  SubscriptionRecord,
+} from './state.ts';
+
+/** Renders the emulator's records as Stripe objects of the pinned API version. */
+export class Renderer {
+  readonly state: () => ProcessorState;
+  readonly baseUrl: () => string;
+
+  constructor(state: () => ProcessorState, baseUrl: () => string) {
+    this.state = state;
+    this.baseUrl = baseUrl;
+  }
+
+  customer(record: CustomerRecord): Stripe.Customer {
+    return shape<Stripe.Customer>('customer', {
+      id: record.id,
+      object: 'customer',
+      email: record.email,
+      name: record.name,
+      metadata: record.metadata,
+      created: record.created,
+      balance: 0,
+      currency: 'usd',
+      address: null,
+      description: null,
+      discount: null,
+      invoice_prefix: record.id.slice(-8).toUpperCase(),
+      invoice_settings: {
+        custom_fields: null,
+        default_payment_method: record.defaultPaymentMethod,
+        footer: null,
+        rendering_options: null,
+      },
+    });
+  }
+
+  product(record: ProductRecord): Stripe.Product {
+    return shape<Stripe.Product>('product', {
+      id: record.id,
+      object: 'product',
+      name: record.name,
+      active: record.active,
+      metadata: record.metadata,
+      created: record.created,
+      updated: record.created,
+      default_price: null,
+      description: null,
+      images: [],
+    });
+  }
+
+  price(record: PriceRecord): Stripe.Price {
+    return shape<Stripe.Price>('price', {
+      id: record.id,
+      object: 'price',
+      active: record.active,
+      currency: record.currency,
+      product: record.product,
+      unit_amount: record.unitAmount,
+      unit_amount_decimal: String(record.unitAmount),
+      lookup_key: record.lookupKey,
+      nickname: record.nickname,
+      metadata: record.metadata,
+      created: record.created,
+      type: 'recurring',
+      billing_scheme: 'per_unit',
+      recurring: {
+        interval: record.interval,
+        interval_count: 1,
+        meter: null,
+        usage_type: 'licensed',
+        trial_period_days: null,
+      },
+      tax_behavior: 'exclusive',
+    });
+  }
+
+  coupon(record: CouponRecord): Stripe.Coupon {
+    return shape<Stripe.Coupon>('coupon', {
+      id: record.id,
+      object: 'coupon',
+      name: record.name,
+      percent_off: record.percentOff,
+      amount_off: record.amountOff,
+      currency: record.currency,
+      duration: record.duration,
+      duration_in_months: record.durationInMonths,
+      created: record.created,
+      times_redeemed: record.timesRedeemed,
+      valid: true,
+      metadata: {},
+      max_redemptions: null,
+      redeem_by: null,
+    });
+  }
+
+  promotionCode(record: PromotionCodeRecord): Stripe.PromotionCode {
+    return shape<Stripe.PromotionCode>('promotion_code', {
+      id: record.id,
+      object: 'promotion_code',
+      code: record.code,
+      active: record.active,
+      created: record.created,
+      max_redemptions: record.maxRedemptions,
+      times_redeemed: record.timesRedeemed,
+      metadata: record.metadata,
+      expires_at: null,
+      customer: null,
+      promotion: { coupon: record.coupon, type: 'coupon' },
+    });
+  }
+
+  paymentMethod(record: PaymentMethodRecord): Stripe.PaymentMethod {
+    return shape<Stripe.PaymentMethod>('payment_method', {
+      id: record.id,
+      object: 'payment_method',
+      customer: record.customer,
+      created: record.created,
+      type: 'card',
+      metadata: {},
+      card: {
+        brand: record.brand,
+        checks: { address_line1_check: null, address_postal_code_check: null, cvc_check: 'pass' },
+        country: 'US',
+        display_brand: record.brand,
+        exp_month: 12,
+        exp_year: new Date(record.created * 1000).getUTCFullYear() + 3,
+        fingerprint: `fp_${record.last4}`,
+        funding: 'credit',
+        generated_from: null,
+        last4: record.last4,
+        networks: { available: [record.brand], preferred: null },
+        regulated_status: 'unregulated',
+        three_d_secure_usage: { supported: true },
+        wallet: null,
+      },
+    });
+  }
+
+  private discount(
+    applied: AppliedDiscount | null,
+    ids: { subscription?: string; invoice?: string; session?: string },
+    start: number,
+  ) {
+    if (!applied) return null;
+    const coupon = this.state().coupons[applied.coupon];
+    if (!coupon) return null;
+    return shape<Stripe.Discount>('discount', {
+      id: `di_${applied.coupon}_${ids.subscription ?? ids.invoice ?? ids.session ?? ''}`.slice(0, 40),
+      object: 'discount',
+      checkout_session: ids.session ?? null,
+      customer: null,
+      end:
+        coupon.duration === 'repeating' && coupon.durationInMonths
+          ? start + coupon.durationInMonths * 30 * 86400
+          : null,
+      invoice: ids.invoice ?? null,
+      invoice_item: null,
+      promotion_code: applied.promotionCode,
+      source: { coupon: this.coupon(coupon), type: 'coupon' },
+      start,
+      subscription: ids.subscription ?? null,
+      subscription_item: null,
+    });
+  }
+
+  checkoutSession(
+    record: CheckoutSessionRecord,
+    amounts: { subtotal: number; discount: number; tax: number },
+  ): Stripe.Checkout.Session {
+    return shape<Stripe.Checkout.Session>('checkout.session', {
+      id: record.id,
+      object: 'checkout.session',
+      mode: record.mode,
+      status: record.status,
+      payment_status: record.paymentStatus,
+      url: record.status === 'open' ? `${this.baseUrl()}/c/pay/${record.id}` : null,
+      customer: record.customer,
+      customer_email: null,
+      client_reference_id: record.clientReferenceId,
+      allow_promotion_codes: record.allowPromotionCodes,
+      amount_subtotal: amounts.subtotal,
+      amount_total: amounts.subtotal - amounts.discount + amounts.tax,
+      total_details: { amount_discount: amounts.discount, amount_shipping: 0, amount_tax: amounts.tax },
+      automatic_tax: {
+        enabled: record.automaticTax,
+        liability: record.automaticTax ? { type: 'self' } : null,
+        status: record.automaticTax ? 'complete' : null,
+        provider: record.automaticTax ? 'stripe' : null,
+      },
+      currency: 'usd',
+      created: record.created,
+      expires_at: record.expiresAt,
+      success_url: record.successUrl,
+      cancel_url: record.cancelUrl,
+      metadata: record.metadata,
+      subscription: record.subscription,
+      invoice: record.invoice,
+      payment_intent: null,
+      payment_method_collection: 'always',
+      discounts: record.discount
+        ? [{ coupon: record.discount.coupon, promotion_code: record.discount.promotionCode }]
+        : [],
+      client_secret: null,
+    });
+  }
+
+  subscription(record: SubscriptionRecord): Stripe.Subscription {
+    const items = record.items.map((item) => {
+      const price = this.state().prices[item.price];
+      return shape<Stripe.SubscriptionItem>('subscription_item', {
+        id: item.id,
+        object: 'subscription_item',
+        created: item.created,
+        price: price ? this.price(price) : null,
+        quantity: item.quantity,
+        subscription: record.id,
+        metadata: {},
+        discounts: [],
+        tax_rates: [],
+        current_period_start: record.currentPeriodStart,
+        current_period_end: record.currentPeriodEnd,
+      });
+    });
+    const discount = this.discount(
+      record.discount,
+      { subscription: record.id },
+      record.discount?.start ?? record.created,
+    );
+    return shape<Stripe.Subscription>('subscription', {
+      id: record.id,
+      object: 'subscription',
+      customer: record.customer,
+      status: record.status,
+      created: record.created,
+      start_date: record.startDate,
+      billing_cycle_anchor: record.startDate,
+      billing_cycle_anchor_config: null,
+      cancel_at_period_end: record.cancelAtPeriodEnd,
+      cancel_at: record.cancelAt,
+      canceled_at: record.canceledAt,
+      ended_at: record.endedAt,
+      cancellation_details: { comment: null, feedback: null, reason: record.cancellationReason },
+      collection_method: 'charge_automatically',
+      currency: 'usd',
+      metadata: record.metadata,
+      default_payment_method: record.defaultPaymentMethod,
+      discounts: discount ? [discount.id] : [],
+      latest_invoice: record.latestInvoice,
+      automatic_tax: {
+        enabled: record.automaticTax,
+        liability: record.automaticTax ? { type: 'self' } : null,
+        disabled_reason: null,
+      },
+      items: {
+        object: 'list',
+        data: items,
+        has_more: false,
+        url: `/v1/subscription_items?subscription=${record.id}`,
+      },
+      pending_update: null,
+      schedule: null,
+      trial_end: null,
+      trial_start: null,
+      test_clock: null,
+    });
+  }
+
+  invoice(record: InvoiceRecord): Stripe.Invoice {
+    const amountRemaining = record.status === 'paid' ? 0 : record.total - record.amountPaid;
+    const lines = record.lines.map((line) =>
+      shape<Stripe.InvoiceLineItem>('line_item', {
+        id: line.id,
+        object: 'line_item',
+        amount: line.amount,
+        currency: 'usd',
+        description: line.description,
+        invoice: record.id,
+        quantity: line.quantity,
+        period: { start: line.periodStart, end: line.periodEnd },
+        subscription: record.subscription,
+        metadata: {},
+        discount_amounts: [],
+        discounts: [],
+        discountable: true,
+        pretax_credit_amounts: [],
+        taxes: [],
+        subtotal: line.amount,
+        parent: line.invoiceItem
+          ? {
+              type: 'invoice_item_details',
+              invoice_item_details: {
+                invoice_item: line.invoiceItem,
+                proration: line.proration,
+                proration_details: { credited_items: null },
+                subscription: record.subscription,
+              },
+              subscription_item_details: null,
+            }
+          : {
+              type: 'subscription_item_details',
+              invoice_item_details: null,
+              subscription_item_details: {
+                invoice_item: null,
+                proration: line.proration,
+                proration_details: { credited_items: null },
+                subscription: record.subscription,
+                subscription_item: line.subscriptionItem,
+              },
+            },
+        pricing: {
+          type: 'price_details',
+          price_details: {
+            price: line.price,
+            product: line.price ? (this.state().prices[line.price]?.product ?? null) : null,
+          },
+          unit_amount_decimal: String(line.quantity ? Math.round(line.amount / line.quantity) : line.amount),
+        },
+      }),
+    );
+    const customer = this.state().customers[record.customer];
+    return shape<Stripe.Invoice>('invoice', {
+      id: record.id,
+      object: 'invoice',
+      customer: record.customer,
+      customer_email: customer?.email ?? null,
+      customer_name: customer?.name ?? null,
+      status: record.status,
+      billing_reason: record.billingReason,
+      collection_method: 'charge_automatically',
+      currency: 'usd',
+      created: record.created,
+      number: record.number,
+      subtotal: record.subtotal,
+      subtotal_excluding_tax: record.subtotal,
+      total: record.total,
+      total_excluding_tax: record.total - record.tax,
+      total_discount_amounts: record.discountAmount
+        ? [{ amount: record.discountAmount, discount: `di_${record.discount?.coupon ?? ''}` }]
+        : [],
+      total_taxes: record.tax
+        ? [
+            {
+              amount: record.tax,
+              tax_behavior: 'exclusive',
+              tax_rate_details: null,
+              taxability_reason: 'standard_rated',
+              taxable_amount: record.subtotal - record.discountAmount,
+              type: 'tax_rate_details',
+            },
+          ]
+        : [],
+      amount_due: record.total,
+      amount_paid: record.amountPaid,
+      amount_remaining: amountRemaining,
+      amount_overpaid: 0,
+      attempt_count: record.attemptCount,
+      attempted: record.attemptCount > 0,
+      auto_advance: record.status === 'open',
+      automatic_tax: {
+        enabled: true,
+        liability: { type: 'self' },
+        status: 'complete',
+        disabled_reason: null,
+        provider: 'stripe',
+      },
+      discounts: record.discount ? [`di_${record.discount.coupon}`] : [],
+      lines: { object: 'list', data: lines, has_more: false, url: `/v1/invoices/${record.id}/lines` },
+      period_start: record.periodStart,
+      period_end: record.periodEnd,
+      effective_at: record.created,
+      due_date: null,
+      next_payment_attempt: record.status === 'open' ? record.created + 3 * 86400 : null,
+      status_transitions: {
+        finalized_at: record.created,
+        marked_uncollectible_at: null,
+        paid_at: record.paidAt,
+        voided_at: null,
+      },
+      parent: record.subscription
+        ? {
+            type: 'subscription_details',
+            quote_details: null,
+            subscription_details: {
+              metadata: record.subscriptionMetadata,
+              subscription: record.subscription,
+            },
+          }
+        : null,
+      metadata: {},
+      hosted_invoice_url: `${this.baseUrl()}/i/${record.id}`,
+      invoice_pdf: null,
+      last_finalization_error: null,
+      test_clock: null,
+      webhooks_delivered_at: record.created,
+    });
+  }
+
+  invoicePayment(record: InvoicePaymentRecord): Stripe.InvoicePayment {
+    return shape<Stripe.InvoicePayment>('invoice_payment', {
+      id: record.id,
+      object: 'invoice_payment',
+      invoice: record.invoice,
+      amount_paid: record.status === 'paid' ? record.amount : null,
+      amount_requested: record.amount,
+      currency: 'usd',
+      created: record.created,
+      is_default: true,
+      payment: { type: 'payment_intent', payment_intent: record.paymentIntent },
+      status: record.status,
+      status_transitions: { canceled_at: null, paid_at: record.paidAt },
+    });
+  }
+
+  paymentIntent(record: PaymentIntentRecord): Stripe.PaymentIntent {
+    return shape<Stripe.PaymentIntent>('payment_intent', {
+      id: record.id,
+      object: 'payment_intent',
+      amount: record.amount,
+      amount_received: record.status === 'succeeded' ? record.amount : 0,
+      currency: 'usd',
+      customer: record.customer,
+      payment_method: record.paymentMethod,
+      status: record.status,
+      created: record.created,
+      metadata: {},
+    });
+  }
+
+  invoiceItem(record: InvoiceItemRecord): Stripe.InvoiceItem {
+    return shape<Stripe.InvoiceItem>('invoiceitem', {
+      id: record.id,
+      object: 'invoiceitem',
+      amount: record.amount,
+      currency: 'usd',
+      customer: record.customer,
+      date: record.created,
+      description: record.description,
+      invoice: record.invoice,
+      quantity: record.quantity,
+      period: { start: record.periodStart, end: record.periodEnd },
+      proration: record.proration,
+      metadata: {},
+      discountable: false,
+      discounts: [],
+      parent: record.subscription
+        ? {
+            type: 'subscription_details',
+            subscription_details: { subscription: record.subscription, subscription_item: null },
+          }
+        : null,
+      pricing: {
+        type: 'price_details',
+        price_details: {
+          price: record.price,
+          product: record.price ? (this.state().prices[record.price]?.product ?? null) : null,
+        },
+        unit_amount_decimal: String(
+          record.quantity ? Math.round(record.amount / record.quantity) : record.amount,
+        ),
+      },
+    });
+  }
+
+  refund(record: RefundRecord): Stripe.Refund {
+    return shape<Stripe.Refund>('refund', {
+      id: record.id,
+      object: 'refund',
+      amount: record.amount,
+      currency: 'usd',
+      payment_intent: record.paymentIntent,
+      status: record.status,
+      reason: record.reason,
+      metadata: record.metadata,
+      created: record.created,
+      charge: null,
+    });
+  }
+
+  portalConfiguration(record: PortalConfigurationRecord): Stripe.BillingPortal.Configuration {
+    return shape<Stripe.BillingPortal.Configuration>('billing_portal.configuration', {
+      id: record.id,
+      object: 'billing_portal.configuration',
+      active: true,
+      is_default: record.isDefault,
+      created: record.created,
+      updated: record.created,
+      metadata: record.metadata,
+      default_return_url: record.defaultReturnUrl,
+      features: {
+        customer_update: { allowed_updates: [], enabled: false },
+        invoice_history: { enabled: record.invoiceHistory },
+        payment_method_update: { enabled: record.paymentMethodUpdate, payment_method_configuration: null },
+        subscription_cancel: {
+          cancellation_reason: { enabled: false, options: [] },
+          enabled: record.subscriptionCancel,
+          mode: record.cancelMode,
+          proration_behavior: 'none',
+        },
+        subscription_update: {
+          default_allowed_updates: [],
+          enabled: record.subscriptionUpdate,
+          proration_behavior: 'none',
+          schedule_at_period_end: { conditions: [] },
+          trial_update_behavior: 'end_trial',
+          billing_cycle_anchor: null,
+        },
+      },
+    });
+  }
+
+  portalSession(record: PortalSessionRecord): Stripe.BillingPortal.Session {
+    return shape<Stripe.BillingPortal.Session>('billing_portal.session', {
+      id: record.id,
+      object: 'billing_portal.session',
+      configuration: record.configuration,
+      customer: record.customer,
+      created: record.created,
+      return_url: record.returnUrl,
+      url: `${this.baseUrl()}/p/session/${record.id}`,
+      flow: null,
+      locale: null,
+      on_behalf_of: null,
+    });
+  }
+}
