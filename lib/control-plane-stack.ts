@@ -3,6 +3,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ControlPlaneApi } from './constructs/api.ts';
 import { ControlPlaneTable } from './constructs/table.ts';
+import { ProcessorEventQueue } from './constructs/webhooks.ts';
 
 /** Deployment settings, from CDK context (cdk.json, or `cdk deploy -c key=value`). */
 export interface ControlPlaneSettings {
@@ -28,6 +29,7 @@ const setting = (scope: Construct, key: keyof ControlPlaneSettings): string => {
 export class ControlPlaneStack extends Stack {
   readonly table: ControlPlaneTable;
   readonly api: ControlPlaneApi;
+  readonly processorEvents: ProcessorEventQueue;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -41,14 +43,32 @@ export class ControlPlaneStack extends Stack {
     } satisfies ControlPlaneSettings;
 
     this.table = new ControlPlaneTable(this, 'Data');
-    const codeHostClientSecret = new Secret(this, 'CodeHostClientSecret', {
-      description: 'Client secret of the code-host OAuth app; set its value after the first deploy.',
-    });
-    Validations.of(codeHostClientSecret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'The OAuth client secret is issued by the code host; it is rotated there and pasted here, so no Lambda rotation applies.',
-    });
+    const externalSecret = (id: string, description: string, issuer: string) => {
+      const secret = new Secret(this, id, { description });
+      Validations.of(secret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason: `This secret is issued by ${issuer}; it is rotated there and pasted here, so no Lambda rotation applies.`,
+      });
+      return secret;
+    };
+    const secrets = {
+      codeHostClientSecret: externalSecret(
+        'CodeHostClientSecret',
+        'Client secret of the code-host OAuth app; set its value after the first deploy.',
+        'the code host',
+      ),
+      processorApiKey: externalSecret(
+        'ProcessorApiKey',
+        "The payment processor's secret API key; set its value after the first deploy.",
+        'the payment processor',
+      ),
+      processorWebhookSecret: externalSecret(
+        'ProcessorWebhookSecret',
+        "The payment processor's signing secret (whsec_...) of our webhook endpoint; set its value after the first deploy.",
+        'the payment processor',
+      ),
+    };
+    this.processorEvents = new ProcessorEventQueue(this, 'ProcessorEvents');
     const environment = {
       TABLE_NAME: this.table.table.tableName,
       STACK_DOMAIN: settings.stackDomain,
@@ -61,7 +81,8 @@ export class ControlPlaneStack extends Stack {
     this.api = new ControlPlaneApi(this, 'Api', {
       table: this.table.table,
       environment,
-      secrets: { codeHostClientSecret },
+      secrets,
+      queues: { processorEvents: this.processorEvents.queue },
     });
   }
 }

@@ -5,6 +5,8 @@
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+export type SecretName = 'codeHostClientSecret' | 'processorApiKey' | 'processorWebhookSecret';
+
 export interface Route {
   /** Stable id: names the CDK function and the OpenAPI operation. PascalCase. */
   id: string;
@@ -20,7 +22,9 @@ export interface Route {
   /** What the function may do on the table; the CDK grants exactly this. */
   table: 'read' | 'readwrite' | 'none';
   /** Secrets the function reads; the CDK grants exactly these. */
-  secrets?: readonly 'codeHostClientSecret'[];
+  secrets?: readonly SecretName[];
+  /** Queues the function sends to; the CDK grants exactly these. */
+  sendsTo?: readonly 'processorEvents'[];
   summary: string;
 }
 
@@ -82,6 +86,48 @@ export const routes: readonly Route[] = [
     auth: 'session',
     table: 'read',
     summary: 'The customer Plan catalog with placeability in the Home Region',
+  },
+  {
+    id: 'PostBillingCheckout',
+    method: 'POST',
+    path: '/v1/billing/checkout',
+    handler: 'functions/api/post-billing-checkout.ts',
+    auth: 'session',
+    table: 'readwrite',
+    secrets: ['processorApiKey'],
+    summary: "Starts the first subscription on the processor's hosted Checkout (administrators)",
+  },
+  {
+    id: 'PostBillingWaitlist',
+    method: 'POST',
+    path: '/v1/billing/waitlist',
+    handler: 'functions/api/post-billing-waitlist.ts',
+    auth: 'session',
+    table: 'readwrite',
+    summary: 'Joins the waitlist for a Plan (administrators)',
+  },
+  {
+    id: 'PostBillingPortal',
+    method: 'POST',
+    path: '/v1/billing/portal',
+    handler: 'functions/api/post-billing-portal.ts',
+    auth: 'session',
+    table: 'read',
+    secrets: ['processorApiKey'],
+    summary: "Opens the processor's hosted Billing Portal (administrators)",
+  },
+  {
+    id: 'ProcessorWebhook',
+    method: 'POST',
+    path: '/v1/webhooks/processor',
+    handler: 'functions/webhooks/processor.ts',
+    auth: 'none',
+    publicBecause:
+      "The payment processor calls it; every request is authenticated by the processor's signature on the raw body.",
+    table: 'none',
+    secrets: ['processorWebhookSecret'],
+    sendsTo: ['processorEvents'],
+    summary: 'Verifies processor webhooks and queues them for the reconciler',
   },
 ];
 

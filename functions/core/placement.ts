@@ -1,4 +1,4 @@
-import type { PlanValue } from './plans.ts';
+import { PLAN_VALUES, type PlanValue } from './plans.ts';
 
 /** One row of the capacity inventory: how many Stacks of one Plan one location can hold. */
 export interface CapacitySlot {
@@ -9,11 +9,57 @@ export interface CapacitySlot {
   used: number;
 }
 
-export const freeSlots = (slot: CapacitySlot): number => Math.max(0, slot.total - slot.used);
+/** A slot held for a tenant's open checkout; it counts as taken until it expires. */
+export interface Reservation {
+  tenantId: string;
+  region: string;
+  location: string;
+  plan: PlanValue;
+  expiresAt: string;
+}
+
+export interface Inventory {
+  slots: CapacitySlot[];
+  reservations: Reservation[];
+}
+
+export const isReservationActive = (reservation: Reservation, now: Date): boolean =>
+  Date.parse(reservation.expiresAt) > now.getTime();
+
+/** Free places in a slot: total, less what is used, less the reservations still running. */
+export const freeSlots = (slot: CapacitySlot, reservations: readonly Reservation[], now: Date): number => {
+  const held = reservations.filter(
+    (r) =>
+      r.region === slot.region &&
+      r.location === slot.location &&
+      r.plan === slot.plan &&
+      isReservationActive(r, now),
+  ).length;
+  return Math.max(0, slot.total - slot.used - held);
+};
 
 /**
- * A Plan can be placed in a Home Region when at least one location of that region has a free
- * slot for exactly that Plan. Placement never substitutes another Plan (spec §4 rule 2).
+ * Where a Plan can be placed in a Home Region: the location with the most free places for
+ * exactly that Plan, or undefined. Placement never substitutes another Plan (spec §4 rule 2).
  */
-export const isPlaceable = (slots: readonly CapacitySlot[], region: string, plan: PlanValue): boolean =>
-  slots.some((slot) => slot.region === region && slot.plan === plan && freeSlots(slot) > 0);
+export const chooseLocation = (
+  inventory: Inventory,
+  region: string,
+  plan: PlanValue,
+  now: Date,
+): CapacitySlot | undefined => {
+  let best: { slot: CapacitySlot; free: number } | undefined;
+  for (const slot of inventory.slots) {
+    if (slot.region !== region || slot.plan !== plan) continue;
+    const free = freeSlots(slot, inventory.reservations, now);
+    if (free > 0 && (!best || free > best.free)) best = { slot, free };
+  }
+  return best?.slot;
+};
+
+export const isPlaceable = (inventory: Inventory, region: string, plan: PlanValue, now: Date): boolean =>
+  chooseLocation(inventory, region, plan, now) !== undefined;
+
+/** The Plans that can be placed now, in catalog order (the 409's `availablePlans`). */
+export const placeablePlans = (inventory: Inventory, region: string, now: Date): PlanValue[] =>
+  PLAN_VALUES.filter((plan) => isPlaceable(inventory, region, plan, now));

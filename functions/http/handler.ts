@@ -23,6 +23,8 @@ type BodySchema = v.GenericSchema<unknown, unknown>;
 
 export interface HttpRequest<TBody, TAuth> {
   body: TBody;
+  /** The exact bytes received (base64 bodies decoded), for routes with `rawBody`. */
+  rawBody: Buffer;
   principal: TAuth;
   pathParameters: Record<string, string | undefined>;
   query: Record<string, string | undefined>;
@@ -46,6 +48,8 @@ interface Options<TSchema extends BodySchema | undefined, TAuth extends 'session
   role?: Role;
   /** valibot schema of the JSON body; without one, a body must be absent or `{}`. */
   body?: TSchema;
+  /** Hand the handler the raw bytes instead (signed payloads must be verified as received). */
+  rawBody?: { maxBytes: number };
 }
 
 const emptyBody = v.strictObject({});
@@ -83,12 +87,18 @@ const assertSameOrigin = (event: ApiEvent): void => {
   }
 };
 
-const readJsonBody = (event: ApiEvent): unknown => {
-  if (event.body === undefined || event.body === null || event.body === '') return undefined;
+const readRawBody = (event: ApiEvent, maxBytes: number): Buffer => {
+  if (event.body === undefined || event.body === null || event.body === '') return Buffer.alloc(0);
   const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-  if (raw.byteLength > MAX_BODY_BYTES) {
-    throw new HttpError(400, 'body_too_large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
+  if (raw.byteLength > maxBytes) {
+    throw new HttpError(400, 'body_too_large', `The request body must be at most ${maxBytes} bytes.`);
   }
+  return raw;
+};
+
+const readJsonBody = (event: ApiEvent): unknown => {
+  const raw = readRawBody(event, MAX_BODY_BYTES);
+  if (raw.byteLength === 0) return undefined;
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {
@@ -170,8 +180,10 @@ export const httpHandler = <
       if (principal && options.role === 'administrator' && principal.role !== 'administrator') {
         throw new HttpError(403, 'admin_required', 'Only a tenant administrator can do this.');
       }
-      const body = parseBody(event, options.body);
+      const rawBody = options.rawBody ? readRawBody(event, options.rawBody.maxBytes) : Buffer.alloc(0);
+      const body = options.rawBody ? {} : parseBody(event, options.body);
       const result = await run({
+        rawBody,
         // The generic parameters above guarantee these shapes; TypeScript cannot follow them here.
         body: body as never,
         principal: principal as never,

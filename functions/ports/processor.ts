@@ -150,6 +150,13 @@ export const createCheckoutSession = async (
   return { id: session.id, url: session.url };
 };
 
+/** `open`, `complete` or `expired`, as the processor says now. */
+export const checkoutSessionStatus = async (sessionId: string): Promise<'open' | 'complete' | 'expired'> => {
+  const session = await call((stripe) => stripe.checkout.sessions.retrieve(sessionId));
+  if (session.status === 'open') return 'open';
+  return session.status === 'complete' ? 'complete' : 'expired';
+};
+
 export const expireCheckoutSession = async (sessionId: string): Promise<void> => {
   await call((stripe) =>
     stripe.checkout.sessions.expire(sessionId, {}, { idempotencyKey: `expire:${sessionId}` }),

@@ -21,6 +21,15 @@ export const keys = {
   /** A pending OAuth sign-in, found by the SHA-256 of its `state`. */
   oauthState: (stateHash: string): Key => ({ PK: `OAUTH_STATE#${stateHash}`, SK: 'OAUTH_STATE' }),
   capacityRegion: (region: string): Pick<Key, 'PK'> => ({ PK: `CAPACITY#${region}` }),
+  /** A tenant's capacity reservation for its open first checkout (at most one per tenant). */
+  reservation: (region: string, tenantId: string): Key => ({
+    PK: `CAPACITY#${region}`,
+    SK: `RESERVATION#${tenantId}`,
+  }),
+  /** The tenant's processor references and open checkout. */
+  billing: (tenantId: string): Key => ({ PK: `TENANT#${tenantId}`, SK: 'BILLING' }),
+  /** A tenant's explicit wish to be told when a Plan can be placed. */
+  waitlist: (tenantId: string, plan: string): Key => ({ PK: `TENANT#${tenantId}`, SK: `WAITLIST#${plan}` }),
   capacity: (region: string, location: string, plan: string): Key => ({
     PK: `CAPACITY#${region}`,
     SK: `LOCATION#${location}#PLAN#${plan}`,

@@ -1,9 +1,8 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { BILLING_STATES } from '#core/billing-state.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
-
-export const BILLING_STATES = ['provisioning', 'active', 'past-due', 'suspended', 'decommissioning'] as const;
 
 /** Signup offers only the EU Home Region (spec §2). */
 export const SIGNUP_HOME_REGION = 'eu';

@@ -12,18 +12,27 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { AUTHORIZER_HANDLER, type Route, routes } from '../routes.ts';
+import { AUTHORIZER_HANDLER, type Route, routes, type SecretName } from '../routes.ts';
 import { grantTable, handlerFunction } from './lambda.ts';
 
 export interface ControlPlaneApiProps {
   table: Table;
   environment: Record<string, string>;
-  secrets: Record<NonNullable<Route['secrets']>[number], ISecret>;
+  secrets: Record<SecretName, ISecret>;
+  queues: Record<NonNullable<Route['sendsTo']>[number], IQueue>;
 }
 
 /** The variable through which a function finds each secret's ARN. */
-const SECRET_ENVIRONMENT = { codeHostClientSecret: 'CODE_HOST_CLIENT_SECRET_ARN' } as const;
+const SECRET_ENVIRONMENT: Record<SecretName, string> = {
+  codeHostClientSecret: 'CODE_HOST_CLIENT_SECRET_ARN',
+  processorApiKey: 'PROCESSOR_API_KEY_ARN',
+  processorWebhookSecret: 'PROCESSOR_WEBHOOK_SECRET_ARN',
+};
+
+/** The variable through which a function finds each queue. */
+const QUEUE_ENVIRONMENT = { processorEvents: 'PROCESSOR_EVENTS_QUEUE_URL' } as const;
 
 /** The HTTP API: the session authorizer and one function per entry of lib/routes.ts. */
 export class ControlPlaneApi extends Construct {
@@ -84,6 +93,10 @@ export class ControlPlaneApi extends Construct {
     for (const name of route.secrets ?? []) {
       props.secrets[name].grantRead(fn);
       fn.addEnvironment(SECRET_ENVIRONMENT[name], props.secrets[name].secretArn);
+    }
+    for (const name of route.sendsTo ?? []) {
+      props.queues[name].grantSendMessages(fn);
+      fn.addEnvironment(QUEUE_ENVIRONMENT[name], props.queues[name].queueUrl);
     }
     this.routeFunctions.set(route.id, fn);
     return fn;

@@ -8,6 +8,7 @@ import type { Clock } from '../../functions/ports/clock.ts';
  */
 export class AdjustableClock implements Clock {
   private offsetMs = 0;
+  private readonly listeners: ((now: Date) => void)[] = [];
   private readonly realNow: () => number;
   private readonly stateFile: string | undefined;
 
@@ -31,7 +32,14 @@ export class AdjustableClock implements Clock {
       throw new RangeError('seconds must be a non-negative number');
     this.offsetMs += Math.round(seconds * 1000);
     if (this.stateFile) writeFileSync(this.stateFile, JSON.stringify({ offsetMs: this.offsetMs }));
-    return this.now();
+    const now = this.now();
+    for (const listener of this.listeners) listener(now);
+    return now;
+  }
+
+  /** Runs `listener` after every advance (the processor emulator bills what came due). */
+  onAdvance(listener: (now: Date) => void): void {
+    this.listeners.push(listener);
   }
 
   get offsetSeconds(): number {

@@ -1,8 +1,10 @@
 import { rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as sesModule from 'aws-ses-v2-local';
 import { createSqsServer } from 'local-aws-sqs';
+import { MAX_RECEIVES } from '../constructs/webhooks.ts';
 import { ensureTable, localCredentials, startDynamoDbLocal } from './dynamodb.ts';
 import { freePort } from './ports.ts';
 
@@ -41,6 +43,40 @@ const closeServer = (server: Server) =>
   });
 
 /**
+ * Creates the processor event queue and its dead-letter queue (as the CDK stack does) on the SQS
+ * stand-in. Returns their URLs.
+ */
+export const createProcessorQueues = async (sqsEndpoint: string, name = 'processor-events') => {
+  const client = new SQSClient({
+    endpoint: sqsEndpoint,
+    region: LOCAL_REGION,
+    credentials: localCredentials,
+  });
+  try {
+    const deadLetters = await client.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
+    const { Attributes } = await client.send(
+      new GetQueueAttributesCommand({ QueueUrl: deadLetters.QueueUrl, AttributeNames: ['QueueArn'] }),
+    );
+    const events = await client.send(
+      new CreateQueueCommand({
+        QueueName: name,
+        Attributes: {
+          VisibilityTimeout: '120',
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: Attributes?.QueueArn,
+            maxReceiveCount: MAX_RECEIVES,
+          }),
+        },
+      }),
+    );
+    if (!events.QueueUrl || !deadLetters.QueueUrl) throw new Error('the SQS stand-in returned no queue URL');
+    return { events: events.QueueUrl, deadLetters: deadLetters.QueueUrl };
+  } finally {
+    client.destroy();
+  }
+};
+
+/**
  * Starts the local stand-ins for the AWS services (DynamoDB Local, SQS, SES v2) and creates the
  * table from THE table definition. The handlers reach them through the standard
  * AWS_ENDPOINT_URL_* variables, so their code is exactly what Lambda runs.
@@ -75,6 +111,7 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
   };
   const sqsServer = sqs;
   const sesServer = ses;
+  const queues = await createProcessorQueues(endpoints.sqs);
   return {
     endpoints,
     dynamoDbPid: dynamo.pid,
@@ -86,6 +123,8 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
       AWS_ENDPOINT_URL_SQS: endpoints.sqs,
       AWS_ENDPOINT_URL_SESV2: endpoints.ses,
       TABLE_NAME: LOCAL_TABLE_NAME,
+      PROCESSOR_EVENTS_QUEUE_URL: queues.events,
+      PROCESSOR_EVENTS_DLQ_URL: queues.deadLetters,
     },
     stop: async () => {
       await Promise.all([closeServer(sqsServer), closeServer(sesServer), dynamo.stop()]);

@@ -39,6 +39,7 @@ Stack Control Plane (local) ready in ${seconds} s
   Tenant app       ${plane.url}/   (browser sign-in through the code-host stand-in)
   Sign in (JSON)   POST ${plane.url}/_local/sign-in      {"login":"alice"}
   Code host        ${plane.codeHost.url}/login/oauth/authorize
+  Processor        ${plane.processor.url}   (Stripe API emulator, hosted Checkout and Portal)
   Clock            GET  ${plane.url}/_local/clock  ·  POST ${plane.url}/_local/clock/advance {"seconds":86400}
   DynamoDB Local   ${plane.cloud.endpoints.dynamodb}
   SQS              ${plane.cloud.endpoints.sqs}

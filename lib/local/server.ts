@@ -1,15 +1,18 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installClock, systemClock } from '../../functions/ports/clock.ts';
-import { listCapacity, setCapacityTotal } from '../../functions/store/capacity.ts';
+import { syncCatalog } from '../../functions/ports/processor.ts';
+import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { routes } from '../routes.ts';
 import { AdjustableClock } from './clock.ts';
 import { type LocalCloud, type LocalCloudOptions, startLocalCloud } from './cloud.ts';
 import { codeHostEnvironment, type LocalCodeHost, startCodeHost } from './code-host.ts';
 import { LocalApiGateway, loadAuthorizer, loadRouteHandlers } from './http-adapter.ts';
 import { localRoutes } from './local-routes.ts';
+import type { ProcessorEmulator } from './processor/emulator.ts';
+import { deliverWebhooksTo, processorEnvironment, startLocalProcessor } from './processor/local.ts';
 
 /** API Gateway's own payload limit; the handlers enforce their much smaller one. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -24,7 +27,7 @@ interface CapacitySeed {
 export const seedCapacity = async (now: Date, seedFile = CAPACITY_SEED): Promise<void> => {
   const seed = JSON.parse(readFileSync(seedFile, 'utf8')) as CapacitySeed;
   for (const { region, locations } of seed.regions) {
-    if ((await listCapacity(region)).length > 0) continue;
+    if ((await listInventory(region)).slots.length > 0) continue;
     for (const { location, plans } of locations) {
       for (const [plan, total] of Object.entries(plans)) {
         await setCapacityTotal({ region, location, plan: plan as 'standard', total }, now);
@@ -43,6 +46,7 @@ export interface RunningControlPlane {
   url: string;
   cloud: LocalCloud;
   codeHost: LocalCodeHost;
+  processor: ProcessorEmulator;
   clock: AdjustableClock;
   gateway: LocalApiGateway;
   stop(): Promise<void>;
@@ -75,29 +79,30 @@ const landingPage = `<!doctype html>
 <form method="post" action="/v1/auth/sign-out"><button type="submit">Sign out</button></form>
 </body></html>`;
 
-const serve = (gateway: LocalApiGateway) => async (request: IncomingMessage, response: ServerResponse) => {
-  if (request.method === 'GET' && (request.url === '/' || request.url === '/index.html')) {
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landingPage);
-    return;
-  }
-  const body = await readBody(request);
-  if (body === undefined) {
-    response
-      .writeHead(413, { 'content-type': 'application/json' })
-      .end('{"message":"Request Entity Too Large"}');
-    return;
-  }
-  const result = await gateway.dispatch({
-    method: request.method ?? 'GET',
-    url: request.url ?? '/',
-    headers: request.headers,
-    body,
-    sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-  });
-  const headers: Record<string, string | string[]> = { ...result.headers };
-  if (result.cookies.length) headers['set-cookie'] = result.cookies;
-  response.writeHead(result.status, headers).end(result.body);
-};
+export const serve =
+  (gateway: LocalApiGateway) => async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method === 'GET' && (request.url === '/' || request.url === '/index.html')) {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landingPage);
+      return;
+    }
+    const body = await readBody(request);
+    if (body === undefined) {
+      response
+        .writeHead(413, { 'content-type': 'application/json' })
+        .end('{"message":"Request Entity Too Large"}');
+      return;
+    }
+    const result = await gateway.dispatch({
+      method: request.method ?? 'GET',
+      url: request.url ?? '/',
+      headers: request.headers,
+      body,
+      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+    });
+    const headers: Record<string, string | string[]> = { ...result.headers };
+    if (result.cookies.length) headers['set-cookie'] = result.cookies;
+    response.writeHead(result.status, headers).end(result.body);
+  };
 
 /**
  * The whole control plane on one machine: the AWS stand-ins, the table, the capacity seed, the
@@ -105,14 +110,24 @@ const serve = (gateway: LocalApiGateway) => async (request: IncomingMessage, res
  */
 export const startControlPlane = async (options: ControlPlaneOptions = {}): Promise<RunningControlPlane> => {
   const cloud = await startLocalCloud(options);
-  const codeHost = await startCodeHost();
-  Object.assign(process.env, cloud.environment, codeHostEnvironment(codeHost));
-  process.env.STACK_DOMAIN ??= 'stacks.localhost';
   const clock = new AdjustableClock(
     () => systemClock.now().getTime(),
     options.dataDirectory ? path.join(options.dataDirectory, 'clock.json') : undefined,
   );
   installClock(clock);
+  const codeHost = await startCodeHost();
+  const processor = await startLocalProcessor(
+    clock,
+    options.dataDirectory ? path.join(options.dataDirectory, 'processor.json') : undefined,
+  );
+  Object.assign(
+    process.env,
+    cloud.environment,
+    codeHostEnvironment(codeHost),
+    processorEnvironment(processor),
+  );
+  process.env.STACK_DOMAIN ??= 'stacks.localhost';
+  const stopAll = () => Promise.all([cloud.stop(), codeHost.stop(), processor.stop()]);
   let server: Server | undefined;
   try {
     await seedCapacity(clock.now());
@@ -137,9 +152,28 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     const url = `http://localhost:${port}`;
     process.env.PUBLIC_API_URL = url;
     process.env.TENANT_APP_URL ??= `${url}/`;
+    deliverWebhooksTo(processor, url);
+    await syncCatalog();
+    if (options.dataDirectory) {
+      writeFileSync(
+        path.join(options.dataDirectory, 'endpoints.json'),
+        JSON.stringify(
+          {
+            api: url,
+            dynamodb: cloud.endpoints.dynamodb,
+            sqs: cloud.endpoints.sqs,
+            processor: processor.url,
+            ...cloud.environment,
+          },
+          null,
+          2,
+        ),
+      );
+    }
     return {
       url,
       codeHost,
+      processor,
       cloud,
       clock,
       gateway,
@@ -148,12 +182,12 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
           httpServer.closeAllConnections();
           httpServer.close(() => resolve());
         });
-        await Promise.all([cloud.stop(), codeHost.stop()]);
+        await stopAll();
       },
     };
   } catch (error) {
     server?.close();
-    await Promise.all([cloud.stop(), codeHost.stop()]);
+    await stopAll();
     throw error;
   }
 };

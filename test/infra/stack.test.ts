@@ -81,15 +81,44 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('only the callback can read the code-host client secret', () => {
+  it('each function reads exactly the secrets and sends to exactly the queues its route declares', () => {
     const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
-    const readers = policies
-      .filter(([, policy]) =>
-        JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:GetSecretValue'),
-      )
-      .map(([id]) => id);
-    expect(readers).toHaveLength(1);
-    expect(readers[0]).toMatch(/^ApiAuthCallback/);
+    const secretIds: Record<string, string> = {
+      codeHostClientSecret: 'CodeHostClientSecret',
+      processorApiKey: 'ProcessorApiKey',
+      processorWebhookSecret: 'ProcessorWebhookSecret',
+    };
+    const readers = policies.filter(([, policy]) =>
+      JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:GetSecretValue'),
+    );
+    const senders = policies.filter(([, policy]) =>
+      JSON.stringify(policy.Properties.PolicyDocument).includes('sqs:SendMessage'),
+    );
+    for (const route of routes) {
+      const [, policy] =
+        policies.find(([id]) => id.startsWith(`Api${route.id}ServiceRoleDefaultPolicy`)) ?? [];
+      const document = JSON.stringify(policy?.Properties.PolicyDocument ?? {});
+      for (const [name, logicalId] of Object.entries(secretIds)) {
+        expect(document.includes(logicalId), `${route.id} reads ${name}`).toBe(
+          (route.secrets ?? []).includes(name as never),
+        );
+      }
+      expect(document.includes('sqs:SendMessage'), `${route.id} sends`).toBe(
+        (route.sendsTo ?? []).length > 0,
+      );
+    }
+    expect(readers).toHaveLength(routes.filter((r) => (r.secrets ?? []).length > 0).length);
+    expect(senders).toHaveLength(routes.filter((r) => (r.sendsTo ?? []).length > 0).length);
+  });
+
+  it('the processor event queue has a dead-letter queue, encryption and TLS only', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 2);
+    const queues = Object.entries(template.findResources('AWS::SQS::Queue'));
+    const [, main] = queues.find(([, queue]) => queue.Properties.RedrivePolicy) ?? [];
+    expect(main?.Properties.SqsManagedSseEnabled).toBe(true);
+    expect(main?.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
+    expect(main?.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0]).toMatch(/DeadLetters/);
+    template.resourceCountIs('AWS::SQS::QueuePolicy', 2);
   });
 
   it('each route integrates its own function', () => {

@@ -1,0 +1,145 @@
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
+import { db, isConditionFailure, tableName } from './client.ts';
+import { keys } from './keys.ts';
+
+/** An in-flight claim older than this is taken to have crashed and may be replaced. */
+const STALE_CLAIM_MS = 60_000;
+
+const CheckoutAttemptSchema = v.object({
+  attemptId: v.string(),
+  plan: v.picklist(PLAN_VALUES),
+  state: v.picklist(['creating', 'open']),
+  startedAt: v.string(),
+  expiresAt: v.string(),
+  sessionId: v.optional(v.string()),
+  url: v.optional(v.string()),
+});
+export type CheckoutAttempt = v.InferOutput<typeof CheckoutAttemptSchema>;
+
+const BillingSchema = v.object({
+  tenantId: v.string(),
+  customerId: v.optional(v.string()),
+  subscriptionId: v.optional(v.string()),
+  checkout: v.optional(CheckoutAttemptSchema),
+});
+export type Billing = v.InferOutput<typeof BillingSchema>;
+
+/** The tenant's processor references and its open first checkout, if any. */
+export const getBilling = async (tenantId: string): Promise<Billing | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.billing(tenantId), ConsistentRead: true }),
+  );
+  return Item ? v.parse(BillingSchema, Item) : undefined;
+};
+
+/**
+ * Claims the tenant's one checkout attempt. Succeeds when there is none, when the current one
+ * has expired or is a crashed claim, or when it is `replacing` (the tenant chose another Plan).
+ */
+export const claimCheckout = async (
+  tenantId: string,
+  attempt: { attemptId: string; plan: PlanValue; expiresAt: Date },
+  now: Date,
+  replacing: string | undefined,
+): Promise<boolean> => {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.billing(tenantId),
+        UpdateExpression: 'SET #type = :type, tenantId = :tenantId, checkout = :attempt',
+        ConditionExpression:
+          'attribute_not_exists(checkout) OR checkout.expiresAt <= :now OR checkout.attemptId = :replacing OR (checkout.#state = :creating AND checkout.startedAt < :stale)',
+        ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':type': 'billing',
+          ':tenantId': tenantId,
+          ':attempt': {
+            attemptId: attempt.attemptId,
+            plan: attempt.plan,
+            state: 'creating',
+            startedAt: now.toISOString(),
+            expiresAt: attempt.expiresAt.toISOString(),
+          },
+          ':now': now.toISOString(),
+          ':replacing': replacing ?? '-',
+          ':creating': 'creating',
+          ':stale': new Date(now.getTime() - STALE_CLAIM_MS).toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};
+
+export const recordCheckoutSession = async (
+  tenantId: string,
+  attemptId: string,
+  session: { id: string; url: string },
+): Promise<void> => {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.billing(tenantId),
+      UpdateExpression: 'SET checkout.sessionId = :id, checkout.#url = :url, checkout.#state = :open',
+      ConditionExpression: 'checkout.attemptId = :attemptId',
+      ExpressionAttributeNames: { '#url': 'url', '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':id': session.id,
+        ':url': session.url,
+        ':open': 'open',
+        ':attemptId': attemptId,
+      },
+    }),
+  );
+};
+
+/** Gives up a checkout attempt; a billing record left with nothing else in it is removed. */
+export const clearCheckout = async (tenantId: string, attemptId: string): Promise<void> => {
+  try {
+    await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.billing(tenantId),
+        ConditionExpression:
+          'checkout.attemptId = :attemptId AND attribute_not_exists(customerId) AND attribute_not_exists(subscriptionId)',
+        ExpressionAttributeValues: { ':attemptId': attemptId },
+      }),
+    );
+    return;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.billing(tenantId),
+        UpdateExpression: 'REMOVE checkout',
+        ConditionExpression: 'checkout.attemptId = :attemptId',
+        ExpressionAttributeValues: { ':attemptId': attemptId },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+};
+
+/** Records the tenant's processor customer, once: a customer id never changes. */
+export const recordCustomer = async (tenantId: string, customerId: string): Promise<void> => {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.billing(tenantId),
+      UpdateExpression:
+        'SET #type = :type, tenantId = :tenantId, customerId = if_not_exists(customerId, :customerId)',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':type': 'billing', ':tenantId': tenantId, ':customerId': customerId },
+    }),
+  );
+};

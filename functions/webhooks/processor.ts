@@ -1,0 +1,33 @@
+import { HttpError } from '#http/errors.ts';
+import { httpHandler } from '#http/handler.ts';
+import { logger } from '#http/logger.ts';
+import { verifyWebhook } from '#ports/processor.ts';
+import { enqueueProcessorEvent } from '#ports/queue.ts';
+
+/** Stripe's largest event payloads stay well below this. */
+const MAX_WEBHOOK_BYTES = 512 * 1024;
+
+/**
+ * POST /v1/webhooks/processor: verifies the processor's signature on the raw body and puts the
+ * event on the intake queue. It never touches tenant state: the reconciler sweep decides.
+ */
+export const handler = httpHandler(
+  { auth: 'none', rawBody: { maxBytes: MAX_WEBHOOK_BYTES } },
+  async ({ rawBody, headers, now }) => {
+    const signature = headers['stripe-signature'];
+    if (!signature) throw new HttpError(400, 'missing_signature', 'The Stripe-Signature header is required.');
+    let event: Awaited<ReturnType<typeof verifyWebhook>>;
+    try {
+      event = await verifyWebhook(rawBody, signature, now.getTime());
+    } catch (error) {
+      logger.warn('processor webhook refused', { reason: (error as Error).message });
+      throw new HttpError(
+        400,
+        'invalid_signature',
+        'The signature does not match the payload, or it is too old.',
+      );
+    }
+    await enqueueProcessorEvent({ id: event.id, type: event.type }, rawBody.toString('utf8'));
+    return { status: 200, body: { received: true } };
+  },
+);
