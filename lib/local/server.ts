@@ -81,7 +81,8 @@ const landingPage = `<!doctype html>
 
 export const serve =
   (gateway: LocalApiGateway) => async (request: IncomingMessage, response: ServerResponse) => {
-    if (request.method === 'GET' && (request.url === '/' || request.url === '/index.html')) {
+    const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (request.method === 'GET' && (pathname === '/' || pathname === '/index.html')) {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landingPage);
       return;
     }
@@ -158,13 +159,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       writeFileSync(
         path.join(options.dataDirectory, 'endpoints.json'),
         JSON.stringify(
-          {
-            api: url,
-            dynamodb: cloud.endpoints.dynamodb,
-            sqs: cloud.endpoints.sqs,
-            processor: processor.url,
-            ...cloud.environment,
-          },
+          { api: url, environment: { ...cloud.environment, ...processorEnvironment(processor) } },
           null,
           2,
         ),

@@ -1,84 +1,20 @@
-import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import {
+  javaProcessesOf,
+  json,
+  NODE,
+  newDataDirectory,
+  REPO,
+  type Running,
+  startLocalServer,
+  stopLocalServer,
+} from '../support/local-server.ts';
 
-/**
- * `npm start`'s server, started as its own process exactly as `npm start` runs it, driven over
- * HTTP as the tenant app would.
- */
-const REPO = path.resolve(import.meta.dirname, '../..');
-const NODE = path.join(REPO, 'node_modules/.bin/node');
-const dataDirectory = mkdtempSync(path.join(tmpdir(), 'scp-e2e-'));
-
-/** The environment of a user's shell: without what the test workers set for in-process tests. */
-const userEnvironment = () =>
-  Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^(AWS_|CODE_HOST_|STACK_DOMAIN|TENANT_APP_URL|PUBLIC_API_URL|TABLE_NAME)/.test(name),
-    ),
-  );
-
-interface Running {
-  process: ChildProcessWithoutNullStreams;
-  url: string;
-  output: () => string;
-}
-
-const start = (extraArgs: string[] = []): Promise<Running> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(
-      NODE,
-      ['lib/local/main.ts', '--port', '0', '--data-dir', dataDirectory, ...extraArgs],
-      {
-        cwd: REPO,
-        env: { ...userEnvironment(), POWERTOOLS_LOG_LEVEL: 'WARN' },
-      },
-    );
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /API\s+(http:\/\/localhost:\d+)/.exec(output);
-      if (match?.[1] && output.includes('Press Ctrl-C')) {
-        clearTimeout(timer);
-        resolve({ process: child, url: match[1], output: () => output });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before ready:\n${output}`));
-    });
-  });
-
-const stop = async (running: Running): Promise<number | null> => {
-  const exited = new Promise<number | null>((resolve) =>
-    running.process.once('exit', (code) => resolve(code)),
-  );
-  running.process.kill('SIGINT');
-  return exited;
-};
-
-/** Java processes whose database lives in this test's data folder. */
-const javaProcessesOfThisRun = (): string[] => {
-  try {
-    return execFileSync('pgrep', ['-f', `DynamoDBLocal.jar.*${dataDirectory}`], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean);
-  } catch {
-    return [];
-  }
-};
-
-// biome-ignore lint/suspicious/noExplicitAny: the test reads response JSON freely
-const json = async (response: Response): Promise<{ status: number; body: any }> => ({
-  status: response.status,
-  body: await response.json(),
-});
+const dataDirectory = newDataDirectory();
+const start = (extraArgs: string[] = []) => startLocalServer(dataDirectory, extraArgs);
+const stop = stopLocalServer;
+const javaProcessesOfThisRun = () => javaProcessesOf(dataDirectory);
 
 let current: Running | undefined;
 afterAll(async () => {

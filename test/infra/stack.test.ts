@@ -127,6 +127,15 @@ describe('the CDK stack', () => {
     expect(new Set(targets).size).toBe(routes.length);
   });
 
+  it('the webhook intake cannot touch the table at all: it only verifies and queues', () => {
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
+    const [, policy] =
+      policies.find(([id]) => id.startsWith('ApiProcessorWebhookServiceRoleDefaultPolicy')) ?? [];
+    const document = JSON.stringify(policy?.Properties.PolicyDocument);
+    expect(document).toContain('sqs:SendMessage');
+    expect(document).not.toContain('dynamodb:');
+  });
+
   it('grants read-only routes no write action on the table', () => {
     const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
     for (const route of routes.filter((r) => r.table === 'read')) {

@@ -1,9 +1,9 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { testGateway, uniqueLogin } from '../support/gateway.ts';
+import { moveToRegion, testGateway, uniqueLogin, uniqueRegion } from '../support/gateway.ts';
 
 let api: Awaited<ReturnType<typeof testGateway>>;
 beforeAll(async () => {
@@ -13,15 +13,8 @@ beforeAll(async () => {
 /** A tenant in a Home Region of its own, so its capacity is not shared with other tests. */
 const tenantInOwnRegion = async () => {
   const session = await api.signIn(uniqueLogin('plans'));
-  const region = `test-${session.tenantId.slice(0, 8)}`;
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.tenant(session.tenantId),
-      UpdateExpression: 'SET homeRegion = :region',
-      ExpressionAttributeValues: { ':region': region },
-    }),
-  );
+  const region = uniqueRegion();
+  await moveToRegion(session.tenantId, region);
   return { ...session, region };
 };
 

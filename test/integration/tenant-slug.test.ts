@@ -2,14 +2,13 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { testGateway, uniqueLogin } from '../support/gateway.ts';
+import { testGateway, uniqueLogin, uniqueSlug } from '../support/gateway.ts';
 
 let api: Awaited<ReturnType<typeof testGateway>>;
 beforeAll(async () => {
   api = await testGateway();
 });
 
-const uniqueSlug = (prefix = 'acme') => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 const slugClaim = async (slug: string) =>
   (await db().send(new GetCommand({ TableName: tableName(), Key: keys.slug(slug) }))).Item;
 const lock = (token: string, slug: unknown) => api.call('POST', '/v1/tenant/slug', { token, body: { slug } });

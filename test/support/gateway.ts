@@ -1,7 +1,24 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PLAN_VALUES } from '../../functions/core/plans.ts';
 import { installClock } from '../../functions/ports/clock.ts';
+import { syncCatalog } from '../../functions/ports/processor.ts';
+import { setCapacityTotal } from '../../functions/store/capacity.ts';
+import { db, tableName } from '../../functions/store/client.ts';
+import { keys } from '../../functions/store/keys.ts';
 import { AdjustableClock } from '../../lib/local/clock.ts';
+import { createProcessorQueues } from '../../lib/local/cloud.ts';
 import { LocalApiGateway, loadAuthorizer, loadRouteHandlers } from '../../lib/local/http-adapter.ts';
 import { localRoutes } from '../../lib/local/local-routes.ts';
+import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import {
+  deliverWebhooksTo,
+  processorEnvironment,
+  startLocalProcessor,
+} from '../../lib/local/processor/local.ts';
+import { serve } from '../../lib/local/server.ts';
 import { routes } from '../../lib/routes.ts';
 
 export interface CallOptions {
@@ -21,24 +38,50 @@ export interface CallResult {
   json: any;
 }
 
+/** A login no other test uses, so tests sharing DynamoDB Local never meet. */
+export const uniqueLogin = (prefix = 'user') => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+export const uniqueSlug = (prefix = 'acme') => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+
 /**
- * The local API Gateway with every route of lib/routes.ts and the `/_local/` routes, driven
- * in-process: the same authorizer, events and handlers as Lambda, against DynamoDB Local.
+ * The control plane in this test process: every route of lib/routes.ts and the `/_local/`
+ * routes through the local API Gateway (the same authorizer, events and handlers as Lambda),
+ * against DynamoDB Local and the SQS stand-in of the global setup. With `processor`, also the
+ * processor emulator on this file's clock, a queue of this file's own, and an HTTP listener so
+ * that signed webhooks really arrive.
  */
-export const testGateway = async () => {
+export const testGateway = async (options: { processor?: boolean } = {}) => {
   const clock = new AdjustableClock();
   installClock(clock);
+  let emulator: ProcessorEmulator | undefined;
+  let queueUrl: string | undefined;
+  if (options.processor) {
+    const queues = await createProcessorQueues(
+      process.env.AWS_ENDPOINT_URL_SQS ?? '',
+      `events-${randomUUID().slice(0, 8)}`,
+    );
+    queueUrl = queues.events;
+    process.env.PROCESSOR_EVENTS_QUEUE_URL = queueUrl;
+    emulator = await startLocalProcessor(clock);
+    Object.assign(process.env, processorEnvironment(emulator));
+    await syncCatalog();
+  }
   const gateway = new LocalApiGateway(
     [...localRoutes(clock), ...(await loadRouteHandlers(routes))],
     await loadAuthorizer(),
   );
-  const call = async (method: string, url: string, options: CallOptions = {}): Promise<CallResult> => {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    if (options.cookie) headers.cookie = options.cookie;
+  const server: Server = createServer((request, response) => void serve(gateway)(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  const apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  if (emulator) deliverWebhooksTo(emulator, apiUrl);
+
+  const call = async (method: string, url: string, callOptions: CallOptions = {}): Promise<CallResult> => {
+    const headers: Record<string, string> = { ...callOptions.headers };
+    if (callOptions.token) headers.authorization = `Bearer ${callOptions.token}`;
+    if (callOptions.cookie) headers.cookie = callOptions.cookie;
     let body = Buffer.alloc(0);
-    if (options.rawBody !== undefined) body = Buffer.from(options.rawBody);
-    else if (options.body !== undefined) body = Buffer.from(JSON.stringify(options.body));
+    if (callOptions.rawBody !== undefined) body = Buffer.from(callOptions.rawBody);
+    else if (callOptions.body !== undefined) body = Buffer.from(JSON.stringify(callOptions.body));
     if (body.length && !headers['content-type']) headers['content-type'] = 'application/json';
     const response = await gateway.dispatch({ method, url, headers, body });
     const text = response.body.toString('utf8');
@@ -49,13 +92,76 @@ export const testGateway = async () => {
       json: text ? JSON.parse(text) : undefined,
     };
   };
+
   const signIn = async (login: string) => {
     const response = await call('POST', '/_local/sign-in', { body: { login } });
     if (response.status !== 200) throw new Error(`sign-in failed: ${JSON.stringify(response.json)}`);
     return response.json as { sessionToken: string; tenantId: string; userId: string; role: string };
   };
-  return { gateway, clock, call, signIn };
+
+  /**
+   * A signed-in administrator whose tenant has locked a slug, in `homeRegion`, or by default in a
+   * Home Region of its own with five places of every Plan.
+   */
+  const readyTenant = async (homeRegion?: string) => {
+    const session = await signIn(uniqueLogin('payer'));
+    const slug = uniqueSlug('payer');
+    const locked = await call('POST', '/v1/tenant/slug', { token: session.sessionToken, body: { slug } });
+    if (locked.status !== 200) throw new Error(`slug failed: ${JSON.stringify(locked.json)}`);
+    const region = homeRegion ?? uniqueRegion();
+    if (!homeRegion) {
+      for (const plan of PLAN_VALUES)
+        await setCapacityTotal({ region, location: `${region}-a`, plan, total: 5 }, clock.now());
+    }
+    await moveToRegion(session.tenantId, region);
+    return { ...session, slug, region };
+  };
+
+  const sqs = new SQSClient({});
+  /** Every message now on this file's processor event queue, removed from it. */
+  const drainQueue = async (): Promise<
+    { id: string; type: string; data: { object: Record<string, unknown> } }[]
+  > => {
+    if (!queueUrl) throw new Error('testGateway({ processor: true }) has the queue');
+    const events = [];
+    for (;;) {
+      const { Messages } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+      );
+      if (!Messages?.length) return events;
+      for (const message of Messages) {
+        events.push(JSON.parse(message.Body ?? '{}'));
+        await sqs.send(
+          new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
+        );
+      }
+    }
+  };
+
+  const stop = async () => {
+    await emulator?.stop();
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+    sqs.destroy();
+  };
+
+  return { gateway, clock, call, signIn, readyTenant, emulator, apiUrl, queueUrl, drainQueue, stop };
 };
 
-/** A login no other test uses, so tests sharing DynamoDB Local never meet. */
-export const uniqueLogin = (prefix = 'user') => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+export type TestControlPlane = Awaited<ReturnType<typeof testGateway>>;
+
+/** Gives a tenant a Home Region of its own, so that its capacity is shared with no other test. */
+export const moveToRegion = async (tenantId: string, region: string) => {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.tenant(tenantId),
+      UpdateExpression: 'SET homeRegion = :region',
+      ExpressionAttributeValues: { ':region': region },
+    }),
+  );
+};
+
+export const uniqueRegion = () => `test-${randomUUID().slice(0, 8)}`;

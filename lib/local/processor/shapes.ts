@@ -47,5 +47,5 @@ export const shape = <T>(resource: ResourceName, values: Record<string, unknown>
   for (const key of Object.keys(values)) {
     if (!(key in base)) throw new Error(`${resource} has no field "${key}" in the current API`);
   }
-  return { ...base, ...values, livemode: false } as T;
+  return { ...base, ...values, ...('livemode' in base ? { livemode: false } : {}) } as T;
 };

@@ -1,0 +1,118 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { freeSlots, isReservationActive } from '../../functions/core/placement.ts';
+import { isPlanValue, PLAN_VALUES } from '../../functions/core/plans.ts';
+import { syncCatalog } from '../../functions/ports/processor.ts';
+import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
+import { REPO_ROOT } from '../constructs/lambda.ts';
+
+/**
+ * `npm run ops -- <command>`: operator actions. By default against the running local control
+ * plane (`npm start`); with `--table <name>` against a deployed table using the ambient AWS
+ * credentials and region (and PROCESSOR_API_KEY for processor:sync).
+ */
+const USAGE = `Usage: npm run ops -- <command> [options]
+
+  capacity set --region eu --location <location> --plan <standard|plus|pro> --total <n>
+  capacity list [--region eu]
+  processor:sync          create or find the Plan products, prices (by lookup key) and the portal configuration
+
+Target: the local control plane started by \`npm start\` (reads .local/endpoints.json), or a
+deployed one with --table <TableName> (AWS credentials and region from the environment).`;
+
+const fail = (message: string): never => {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+};
+
+const useTarget = (table: string | undefined, dataDirectory: string) => {
+  if (table) {
+    process.env.TABLE_NAME = table;
+    return `table ${table}`;
+  }
+  const file = path.join(dataDirectory, 'endpoints.json');
+  if (!existsSync(file))
+    fail(
+      `No local control plane found (${file}): start it with \`npm start\`, or pass --table for a deployed one.`,
+    );
+  const { api, environment } = JSON.parse(readFileSync(file, 'utf8')) as {
+    api: string;
+    environment: Record<string, string>;
+  };
+  Object.assign(process.env, environment);
+  return `local control plane ${api}`;
+};
+
+const main = async () => {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      region: { type: 'string', default: 'eu' },
+      location: { type: 'string' },
+      plan: { type: 'string' },
+      total: { type: 'string' },
+      table: { type: 'string' },
+      'data-dir': { type: 'string', default: path.join(REPO_ROOT, '.local') },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const [command, subcommand] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return;
+  }
+  const target = useTarget(values.table, values['data-dir']);
+  const now = new Date();
+
+  if (command === 'capacity' && subcommand === 'set') {
+    const { region, location, plan, total } = values;
+    if (!location) fail('--location is required');
+    if (!isPlanValue(plan)) fail(`--plan must be one of ${PLAN_VALUES.join(', ')}`);
+    const count = Number(total);
+    if (!Number.isInteger(count) || count < 0) fail('--total must be a whole number, 0 or more');
+    await setCapacityTotal(
+      { region, location: location as string, plan: plan as (typeof PLAN_VALUES)[number], total: count },
+      now,
+    );
+    console.log(`Set ${region}/${location}/${plan} total to ${count} (${target}).`);
+    await printCapacity(region, now);
+    return;
+  }
+  if (command === 'capacity' && (subcommand === 'list' || subcommand === undefined)) {
+    console.log(`Capacity of ${values.region} (${target}):`);
+    await printCapacity(values.region, now);
+    return;
+  }
+  if (command === 'processor:sync') {
+    for (const result of await syncCatalog()) {
+      console.log(`${result.plan.padEnd(9)} ${result.priceId}${result.created ? '  (created)' : ''}`);
+    }
+    console.log(`Catalog and portal configuration in sync (${target}).`);
+    return;
+  }
+  fail(`Unknown command: ${positionals.join(' ')}`);
+};
+
+const printCapacity = async (region: string, now: Date) => {
+  const { slots, reservations } = await listInventory(region);
+  const held = reservations.filter((r) => isReservationActive(r, now));
+  console.log(
+    `${'location'.padEnd(20)} ${'plan'.padEnd(9)} ${'total'.padStart(6)} ${'used'.padStart(6)} ${'reserved'.padStart(9)} ${'free'.padStart(6)}`,
+  );
+  for (const slot of [...slots].sort(
+    (a, b) =>
+      a.location.localeCompare(b.location) || PLAN_VALUES.indexOf(a.plan) - PLAN_VALUES.indexOf(b.plan),
+  )) {
+    const reserved = held.filter((r) => r.location === slot.location && r.plan === slot.plan).length;
+    console.log(
+      `${slot.location.padEnd(20)} ${slot.plan.padEnd(9)} ${String(slot.total).padStart(6)} ${String(slot.used).padStart(6)} ${String(reserved).padStart(9)} ${String(freeSlots(slot, held, now)).padStart(6)}`,
+    );
+  }
+  if (slots.length === 0) console.log('(no capacity in this region)');
+};
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

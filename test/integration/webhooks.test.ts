@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import { LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
+import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+
+let api: TestControlPlane;
+beforeAll(async () => {
+  api = await testGateway({ processor: true });
+  await api.drainQueue();
+});
+afterAll(async () => {
+  await api.stop();
+});
+
+const nowSeconds = () => Math.floor(api.clock.now().getTime() / 1000);
+
+const eventPayload = (type = 'invoice.paid') =>
+  JSON.stringify({
+    id: `evt_test_${Math.random().toString(36).slice(2)}`,
+    object: 'event',
+    api_version: '2026-10-28.endive',
+    created: nowSeconds(),
+    data: { object: { id: 'in_test', object: 'invoice' } },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+  });
+
+const deliver = (payload: string, signature: string | undefined, contentType = 'application/json') =>
+  api.call('POST', '/v1/webhooks/processor', {
+    rawBody: payload,
+    headers: { 'content-type': contentType, ...(signature ? { 'stripe-signature': signature } : {}) },
+  });
+
+describe('POST /v1/webhooks/processor', () => {
+  it('a correctly signed event is answered 200 and put on the queue exactly as received', async () => {
+    const payload = eventPayload();
+    const response = await deliver(
+      payload,
+      ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds()),
+    );
+    expect(response.status).toBe(200);
+    const queued = await api.drainQueue();
+    expect(queued).toEqual([JSON.parse(payload)]);
+  });
+
+  it('verifies a body API Gateway delivered base64-encoded', async () => {
+    const payload = eventPayload();
+    const response = await deliver(
+      payload,
+      ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds()),
+      'application/octet-stream',
+    );
+    expect(response.status).toBe(200);
+    expect(await api.drainQueue()).toHaveLength(1);
+  });
+
+  it('answers 2xx to event types the reconciler ignores', async () => {
+    const payload = eventPayload('customer.tax_id.created');
+    const response = await deliver(
+      payload,
+      ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds()),
+    );
+    expect(response.status).toBe(200);
+    await api.drainQueue();
+  });
+
+  it.each([
+    ['unsigned', (payload: string) => ({ payload, signature: undefined }), 'missing_signature'],
+    [
+      'tampered',
+      (payload: string) => ({
+        payload: payload.replace('invoice.paid', 'invoice.voided'),
+        signature: ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds()),
+      }),
+      'invalid_signature',
+    ],
+    [
+      'signed with another secret',
+      (payload: string) => ({
+        payload,
+        signature: ProcessorEmulator.signature(payload, 'whsec_someone_else', nowSeconds()),
+      }),
+      'invalid_signature',
+    ],
+    [
+      'stale (signed 10 minutes ago)',
+      (payload: string) => ({
+        payload,
+        signature: ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds() - 600),
+      }),
+      'invalid_signature',
+    ],
+    ['garbage signature', (payload: string) => ({ payload, signature: 'v1=abc' }), 'invalid_signature'],
+  ])('a %s event is refused with 400 and nothing is enqueued', async (_label, make, code) => {
+    const { payload, signature } = make(eventPayload());
+    const response = await deliver(payload, signature);
+    expect(response.status).toBe(400);
+    expect(response.json.error.code).toBe(code);
+    expect(await api.drainQueue()).toEqual([]);
+  });
+
+  it('the emulator’s own deliveries arrive verified', async () => {
+    const emulator = api.emulator;
+    if (!emulator) throw new Error('no emulator');
+    emulator.route('POST', '/v1/customers', { email: 'x@example.test' });
+    const coupon = emulator.route('POST', '/v1/coupons', { percent_off: '5', duration: 'once' });
+    expect(coupon).toBeDefined();
+    const tenant = await api.readyTenant();
+    const { json } = await api.call('POST', '/v1/billing/checkout', {
+      token: tenant.sessionToken,
+      body: { plan: 'standard' },
+    });
+    await api.call('POST', '/_local/clock/advance', { body: { seconds: 60 } });
+    await fetch(json.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'card_number=4242424242424242&action=pay',
+      redirect: 'manual',
+    });
+    await emulator.flushWebhooks();
+    const delivered = emulator.delivered.slice(-5);
+    expect(delivered.every((d) => d.status === 200)).toBe(true);
+    expect((await api.drainQueue()).length).toBeGreaterThanOrEqual(5);
+  });
+});
