@@ -2,6 +2,7 @@ import { Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ControlPlaneApi } from './constructs/api.ts';
+import { Reconciler } from './constructs/reconciler.ts';
 import { ControlPlaneTable } from './constructs/table.ts';
 import { ProcessorEventQueue } from './constructs/webhooks.ts';
 
@@ -16,6 +17,8 @@ export interface ControlPlaneSettings {
   codeHostAuthorizeUrl: string;
   codeHostTokenUrl: string;
   codeHostApiUrl: string;
+  /** Sender of the tenant emails; its domain must be a verified SES identity. */
+  mailFrom: string;
 }
 
 const setting = (scope: Construct, key: keyof ControlPlaneSettings): string => {
@@ -30,6 +33,7 @@ export class ControlPlaneStack extends Stack {
   readonly table: ControlPlaneTable;
   readonly api: ControlPlaneApi;
   readonly processorEvents: ProcessorEventQueue;
+  readonly reconciler: Reconciler;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -40,6 +44,7 @@ export class ControlPlaneStack extends Stack {
       codeHostAuthorizeUrl: setting(this, 'codeHostAuthorizeUrl'),
       codeHostTokenUrl: setting(this, 'codeHostTokenUrl'),
       codeHostApiUrl: setting(this, 'codeHostApiUrl'),
+      mailFrom: setting(this, 'mailFrom'),
     } satisfies ControlPlaneSettings;
 
     this.table = new ControlPlaneTable(this, 'Data');
@@ -78,11 +83,20 @@ export class ControlPlaneStack extends Stack {
       CODE_HOST_TOKEN_URL: settings.codeHostTokenUrl,
       CODE_HOST_API_URL: settings.codeHostApiUrl,
     };
+    this.reconciler = new Reconciler(this, 'Reconciler', {
+      table: this.table.table,
+      environment,
+      events: this.processorEvents.queue,
+      deadLetters: this.processorEvents.deadLetters,
+      processorApiKey: secrets.processorApiKey,
+      mailFrom: settings.mailFrom,
+    });
     this.api = new ControlPlaneApi(this, 'Api', {
       table: this.table.table,
       environment,
       secrets,
       queues: { processorEvents: this.processorEvents.queue },
+      reconciler: this.reconciler.function,
     });
   }
 }

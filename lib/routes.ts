@@ -88,6 +88,15 @@ export const routes: readonly Route[] = [
     summary: 'The customer Plan catalog with placeability in the Home Region',
   },
   {
+    id: 'GetBillingStatus',
+    method: 'GET',
+    path: '/v1/billing/status',
+    handler: 'functions/api/get-billing-status.ts',
+    auth: 'session',
+    table: 'read',
+    summary: 'The billing state, the running grace deadline and the history of transitions',
+  },
+  {
     id: 'PostBillingCheckout',
     method: 'POST',
     path: '/v1/billing/checkout',

@@ -16,7 +16,7 @@ export const handler = httpHandler(
   async ({ principal, body, now }) => {
     const tenant = await requireTenant(principal.tenantId);
     const { entry, created } = await joinWaitlist(
-      { tenantId: tenant.tenantId, plan: body.plan, region: tenant.homeRegion },
+      { tenantId: tenant.tenantId, plan: body.plan, region: tenant.homeRegion, joinedBy: principal.userId },
       now,
     );
     const inventory = await listInventory(tenant.homeRegion);

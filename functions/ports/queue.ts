@@ -1,10 +1,20 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 
 let client: SQSClient | undefined;
+const sqs = () => {
+  client ??= new SQSClient({});
+  return client;
+};
 
-const queueUrl = (): string => {
-  const url = process.env.PROCESSOR_EVENTS_QUEUE_URL;
-  if (!url) throw new Error('PROCESSOR_EVENTS_QUEUE_URL is not configured');
+const queueUrl = (name = 'PROCESSOR_EVENTS_QUEUE_URL'): string => {
+  const url = process.env[name];
+  if (!url) throw new Error(`${name} is not configured`);
   return url;
 };
 
@@ -13,8 +23,7 @@ export const enqueueProcessorEvent = async (
   event: { id: string; type: string },
   payload: string,
 ): Promise<void> => {
-  client ??= new SQSClient({});
-  await client.send(
+  await sqs().send(
     new SendMessageCommand({
       QueueUrl: queueUrl(),
       MessageBody: payload,
@@ -24,4 +33,44 @@ export const enqueueProcessorEvent = async (
       },
     }),
   );
+};
+
+export interface QueuedEvent {
+  body: string;
+  receiptHandle: string;
+}
+
+/** Up to ten queued events; each stays invisible to others while we work on it. */
+export const receiveProcessorEvents = async (): Promise<QueuedEvent[]> => {
+  const { Messages } = await sqs().send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl(),
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 0,
+      MessageSystemAttributeNames: ['All'],
+    }),
+  );
+  return (Messages ?? []).flatMap((message) =>
+    message.Body !== undefined && message.ReceiptHandle
+      ? [{ body: message.Body, receiptHandle: message.ReceiptHandle }]
+      : [],
+  );
+};
+
+/** Removes an event from the queue: only once its effect is stored. */
+export const deleteProcessorEvent = async (receiptHandle: string): Promise<void> => {
+  await sqs().send(new DeleteMessageCommand({ QueueUrl: queueUrl(), ReceiptHandle: receiptHandle }));
+};
+
+/** Messages waiting in a queue (approximate, as SQS reports it). */
+export const queueDepth = async (
+  name: 'PROCESSOR_EVENTS_QUEUE_URL' | 'PROCESSOR_EVENTS_DLQ_URL',
+): Promise<number> => {
+  const { Attributes } = await sqs().send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl(name),
+      AttributeNames: ['ApproximateNumberOfMessages'],
+    }),
+  );
+  return Number(Attributes?.ApproximateNumberOfMessages ?? 0);
 };

@@ -30,6 +30,16 @@ export const keys = {
   billing: (tenantId: string): Key => ({ PK: `TENANT#${tenantId}`, SK: 'BILLING' }),
   /** A tenant's explicit wish to be told when a Plan can be placed. */
   waitlist: (tenantId: string, plan: string): Key => ({ PK: `TENANT#${tenantId}`, SK: `WAITLIST#${plan}` }),
+  /** A tenant-visible lifecycle transition. */
+  history: (tenantId: string, at: string, sequence: number): Key => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `HISTORY#${at}#${String(sequence).padStart(2, '0')}`,
+  }),
+  stack: (tenantId: string, stackId: string): Key => ({ PK: `TENANT#${tenantId}`, SK: `STACK#${stackId}` }),
+  /** A processor event applied once (kept 35 days). */
+  processorEvent: (eventId: string): Key => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
+  /** One email, sent at most once per key. */
+  outbox: (key: string): Key => ({ PK: `OUTBOX#${key}`, SK: 'OUTBOX' }),
   capacity: (region: string, location: string, plan: string): Key => ({
     PK: `CAPACITY#${region}`,
     SK: `LOCATION#${location}#PLAN#${plan}`,

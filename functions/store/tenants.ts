@@ -14,6 +14,8 @@ export const TenantSchema = v.object({
   slug: v.nullable(v.string()),
   createdAt: v.string(),
   version: v.number(),
+  graceDeadline: v.optional(v.nullable(v.string()), null),
+  dueAt: v.optional(v.string()),
 });
 export type Tenant = v.InferOutput<typeof TenantSchema>;
 

@@ -1,24 +1,26 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
+import type { TransactItem } from './lifecycle.ts';
 
 const WaitlistEntrySchema = v.object({
   tenantId: v.string(),
   plan: v.picklist(PLAN_VALUES),
   region: v.string(),
   joinedAt: v.string(),
+  joinedBy: v.string(),
   notifiedAt: v.optional(v.string()),
 });
 export type WaitlistEntry = v.InferOutput<typeof WaitlistEntrySchema>;
 
-/** The sparse index entry through which the sweep finds who waits for a Plan in a region. */
-export const waitlistIndexKey = (region: string, plan: PlanValue) => `WAITLIST#${region}#${plan}`;
+/** Entries still waiting are in this sparse index partition (GSI1); a notified one leaves it. */
+const WAITING = 'WAITLIST';
 
 /** Joins the waitlist for a Plan, once per tenant and Plan: a repeat returns the existing entry. */
 export const joinWaitlist = async (
-  entry: { tenantId: string; plan: PlanValue; region: string },
+  entry: { tenantId: string; plan: PlanValue; region: string; joinedBy: string },
   now: Date,
 ): Promise<{ entry: WaitlistEntry; created: boolean }> => {
   const created: WaitlistEntry = { ...entry, joinedAt: now.toISOString() };
@@ -30,8 +32,8 @@ export const joinWaitlist = async (
           ...keys.waitlist(entry.tenantId, entry.plan),
           type: 'waitlist',
           ...created,
-          GSI1PK: waitlistIndexKey(entry.region, entry.plan),
-          GSI1SK: `${created.joinedAt}#${entry.tenantId}`,
+          GSI1PK: WAITING,
+          GSI1SK: `${entry.region}#${entry.plan}#${created.joinedAt}#${entry.tenantId}`,
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
@@ -47,5 +49,54 @@ export const joinWaitlist = async (
       }),
     );
     return { entry: v.parse(WaitlistEntrySchema, Item), created: false };
+  }
+};
+
+/** Every entry still waiting, oldest first per region and Plan. Reports the items it read. */
+export const listWaitingEntries = async (
+  limit: number,
+): Promise<{ entries: WaitlistEntry[]; itemsRead: number }> => {
+  const page = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :waiting',
+      ExpressionAttributeValues: { ':waiting': WAITING },
+      Limit: limit,
+    }),
+  );
+  return {
+    entries: (page.Items ?? []).map((item) => v.parse(WaitlistEntrySchema, item)),
+    itemsRead: page.ScannedCount ?? 0,
+  };
+};
+
+/** Marks an entry notified together with its email in the outbox: both happen, once, or neither. */
+export const notifyWaitlistEntry = async (
+  entry: WaitlistEntry,
+  email: TransactItem,
+  now: Date,
+): Promise<boolean> => {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.waitlist(entry.tenantId, entry.plan),
+              UpdateExpression: 'SET notifiedAt = :now REMOVE GSI1PK, GSI1SK',
+              ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(notifiedAt)',
+              ExpressionAttributeValues: { ':now': now.toISOString() },
+            },
+          },
+          email,
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
   }
 };

@@ -1,6 +1,7 @@
 import { HttpError } from '#http/errors.ts';
 import { httpHandler } from '#http/handler.ts';
 import { logger } from '#http/logger.ts';
+import { nudgeSweep } from '#ports/nudge.ts';
 import { verifyWebhook } from '#ports/processor.ts';
 import { enqueueProcessorEvent } from '#ports/queue.ts';
 

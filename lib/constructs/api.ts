@@ -9,19 +9,22 @@ import {
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { AUTHORIZER_HANDLER, type Route, routes, type SecretName } from '../routes.ts';
-import { grantTable, handlerFunction } from './lambda.ts';
+import { grantInvoke, grantTable, handlerFunction } from './lambda.ts';
 
 export interface ControlPlaneApiProps {
   table: Table;
   environment: Record<string, string>;
   secrets: Record<SecretName, ISecret>;
   queues: Record<NonNullable<Route['sendsTo']>[number], IQueue>;
+  /** Intake nudges the sweep: functions that send to the event queue may invoke it asynchronously. */
+  reconciler: IFunction;
 }
 
 /** The variable through which a function finds each secret's ARN. */
@@ -97,6 +100,8 @@ export class ControlPlaneApi extends Construct {
     for (const name of route.sendsTo ?? []) {
       props.queues[name].grantSendMessages(fn);
       fn.addEnvironment(QUEUE_ENVIRONMENT[name], props.queues[name].queueUrl);
+      grantInvoke(props.reconciler, fn);
+      fn.addEnvironment('RECONCILER_FUNCTION_NAME', props.reconciler.functionName);
     }
     this.routeFunctions.set(route.id, fn);
     return fn;

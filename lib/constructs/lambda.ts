@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type CfnFunction, type IFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -16,6 +16,8 @@ export interface HandlerFunctionProps {
   environment?: Record<string, string>;
   timeout?: Duration;
   memorySize?: number;
+  /** At most this many instances at once (the reconciler: 1, so sweeps never overlap). */
+  reservedConcurrentExecutions?: number;
 }
 
 /** One Lambda function: nodejs24.x on arm64, an esbuild ESM bundle, minified with source maps. */
@@ -36,6 +38,9 @@ export const handlerFunction = (
     memorySize: props.memorySize ?? 512,
     timeout: props.timeout ?? Duration.seconds(10),
     logGroup,
+    ...(props.reservedConcurrentExecutions === undefined
+      ? {}
+      : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
     environment: {
       POWERTOOLS_SERVICE_NAME: 'stack-control-plane',
       NODE_OPTIONS: '--enable-source-maps',
@@ -72,5 +77,18 @@ export const grantTable = (table: Table, fn: NodejsFunction, mode: 'read' | 'rea
   Validations.of(fn).acknowledge({
     id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
     reason: 'Grants on the single table include its own indexes (table/index/*), and nothing else.',
+  });
+};
+
+/** Lets `caller` invoke `target`; Lambda's grant covers the target's versions (`:*`), acknowledged here. */
+export const grantInvoke = (target: IFunction, caller: NodejsFunction): void => {
+  target.grantInvoke(caller);
+  const targetLogicalId = Stack.of(target).resolve(
+    (target.node.defaultChild as CfnFunction).logicalId,
+  ) as string;
+  Validations.of(caller).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::<${targetLogicalId}.Arn>:*]`,
+    reason:
+      'Invoking a function is granted on it and its versions (function:*); it reaches that one function only.',
   });
 };

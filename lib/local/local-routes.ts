@@ -6,6 +6,7 @@ import { createSession } from '../../functions/store/sessions.ts';
 import { addMember, type CodeHostIdentity, signInIdentity } from '../../functions/store/users.ts';
 import type { AdjustableClock } from './clock.ts';
 import type { AdapterRoute } from './http-adapter.ts';
+import type { LocalSweeper } from './sweeper.ts';
 
 /** GitHub's login rules: 1 to 39 letters, digits or single hyphens, not starting or ending with one. */
 const LoginSchema = v.pipe(
@@ -24,10 +25,10 @@ const localIdentity = (login: string): CodeHostIdentity => ({
 });
 
 /**
- * Routes that exist only in the local control plane (never in the CDK app): the clock, the
- * sign-in shortcut and adding members. They run through the same HTTP conventions as the real handlers.
+ * Routes that exist only in the local control plane (never in the CDK app): the clock, a sweep
+ * on demand, the sign-in shortcut and adding members. They run through the same HTTP conventions as the real handlers.
  */
-export const localRoutes = (clock: AdjustableClock): AdapterRoute[] => [
+export const localRoutes = (clock: AdjustableClock, sweeper: LocalSweeper): AdapterRoute[] => [
   {
     method: 'GET',
     path: '/_local/clock',
@@ -51,6 +52,12 @@ export const localRoutes = (clock: AdjustableClock): AdapterRoute[] => [
         return { status: 200, body: { now: now.toISOString(), offsetSeconds: clock.offsetSeconds } };
       },
     ),
+  },
+  {
+    method: 'POST',
+    path: '/_local/sweep',
+    auth: 'none',
+    handler: httpHandler({ auth: 'none' }, async () => ({ status: 200, body: await sweeper.runNow() })),
   },
   {
     method: 'POST',

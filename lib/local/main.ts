@@ -5,10 +5,11 @@ import { JavaMissingError } from './dynamodb.ts';
 import { startControlPlane } from './server.ts';
 
 /** `npm start`: the whole control plane on this machine, no cloud account needed. */
-const USAGE = `Usage: npm start -- [--fresh] [--port 3000] [--data-dir .local]
+const USAGE = `Usage: npm start -- [--fresh] [--port 3000] [--data-dir .local] [--sweep-every 60]
   --fresh      start from an empty database (deletes the data folder first)
   --port       HTTP port of the API (env PORT; default 3000; 0 picks a free port)
-  --data-dir   where the local state is kept across restarts (default .local)`;
+  --data-dir   where the local state is kept across restarts (default .local)
+  --sweep-every seconds between scheduled reconciler sweeps (default 60; processor events nudge one at once)`;
 
 const main = async () => {
   const { values } = parseArgs({
@@ -16,6 +17,7 @@ const main = async () => {
       fresh: { type: 'boolean', default: false },
       port: { type: 'string', default: process.env.PORT ?? '3000' },
       'data-dir': { type: 'string', default: path.join(REPO_ROOT, '.local') },
+      'sweep-every': { type: 'string', default: process.env.SWEEP_EVERY_SECONDS ?? '60' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -28,9 +30,21 @@ const main = async () => {
     console.error(`--port must be a port number, got "${values.port}"\n${USAGE}`);
     process.exit(2);
   }
+  const sweepEverySeconds = Number(values['sweep-every']);
+  if (!(sweepEverySeconds >= 1)) {
+    console.error(
+      `--sweep-every must be a number of seconds, 1 or more, got "${values['sweep-every']}"\n${USAGE}`,
+    );
+    process.exit(2);
+  }
   const startedAt = performance.now();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
-  const plane = await startControlPlane({ port, dataDirectory: values['data-dir'], fresh: values.fresh });
+  const plane = await startControlPlane({
+    port,
+    dataDirectory: values['data-dir'],
+    fresh: values.fresh,
+    sweepEverySeconds,
+  });
   const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
   console.log(`
 Stack Control Plane (local) ready in ${seconds} s
@@ -41,6 +55,7 @@ Stack Control Plane (local) ready in ${seconds} s
   Code host        ${plane.codeHost.url}/login/oauth/authorize
   Processor        ${plane.processor.url}   (Stripe API emulator, hosted Checkout and Portal)
   Clock            GET  ${plane.url}/_local/clock  ·  POST ${plane.url}/_local/clock/advance {"seconds":86400}
+  Sweep            POST ${plane.url}/_local/sweep   (also every ${sweepEverySeconds} s, and at once after each processor event)
   DynamoDB Local   ${plane.cloud.endpoints.dynamodb}
   SQS              ${plane.cloud.endpoints.sqs}
   SES (sent mail)  ${plane.cloud.endpoints.ses}/

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installClock, systemClock } from '../../functions/ports/clock.ts';
+import { installLocalNudge } from '../../functions/ports/nudge.ts';
 import { syncCatalog } from '../../functions/ports/processor.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { routes } from '../routes.ts';
@@ -13,6 +14,7 @@ import { LocalApiGateway, loadAuthorizer, loadRouteHandlers } from './http-adapt
 import { localRoutes } from './local-routes.ts';
 import type { ProcessorEmulator } from './processor/emulator.ts';
 import { deliverWebhooksTo, processorEnvironment, startLocalProcessor } from './processor/local.ts';
+import { LocalSweeper } from './sweeper.ts';
 
 /** API Gateway's own payload limit; the handlers enforce their much smaller one. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -39,6 +41,8 @@ export const seedCapacity = async (now: Date, seedFile = CAPACITY_SEED): Promise
 export interface ControlPlaneOptions extends LocalCloudOptions {
   /** HTTP port of the API; 0 picks a free one. */
   port?: number;
+  /** The schedule's interval (the cloud runs every minute); intake nudges a sweep at once anyway. */
+  sweepEverySeconds?: number;
   host?: string;
 }
 
@@ -47,6 +51,7 @@ export interface RunningControlPlane {
   cloud: LocalCloud;
   codeHost: LocalCodeHost;
   processor: ProcessorEmulator;
+  sweeper: LocalSweeper;
   clock: AdjustableClock;
   gateway: LocalApiGateway;
   stop(): Promise<void>;
@@ -128,12 +133,18 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     processorEnvironment(processor),
   );
   process.env.STACK_DOMAIN ??= 'stacks.localhost';
-  const stopAll = () => Promise.all([cloud.stop(), codeHost.stop(), processor.stop()]);
+  process.env.MAIL_FROM ??= 'billing@stacks.localhost';
+  const sweeper = new LocalSweeper();
+  installLocalNudge(() => sweeper.nudge());
+  const stopAll = async () => {
+    await sweeper.stop();
+    await Promise.all([cloud.stop(), codeHost.stop(), processor.stop()]);
+  };
   let server: Server | undefined;
   try {
     await seedCapacity(clock.now());
     const gateway = new LocalApiGateway(
-      [...localRoutes(clock), ...(await loadRouteHandlers(routes))],
+      [...localRoutes(clock, sweeper), ...(await loadRouteHandlers(routes))],
       await loadAuthorizer(),
     );
     const httpServer = createServer((request, response) => {
@@ -155,6 +166,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     process.env.TENANT_APP_URL ??= `${url}/`;
     deliverWebhooksTo(processor, url);
     await syncCatalog();
+    sweeper.startTicker(options.sweepEverySeconds ?? 60);
     if (options.dataDirectory) {
       writeFileSync(
         path.join(options.dataDirectory, 'endpoints.json'),
@@ -169,6 +181,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       url,
       codeHost,
       processor,
+      sweeper,
       cloud,
       clock,
       gateway,

@@ -71,9 +71,9 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('has one Lambda function per route plus the authorizer, all nodejs24.x on arm64', () => {
+  it('has one Lambda function per route, plus the authorizer and the reconciler, all nodejs24.x on arm64', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(routes.length + 1);
+    expect(functions).toHaveLength(routes.length + 2);
     for (const fn of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs24.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -107,8 +107,38 @@ describe('the CDK stack', () => {
         (route.sendsTo ?? []).length > 0,
       );
     }
-    expect(readers).toHaveLength(routes.filter((r) => (r.secrets ?? []).length > 0).length);
+    // The reconciler reads the processor API key too.
+    expect(readers).toHaveLength(routes.filter((r) => (r.secrets ?? []).length > 0).length + 1);
     expect(senders).toHaveLength(routes.filter((r) => (r.sendsTo ?? []).length > 0).length);
+  });
+
+  it('the reconciler runs every minute, one at a time, and may consume the queue, send mail and read the API key', () => {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function'));
+    const [reconcilerId, reconciler] = functions.find(([id]) => id.startsWith('ReconcilerSweep')) ?? [];
+    expect(reconciler?.Properties.ReservedConcurrentExecutions).toBe(1);
+    expect(reconciler?.Properties.Timeout).toBe(60);
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
+    const rules = Object.values(template.findResources('AWS::Events::Rule'));
+    expect(JSON.stringify(rules[0]?.Properties.Targets)).toContain(reconcilerId);
+    const [, policy] =
+      Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) =>
+        id.startsWith('ReconcilerSweepServiceRoleDefaultPolicy'),
+      ) ?? [];
+    const document = JSON.stringify(policy?.Properties.PolicyDocument);
+    for (const action of [
+      'sqs:ReceiveMessage',
+      'sqs:DeleteMessage',
+      'ses:SendEmail',
+      'dynamodb:UpdateItem',
+      'secretsmanager:GetSecretValue',
+    ]) {
+      expect(document).toContain(action);
+    }
+    const [, webhookPolicy] =
+      Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) =>
+        id.startsWith('ApiProcessorWebhookServiceRoleDefaultPolicy'),
+      ) ?? [];
+    expect(JSON.stringify(webhookPolicy?.Properties.PolicyDocument)).toContain('lambda:InvokeFunction');
   });
 
   it('the processor event queue has a dead-letter queue, encryption and TLS only', () => {

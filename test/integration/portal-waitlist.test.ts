@@ -117,7 +117,10 @@ describe('POST /v1/billing/waitlist', () => {
     const { Item } = await db().send(
       new GetCommand({ TableName: tableName(), Key: keys.waitlist(tenant.tenantId, 'pro') }),
     );
-    expect(Item).toMatchObject({ GSI1PK: `WAITLIST#${tenant.region}#pro` });
+    expect(Item).toMatchObject({
+      GSI1PK: 'WAITLIST',
+      GSI1SK: expect.stringMatching(new RegExp(`^${tenant.region}#pro#`)),
+    });
   });
 
   it('refuses an unknown Plan and writes nothing', async () => {

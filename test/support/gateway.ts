@@ -4,6 +4,7 @@ import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PLAN_VALUES } from '../../functions/core/plans.ts';
 import { installClock } from '../../functions/ports/clock.ts';
+import { installLocalNudge } from '../../functions/ports/nudge.ts';
 import { syncCatalog } from '../../functions/ports/processor.ts';
 import { setCapacityTotal } from '../../functions/store/capacity.ts';
 import { db, tableName } from '../../functions/store/client.ts';
@@ -19,6 +20,7 @@ import {
   startLocalProcessor,
 } from '../../lib/local/processor/local.ts';
 import { serve } from '../../lib/local/server.ts';
+import { LocalSweeper } from '../../lib/local/sweeper.ts';
 import { routes } from '../../lib/routes.ts';
 
 export interface CallOptions {
@@ -65,8 +67,11 @@ export const testGateway = async (options: { processor?: boolean } = {}) => {
     Object.assign(process.env, processorEnvironment(emulator));
     await syncCatalog();
   }
+  // Tests sweep when they say so (api.sweep()); intake's nudges do nothing here.
+  const sweeper = new LocalSweeper();
+  installLocalNudge(() => undefined);
   const gateway = new LocalApiGateway(
-    [...localRoutes(clock), ...(await loadRouteHandlers(routes))],
+    [...localRoutes(clock, sweeper), ...(await loadRouteHandlers(routes))],
     await loadAuthorizer(),
   );
   const server: Server = createServer((request, response) => void serve(gateway)(request, response));
@@ -147,7 +152,13 @@ export const testGateway = async (options: { processor?: boolean } = {}) => {
     sqs.destroy();
   };
 
-  return { gateway, clock, call, signIn, readyTenant, emulator, apiUrl, queueUrl, drainQueue, stop };
+  /** Lets the emulator's webhooks land, then runs one sweep. */
+  const sweep = async () => {
+    await emulator?.flushWebhooks();
+    return sweeper.runNow();
+  };
+
+  return { gateway, clock, call, signIn, readyTenant, emulator, apiUrl, queueUrl, drainQueue, sweep, stop };
 };
 
 export type TestControlPlane = Awaited<ReturnType<typeof testGateway>>;

@@ -5,4 +5,5 @@ Object.assign(process.env, inject('localCloudEnvironment'), {
   POWERTOOLS_LOG_LEVEL: 'SILENT',
   STACK_DOMAIN: 'stacks.test',
   TENANT_APP_URL: 'https://app.test/',
+  MAIL_FROM: 'billing@stacks.test',
 });

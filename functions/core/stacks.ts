@@ -1,0 +1,59 @@
+import { type HostedResources, PLANS, type PlanValue } from './plans.ts';
+
+/** What a Stack is on the control plane: its Plan, the Plan's caps and resources, and where it runs. */
+export interface StackRecord {
+  stackId: string;
+  name: string;
+  plan: PlanValue;
+  location: string;
+  resources: HostedResources;
+  /** `stacks.run_cap`: enforced on the Stack's admission gate, so rendered into its desired state. */
+  runCap: number;
+  reserveCap: number;
+  /** `stacks.watched_projects_cap`: control-plane side only, never rendered to the Stack. */
+  watchedProjectsCap: number;
+  lifecycle: 'running' | 'decommissioning';
+  createdAt: string;
+}
+
+/** The document a Stack's Dispatcher applies: what the Stack must be. */
+export interface DesiredState {
+  stack: string;
+  plan: PlanValue;
+  resources: HostedResources;
+  run_cap: number;
+  admission: 'open' | 'paused' | 'closed';
+  lifecycle: 'running' | 'decommissioning';
+}
+
+/** A Stack on a Plan takes that Plan's caps and hosted resources (spec §3, first Stack). */
+export const stackOnPlan = (params: {
+  stackId: string;
+  name: string;
+  plan: PlanValue;
+  location: string;
+  createdAt: string;
+}): StackRecord => {
+  const plan = PLANS[params.plan];
+  return {
+    ...params,
+    resources: plan.resources,
+    runCap: plan.runCap,
+    reserveCap: plan.reserveCap,
+    watchedProjectsCap: plan.watchedProjectsCap,
+    lifecycle: 'running',
+  };
+};
+
+/**
+ * Renders the desired state: Plan, resources, `run_cap`, admission. The Watched-Projects cap is
+ * deliberately absent: it is enforced on the control plane only (spec §2).
+ */
+export const renderDesiredState = (stack: StackRecord): DesiredState => ({
+  stack: stack.name,
+  plan: stack.plan,
+  resources: stack.resources,
+  run_cap: stack.runCap,
+  admission: stack.lifecycle === 'running' ? 'open' : 'closed',
+  lifecycle: stack.lifecycle,
+});

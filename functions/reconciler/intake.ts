@@ -1,0 +1,48 @@
+import { eventFacts, isProcessorEvent } from '#core/processor-events.ts';
+import { logger } from '#http/logger.ts';
+import { deleteProcessorEvent, receiveProcessorEvents } from '#ports/queue.ts';
+import { applyEventOnce, tenantOfCustomer } from '#store/processor-events.ts';
+
+export interface IntakeSummary {
+  applied: number;
+  duplicates: number;
+  unmatched: number;
+  failed: number;
+}
+
+/**
+ * Drains the intake queue: each verified event is applied once (its id remembered, its tenant
+ * marked due) and only then deleted. A message whose effect could not be stored stays; after the
+ * queue's receive limit it moves to the dead-letter queue.
+ */
+export const drainIntake = async (now: () => Date, deadline: number): Promise<IntakeSummary> => {
+  const summary: IntakeSummary = { applied: 0, duplicates: 0, unmatched: 0, failed: 0 };
+  while (performance.now() < deadline) {
+    const messages = await receiveProcessorEvents();
+    if (messages.length === 0) break;
+    let failedInBatch = 0;
+    await Promise.all(
+      messages.map(async (message) => {
+        try {
+          const parsed: unknown = JSON.parse(message.body);
+          if (!isProcessorEvent(parsed)) throw new Error('not a processor event');
+          const facts = eventFacts(parsed);
+          const tenantId =
+            facts.tenantId ?? (facts.customerId ? await tenantOfCustomer(facts.customerId) : undefined);
+          const outcome = await applyEventOnce({ ...facts, tenantId }, now());
+          if (outcome === 'applied') summary.applied++;
+          else if (outcome === 'duplicate') summary.duplicates++;
+          else summary.unmatched++;
+          await deleteProcessorEvent(message.receiptHandle);
+        } catch (error) {
+          failedInBatch++;
+          summary.failed++;
+          logger.error('processor event not applied; it stays on the queue', { error: error as Error });
+        }
+      }),
+    );
+    // Messages that failed stay invisible for the visibility timeout; stop rather than spin on them.
+    if (failedInBatch === messages.length) break;
+  }
+  return summary;
+};

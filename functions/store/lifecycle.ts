@@ -1,0 +1,101 @@
+import { QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { BILLING_STATES } from '#core/billing-state.ts';
+import type { LifecycleState, Transition } from '#core/lifecycle.ts';
+import { db, isConditionFailure, tableName } from './client.ts';
+import { dueIndexKeys } from './due.ts';
+import { keys } from './keys.ts';
+import type { Tenant } from './tenants.ts';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+const HistorySchema = v.object({
+  at: v.string(),
+  from: v.picklist(BILLING_STATES),
+  to: v.picklist(BILLING_STATES),
+  reason: v.string(),
+});
+export type HistoryEntry = v.InferOutput<typeof HistorySchema>;
+
+/**
+ * Stores the outcome of one reconciliation of a tenant: its new state and grace deadline, one
+ * history entry per transition, when to look again (or out of the due index), and `extra` writes
+ * that belong with it (the first Stack, capacity). Conditioned on the version and `dueAt` read:
+ * a concurrent sweep, or an event that arrived meanwhile, makes it fail and the tenant stays due.
+ */
+export const commitReconciliation = async (params: {
+  tenant: Tenant;
+  settled: LifecycleState;
+  transitions: Transition[];
+  nextCheckAt: string | null;
+  now: Date;
+  extra?: TransactItem[];
+}): Promise<boolean> => {
+  const { tenant, settled, transitions, nextCheckAt, now } = params;
+  const at = now.toISOString();
+  const due = nextCheckAt ? dueIndexKeys(tenant.tenantId, nextCheckAt) : undefined;
+  const values: Record<string, unknown> = {
+    ':state': settled.state,
+    ':deadline': settled.graceDeadline,
+    ':read': tenant.version,
+    ':one': 1,
+  };
+  if (tenant.dueAt !== undefined) values[':dueRead'] = tenant.dueAt;
+  if (due && nextCheckAt)
+    Object.assign(values, { ':dueAt': nextCheckAt, ':pk': due.GSI2PK, ':sk': due.GSI2SK });
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.tenant(tenant.tenantId),
+        UpdateExpression: `SET billingState = :state, graceDeadline = :deadline, #version = #version + :one${
+          due ? ', dueAt = :dueAt, GSI2PK = :pk, GSI2SK = :sk' : ''
+        }${due ? '' : ' REMOVE dueAt, GSI2PK, GSI2SK'}`,
+        ConditionExpression: `#version = :read AND ${tenant.dueAt === undefined ? 'attribute_not_exists(dueAt)' : 'dueAt = :dueRead'}`,
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: values,
+      },
+    },
+    ...transitions.map((transition, index) => ({
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.history(tenant.tenantId, at, index),
+          type: 'history',
+          at,
+          from: transition.from,
+          to: transition.to,
+          reason: transition.reason,
+        },
+      },
+    })),
+    ...(params.extra ?? []),
+  ];
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};
+
+/** The tenant-visible history of lifecycle transitions, oldest first. */
+export const listHistory = async (tenantId: string): Promise<HistoryEntry[]> => {
+  const entries: HistoryEntry[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :history)',
+        ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).PK, ':history': 'HISTORY#' },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) entries.push(v.parse(HistorySchema, item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return entries;
+};

@@ -1,0 +1,66 @@
+import { Arn, Duration, Stack } from 'aws-cdk-lib';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { grantTable, handlerFunction } from './lambda.ts';
+
+export const RECONCILER_HANDLER = 'functions/reconciler/sweep.ts';
+
+export interface ReconcilerProps {
+  table: Table;
+  environment: Record<string, string>;
+  events: Queue;
+  deadLetters: Queue;
+  processorApiKey: ISecret;
+  /** The sender address; its domain must be a verified SES identity. */
+  mailFrom: string;
+}
+
+/**
+ * The reconciler sweep: the only writer of a tenant's billing state. An EventBridge schedule runs
+ * it every minute as the backstop; intake nudges it at once. Reserved concurrency 1: sweeps never
+ * overlap (an invocation meanwhile waits and retries).
+ */
+export class Reconciler extends Construct {
+  readonly function: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: ReconcilerProps) {
+    super(scope, id);
+    this.function = handlerFunction(this, 'Sweep', {
+      entry: RECONCILER_HANDLER,
+      timeout: Duration.seconds(60),
+      memorySize: 1024,
+      reservedConcurrentExecutions: 1,
+      environment: {
+        ...props.environment,
+        PROCESSOR_EVENTS_QUEUE_URL: props.events.queueUrl,
+        PROCESSOR_EVENTS_DLQ_URL: props.deadLetters.queueUrl,
+        PROCESSOR_API_KEY_ARN: props.processorApiKey.secretArn,
+        MAIL_FROM: props.mailFrom,
+      },
+    });
+    grantTable(props.table, this.function, 'readwrite');
+    props.events.grantConsumeMessages(this.function);
+    props.deadLetters.grant(this.function, 'sqs:GetQueueAttributes');
+    props.processorApiKey.grantRead(this.function);
+    const domain = props.mailFrom.split('@')[1] ?? props.mailFrom;
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [
+          Arn.format({ service: 'ses', resource: 'identity', resourceName: domain }, Stack.of(this)),
+        ],
+      }),
+    );
+    new Rule(this, 'EveryMinute', {
+      description: 'The reconciler sweep backstop: intake nudges it sooner.',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
+    });
+  }
+}
