@@ -1,6 +1,6 @@
 import { httpHandler } from '#http/handler.ts';
 import { requireTenant } from '#http/tenant.ts';
-import { listHistory } from '#store/lifecycle.ts';
+import { listHistory } from '#store/history.ts';
 
 /**
  * GET /v1/billing/status: the tenant's billing state, the end of a running grace, and the history

@@ -19,6 +19,8 @@ export interface SweepSummary {
   reconciled: number;
   transitions: { tenantId: string; from: string; to: string; reason: string }[];
   conflicts: number;
+  /** Tenants whose reconciliation failed this run (they stay due). */
+  failed: number;
   waitlistNotified: number;
   emailsSent: number;
   emailsFailed: number;
@@ -42,6 +44,7 @@ export const runSweep = async (budgetMs: number): Promise<SweepSummary> => {
     reconciled: 0,
     transitions: [],
     conflicts: 0,
+    failed: 0,
     waitlistNotified: 0,
     emailsSent: 0,
     emailsFailed: 0,
@@ -56,9 +59,20 @@ export const runSweep = async (budgetMs: number): Promise<SweepSummary> => {
     let committedAny = false;
     for (let start = 0; start < due.length && performance.now() < deadline; start += PARALLEL) {
       const outcomes = await Promise.all(
-        due.slice(start, start + PARALLEL).map((entry) => reconcileTenant(entry.tenantId, now())),
+        due.slice(start, start + PARALLEL).map((entry) =>
+          reconcileTenant(entry.tenantId, now()).catch((error: unknown) => {
+            // One tenant's trouble (say, the processor down) must not stop the others; it stays due.
+            logger.error('tenant not reconciled; it stays due', {
+              tenantId: entry.tenantId,
+              error: error as Error,
+            });
+            summary.failed++;
+            return undefined;
+          }),
+        ),
       );
       for (const outcome of outcomes) {
+        if (!outcome) continue;
         if (!outcome.committed) {
           summary.conflicts++;
           continue;

@@ -1,6 +1,4 @@
-import { QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import * as v from 'valibot';
-import { BILLING_STATES } from '#core/billing-state.ts';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LifecycleState, Transition } from '#core/lifecycle.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { dueIndexKeys } from './due.ts';
@@ -8,14 +6,6 @@ import { keys } from './keys.ts';
 import type { Tenant } from './tenants.ts';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-const HistorySchema = v.object({
-  at: v.string(),
-  from: v.picklist(BILLING_STATES),
-  to: v.picklist(BILLING_STATES),
-  reason: v.string(),
-});
-export type HistoryEntry = v.InferOutput<typeof HistorySchema>;
 
 /**
  * Stores the outcome of one reconciliation of a tenant: its new state and grace deadline, one
@@ -78,24 +68,4 @@ export const commitReconciliation = async (params: {
     if (isConditionFailure(error)) return false;
     throw error;
   }
-};
-
-/** The tenant-visible history of lifecycle transitions, oldest first. */
-export const listHistory = async (tenantId: string): Promise<HistoryEntry[]> => {
-  const entries: HistoryEntry[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :history)',
-        ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).PK, ':history': 'HISTORY#' },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) entries.push(v.parse(HistorySchema, item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return entries;
 };

@@ -29,6 +29,10 @@ export const handler = httpHandler(
       );
     }
     await enqueueProcessorEvent({ id: event.id, type: event.type }, rawBody.toString('utf8'));
+    // The schedule is the backstop, not the pace: ask for a sweep now (never fatal to the intake).
+    await nudgeSweep().catch((error: unknown) =>
+      logger.warn('could not nudge the sweep', { error: error as Error }),
+    );
     return { status: 200, body: { received: true } };
   },
 );

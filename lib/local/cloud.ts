@@ -46,7 +46,11 @@ const closeServer = (server: Server) =>
  * Creates the processor event queue and its dead-letter queue (as the CDK stack does) on the SQS
  * stand-in. Returns their URLs.
  */
-export const createProcessorQueues = async (sqsEndpoint: string, name = 'processor-events') => {
+export const createProcessorQueues = async (
+  sqsEndpoint: string,
+  name = 'processor-events',
+  visibilityTimeoutSeconds = 120,
+) => {
   const client = new SQSClient({
     endpoint: sqsEndpoint,
     region: LOCAL_REGION,
@@ -61,7 +65,7 @@ export const createProcessorQueues = async (sqsEndpoint: string, name = 'process
       new CreateQueueCommand({
         QueueName: name,
         Attributes: {
-          VisibilityTimeout: '120',
+          VisibilityTimeout: String(visibilityTimeoutSeconds),
           RedrivePolicy: JSON.stringify({
             deadLetterTargetArn: Attributes?.QueueArn,
             maxReceiveCount: MAX_RECEIVES,

@@ -18,10 +18,12 @@ const LoginSchema = v.pipe(
 );
 
 /** The local sign-in's identities: the login, case-insensitively, is the account. */
+/** Local identities get the address the code-host stand-in reports for the same login. */
 const localIdentity = (login: string): CodeHostIdentity => ({
   provider: 'local',
   subject: login.toLowerCase(),
   login,
+  email: `${login.toLowerCase()}@users.code-host.test`,
 });
 
 /**
@@ -84,10 +86,7 @@ export const localRoutes = (clock: AdjustableClock, sweeper: LocalSweeper): Adap
     handler: httpHandler(
       { auth: 'none', body: v.strictObject({ login: LoginSchema }) },
       async ({ body, now }) => {
-        const user = await signInIdentity(
-          { provider: 'local', subject: body.login.toLowerCase(), login: body.login },
-          now,
-        );
+        const user = await signInIdentity(localIdentity(body.login), now);
         const token = newSessionToken();
         const session = await createSession(hashSessionToken(token), user, now);
         if (!session) throw new HttpError(500, 'internal_error', 'Could not create a session.');

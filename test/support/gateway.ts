@@ -51,7 +51,9 @@ export const uniqueSlug = (prefix = 'acme') => `${prefix}-${Math.random().toStri
  * processor emulator on this file's clock, a queue of this file's own, and an HTTP listener so
  * that signed webhooks really arrive.
  */
-export const testGateway = async (options: { processor?: boolean } = {}) => {
+export const testGateway = async (
+  options: { processor?: boolean; visibilityTimeoutSeconds?: number } = {},
+) => {
   const clock = new AdjustableClock();
   installClock(clock);
   let emulator: ProcessorEmulator | undefined;
@@ -60,8 +62,10 @@ export const testGateway = async (options: { processor?: boolean } = {}) => {
     const queues = await createProcessorQueues(
       process.env.AWS_ENDPOINT_URL_SQS ?? '',
       `events-${randomUUID().slice(0, 8)}`,
+      options.visibilityTimeoutSeconds,
     );
     queueUrl = queues.events;
+    process.env.PROCESSOR_EVENTS_DLQ_URL = queues.deadLetters;
     process.env.PROCESSOR_EVENTS_QUEUE_URL = queueUrl;
     emulator = await startLocalProcessor(clock);
     Object.assign(process.env, processorEnvironment(emulator));
@@ -109,7 +113,8 @@ export const testGateway = async (options: { processor?: boolean } = {}) => {
    * Home Region of its own with five places of every Plan.
    */
   const readyTenant = async (homeRegion?: string) => {
-    const session = await signIn(uniqueLogin('payer'));
+    const login = uniqueLogin('payer');
+    const session = await signIn(login);
     const slug = uniqueSlug('payer');
     const locked = await call('POST', '/v1/tenant/slug', { token: session.sessionToken, body: { slug } });
     if (locked.status !== 200) throw new Error(`slug failed: ${JSON.stringify(locked.json)}`);
@@ -119,7 +124,7 @@ export const testGateway = async (options: { processor?: boolean } = {}) => {
         await setCapacityTotal({ region, location: `${region}-a`, plan, total: 5 }, clock.now());
     }
     await moveToRegion(session.tenantId, region);
-    return { ...session, slug, region };
+    return { ...session, slug, region, login };
   };
 
   const sqs = new SQSClient({});
@@ -162,6 +167,16 @@ export const testGateway = async (options: { processor?: boolean } = {}) => {
 };
 
 export type TestControlPlane = Awaited<ReturnType<typeof testGateway>>;
+
+/** The emails the SES stand-in accepted for `to`. */
+export const emailsTo = async (
+  to: string,
+): Promise<{ subject: string; body: { text?: string; html?: string } }[]> => {
+  const store = (await (await fetch(`${process.env.AWS_ENDPOINT_URL_SESV2}/store`)).json()) as {
+    emails: { destination: { to: string[] }; subject: string; body: { text?: string; html?: string } }[];
+  };
+  return store.emails.filter((email) => email.destination.to.includes(to));
+};
 
 /** Gives a tenant a Home Region of its own, so that its capacity is shared with no other test. */
 export const moveToRegion = async (tenantId: string, region: string) => {

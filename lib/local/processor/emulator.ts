@@ -97,8 +97,10 @@ export class ProcessorEmulator {
     return this.baseUrl;
   }
 
-  setWebhook(target: WebhookTarget): void {
-    this.options.webhook = target;
+  /** Where webhooks go; `undefined` keeps events without delivering them. */
+  setWebhook(target: WebhookTarget | undefined): void {
+    if (target) this.options.webhook = target;
+    else delete this.options.webhook;
   }
 
   nowSeconds(): number {

@@ -1,0 +1,256 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listInventory } from '#store/capacity.ts';
+import { db, tableName } from '#store/client.ts';
+import { dueIndexKeys } from '#store/due.ts';
+import { keys } from '#store/keys.ts';
+import { listStacks } from '#store/stacks.ts';
+import { runSweep } from '../../functions/reconciler/sweep.ts';
+import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import { LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
+import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { cancelInPortal, payOnCheckout, TEST_CARDS, updateCardInPortal } from '../support/hosted-pages.ts';
+
+let api: TestControlPlane;
+beforeAll(async () => {
+  api = await testGateway({ processor: true });
+});
+afterAll(async () => {
+  await api.stop();
+});
+
+const DAY = 86_400;
+
+/** A tenant that checked out `plan` and paid with `card`; the sweep has seen it. */
+const subscribedTenant = async (card: string = TEST_CARDS.succeeds, plan = 'plus') => {
+  const tenant = await api.readyTenant();
+  const { json } = await api.call('POST', '/v1/billing/checkout', {
+    token: tenant.sessionToken,
+    body: { plan },
+  });
+  expect((await payOnCheckout(json.url, card)).status).toBe(303);
+  await api.sweep();
+  return tenant;
+};
+
+/** A fresh session for the tenant's administrator (time travel outlives sessions). */
+const statusOf = async (tenant: { login: string }) => {
+  const { sessionToken } = await api.signIn(tenant.login);
+  return (await api.call('GET', '/v1/billing/status', { token: sessionToken })).json;
+};
+
+const portalUrl = async (tenant: { login: string }) => {
+  const { sessionToken } = await api.signIn(tenant.login);
+  return (await api.call('POST', '/v1/billing/portal', { token: sessionToken })).json.url as string;
+};
+
+describe('the sweep: checkout to active', () => {
+  it('a paid checkout makes the tenant active with one Stack on the Plan, its caps and resources', async () => {
+    const tenant = await subscribedTenant(TEST_CARDS.succeeds, 'plus');
+    const status = await statusOf(tenant);
+    expect(status).toEqual({
+      billingState: 'active',
+      graceDeadline: null,
+      history: [{ at: expect.any(String), from: 'provisioning', to: 'active', reason: 'checkout_completed' }],
+    });
+    const stacks = await listStacks(tenant.tenantId);
+    expect(stacks).toHaveLength(1);
+    expect(stacks[0]).toMatchObject({
+      name: `${tenant.slug}.stacks.test`,
+      plan: 'plus',
+      runCap: 3,
+      reserveCap: 1,
+      watchedProjectsCap: 6,
+      resources: { vcpu: 4, memoryGb: 8, storageGb: 80 },
+      lifecycle: 'running',
+    });
+  });
+
+  it('renders the desired state (Plan, resources, run_cap, admission open) and never the Watched-Projects cap', async () => {
+    const tenant = await subscribedTenant(TEST_CARDS.succeeds, 'pro');
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.stack(tenant.tenantId, 'primary') }),
+    );
+    expect(Item?.desiredState).toEqual({
+      stack: `${tenant.slug}.stacks.test`,
+      plan: 'pro',
+      resources: { vcpu: 8, vcpuKind: 'shared', memoryGb: 16, storageGb: 160 },
+      run_cap: 5,
+      admission: 'open',
+      lifecycle: 'running',
+    });
+    expect(JSON.stringify(Item?.desiredState)).not.toMatch(/watched/i);
+  });
+
+  it('the checkout reservation becomes a used place', async () => {
+    const tenant = await subscribedTenant();
+    const inventory = await listInventory(tenant.region);
+    expect(inventory.reservations).toEqual([]);
+    expect(inventory.slots.find((s) => s.plan === 'plus')?.used).toBe(1);
+  });
+
+  it('history and status carry no processor ids', async () => {
+    const tenant = await subscribedTenant();
+    expect(JSON.stringify(await statusOf(tenant))).not.toMatch(
+      /\b(cus|sub|pi|in|price|prod|si|evt|cs)_[A-Za-z0-9]/,
+    );
+  });
+});
+
+describe('the sweep: events are triggers, applied once', () => {
+  it('a redelivered event is recorded once and changes nothing more', async () => {
+    const tenant = await subscribedTenant();
+    const emulator = api.emulator as ProcessorEmulator;
+    const [event] = Object.values(emulator.state.events).filter(
+      (e) =>
+        (e as { type: string; data: { object: { client_reference_id?: string } } }).data.object
+          .client_reference_id === tenant.tenantId,
+    );
+    const payload = JSON.stringify(event);
+    for (let i = 0; i < 3; i++) {
+      const signature = ProcessorEmulator.signature(
+        payload,
+        LOCAL_WEBHOOK_SECRET,
+        Math.floor(api.clock.now().getTime() / 1000),
+      );
+      expect(
+        (
+          await api.call('POST', '/v1/webhooks/processor', {
+            rawBody: payload,
+            headers: { 'stripe-signature': signature },
+          })
+        ).status,
+      ).toBe(200);
+    }
+    const summary = await api.sweep();
+    expect(summary.intake.duplicates).toBe(3);
+    expect((await statusOf(tenant)).history).toHaveLength(1);
+  });
+
+  it('overlapping sweeps never apply a transition twice', async () => {
+    const tenants = [];
+    for (let i = 0; i < 6; i++) {
+      const tenant = await api.readyTenant();
+      const { json } = await api.call('POST', '/v1/billing/checkout', {
+        token: tenant.sessionToken,
+        body: { plan: 'standard' },
+      });
+      await payOnCheckout(json.url, TEST_CARDS.succeeds);
+      tenants.push(tenant);
+    }
+    await api.emulator?.flushWebhooks();
+    await Promise.all([runSweep(20_000), runSweep(20_000), runSweep(20_000)]);
+    await api.sweep();
+    for (const tenant of tenants) {
+      const status = await statusOf(tenant);
+      expect(status.billingState).toBe('active');
+      expect(status.history).toHaveLength(1);
+      expect(await listStacks(tenant.tenantId)).toHaveLength(1);
+    }
+  });
+});
+
+describe('the sweep: payment failure and its graces, with time travel', () => {
+  it('renewal fails -> past-due (7 days) -> suspended (14 days) -> decommissioning, and nothing brings it back', async () => {
+    const tenant = await subscribedTenant(TEST_CARDS.failsLater);
+    const portal = await portalUrl(tenant);
+    api.clock.advance(31 * DAY);
+    await api.sweep();
+    const pastDue = await statusOf(tenant);
+    expect(pastDue.billingState).toBe('past-due');
+    const failedAt = Date.parse(pastDue.history.at(-1).at);
+    expect(Date.parse(pastDue.graceDeadline) - failedAt).toBe(7 * DAY * 1000);
+
+    api.clock.advance(7 * DAY);
+    await api.sweep();
+    const suspended = await statusOf(tenant);
+    expect(suspended.billingState).toBe('suspended');
+    expect(Date.parse(suspended.graceDeadline) - Date.parse(pastDue.graceDeadline)).toBe(14 * DAY * 1000);
+
+    api.clock.advance(14 * DAY);
+    await api.sweep();
+    const gone = await statusOf(tenant);
+    expect(gone.billingState).toBe('decommissioning');
+    expect(gone.history.map((h: { to: string; reason: string }) => `${h.to}:${h.reason}`)).toEqual([
+      'active:checkout_completed',
+      'past-due:payment_failed',
+      'suspended:past_due_grace_elapsed',
+      'decommissioning:suspended_grace_elapsed',
+    ]);
+    expect((await listStacks(tenant.tenantId)).map((s) => s.lifecycle)).toEqual(['decommissioning']);
+
+    await updateCardInPortal(portal, TEST_CARDS.succeeds);
+    await api.sweep();
+    expect((await statusOf(tenant)).billingState).toBe('decommissioning');
+  });
+
+  it('suspended -> active when the card is updated in the portal', async () => {
+    const tenant = await subscribedTenant(TEST_CARDS.failsLater);
+    const portal = await portalUrl(tenant);
+    api.clock.advance(31 * DAY);
+    await api.sweep();
+    api.clock.advance(8 * DAY);
+    await api.sweep();
+    expect((await statusOf(tenant)).billingState).toBe('suspended');
+    await updateCardInPortal(portal, TEST_CARDS.succeeds);
+    await api.sweep();
+    const recovered = await statusOf(tenant);
+    expect(recovered.billingState).toBe('active');
+    expect(recovered.graceDeadline).toBeNull();
+    expect(recovered.history.at(-1)).toMatchObject({
+      from: 'suspended',
+      to: 'active',
+      reason: 'payment_recovered',
+    });
+  });
+
+  it('cancelling in the portal -> decommissioning; the cancel tears nothing down by itself', async () => {
+    const tenant = await subscribedTenant();
+    await cancelInPortal(await portalUrl(tenant));
+    await api.sweep();
+    const status = await statusOf(tenant);
+    expect(status.billingState).toBe('decommissioning');
+    expect(status.history.at(-1)).toMatchObject({ from: 'active', reason: 'cancelled_in_portal' });
+    const [stack] = await listStacks(tenant.tenantId);
+    expect(stack?.lifecycle).toBe('decommissioning');
+  });
+});
+
+describe('the sweep: one tenant’s trouble stops nobody else', () => {
+  it('a tenant the processor cannot answer for stays due; the others are reconciled', async () => {
+    const broken = await api.readyTenant();
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.billing(broken.tenantId),
+        UpdateExpression: 'SET subscriptionId = :missing, tenantId = :tenant',
+        ExpressionAttributeValues: { ':missing': 'sub_does_not_exist', ':tenant': broken.tenantId },
+      }),
+    );
+    const stamp = new Date(api.clock.now().getTime() - 1000).toISOString();
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.tenant(broken.tenantId),
+        UpdateExpression: 'SET dueAt = :at, GSI2PK = :pk, GSI2SK = :sk',
+        ExpressionAttributeValues: { ':at': stamp, ...prefixed(dueIndexKeys(broken.tenantId, stamp)) },
+      }),
+    );
+    const healthy = await api.readyTenant();
+    const { json } = await api.call('POST', '/v1/billing/checkout', {
+      token: healthy.sessionToken,
+      body: { plan: 'standard' },
+    });
+    await payOnCheckout(json.url, TEST_CARDS.succeeds);
+    const summary = await api.sweep();
+    expect(summary.failed).toBeGreaterThanOrEqual(1);
+    expect((await statusOf(healthy)).billingState).toBe('active');
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.tenant(broken.tenantId) }),
+    );
+    expect(Item?.dueAt).toBe(stamp);
+  });
+});
+
+const prefixed = (values: Record<string, string>) =>
+  Object.fromEntries(Object.entries(values).map(([k, v]) => [`:${k === 'GSI2PK' ? 'pk' : 'sk'}`, v]));

@@ -1,0 +1,177 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { BillingState } from '#core/billing-state.ts';
+import {
+  classifySubscription,
+  type LifecycleState,
+  nextCheckAt,
+  type ProcessorTruth,
+  settle,
+} from '#core/lifecycle.ts';
+
+const DAY = 86_400_000;
+const t0 = new Date('2026-03-01T00:00:00Z');
+const at = (days: number) => new Date(t0.getTime() + days * DAY);
+const state = (s: BillingState, graceDeadline: Date | null = null): LifecycleState => ({
+  state: s,
+  graceDeadline: graceDeadline?.toISOString() ?? null,
+});
+
+describe('what the processor says (documented in docs/decisions.md)', () => {
+  it.each([
+    ['active', false, 'covered'],
+    ['trialing', false, 'covered'],
+    ['past_due', false, 'payment_failed'],
+    ['unpaid', false, 'payment_failed'],
+    ['incomplete', false, 'payment_failed'],
+    ['active', true, 'cancelled'],
+    ['canceled', false, 'cancelled'],
+    ['incomplete_expired', false, 'none'],
+  ])('a subscription %s (cancel at period end: %s) is %s', (status, cancelAtPeriodEnd, truth) => {
+    expect(classifySubscription({ status, cancelAtPeriodEnd })).toBe(truth);
+  });
+
+  it('no subscription is none', () => {
+    expect(classifySubscription(undefined)).toBe('none');
+  });
+});
+
+describe('the tenant billing lifecycle (spec §3)', () => {
+  it('provisioning -> active when the processor reports the subscription covered', () => {
+    expect(settle(state('provisioning'), 'covered', t0).state).toEqual(state('active'));
+    expect(settle(state('provisioning'), 'none', t0).transitions).toEqual([]);
+  });
+
+  it('active -> past-due on a payment failure, with a 7-day grace', () => {
+    const { state: next, transitions } = settle(state('active'), 'payment_failed', t0);
+    expect(next).toEqual(state('past-due', at(7)));
+    expect(transitions).toEqual([
+      { from: 'active', to: 'past-due', reason: 'payment_failed', graceDeadline: at(7).toISOString() },
+    ]);
+  });
+
+  it('past-due stays past-due until the grace elapses', () => {
+    expect(
+      settle(state('past-due', at(7)), 'payment_failed', new Date(at(7).getTime() - 1)).transitions,
+    ).toEqual([]);
+  });
+
+  it('past-due -> suspended when the 7-day grace elapses without recovery, with a 14-day grace from then', () => {
+    expect(settle(state('past-due', at(7)), 'payment_failed', at(7)).state).toEqual(
+      state('suspended', at(21)),
+    );
+  });
+
+  it('the suspended grace runs from the end of the past-due grace, however late the sweep looks', () => {
+    expect(settle(state('past-due', at(7)), 'payment_failed', at(9)).state).toEqual(
+      state('suspended', at(21)),
+    );
+  });
+
+  it('suspended -> decommissioning when the 14-day grace elapses', () => {
+    expect(settle(state('suspended', at(21)), 'payment_failed', at(21)).state).toEqual(
+      state('decommissioning'),
+    );
+  });
+
+  it('a sweep that looks after both graces passes past-due, suspended and decommissioning in one go', () => {
+    const { state: next, transitions } = settle(state('past-due', at(7)), 'payment_failed', at(30));
+    expect(next.state).toBe('decommissioning');
+    expect(transitions.map((t) => `${t.from}->${t.to}`)).toEqual([
+      'past-due->suspended',
+      'suspended->decommissioning',
+    ]);
+  });
+
+  it.each(['past-due', 'suspended'] as const)(
+    '%s -> active when the processor reports the subscription covered again',
+    (from) => {
+      const { state: next, transitions } = settle(state(from, at(7)), 'covered', at(8));
+      expect(next).toEqual(state('active'));
+      expect(transitions[0]?.reason).toBe('payment_recovered');
+    },
+  );
+
+  it('active -> decommissioning when the tenant cancels in the portal', () => {
+    const { state: next, transitions } = settle(state('active'), 'cancelled', t0);
+    expect(next).toEqual(state('decommissioning'));
+    expect(transitions[0]?.reason).toBe('cancelled_in_portal');
+  });
+
+  it('decommissioning is terminal in v1: nothing brings it back', () => {
+    for (const truth of ['covered', 'payment_failed', 'cancelled', 'none'] as const) {
+      expect(settle(state('decommissioning'), truth, at(100)).transitions).toEqual([]);
+    }
+  });
+
+  it('the sweep looks again at the end of a running grace, and not otherwise', () => {
+    expect(nextCheckAt(state('past-due', at(7)))).toBe(at(7).toISOString());
+    expect(nextCheckAt(state('suspended', at(21)))).toBe(at(21).toISOString());
+    expect(nextCheckAt(state('active'))).toBeNull();
+  });
+});
+
+/**
+ * A small oracle written differently from the rules: it remembers when the tenant entered
+ * past-due and measures 7 and 21 days from there.
+ */
+class Oracle {
+  state: BillingState = 'provisioning';
+  pastDueSince: number | undefined;
+  history: string[] = [];
+
+  private go(to: BillingState) {
+    this.history.push(`${this.state}->${to}`);
+    this.state = to;
+  }
+
+  look(truth: ProcessorTruth, now: number) {
+    if (this.state === 'decommissioning') return;
+    if (this.state === 'provisioning') {
+      if (truth === 'covered') this.go('active');
+      return;
+    }
+    if (this.state === 'active') {
+      if (truth === 'payment_failed') {
+        this.go('past-due');
+        this.pastDueSince = now;
+      } else if (truth === 'cancelled') this.go('decommissioning');
+      return;
+    }
+    if (truth === 'covered') {
+      this.go('active');
+      this.pastDueSince = undefined;
+      return;
+    }
+    const since = this.pastDueSince ?? now;
+    if (this.state === 'past-due' && now >= since + 7 * DAY) this.go('suspended');
+    if (this.state === 'suspended' && now >= since + 21 * DAY) this.go('decommissioning');
+  }
+}
+
+describe('property: the rules agree with the oracle for any truths and times', () => {
+  it('random sequences of truths and clock jumps', () => {
+    const step = fc.record({
+      truth: fc.constantFrom<ProcessorTruth>('covered', 'payment_failed', 'cancelled', 'none'),
+      hours: fc.nat(24 * 30),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 25 }), (steps) => {
+        const oracle = new Oracle();
+        let current = state('provisioning');
+        const history: string[] = [];
+        let now = t0.getTime();
+        for (const { truth, hours } of steps) {
+          now += hours * 3_600_000;
+          oracle.look(truth, now);
+          const result = settle(current, truth, new Date(now));
+          current = result.state;
+          history.push(...result.transitions.map((t) => `${t.from}->${t.to}`));
+        }
+        expect(current.state).toBe(oracle.state);
+        expect(history).toEqual(oracle.history);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
