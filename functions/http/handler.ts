@@ -124,7 +124,9 @@ const httpConventions = (): MiddlewareObj<ApiEvent, ApiResult, Error, Context> =
   const requestIdOf = (event: ApiEvent) => event.requestContext.requestId;
   const finish = (event: ApiEvent, response: ApiResult) => {
     response.headers = { ...response.headers, 'x-request-id': requestIdOf(event) };
+    // The id is named here too: locally many requests share one logger, so appended keys can mix.
     logger.info('request', {
+      requestId: requestIdOf(event),
       method: event.requestContext.http.method,
       route: event.routeKey,
       status: response.statusCode,

@@ -7,7 +7,7 @@ import { sendPendingEmails } from './outbox.ts';
 import { reconcileTenant } from './reconcile.ts';
 import { notifyWaitlist } from './waitlist.ts';
 
-/** Tenants reconciled side by side. */
+/** Tenants reconciled side by side: about what Stripe's test-mode read limit (25/s) allows at ~300 ms a read. */
 const PARALLEL = 8;
 /** Time kept free before the Lambda timeout. */
 const SAFETY_MS = 10_000;

@@ -112,7 +112,18 @@ export class ProcessorEmulator {
     return `${prefix}_${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x')}${this.state.sequence.toString(36)}`;
   }
 
+  private saveTimer: NodeJS.Timeout | undefined;
+
+  /** Keeps the state file current without rewriting it on every request (at most every 250 ms). */
   private save(): void {
+    if (!this.options.stateFile || this.saveTimer) return;
+    this.saveTimer = setTimeout(() => this.saveNow(), 250);
+    this.saveTimer.unref();
+  }
+
+  private saveNow(): void {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
     if (!this.options.stateFile) return;
     mkdirSync(path.dirname(this.options.stateFile), { recursive: true });
     writeFileSync(this.options.stateFile, JSON.stringify(this.state));
@@ -590,6 +601,7 @@ export class ProcessorEmulator {
 
   async stop(): Promise<void> {
     await this.flushWebhooks();
+    this.saveNow();
     const server = this.server;
     if (!server) return;
     await new Promise<void>((resolve) => {

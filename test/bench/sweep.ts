@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { runSweep } from '../../functions/reconciler/sweep.ts';
+import { db, tableName } from '../../functions/store/client.ts';
+import { dueIndexKeys } from '../../functions/store/due.ts';
+import { keys } from '../../functions/store/keys.ts';
+import { newTenantItem } from '../../functions/store/tenants.ts';
+import type { RunningControlPlane } from '../../lib/local/server.ts';
+
+export const LATENCY_TARGET_P95_MS = 5000;
+export const IDLE_READS_TARGET = 10;
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+};
+
+const post = (plane: RunningControlPlane, path: string, body: unknown, token?: string) =>
+  fetch(`${plane.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+
+/**
+ * Checkout completed -> `active`: from the moment the Checkout page answers the payment until
+ * `GET /v1/billing/status` says active, with the schedule far away (only intake's nudge can do it).
+ */
+export const measureCheckoutLatency = async (plane: RunningControlPlane, samples: number) => {
+  const latencies: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const login = `bench-${randomUUID().slice(0, 8)}`;
+    const { sessionToken } = (await (await post(plane, '/_local/sign-in', { login })).json()) as {
+      sessionToken: string;
+    };
+    await post(plane, '/v1/tenant/slug', { slug: login }, sessionToken);
+    const { url } = (await (
+      await post(plane, '/v1/billing/checkout', { plan: 'standard' }, sessionToken)
+    ).json()) as { url: string };
+    const paid = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'card_number=4242424242424242&action=pay',
+      redirect: 'manual',
+    });
+    if (paid.status !== 303) throw new Error(`payment failed: ${paid.status}`);
+    const started = performance.now();
+    for (;;) {
+      const status = (await (
+        await fetch(`${plane.url}/v1/billing/status`, {
+          headers: { authorization: `Bearer ${sessionToken}` },
+        })
+      ).json()) as {
+        billingState: string;
+      };
+      if (status.billingState === 'active') break;
+      if (performance.now() - started > 30_000) throw new Error('never became active');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    latencies.push(performance.now() - started);
+  }
+  return { p50: percentile(latencies, 50), p95: percentile(latencies, 95), samples };
+};
+
+const batchPut = async (items: Record<string, unknown>[]) => {
+  for (let start = 0; start < items.length; start += 25) {
+    let requests = items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
+    while (requests.length > 0) {
+      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+      requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+    }
+  }
+};
+
+/** Items one sweep reads when `tenants` tenants exist and none is due. */
+export const measureIdleSweep = async (plane: RunningControlPlane, tenants: number) => {
+  const now = plane.clock.now();
+  await batchPut(
+    Array.from({ length: tenants }, () => ({ ...newTenantItem(randomUUID(), now), billingState: 'active' })),
+  );
+  await plane.sweeper.runNow();
+  const summary = await plane.sweeper.runNow();
+  return {
+    tenants,
+    itemsRead: summary.indexItemsRead,
+    reconciled: summary.reconciled,
+    durationMs: summary.durationMs,
+  };
+};
+
+/** Tenants reconciled per second when `count` subscribed tenants are due, against the emulator. */
+export const measureReconcileRate = async (plane: RunningControlPlane, count: number) => {
+  const emulator = plane.processor;
+  emulator.setWebhook(undefined);
+  const price = Object.values(emulator.state.prices).find(
+    (p) => p.lookupKey === 'stack_plan_standard_monthly',
+  );
+  if (!price) throw new Error('no catalog: processor:sync did not run');
+  const now = plane.clock.now();
+  const expiresAt = String(Math.floor(now.getTime() / 1000) + 3600);
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    const tenantId = randomUUID();
+    const customer = emulator.route('POST', '/v1/customers', { metadata: { tenantId } }) as { id: string };
+    const session = emulator.route('POST', '/v1/checkout/sessions', {
+      mode: 'subscription',
+      customer: customer.id,
+      line_items: [{ price: price.id, quantity: '1' }],
+      success_url: 'http://localhost/',
+      expires_at: expiresAt,
+      subscription_data: { metadata: { tenantId, plan: 'standard' } },
+    }) as { id: string };
+    emulator.payCheckout(session.id, '4242424242424242');
+    const subscriptionId = emulator.state.checkoutSessions[session.id]?.subscription;
+    const dueAt = now.toISOString();
+    items.push({
+      ...newTenantItem(tenantId, now),
+      slug: `rate-${i}`,
+      dueAt,
+      ...dueIndexKeys(tenantId, dueAt),
+    });
+    items.push({
+      ...keys.billing(tenantId),
+      type: 'billing',
+      tenantId,
+      customerId: customer.id,
+      subscriptionId,
+    });
+  }
+  await batchPut(items);
+  const started = performance.now();
+  let reconciled = 0;
+  while (reconciled < count) {
+    const summary = await runSweep(50_000);
+    if (summary.reconciled === 0) break;
+    reconciled += summary.reconciled;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { due: count, reconciled, seconds, perSecond: reconciled / seconds };
+};
