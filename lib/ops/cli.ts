@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { freeSlots, isReservationActive } from '../../functions/core/placement.ts';
 import { isPlanValue, PLAN_VALUES } from '../../functions/core/plans.ts';
 import { syncCatalog } from '../../functions/ports/processor.ts';
+import { queueDepth } from '../../functions/ports/queue.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { REPO_ROOT } from '../constructs/lambda.ts';
 
@@ -17,6 +18,8 @@ const USAGE = `Usage: npm run ops -- <command> [options]
   capacity set --region eu --location <location> --plan <standard|plus|pro> --total <n>
   capacity list [--region eu]
   processor:sync          create or find the Plan products, prices (by lookup key) and the portal configuration
+  queue status            processor events waiting, and in the dead-letter queue (needs the queue URLs:
+                          local from npm start; deployed: PROCESSOR_EVENTS_QUEUE_URL and PROCESSOR_EVENTS_DLQ_URL)
 
 Target: the local control plane started by \`npm start\` (reads .local/endpoints.json), or a
 deployed one with --table <TableName> (AWS credentials and region from the environment).`;
@@ -89,6 +92,12 @@ const main = async () => {
       console.log(`${result.plan.padEnd(9)} ${result.priceId}${result.created ? '  (created)' : ''}`);
     }
     console.log(`Catalog and portal configuration in sync (${target}).`);
+    return;
+  }
+  if (command === 'queue' && subcommand === 'status') {
+    const [waiting, dead] = await Promise.all([queueDepth('PROCESSOR_EVENTS_QUEUE_URL'), queueDepth('PROCESSOR_EVENTS_DLQ_URL')]);
+    console.log(`Processor events waiting: ${waiting}`);
+    console.log(`In the dead-letter queue: ${dead}${dead > 0 ? '  (failed 5 times; see docs/runbook.md)' : ''}`);
     return;
   }
   fail(`Unknown command: ${positionals.join(' ')}`);
