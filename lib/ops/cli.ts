@@ -95,9 +95,14 @@ const main = async () => {
     return;
   }
   if (command === 'queue' && subcommand === 'status') {
-    const [waiting, dead] = await Promise.all([queueDepth('PROCESSOR_EVENTS_QUEUE_URL'), queueDepth('PROCESSOR_EVENTS_DLQ_URL')]);
+    const [waiting, dead] = await Promise.all([
+      queueDepth('PROCESSOR_EVENTS_QUEUE_URL'),
+      queueDepth('PROCESSOR_EVENTS_DLQ_URL'),
+    ]);
     console.log(`Processor events waiting: ${waiting}`);
-    console.log(`In the dead-letter queue: ${dead}${dead > 0 ? '  (failed 5 times; see docs/runbook.md)' : ''}`);
+    console.log(
+      `In the dead-letter queue: ${dead}${dead > 0 ? '  (failed 5 times; see docs/runbook.md)' : ''}`,
+    );
     return;
   }
   fail(`Unknown command: ${positionals.join(' ')}`);
