@@ -5,11 +5,12 @@ import { JavaMissingError } from './dynamodb.ts';
 import { startControlPlane } from './server.ts';
 
 /** `npm start`: the whole control plane on this machine, no cloud account needed. */
-const USAGE = `Usage: npm start -- [--fresh] [--port 3000] [--data-dir .local] [--sweep-every 60]
+const USAGE = `Usage: npm start -- [--fresh] [--port 3000] [--data-dir .local] [--sweep-every 60] [--manual-sweep]
   --fresh      start from an empty database (deletes the data folder first)
   --port       HTTP port of the API (env PORT; default 3000; 0 picks a free port)
   --data-dir   where the local state is kept across restarts (default .local)
-  --sweep-every seconds between scheduled reconciler sweeps (default 60; processor events nudge one at once)`;
+  --sweep-every seconds between scheduled reconciler sweeps (default 60; processor events nudge one at once)
+  --manual-sweep no scheduled or nudged sweeps: run each one with POST /_local/sweep (to step through by hand)`;
 
 const main = async () => {
   const { values } = parseArgs({
@@ -18,6 +19,7 @@ const main = async () => {
       port: { type: 'string', default: process.env.PORT ?? '3000' },
       'data-dir': { type: 'string', default: path.join(REPO_ROOT, '.local') },
       'sweep-every': { type: 'string', default: process.env.SWEEP_EVERY_SECONDS ?? '60' },
+      'manual-sweep': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -44,6 +46,7 @@ const main = async () => {
     dataDirectory: values['data-dir'],
     fresh: values.fresh,
     sweepEverySeconds,
+    sweepMode: values['manual-sweep'] ? 'manual' : 'auto',
   });
   const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
   console.log(`
@@ -55,7 +58,7 @@ Stack Control Plane (local) ready in ${seconds} s
   Code host        ${plane.codeHost.url}/login/oauth/authorize
   Processor        ${plane.processor.url}   (Stripe API emulator, hosted Checkout and Portal)
   Clock            GET  ${plane.url}/_local/clock  ·  POST ${plane.url}/_local/clock/advance {"seconds":86400}
-  Sweep            POST ${plane.url}/_local/sweep   (also every ${sweepEverySeconds} s, and at once after each processor event)
+  Sweep            POST ${plane.url}/_local/sweep   ${values['manual-sweep'] ? '(manual: only when you ask)' : `(also every ${sweepEverySeconds} s, and at once after each processor event)`}
   DynamoDB Local   ${plane.cloud.endpoints.dynamodb}
   SQS              ${plane.cloud.endpoints.sqs}
   SES (sent mail)  ${plane.cloud.endpoints.ses}/

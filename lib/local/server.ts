@@ -43,6 +43,8 @@ export interface ControlPlaneOptions extends LocalCloudOptions {
   port?: number;
   /** The schedule's interval (the cloud runs every minute); intake nudges a sweep at once anyway. */
   sweepEverySeconds?: number;
+  /** `manual`: no ticker and no nudges; sweeps run only on `POST /_local/sweep`. */
+  sweepMode?: 'auto' | 'manual';
   host?: string;
 }
 
@@ -135,7 +137,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
   process.env.STACK_DOMAIN ??= 'stacks.localhost';
   process.env.MAIL_FROM ??= 'billing@stacks.localhost';
   const sweeper = new LocalSweeper();
-  installLocalNudge(() => sweeper.nudge());
+  installLocalNudge(options.sweepMode === 'manual' ? () => undefined : () => sweeper.nudge());
   const stopAll = async () => {
     await sweeper.stop();
     await Promise.all([cloud.stop(), codeHost.stop(), processor.stop()]);
@@ -166,7 +168,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     process.env.TENANT_APP_URL ??= `${url}/`;
     deliverWebhooksTo(processor, url);
     await syncCatalog();
-    sweeper.startTicker(options.sweepEverySeconds ?? 60);
+    if (options.sweepMode !== 'manual') sweeper.startTicker(options.sweepEverySeconds ?? 60);
     if (options.dataDirectory) {
       writeFileSync(
         path.join(options.dataDirectory, 'endpoints.json'),

@@ -16,7 +16,8 @@ import {
 
 let server: Running;
 beforeAll(async () => {
-  server = await startLocalServer(newDataDirectory(), ['--fresh']);
+  // The sweep would drain the intake queue this file inspects: sweeps only on request here.
+  server = await startLocalServer(newDataDirectory(), ['--fresh', '--manual-sweep']);
 }, 90_000);
 afterAll(async () => {
   if (server) expect(await stopLocalServer(server)).toBe(0);
