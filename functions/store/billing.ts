@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
-import { db, isConditionFailure, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
 /** An in-flight claim older than this is taken to have crashed and may be replaced. */
@@ -44,8 +44,8 @@ export const claimCheckout = async (
   now: Date,
   replacing: string | undefined,
 ): Promise<boolean> => {
-  try {
-    await db().send(
+  return appliedUnlessConditionFails(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.billing(tenantId),
@@ -69,12 +69,8 @@ export const claimCheckout = async (
           ':stale': new Date(now.getTime() - STALE_CLAIM_MS).toISOString(),
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 };
 
 export const recordCheckoutSession = async (

@@ -28,3 +28,17 @@ export const isConditionFailure = (error: unknown): boolean => {
   const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
   return reasons.some((reason) => reason.Code === 'ConditionalCheckFailed');
 };
+
+/**
+ * Runs a conditional write: true when it was applied, false when its condition (or a condition of
+ * its transaction) did not hold. Any other failure is thrown.
+ */
+export const appliedUnlessConditionFails = async (write: Promise<unknown>): Promise<boolean> => {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};

@@ -1,6 +1,6 @@
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LifecycleState, Transition } from '#core/lifecycle.ts';
-import { db, isConditionFailure, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, tableName } from './client.ts';
 import { dueIndexKeys } from './due.ts';
 import { keys } from './keys.ts';
 import type { Tenant } from './tenants.ts';
@@ -61,11 +61,5 @@ export const commitReconciliation = async (params: {
     })),
     ...(params.extra ?? []),
   ];
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return appliedUnlessConditionFails(db().send(new TransactWriteCommand({ TransactItems: items })));
 };

@@ -1,7 +1,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { EmailContent } from '#core/emails.ts';
-import { db, isConditionFailure, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './lifecycle.ts';
 
@@ -65,8 +65,8 @@ export const listPendingEmails = async (
  * but before we record that, the email is not sent again (at most once per key; see decisions).
  */
 export const claimEmail = async (key: string, now: Date): Promise<boolean> => {
-  try {
-    await db().send(
+  return appliedUnlessConditionFails(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.outbox(key),
@@ -81,12 +81,8 @@ export const claimEmail = async (key: string, now: Date): Promise<boolean> => {
           ':one': 1,
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 };
 
 export const markEmailSent = async (key: string, messageId: string, now: Date): Promise<void> => {

@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { BILLING_STATES } from '#core/billing-state.ts';
-import { db, isConditionFailure, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
 /** Signup offers only the EU Home Region (spec §2). */
@@ -43,8 +43,8 @@ export const getTenant = async (tenantId: string): Promise<Tenant | undefined> =
  * condition failed; the caller re-reads the tenant to say why.
  */
 export const lockSlug = async (tenantId: string, slug: string, now: Date): Promise<boolean> => {
-  try {
-    await db().send(
+  return appliedUnlessConditionFails(
+    db().send(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -71,10 +71,6 @@ export const lockSlug = async (tenantId: string, slug: string, now: Date): Promi
           },
         ],
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 };

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
-import { db, isConditionFailure, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './lifecycle.ts';
 
@@ -77,8 +77,8 @@ export const notifyWaitlistEntry = async (
   email: TransactItem,
   now: Date,
 ): Promise<boolean> => {
-  try {
-    await db().send(
+  return appliedUnlessConditionFails(
+    db().send(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -93,10 +93,6 @@ export const notifyWaitlistEntry = async (
           email,
         ],
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 };

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BillingState } from '#core/billing-state.ts';
-import { classifySubscription, type ProcessorTruth } from '#core/lifecycle.ts';
+import { classifySubscription } from '#core/lifecycle.ts';
 import { listHistory } from '#store/history.ts';
 import { getTenant } from '#store/tenants.ts';
 import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
@@ -9,6 +8,7 @@ import { LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
 import type { SubscriptionRecord } from '../../lib/local/processor/state.ts';
 import { type TestControlPlane, testGateway } from '../support/gateway.ts';
 import { payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { LifecycleOracle } from '../support/lifecycle-oracle.ts';
 
 /**
  * Random sequences of processor truths and their events, delivered late, reordered and
@@ -27,52 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api.stop();
 });
-
-const DAY = 86_400_000;
-
-/** The oracle: remembers when the tenant entered past-due; looks only when the sweep would. */
-class Oracle {
-  state: BillingState = 'provisioning';
-  pastDueSince: number | undefined;
-  history: string[] = [];
-  eventSinceLastSweep = false;
-
-  private go(to: BillingState) {
-    this.history.push(`${this.state}->${to}`);
-    this.state = to;
-  }
-
-  private graceDue(now: number) {
-    if (this.pastDueSince === undefined) return false;
-    if (this.state === 'past-due') return now >= this.pastDueSince + 7 * DAY;
-    if (this.state === 'suspended') return now >= this.pastDueSince + 21 * DAY;
-    return false;
-  }
-
-  sweep(truth: ProcessorTruth, now: number) {
-    const due = this.eventSinceLastSweep || this.graceDue(now);
-    this.eventSinceLastSweep = false;
-    if (!due || this.state === 'decommissioning') return;
-    if (this.state === 'provisioning') {
-      if (truth === 'covered') this.go('active');
-      return;
-    }
-    if (this.state === 'active') {
-      if (truth === 'payment_failed') {
-        this.go('past-due');
-        this.pastDueSince = now;
-      } else if (truth === 'cancelled') this.go('decommissioning');
-      return;
-    }
-    if (truth === 'covered') {
-      this.go('active');
-      this.pastDueSince = undefined;
-      return;
-    }
-    if (this.state === 'past-due' && this.graceDue(now)) this.go('suspended');
-    if (this.state === 'suspended' && this.graceDue(now)) this.go('decommissioning');
-  }
-}
 
 type Step =
   | { kind: 'truth'; to: 'active' | 'past_due' | 'cancel' }
@@ -137,7 +91,7 @@ describe('property: intake and sweep agree with the oracle', () => {
               tenant.tenantId,
         );
         const pending: string[] = [JSON.stringify(completed)];
-        const oracle = new Oracle();
+        const oracle = new LifecycleOracle();
         const seen = new Set<string>();
         const truth = () =>
           classifySubscription({

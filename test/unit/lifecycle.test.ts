@@ -8,6 +8,7 @@ import {
   type ProcessorTruth,
   settle,
 } from '#core/lifecycle.ts';
+import { LifecycleOracle } from '../support/lifecycle-oracle.ts';
 
 const DAY = 86_400_000;
 const t0 = new Date('2026-03-01T00:00:00Z');
@@ -111,44 +112,6 @@ describe('the tenant billing lifecycle (spec §3)', () => {
   });
 });
 
-/**
- * A small oracle written differently from the rules: it remembers when the tenant entered
- * past-due and measures 7 and 21 days from there.
- */
-class Oracle {
-  state: BillingState = 'provisioning';
-  pastDueSince: number | undefined;
-  history: string[] = [];
-
-  private go(to: BillingState) {
-    this.history.push(`${this.state}->${to}`);
-    this.state = to;
-  }
-
-  look(truth: ProcessorTruth, now: number) {
-    if (this.state === 'decommissioning') return;
-    if (this.state === 'provisioning') {
-      if (truth === 'covered') this.go('active');
-      return;
-    }
-    if (this.state === 'active') {
-      if (truth === 'payment_failed') {
-        this.go('past-due');
-        this.pastDueSince = now;
-      } else if (truth === 'cancelled') this.go('decommissioning');
-      return;
-    }
-    if (truth === 'covered') {
-      this.go('active');
-      this.pastDueSince = undefined;
-      return;
-    }
-    const since = this.pastDueSince ?? now;
-    if (this.state === 'past-due' && now >= since + 7 * DAY) this.go('suspended');
-    if (this.state === 'suspended' && now >= since + 21 * DAY) this.go('decommissioning');
-  }
-}
-
 describe('property: the rules agree with the oracle for any truths and times', () => {
   it('random sequences of truths and clock jumps', () => {
     const step = fc.record({
@@ -157,7 +120,7 @@ describe('property: the rules agree with the oracle for any truths and times', (
     });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 25 }), (steps) => {
-        const oracle = new Oracle();
+        const oracle = new LifecycleOracle();
         let current = state('provisioning');
         const history: string[] = [];
         let now = t0.getTime();
