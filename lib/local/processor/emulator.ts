@@ -1238,9 +1238,17 @@ export class ProcessorEmulator {
     const subscription = this.state.subscriptions[id] ?? this.fail(missing('subscription', id));
     if (subscription.status === 'canceled')
       throw new StripeApiError(400, `This subscription is already canceled.`, { code: 'resource_missing' });
+    // Proration on cancel is not emulated: we cancel with prorate=false, invoice_now=false (refunds).
+    for (const flag of ['prorate', 'invoice_now'] as const) {
+      if (bool(params[flag]))
+        throw new StripeApiError(
+          400,
+          `${flag}=true is not emulated; this project cancels with ${flag}=false.`,
+          { param: flag },
+        );
+    }
     subscription.canceledAt = this.nowSeconds();
     subscription.cancellationReason = 'cancellation_requested';
-    void params;
     this.endSubscription(subscription, this.nowSeconds());
     return this.render.subscription(subscription);
   }
