@@ -1,3 +1,4 @@
+import { escapeHtml } from './html.ts';
 import { PLANS, type PlanValue } from './plans.ts';
 
 /** An email as the outbox keeps it: plain, readable text and a simple HTML version. */
@@ -6,12 +7,6 @@ export interface EmailContent {
   text: string;
   html: string;
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
 
 const htmlOf = (paragraphs: string[]) =>
   `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;max-width:36rem">${paragraphs

@@ -6,7 +6,7 @@ import * as sesModule from 'aws-ses-v2-local';
 import { createSqsServer } from 'local-aws-sqs';
 import { MAX_RECEIVES } from '../constructs/webhooks.ts';
 import { ensureTable, localCredentials, startDynamoDbLocal } from './dynamodb.ts';
-import { freePort } from './ports.ts';
+import { closeServer, freePort } from './ports.ts';
 
 export const LOCAL_REGION = 'eu-west-1';
 export const LOCAL_TABLE_NAME = 'stack-control-plane';
@@ -35,12 +35,6 @@ const startSes = ((sesModule as unknown as { default?: SesStarter | { default: S
   sesModule) as SesStarter | { default: SesStarter };
 const startSesServer = (config: { host: string; port: number }) =>
   typeof startSes === 'function' ? startSes(config) : startSes.default(config);
-
-const closeServer = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.closeAllConnections?.();
-    server.close(() => resolve());
-  });
 
 /**
  * Creates the processor event queue and its dead-letter queue (as the CDK stack does) on the SQS

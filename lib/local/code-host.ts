@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { escapeHtml } from '../../functions/core/html.ts';
+import { closeServer, listenOn } from './ports.ts';
 
 /**
  * A stand-in for the code host's OAuth app (GitHub's endpoints and shapes): an authorize page
@@ -32,12 +34,6 @@ interface PendingCode {
   expiresAt: number;
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
-
 export const accountId = (login: string): number =>
   Number.parseInt(createHash('sha256').update(login.toLowerCase()).digest('hex').slice(0, 8), 16);
 
@@ -54,7 +50,11 @@ const readBody = async (request: IncomingMessage): Promise<URLSearchParams> => {
 const json = (response: ServerResponse, status: number, body: unknown) =>
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
-const LOGIN_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+/** GitHub's login rule: 1 to 39 letters, digits or single hyphens, not starting or ending with one. */
+/** The verified primary address every stand-in account has. */
+export const accountEmail = (login: string): string => `${login.toLowerCase()}@users.code-host.test`;
+
+export const LOGIN_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
 
 const authorizePage = (params: URLSearchParams, error?: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign in to the code host (local)</title>
@@ -172,7 +172,7 @@ export const startCodeHost = async (
         response,
         200,
         emailOverrides.get(login.toLowerCase()) ?? [
-          { email: `${login.toLowerCase()}@users.code-host.test`, primary: true, verified: true },
+          { email: accountEmail(login), primary: true, verified: true },
         ],
       );
     }
@@ -182,9 +182,7 @@ export const startCodeHost = async (
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => json(response, 500, { message: String(error) }));
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', () => resolve()));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const port = await listenOn(server, options.port ?? 0, '127.0.0.1');
   return {
     url: `http://127.0.0.1:${port}`,
     clientId,
@@ -193,11 +191,7 @@ export const startCodeHost = async (
     failNextExchange: () => {
       failExchange = true;
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    stop: () => closeServer(server),
   };
 };
 

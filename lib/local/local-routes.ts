@@ -5,25 +5,24 @@ import { hashSessionToken, newSessionToken, sessionCookie } from '../../function
 import { createSession } from '../../functions/store/sessions.ts';
 import { addMember, type CodeHostIdentity, signInIdentity } from '../../functions/store/users.ts';
 import type { AdjustableClock } from './clock.ts';
+import { accountEmail, LOGIN_PATTERN } from './code-host.ts';
 import type { AdapterRoute } from './http-adapter.ts';
 import type { LocalSweeper } from './sweeper.ts';
 
-/** GitHub's login rules: 1 to 39 letters, digits or single hyphens, not starting or ending with one. */
 const LoginSchema = v.pipe(
   v.string(),
-  v.regex(
-    /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/,
-    'a code-host login (letters, digits, single hyphens)',
-  ),
+  v.regex(LOGIN_PATTERN, 'a code-host login (letters, digits, single hyphens)'),
 );
 
-/** The local sign-in's identities: the login, case-insensitively, is the account. */
-/** Local identities get the address the code-host stand-in reports for the same login. */
+/**
+ * The local sign-in's identities: the login, case-insensitively, is the account, with the address
+ * the code-host stand-in reports for the same login.
+ */
 const localIdentity = (login: string): CodeHostIdentity => ({
   provider: 'local',
   subject: login.toLowerCase(),
   login,
-  email: `${login.toLowerCase()}@users.code-host.test`,
+  email: accountEmail(login),
 });
 
 /**

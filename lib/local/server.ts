@@ -12,6 +12,7 @@ import { type LocalCloud, type LocalCloudOptions, startLocalCloud } from './clou
 import { codeHostEnvironment, type LocalCodeHost, startCodeHost } from './code-host.ts';
 import { LocalApiGateway, loadAuthorizer, loadRouteHandlers } from './http-adapter.ts';
 import { localRoutes } from './local-routes.ts';
+import { closeServer, listenOn } from './ports.ts';
 import type { ProcessorEmulator } from './processor/emulator.ts';
 import { deliverWebhooksTo, processorEnvironment, startLocalProcessor } from './processor/local.ts';
 import { LocalSweeper } from './sweeper.ts';
@@ -157,12 +158,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     });
     server = httpServer;
     const host = options.host ?? '127.0.0.1';
-    await new Promise<void>((resolve, reject) => {
-      httpServer.once('error', reject);
-      httpServer.listen(options.port ?? 3000, host, () => resolve());
-    });
-    const address = httpServer.address();
-    const port = typeof address === 'object' && address ? address.port : options.port;
+    const port = await listenOn(httpServer, options.port ?? 3000, host);
     const url = `http://localhost:${port}`;
     process.env.PUBLIC_API_URL = url;
     process.env.TENANT_APP_URL ??= `${url}/`;
@@ -188,10 +184,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       clock,
       gateway,
       stop: async () => {
-        await new Promise<void>((resolve) => {
-          httpServer.closeAllConnections();
-          httpServer.close(() => resolve());
-        });
+        await closeServer(httpServer);
         await stopAll();
       },
     };

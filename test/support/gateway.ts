@@ -13,6 +13,7 @@ import { AdjustableClock } from '../../lib/local/clock.ts';
 import { createProcessorQueues } from '../../lib/local/cloud.ts';
 import { LocalApiGateway, loadAuthorizer, loadRouteHandlers } from '../../lib/local/http-adapter.ts';
 import { localRoutes } from '../../lib/local/local-routes.ts';
+import { closeServer, listenOn } from '../../lib/local/ports.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import {
   deliverWebhooksTo,
@@ -79,9 +80,7 @@ export const testGateway = async (
     await loadAuthorizer(),
   );
   const server: Server = createServer((request, response) => void serve(gateway)(request, response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const address = server.address();
-  const apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const apiUrl = `http://127.0.0.1:${await listenOn(server, 0, '127.0.0.1')}`;
   if (emulator) deliverWebhooksTo(emulator, apiUrl);
 
   const call = async (method: string, url: string, callOptions: CallOptions = {}): Promise<CallResult> => {
@@ -150,10 +149,7 @@ export const testGateway = async (
 
   const stop = async () => {
     await emulator?.stop();
-    await new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+    await closeServer(server);
     sqs.destroy();
   };
 

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
+import { closeServer, listenOn } from '../ports.ts';
 import { bool, type FormObject, type FormValue, int, list, obj, parseForm, str, stringMap } from './form.ts';
 import { renderPage } from './pages.ts';
 import { Renderer } from './render.ts';
@@ -593,21 +594,14 @@ export class ProcessorEmulator {
       });
     });
     this.server = server;
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
-    const address = server.address();
-    this.baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`;
+    this.baseUrl = `http://127.0.0.1:${await listenOn(server, port, '127.0.0.1')}`;
     return this.baseUrl;
   }
 
   async stop(): Promise<void> {
     await this.flushWebhooks();
     this.saveNow();
-    const server = this.server;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+    if (this.server) await closeServer(this.server);
   }
 
   private sendError(response: ServerResponse, error: unknown): void {

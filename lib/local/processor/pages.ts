@@ -1,3 +1,4 @@
+import { escapeHtml } from '../../../functions/core/html.ts';
 import type { ProcessorEmulator } from './emulator.ts';
 import { StripeApiError } from './emulator.ts';
 import { type FormObject, str } from './form.ts';
@@ -12,12 +13,6 @@ export interface PageResult {
   html?: string;
   redirect?: string;
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
 
 const money = (minor: number) => `US$${(minor / 100).toFixed(2)}`;
 
