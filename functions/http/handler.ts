@@ -120,7 +120,8 @@ const parseBody = (event: ApiEvent, schema: BodySchema | undefined): unknown => 
 
 /** Request id on every response and log line; errors in the shape of errors.ts. */
 const httpConventions = (): MiddlewareObj<ApiEvent, ApiResult, Error, Context> => {
-  let startedAt = 0;
+  // Per invocation: several requests can be in flight in one process (the local server).
+  const startedAt = new WeakMap<ApiEvent, number>();
   const requestIdOf = (event: ApiEvent) => event.requestContext.requestId;
   const finish = (event: ApiEvent, response: ApiResult) => {
     response.headers = { ...response.headers, 'x-request-id': requestIdOf(event) };
@@ -130,13 +131,13 @@ const httpConventions = (): MiddlewareObj<ApiEvent, ApiResult, Error, Context> =
       method: event.requestContext.http.method,
       route: event.routeKey,
       status: response.statusCode,
-      durationMs: Math.round(performance.now() - startedAt),
+      durationMs: Math.round(performance.now() - (startedAt.get(event) ?? performance.now())),
     });
     logger.resetKeys();
   };
   return {
     before: (request) => {
-      startedAt = performance.now();
+      startedAt.set(request.event, performance.now());
       logger.appendKeys({ requestId: requestIdOf(request.event) });
     },
     after: (request) => {

@@ -1,7 +1,8 @@
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type ApiEvent, httpHandler, MAX_BODY_BYTES } from '#http/handler.ts';
+import { logger } from '#http/logger.ts';
 import type { AuthorizerContext } from '#http/principal.ts';
 
 const administrator: AuthorizerContext = {
@@ -158,5 +159,28 @@ describe('HTTP conventions', () => {
     expect((await bare(event({ body: '{}' }), context)).statusCode).toBe(204);
     const extra = await bare(event({ body: '{"x":1}' }), context);
     expect(JSON.parse(extra.body ?? '{}').error).toMatchObject({ code: 'unknown_field', field: 'x' });
+  });
+
+  it('each request logs its own duration, even when requests overlap in one process', async () => {
+    const lines: { durationMs: number; requestId: string }[] = [];
+    const spy = vi.spyOn(logger, 'info').mockImplementation((...args) => {
+      lines.push(args[1] as { durationMs: number; requestId: string });
+    });
+    const waits = new Map([['slow', 80]]);
+    const sleepy = httpHandler({ auth: 'none' }, async ({ requestId }) => {
+      await new Promise((resolve) => setTimeout(resolve, waits.get(requestId) ?? 0));
+      return { status: 204 };
+    });
+    const withId = (id: string) => {
+      const base = event();
+      return { ...base, requestContext: { ...base.requestContext, requestId: id } };
+    };
+    const slow = sleepy(withId('slow'), context);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await Promise.all([slow, sleepy(withId('fast'), context)]);
+    spy.mockRestore();
+    const durationOf = (id: string) => lines.find((line) => line.requestId === id)?.durationMs ?? -1;
+    expect(durationOf('slow')).toBeGreaterThanOrEqual(75);
+    expect(durationOf('fast')).toBeLessThan(40);
   });
 });
