@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { checkoutExpiry, mayStartFirstCheckout } from '#core/checkout.ts';
-import { isReservationActive, placeablePlans } from '#core/placement.ts';
+import { placeablePlans, withoutReservationOf } from '#core/placement.ts';
 import { DEFAULT_PLAN, PLAN_VALUES, type PlanValue } from '#core/plans.ts';
 import { HttpError } from '#http/errors.ts';
 import { httpHandler } from '#http/handler.ts';
@@ -97,10 +97,11 @@ export const handler = httpHandler(
 
     // Read-only placement check first, so that a refusal writes nothing.
     const inventory = await listInventory(tenant.homeRegion);
-    const held = inventory.reservations.filter(
-      (r) => r.tenantId !== tenant.tenantId || !isReservationActive(r, now),
+    const available = placeablePlans(
+      withoutReservationOf(inventory, tenant.tenantId),
+      tenant.homeRegion,
+      now,
     );
-    const available = placeablePlans({ slots: inventory.slots, reservations: held }, tenant.homeRegion, now);
     if (!available.includes(body.plan)) throw noCapacity(body.plan, available);
 
     const attemptId = randomUUID();

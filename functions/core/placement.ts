@@ -23,6 +23,12 @@ export interface Inventory {
   reservations: Reservation[];
 }
 
+/** The inventory as another tenant's checkout sees it: this tenant's own reservation set aside. */
+export const withoutReservationOf = (inventory: Inventory, tenantId: string): Inventory => ({
+  slots: inventory.slots,
+  reservations: inventory.reservations.filter((r) => r.tenantId !== tenantId),
+});
+
 export const isReservationActive = (reservation: Reservation, now: Date): boolean =>
   Date.parse(reservation.expiresAt) > now.getTime();
 

@@ -165,10 +165,14 @@ export const expireCheckoutSession = async (sessionId: string): Promise<void> =>
 
 let portalConfiguration: string | undefined;
 
+/** Ours among the account's portal configurations (there may be others). */
+const isOurPortalConfiguration = (configuration: Stripe.BillingPortal.Configuration): boolean =>
+  configuration.metadata?.managed_by === MANAGED_BY && configuration.active;
+
 const findPortalConfiguration = async (): Promise<string> => {
   if (portalConfiguration) return portalConfiguration;
   const configurations = await call((stripe) => stripe.billingPortal.configurations.list({ limit: 100 }));
-  const ours = configurations.data.find((c) => c.metadata?.managed_by === MANAGED_BY && c.active);
+  const ours = configurations.data.find(isOurPortalConfiguration);
   if (!ours)
     throw new ProcessorError('rejected', 'no billing portal configuration of ours: run processor:sync');
   portalConfiguration = ours.id;
@@ -267,7 +271,7 @@ export const syncCatalog = async (): Promise<{ plan: PlanValue; priceId: string;
     results.push({ plan: plan.value, priceId: price.id, created: true });
   }
   const configurations = await call((stripe) => stripe.billingPortal.configurations.list({ limit: 100 }));
-  if (!configurations.data.some((c) => c.metadata?.managed_by === MANAGED_BY && c.active)) {
+  if (!configurations.data.some(isOurPortalConfiguration)) {
     await call((stripe) =>
       stripe.billingPortal.configurations.create(
         {

@@ -22,13 +22,13 @@ export const notifyWaitlist = async (now: Date): Promise<{ notified: number; ite
     }
     if (!isPlaceable(inventory, entry.region, entry.plan, now)) continue;
     const user = await getUser(entry.joinedBy);
+    if (!user?.email) continue;
     const key = `waitlist:${entry.tenantId}:${entry.plan}:${entry.joinedAt}`;
     const content = waitlistCapacityEmail({
       plan: entry.plan,
       homeRegion: entry.region,
       appUrl: config.tenantAppUrl(),
     });
-    if (!user?.email) continue;
     if (await notifyWaitlistEntry(entry, outboxPut(key, user.email, content, now), now)) notified++;
   }
   return { notified, itemsRead };

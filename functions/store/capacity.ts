@@ -6,6 +6,7 @@ import {
   type Inventory,
   placeablePlans,
   type Reservation,
+  withoutReservationOf,
 } from '#core/placement.ts';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
@@ -119,10 +120,7 @@ export const reserveCapacity = async (
 ): Promise<ReserveOutcome> => {
   for (let attempt = 0; attempt < 10; attempt++) {
     const inventory = await readInventory(request.region);
-    const others = {
-      slots: inventory.slots,
-      reservations: inventory.reservations.filter((r) => r.tenantId !== request.tenantId),
-    };
+    const others = withoutReservationOf(inventory, request.tenantId);
     const slot = chooseLocation(others, request.region, request.plan, now);
     if (!slot) return { reserved: undefined, availablePlans: placeablePlans(others, request.region, now) };
     const reservation: Reservation = {

@@ -39,8 +39,8 @@ export const commitReconciliation = async (params: {
         TableName: tableName(),
         Key: keys.tenant(tenant.tenantId),
         UpdateExpression: `SET billingState = :state, graceDeadline = :deadline, #version = #version + :one${
-          due ? ', dueAt = :dueAt, GSI2PK = :pk, GSI2SK = :sk' : ''
-        }${due ? '' : ' REMOVE dueAt, GSI2PK, GSI2SK'}`,
+          due ? ', dueAt = :dueAt, GSI2PK = :pk, GSI2SK = :sk' : ' REMOVE dueAt, GSI2PK, GSI2SK'
+        }`,
         ConditionExpression: `#version = :read AND ${tenant.dueAt === undefined ? 'attribute_not_exists(dueAt)' : 'dueAt = :dueRead'}`,
         ExpressionAttributeNames: { '#version': 'version' },
         ExpressionAttributeValues: values,

@@ -1,5 +1,5 @@
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, tableName } from './client.ts';
+import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
 import { dueIndexKeys } from './due.ts';
 import { keys } from './keys.ts';
 
@@ -90,15 +90,10 @@ export const applyEventOnce = async (
       (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
     if (reasons[0]?.Code === 'ConditionalCheckFailed') return 'duplicate';
     // The tenant item is gone: remember the event, it has nothing to change.
-    await db()
-      .send(
-        new TransactWriteCommand({
-          TransactItems: [{ Put: { ...record.Put, Item: { ...record.Put.Item, tenantId: null } } }],
-        }),
-      )
-      .catch((inner: unknown) => {
-        if (!isConditionFailure(inner)) throw inner;
-      });
+    // Already remembered by a concurrent sweep is just as good.
+    await appliedUnlessConditionFails(
+      db().send(new PutCommand({ ...record.Put, Item: { ...record.Put.Item, tenantId: null } })),
+    );
     return 'unmatched';
   }
 };

@@ -712,7 +712,7 @@ export class ProcessorEmulator {
   /** The REST API subset (see docs/decisions.md for what is emulated). */
   route(method: string, pathname: string, params: FormObject): unknown {
     const parts = pathname.split('/').filter(Boolean).slice(1);
-    const [resource, id, action] = parts;
+    const [resource, id] = parts;
     const key = `${method} ${resource ?? ''}${parts[0] === 'checkout' || parts[0] === 'billing_portal' ? `/${id ?? ''}` : ''}`;
     switch (key) {
       case 'POST customers':
@@ -834,7 +834,6 @@ export class ProcessorEmulator {
       case 'POST refunds':
         return this.createRefund(params);
       default:
-        if (action) throw new StripeApiError(404, `Unrecognized request URL (${method}: ${pathname}).`);
         throw new StripeApiError(
           404,
           `Unrecognized request URL (${method}: ${pathname}). The emulator serves the subset this project calls.`,
