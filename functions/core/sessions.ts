@@ -12,6 +12,17 @@ export const SESSION_TOKEN_BYTES = 32;
 export const sessionExpiry = (createdAt: Date): Date =>
   new Date(createdAt.getTime() + SESSION_LIFETIME_SECONDS * 1000);
 
+/**
+ * How long the session record is kept after its expiry before DynamoDB TTL may delete it: while it
+ * is kept, the token is still recognised and answered `expired_session` (sign in again) rather
+ * than `invalid_session`. TTL deletes within days of the time, never before it.
+ */
+export const SESSION_RECORD_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+
+/** The DynamoDB TTL (epoch seconds) of a session record: its expiry plus the retention above. */
+export const sessionRecordTtl = (expiresAt: Date): number =>
+  Math.floor(expiresAt.getTime() / 1000) + SESSION_RECORD_RETENTION_SECONDS;
+
 export const isSessionLive = (
   session: { expiresAt: string; revokedAt?: string | undefined },
   now: Date,

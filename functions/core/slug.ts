@@ -45,7 +45,14 @@ export const RESERVED_SLUGS: readonly string[] = [
 ];
 
 export type SlugProblem = {
-  code: 'slug_too_short' | 'slug_too_long' | 'slug_charset' | 'slug_start' | 'slug_end' | 'slug_reserved';
+  code:
+    | 'slug_too_short'
+    | 'slug_too_long'
+    | 'slug_charset'
+    | 'slug_start'
+    | 'slug_end'
+    | 'slug_hyphens'
+    | 'slug_reserved';
   message: string;
 };
 
@@ -65,6 +72,15 @@ export const slugProblem = (slug: string): SlugProblem | undefined => {
   }
   if (!/^[a-z]/.test(slug)) return { code: 'slug_start', message: 'The slug must start with a letter.' };
   if (slug.endsWith('-')) return { code: 'slug_end', message: 'The slug must not end with "-".' };
+  // "xn--" names are punycode (an internationalised name that can look like another one), and
+  // DNS keeps "--" in the third and fourth characters for such encodings (RFC 5891 §4.2.3.1).
+  if (slug.slice(2, 4) === '--') {
+    return {
+      code: 'slug_hyphens',
+      message:
+        'The slug must not have "--" as its third and fourth characters (reserved for encoded names such as "xn--"); remove or move a hyphen.',
+    };
+  }
   if (RESERVED_SLUGS.includes(slug)) {
     return { code: 'slug_reserved', message: `"${slug}" is reserved; choose another slug.` };
   }

@@ -106,7 +106,29 @@ const readJsonBody = (event: ApiEvent): unknown => {
   }
 };
 
+/** `application/json`, any case, with or without parameters such as `; charset=utf-8`. */
+export const isJsonContentType = (contentType: string | undefined): boolean =>
+  contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+
+/**
+ * A JSON endpoint reads only JSON: a body sent as anything else (a form, text, no type at all) is
+ * refused with 415 before it is read, so nothing is written. A request without a body needs no type.
+ */
+const assertJsonContentType = (event: ApiEvent): void => {
+  if (event.body === undefined || event.body === null || event.body === '') return;
+  const contentType = Object.entries(event.headers ?? {}).find(
+    ([name]) => name.toLowerCase() === 'content-type',
+  )?.[1];
+  if (isJsonContentType(contentType)) return;
+  throw new HttpError(
+    415,
+    'unsupported_media_type',
+    `The request body must be JSON: send Content-Type: application/json (received ${contentType ? `"${contentType.slice(0, 100)}"` : 'no Content-Type'}).`,
+  );
+};
+
 const parseBody = (event: ApiEvent, schema: BodySchema | undefined): unknown => {
+  assertJsonContentType(event);
   const json = readJsonBody(event);
   if (json !== undefined && (typeof json !== 'object' || json === null || Array.isArray(json))) {
     throw new HttpError(400, 'invalid_body', 'The request body must be a JSON object.', { field: 'body' });

@@ -21,5 +21,7 @@ export const describeIssue = (issue: Issue): string => {
     return `Unknown field "${field}": remove it.`;
   }
   if (issue.received === 'undefined' && issue.path?.length) return `Field "${field}" is required.`;
-  return `Field "${field}" is invalid: expected ${issue.expected}, received ${issue.received}.`;
+  // Checks such as integer() name no expected value; their message says what is wanted.
+  const expected = issue.expected ?? issue.message;
+  return `Field "${field}" is invalid: expected ${expected}, received ${issue.received}.`;
 };

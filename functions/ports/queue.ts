@@ -74,3 +74,48 @@ export const queueDepth = async (
   );
   return Number(Attributes?.ApproximateNumberOfMessages ?? 0);
 };
+
+/** A queue's messages counted apart: waiting to be received, and received but not yet deleted. */
+export interface QueueCounts {
+  waiting: number;
+  inFlight: number;
+}
+
+/** How a queue's attributes read as counts. */
+export type QueueCountReader = (attributes: Record<string, string>) => QueueCounts;
+
+/** SQS: ApproximateNumberOfMessages waits, ApproximateNumberOfMessagesNotVisible is in flight. */
+export const sqsQueueCounts: QueueCountReader = (attributes) => ({
+  waiting: Number(attributes.ApproximateNumberOfMessages ?? 0),
+  inFlight: Number(attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
+});
+
+export interface QueueStatus extends QueueCounts {
+  /** Messages waiting in the dead-letter queue (their ApproximateNumberOfMessages). */
+  deadLettered: number;
+}
+
+const queueCounts = async (
+  name: 'PROCESSOR_EVENTS_QUEUE_URL' | 'PROCESSOR_EVENTS_DLQ_URL',
+  read: QueueCountReader,
+): Promise<QueueCounts> => {
+  const { Attributes } = await sqs().send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl(name),
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return read(Attributes ?? {});
+};
+
+/**
+ * The processor event intake for operators: waiting, in flight and dead-lettered, counted apart.
+ * `read` interprets the attributes (the local SQS stand-in needs its own reading).
+ */
+export const processorQueueStatus = async (read: QueueCountReader = sqsQueueCounts): Promise<QueueStatus> => {
+  const [events, deadLetters] = await Promise.all([
+    queueCounts('PROCESSOR_EVENTS_QUEUE_URL', read),
+    queueCounts('PROCESSOR_EVENTS_DLQ_URL', read),
+  ]);
+  return { ...events, deadLettered: deadLetters.waiting };
+};

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { sessionExpiry } from '#core/sessions.ts';
+import { sessionExpiry, sessionRecordTtl } from '#core/sessions.ts';
 import { db, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
@@ -33,8 +33,9 @@ export const createSession = async (
         ...keys.session(tokenHash),
         type: 'session',
         ...session,
-        // TTL only removes old items; expiry is enforced by isSessionLive.
-        ttl: Math.floor(expiresAt.getTime() / 1000) + 24 * 60 * 60,
+        // TTL only removes old items, long after expiry (enforced by isSessionLive), so that an
+        // expired token is still answered `expired_session` in the cloud too.
+        ttl: sessionRecordTtl(expiresAt),
       },
       ConditionExpression: 'attribute_not_exists(PK)',
     }),

@@ -1,5 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Clock } from '../../functions/ports/clock.ts';
+
+/** Where the local control plane keeps its clock's offset in its data folder. */
+export const clockStateFile = (dataDirectory: string): string => path.join(dataDirectory, 'clock.json');
 
 /**
  * The local control plane's clock: real time plus an offset that only grows. Advancing it moves
@@ -46,3 +50,10 @@ export class AdjustableClock implements Clock {
     return this.offsetMs / 1000;
   }
 }
+
+/**
+ * The time of the local control plane kept in `dataDirectory`, for another process (the ops CLI):
+ * real time plus the offset the control plane saved. Read only; it never advances the clock.
+ */
+export const localTimeOf = (dataDirectory: string, realNow: () => number = Date.now): Date =>
+  new AdjustableClock(realNow, clockStateFile(dataDirectory)).now();

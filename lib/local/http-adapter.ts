@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type {
   APIGatewayProxyEventV2,
@@ -101,6 +102,44 @@ const gatewayError = (status: number, message: string): LocalResponse => ({
   body: Buffer.from(JSON.stringify({ message })),
 });
 
+/** API Gateway (HTTP API)'s payload limit; the handlers enforce their much smaller one themselves. */
+export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** What API Gateway answers a request over its payload limit, without invoking anything. */
+export const payloadTooLarge = (): LocalResponse => gatewayError(413, 'Request Entity Too Large');
+
+/**
+ * Reads a request's body as API Gateway takes it in: up to `maxBytes`. A larger body (announced by
+ * Content-Length, or found while reading) resolves `undefined` at once, so the caller answers 413
+ * without running a route; the rest is drained unkept, so the client gets to read that answer
+ * instead of a dropped connection.
+ */
+export const readRequestBody = (
+  request: IncomingMessage,
+  maxBytes = API_GATEWAY_MAX_BODY_BYTES,
+): Promise<Buffer | undefined> =>
+  new Promise((resolve, reject) => {
+    if (Number(request.headers['content-length']) > maxBytes) {
+      request.resume();
+      resolve(undefined);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      if (size > maxBytes) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(size > maxBytes ? undefined : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+
 export class LocalApiGateway {
   private readonly compiled: CompiledRoute[];
   private readonly authorizer: AuthorizerHandler;
@@ -111,6 +150,7 @@ export class LocalApiGateway {
   }
 
   async dispatch(request: LocalRequest): Promise<LocalResponse> {
+    if (request.body.length > API_GATEWAY_MAX_BODY_BYTES) return payloadTooLarge();
     const url = new URL(request.url, 'http://localhost');
     const method = request.method.toUpperCase();
     let match: { route: CompiledRoute; values: string[] } | undefined;

@@ -9,8 +9,10 @@ import { accountEmail, LOGIN_PATTERN } from './code-host.ts';
 import type { AdapterRoute } from './http-adapter.ts';
 import type { LocalSweeper } from './sweeper.ts';
 
+const MAX_ADVANCE_SECONDS = 10 * 365 * 86400;
+
 const LoginSchema = v.pipe(
-  v.string(),
+  v.string('a code-host login'),
   v.regex(LOGIN_PATTERN, 'a code-host login (letters, digits, single hyphens)'),
 );
 
@@ -46,7 +48,14 @@ export const localRoutes = (clock: AdjustableClock, sweeper: LocalSweeper): Adap
     handler: httpHandler(
       {
         auth: 'none',
-        body: v.strictObject({ seconds: v.pipe(v.number(), v.minValue(0), v.maxValue(10 * 365 * 86400)) }),
+        body: v.strictObject({
+          seconds: v.pipe(
+            v.number('a whole number of seconds'),
+            v.integer('a whole number of seconds'),
+            v.minValue(0, 'a whole number of seconds, 0 or more (time never goes back)'),
+            v.maxValue(MAX_ADVANCE_SECONDS, `at most ${MAX_ADVANCE_SECONDS} seconds (ten years)`),
+          ),
+        }),
       },
       async ({ body }) => {
         const now = clock.advance(body.seconds);

@@ -7,18 +7,21 @@ import { installLocalNudge } from '../../functions/ports/nudge.ts';
 import { syncCatalog } from '../../functions/ports/processor.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { routes } from '../routes.ts';
-import { AdjustableClock } from './clock.ts';
+import { AdjustableClock, clockStateFile } from './clock.ts';
 import { type LocalCloud, type LocalCloudOptions, startLocalCloud } from './cloud.ts';
 import { codeHostEnvironment, type LocalCodeHost, startCodeHost } from './code-host.ts';
-import { LocalApiGateway, loadAuthorizer, loadRouteHandlers } from './http-adapter.ts';
+import {
+  LocalApiGateway,
+  loadAuthorizer,
+  loadRouteHandlers,
+  payloadTooLarge,
+  readRequestBody,
+} from './http-adapter.ts';
 import { localRoutes } from './local-routes.ts';
 import { closeServer, listenOn } from './ports.ts';
 import type { ProcessorEmulator } from './processor/emulator.ts';
 import { deliverWebhooksTo, processorEnvironment, startLocalProcessor } from './processor/local.ts';
 import { LocalSweeper } from './sweeper.ts';
-
-/** API Gateway's own payload limit; the handlers enforce their much smaller one. */
-const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 
 const CAPACITY_SEED = path.join(path.dirname(fileURLToPath(import.meta.url)), 'capacity.json');
 
@@ -60,23 +63,6 @@ export interface RunningControlPlane {
   stop(): Promise<void>;
 }
 
-const readBody = (request: IncomingMessage): Promise<Buffer | undefined> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) {
-        resolve(undefined);
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-
 /** A stand-in for the tenant app's landing page, where the browser sign-in ends. */
 const landingPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Stack Control Plane (local)</title></head>
@@ -94,22 +80,21 @@ export const serve =
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landingPage);
       return;
     }
-    const body = await readBody(request);
-    if (body === undefined) {
-      response
-        .writeHead(413, { 'content-type': 'application/json' })
-        .end('{"message":"Request Entity Too Large"}');
-      return;
-    }
-    const result = await gateway.dispatch({
-      method: request.method ?? 'GET',
-      url: request.url ?? '/',
-      headers: request.headers,
-      body,
-      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-    });
+    const body = await readRequestBody(request);
+    const result =
+      body === undefined
+        ? payloadTooLarge()
+        : await gateway.dispatch({
+            method: request.method ?? 'GET',
+            url: request.url ?? '/',
+            headers: request.headers,
+            body,
+            sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+          });
     const headers: Record<string, string | string[]> = { ...result.headers };
     if (result.cookies.length) headers['set-cookie'] = result.cookies;
+    // The rest of an oversized body is not wanted: close the connection once answered.
+    if (body === undefined) headers.connection = 'close';
     response.writeHead(result.status, headers).end(result.body);
   };
 
@@ -121,7 +106,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
   const cloud = await startLocalCloud(options);
   const clock = new AdjustableClock(
     () => systemClock.now().getTime(),
-    options.dataDirectory ? path.join(options.dataDirectory, 'clock.json') : undefined,
+    options.dataDirectory ? clockStateFile(options.dataDirectory) : undefined,
   );
   installClock(clock);
   const codeHost = await startCodeHost();

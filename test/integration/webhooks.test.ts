@@ -101,6 +101,60 @@ describe('POST /v1/webhooks/processor', () => {
     expect(await api.drainQueue()).toEqual([]);
   });
 
+  it.each([
+    ['not JSON', 'this is not json'],
+    ['empty', ''],
+    ['truncated JSON', '{"id":"evt_1","type":'],
+  ])(
+    'a correctly signed body that is %s is 400 invalid_payload (not invalid_signature), nothing enqueued',
+    async (_label, payload) => {
+      const response = await deliver(
+        payload,
+        ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds()),
+      );
+      expect(response.status).toBe(400);
+      expect(response.json.error.code).toBe('invalid_payload');
+      expect(response.json.error.message).toContain('not JSON');
+      expect(await api.drainQueue()).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['an empty object', {}],
+    ['without an id', { object: 'event', type: 'invoice.paid', data: { object: { id: 'in_1' } } }],
+    ['without a type', { id: 'evt_no_type', object: 'event', data: { object: { id: 'in_1' } } }],
+    ['without data', { id: 'evt_no_data', object: 'event', type: 'invoice.paid' }],
+    ['without data.object', { id: 'evt_no_object', type: 'invoice.paid', data: {} }],
+    ['with a null data.object', { id: 'evt_null', type: 'invoice.paid', data: { object: null } }],
+    ['with a numeric id', { id: 42, type: 'invoice.paid', data: { object: { id: 'in_1' } } }],
+    ['an array', [1, 2, 3]],
+    ['null', null],
+    ['a string', 'evt_1'],
+  ])(
+    'a correctly signed JSON body that is %s is 400 invalid_payload, nothing enqueued',
+    async (_label, body) => {
+      const payload = JSON.stringify(body);
+      const response = await deliver(
+        payload,
+        ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds()),
+      );
+      expect(response.status).toBe(400);
+      expect(response.json.error.code).toBe('invalid_payload');
+      expect(response.json.error.message).toContain('data.object');
+      expect(await api.drainQueue()).toEqual([]);
+    },
+  );
+
+  it('an unsigned body that is not JSON is still invalid_signature: the shape is checked only once the signature holds', async () => {
+    const response = await deliver(
+      'not json',
+      ProcessorEmulator.signature('other', LOCAL_WEBHOOK_SECRET, nowSeconds()),
+    );
+    expect(response.status).toBe(400);
+    expect(response.json.error.code).toBe('invalid_signature');
+    expect(await api.drainQueue()).toEqual([]);
+  });
+
   it('the emulator’s own deliveries arrive verified', async () => {
     const emulator = api.emulator;
     if (!emulator) throw new Error('no emulator');

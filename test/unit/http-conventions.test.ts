@@ -14,13 +14,19 @@ const administrator: AuthorizerContext = {
 };
 
 const event = (
-  options: { body?: string; base64?: boolean; authorizer?: AuthorizerContext } = {},
+  options: {
+    body?: string;
+    base64?: boolean;
+    authorizer?: AuthorizerContext;
+    /** The Content-Type header; `null` sends none. */
+    contentType?: string | null;
+  } = {},
 ): ApiEvent => ({
   version: '2.0',
   routeKey: 'POST /things',
   rawPath: '/things',
   rawQueryString: '',
-  headers: { 'content-type': 'application/json' },
+  headers: options.contentType === null ? {} : { 'content-type': options.contentType ?? 'application/json' },
   requestContext: {
     accountId: '0',
     apiId: 'api',
@@ -117,6 +123,54 @@ describe('HTTP conventions', () => {
     expect(result.json.error.code).toBe('body_too_large');
     expect(result.json.error.message).toContain(String(MAX_BODY_BYTES));
     expect(calls).toHaveLength(0);
+  });
+
+  it.each([
+    'text/plain',
+    'text/plain; charset=utf-8',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/jsonx',
+    'application/json-seq',
+    'application/vnd.api+json',
+    null,
+  ])('a body sent as %s: 415 unsupported_media_type, handler not run', async (contentType) => {
+    const result = await invoke({ body: '{"plan":"plus"}', contentType });
+    expect(result.statusCode).toBe(415);
+    expect(result.json.error).toMatchObject({ code: 'unsupported_media_type', requestId: 'req-123' });
+    expect(result.json.error.message).toContain('Content-Type: application/json');
+    expect(calls).toHaveLength(0);
+  });
+
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'Application/JSON;charset=UTF-8',
+    ' application/json ',
+  ])('a body sent as %s is read', async (contentType) => {
+    const result = await invoke({ body: '{"plan":"plus"}', contentType });
+    expect(result.statusCode).toBe(201);
+    expect(calls).toEqual([{ plan: 'plus' }]);
+  });
+
+  it('a request without a body needs no Content-Type', async () => {
+    const bare = httpHandler({ auth: 'none' }, async () => ({ status: 204 }));
+    expect((await bare(event({ contentType: null }), context)).statusCode).toBe(204);
+    expect((await bare(event({ contentType: 'text/plain' }), context)).statusCode).toBe(204);
+    expect((await bare(event({ body: '', contentType: 'text/plain' }), context)).statusCode).toBe(204);
+  });
+
+  it('a raw-body route (the signed webhook) keeps any Content-Type', async () => {
+    const raw = httpHandler({ auth: 'none', rawBody: { maxBytes: 1024 } }, async ({ rawBody }) => ({
+      status: 200,
+      body: { bytes: rawBody.byteLength },
+    }));
+    const result = await raw(
+      event({ body: 'aGVsbG8=', base64: true, contentType: 'application/octet-stream' }),
+      context,
+    );
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body ?? '{}')).toEqual({ bytes: 5 });
   });
 
   it('no session: 401 in the error shape, before the body is looked at', async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isSessionLive, SESSION_LIFETIME_SECONDS, sessionExpiry } from '#core/sessions.ts';
+import {
+  isSessionLive,
+  SESSION_LIFETIME_SECONDS,
+  SESSION_RECORD_RETENTION_SECONDS,
+  sessionExpiry,
+  sessionRecordTtl,
+} from '#core/sessions.ts';
 import {
   findSessionToken,
   hashSessionToken,
@@ -28,6 +34,15 @@ describe('session expiry is enforced in code', () => {
 
   it('a revoked session is dead at once', () => {
     expect(isSessionLive({ ...session, revokedAt: createdAt.toISOString() }, createdAt)).toBe(false);
+  });
+});
+
+describe('an expired session record outlives its expiry (so the cloud still says expired_session)', () => {
+  const expiresAt = new Date('2026-01-08T00:00:00Z');
+
+  it('is kept at least 30 days past its expiry before TTL may delete it', () => {
+    expect(SESSION_RECORD_RETENTION_SECONDS).toBeGreaterThanOrEqual(30 * 86_400);
+    expect(sessionRecordTtl(expiresAt)).toBe(Date.parse('2026-02-07T00:00:00Z') / 1000);
   });
 });
 

@@ -3,9 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { RESERVED_SLUGS, slugLockIntent, slugProblem, stackName } from '#core/slug.ts';
 
 describe('the slug is a DNS label', () => {
-  it.each(['abc', 'acme', 'acme-corp', 'a1b2', 'team-42-x', `a${'b'.repeat(39)}`])('accepts %s', (slug) => {
-    expect(slugProblem(slug)).toBeUndefined();
-  });
+  it.each(['abc', 'acme', 'acme-corp', 'a1b2', 'team-42-x', 'a-b', 'abc--d', 'a--b', `a${'b'.repeat(39)}`])(
+    'accepts %s',
+    (slug) => {
+      expect(slugProblem(slug)).toBeUndefined();
+    },
+  );
 
   it.each([
     ['ab', 'slug_too_short'],
@@ -17,6 +20,11 @@ describe('the slug is a DNS label', () => {
     ['1acme', 'slug_start'],
     ['-acme', 'slug_start'],
     ['acme-', 'slug_end'],
+    ['xn--80ak6aa92e', 'slug_hyphens'],
+    ['xn--mnchen-3ya', 'slug_hyphens'],
+    ['ab--cd', 'slug_hyphens'],
+    ['zz---', 'slug_end'],
+    ['zz--9', 'slug_hyphens'],
   ])('refuses %s (%s)', (slug, code) => {
     expect(slugProblem(slug)?.code).toBe(code);
   });
@@ -34,6 +42,7 @@ describe('the slug is a DNS label', () => {
         (slug) => {
           if (slugProblem(slug) === undefined) {
             expect(slug).toMatch(/^[a-z](?:[a-z0-9-]{1,38}[a-z0-9])$/);
+            expect(slug.slice(2, 4)).not.toBe('--');
             expect(RESERVED_SLUGS).not.toContain(slug);
           }
         },

@@ -1,0 +1,222 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { listInventory, setCapacityTotal } from '#store/capacity.ts';
+import { db, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
+import { REPO_ROOT } from '../../lib/constructs/lambda.ts';
+import { createProcessorQueues } from '../../lib/local/cloud.ts';
+import { uniqueRegion } from '../support/gateway.ts';
+
+/**
+ * `npm run ops` as an operator runs it: a separate process pointed at a local control plane's
+ * data folder (its endpoints.json and clock.json), here one whose stand-ins are the test run's.
+ */
+
+const DAY_MS = 86_400_000;
+const sqs = new SQSClient({});
+afterAll(() => sqs.destroy());
+
+const dataFolder = async (
+  options: { offsetMs?: number; queues?: { events: string; deadLetters: string } } = {},
+) => {
+  const directory = mkdtempSync(path.join(tmpdir(), 'ops-cli-'));
+  const queues =
+    options.queues ??
+    (await createProcessorQueues(process.env.AWS_ENDPOINT_URL_SQS ?? '', `ops-${randomUUID().slice(0, 8)}`));
+  const environment = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name.startsWith('AWS_') || name === 'TABLE_NAME'),
+  ) as Record<string, string>;
+  writeFileSync(
+    path.join(directory, 'endpoints.json'),
+    JSON.stringify({
+      api: 'http://127.0.0.1:9',
+      environment: {
+        ...environment,
+        PROCESSOR_EVENTS_QUEUE_URL: queues.events,
+        PROCESSOR_EVENTS_DLQ_URL: queues.deadLetters,
+      },
+    }),
+  );
+  if (options.offsetMs !== undefined)
+    writeFileSync(path.join(directory, 'clock.json'), JSON.stringify({ offsetMs: options.offsetMs }));
+  return directory;
+};
+
+const ops = (args: string[], env: Record<string, string> = {}) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      path.join(REPO_ROOT, 'node_modules/.bin/node'),
+      ['lib/ops/cli.ts', ...args],
+      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', POWERTOOLS_LOG_LEVEL: 'SILENT', ...env } },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+
+const slotItem = async (region: string, location: string, plan: string) =>
+  (await db().send(new GetCommand({ TableName: tableName(), Key: keys.capacity(region, location, plan) })))
+    .Item as { total: number; updatedAt: string } | undefined;
+
+describe('npm run ops -- capacity set', () => {
+  it('refuses a location the region does not have, naming the ones it has, and writes nothing', async () => {
+    const region = uniqueRegion();
+    await setCapacityTotal({ region, location: `${region}-a`, plan: 'standard', total: 2 }, new Date());
+    const dataDir = await dataFolder();
+    const refused = await ops([
+      'capacity',
+      'set',
+      '--region',
+      region,
+      '--location',
+      `${region}-typo`,
+      '--plan',
+      'plus',
+      '--total',
+      '3',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`Unknown location "${region}-typo"`);
+    expect(refused.stderr).toContain(`${region}-a`);
+    expect(refused.stderr).toContain('--create');
+    expect((await listInventory(region)).slots.map((slot) => slot.location)).toEqual([`${region}-a`]);
+  });
+
+  it('refuses in a region without capacity too, unless --create', async () => {
+    const region = uniqueRegion();
+    const dataDir = await dataFolder();
+    const args = [
+      'capacity',
+      'set',
+      '--region',
+      region,
+      '--location',
+      `${region}-a`,
+      '--plan',
+      'pro',
+      '--total',
+      '1',
+      '--data-dir',
+      dataDir,
+    ];
+    const refused = await ops(args);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('no locations yet');
+    expect(await slotItem(region, `${region}-a`, 'pro')).toBeUndefined();
+
+    const created = await ops([...args, '--create']);
+    expect(created.code).toBe(0);
+    expect((await slotItem(region, `${region}-a`, 'pro'))?.total).toBe(1);
+  });
+
+  it('sets a known location without --create (another Plan of it included)', async () => {
+    const region = uniqueRegion();
+    await setCapacityTotal({ region, location: `${region}-a`, plan: 'standard', total: 2 }, new Date());
+    const dataDir = await dataFolder();
+    const done = await ops([
+      'capacity',
+      'set',
+      '--region',
+      region,
+      '--location',
+      `${region}-a`,
+      '--plan',
+      'plus',
+      '--total',
+      '4',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(done.code).toBe(0);
+    expect((await slotItem(region, `${region}-a`, 'plus'))?.total).toBe(4);
+  });
+
+  it('uses the local control plane’s clock (its kept offset) when pointed at a local run', async () => {
+    const region = uniqueRegion();
+    const offsetMs = 400 * DAY_MS;
+    const dataDir = await dataFolder({ offsetMs });
+    const started = Date.now();
+    const done = await ops([
+      'capacity',
+      'set',
+      '--region',
+      region,
+      '--location',
+      `${region}-a`,
+      '--plan',
+      'standard',
+      '--total',
+      '1',
+      '--create',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(done.code).toBe(0);
+    const updatedAt = Date.parse((await slotItem(region, `${region}-a`, 'standard'))?.updatedAt ?? '');
+    expect(updatedAt).toBeGreaterThanOrEqual(started + offsetMs);
+    expect(updatedAt).toBeLessThanOrEqual(Date.now() + offsetMs);
+  });
+
+  it('uses the wall clock against a deployed table (--table)', async () => {
+    const region = uniqueRegion();
+    const started = Date.now();
+    const environment = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => name.startsWith('AWS_')),
+    ) as Record<string, string>;
+    const done = await ops(
+      [
+        'capacity',
+        'set',
+        '--region',
+        region,
+        '--location',
+        `${region}-a`,
+        '--plan',
+        'standard',
+        '--total',
+        '1',
+        '--create',
+        '--table',
+        tableName(),
+        '--data-dir',
+        await dataFolder({ offsetMs: 400 * DAY_MS }),
+      ],
+      environment,
+    );
+    expect(done.code).toBe(0);
+    const updatedAt = Date.parse((await slotItem(region, `${region}-a`, 'standard'))?.updatedAt ?? '');
+    expect(updatedAt).toBeGreaterThanOrEqual(started);
+    expect(updatedAt).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe('npm run ops -- queue status', () => {
+  it('counts waiting, in-flight and dead-lettered events apart on the local stand-in, as SQS would', async () => {
+    const queues = await createProcessorQueues(
+      process.env.AWS_ENDPOINT_URL_SQS ?? '',
+      `ops-${randomUUID().slice(0, 8)}`,
+    );
+    for (let i = 0; i < 3; i++)
+      await sqs.send(new SendMessageCommand({ QueueUrl: queues.events, MessageBody: `{"n":${i}}` }));
+    for (let i = 0; i < 2; i++)
+      await sqs.send(new SendMessageCommand({ QueueUrl: queues.deadLetters, MessageBody: `{"d":${i}}` }));
+    // One event is being worked on (received, invisible for the 120 s visibility timeout).
+    const { Messages } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queues.events, MaxNumberOfMessages: 1, WaitTimeSeconds: 0 }),
+    );
+    expect(Messages).toHaveLength(1);
+
+    const status = await ops(['queue', 'status', '--data-dir', await dataFolder({ queues })]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('Processor events waiting: 2\n');
+    expect(status.stdout).toContain('In flight (received, not yet done): 1\n');
+    expect(status.stdout).toContain('In the dead-letter queue: 2 ');
+  });
+});
