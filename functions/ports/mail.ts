@@ -1,6 +1,16 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import type { EmailContent } from '#core/emails.ts';
 
+/** One SES request is abandoned after this long (set explicitly: the SDK's default is no timeout). */
+export const SES_REQUEST_TIMEOUT_MS = 10_000;
+/** Attempts per send, the SDK's retries included. */
+export const SES_MAX_ATTEMPTS = 2;
+/**
+ * The longest one `sendEmail` can take: every attempt timing out, plus the SDK's retry delays
+ * (at most 20 s each). The outbox's lease on a claimed email must outlast it.
+ */
+export const SES_SEND_MAX_MS = SES_MAX_ATTEMPTS * SES_REQUEST_TIMEOUT_MS + (SES_MAX_ATTEMPTS - 1) * 20_000;
+
 let client: SESv2Client | undefined;
 
 const sender = (): string => {
@@ -11,7 +21,10 @@ const sender = (): string => {
 
 /** Sends one email through SES; answers SES's message id (its confirmation). */
 export const sendEmail = async (to: string, content: EmailContent): Promise<string> => {
-  client ??= new SESv2Client({});
+  client ??= new SESv2Client({
+    maxAttempts: SES_MAX_ATTEMPTS,
+    requestHandler: { connectionTimeout: 3_000, requestTimeout: SES_REQUEST_TIMEOUT_MS },
+  });
   const { MessageId } = await client.send(
     new SendEmailCommand({
       FromEmailAddress: sender(),

@@ -1,14 +1,22 @@
 import type { Context } from 'aws-lambda';
+import { reconcileRetryAt } from '#core/reconcile-backoff.ts';
 import { logger } from '#http/logger.ts';
 import { clock } from '#ports/clock.ts';
-import { listDueTenants } from '#store/due.ts';
+import { recordSweep } from '#ports/metrics.ts';
+import { type DueTenant, listDueTenants, recordReconcileFailure } from '#store/due.ts';
 import { drainIntake, type IntakeSummary } from './intake.ts';
 import { sendPendingEmails } from './outbox.ts';
 import { reconcileTenant } from './reconcile.ts';
 import { notifyWaitlist } from './waitlist.ts';
 
-/** Tenants reconciled side by side: about what Stripe's test-mode read limit (25/s) allows at ~300 ms a read. */
-const PARALLEL = 8;
+/**
+ * Tenants reconciled side by side at most. The pace is set by the processor's rate limiter
+ * (functions/ports/rate-limit.ts: every processor call waits its turn), not by this number: it
+ * only has to be large enough to keep the limiter busy while calls are in flight.
+ */
+const IN_FLIGHT = 32;
+/** Due tenants read per query round (shared fairly across the due shards). */
+const DUE_PAGE = 100;
 /** Time kept free before the Lambda timeout. */
 const SAFETY_MS = 10_000;
 /** The longest a sweep works, whatever the timeout. */
@@ -19,8 +27,10 @@ export interface SweepSummary {
   reconciled: number;
   transitions: { tenantId: string; from: string; to: string; reason: string }[];
   conflicts: number;
-  /** Tenants whose reconciliation failed this run (they stay due). */
+  /** Tenants whose reconciliation failed this run. */
   failed: number;
+  /** Of those, the ones put off by the backoff (30 s doubling to 1 h): they are retried later, not at once. */
+  backedOff: number;
   waitlistNotified: number;
   emailsSent: number;
   emailsFailed: number;
@@ -45,46 +55,73 @@ export const runSweep = async (budgetMs: number): Promise<SweepSummary> => {
     transitions: [],
     conflicts: 0,
     failed: 0,
+    backedOff: 0,
     waitlistNotified: 0,
     emailsSent: 0,
     emailsFailed: 0,
     indexItemsRead: 0,
     durationMs: 0,
   };
+  /** A failed tenant waits before the next attempt, so that it cannot take every sweep's turn. */
+  const backOff = async (entry: DueTenant, error: unknown): Promise<boolean> => {
+    const failures = entry.reconcileFailures + 1;
+    const at = now();
+    const retryAt = reconcileRetryAt(failures, at);
+    const recorded = await recordReconcileFailure(entry, failures, retryAt, at).catch(
+      (writeError: unknown) => {
+        logger.error('reconcile failure not recorded', {
+          tenantId: entry.tenantId,
+          error: writeError as Error,
+        });
+        return false;
+      },
+    );
+    // One tenant's trouble (say, the processor down) must not stop the others.
+    logger.error('tenant not reconciled; retried after a backoff', {
+      tenantId: entry.tenantId,
+      reconcileFailures: failures,
+      retryAt: recorded ? retryAt.toISOString() : 'when next due',
+      error: error as Error,
+    });
+    return recorded;
+  };
   for (;;) {
     if (performance.now() >= deadline) break;
-    const { due, itemsRead } = await listDueTenants(now(), 100);
+    const { due, itemsRead } = await listDueTenants(now(), DUE_PAGE);
     summary.indexItemsRead += itemsRead;
     if (due.length === 0) break;
-    let committedAny = false;
-    for (let start = 0; start < due.length && performance.now() < deadline; start += PARALLEL) {
-      const outcomes = await Promise.all(
-        due.slice(start, start + PARALLEL).map((entry) =>
-          reconcileTenant(entry.tenantId, now()).catch((error: unknown) => {
-            // One tenant's trouble (say, the processor down) must not stop the others; it stays due.
-            logger.error('tenant not reconciled; it stays due', {
-              tenantId: entry.tenantId,
-              error: error as Error,
-            });
-            summary.failed++;
-            return undefined;
-          }),
-        ),
-      );
-      for (const outcome of outcomes) {
-        if (!outcome) continue;
+    let progressed = false;
+    let next = 0;
+    const worker = async () => {
+      for (;;) {
+        if (performance.now() >= deadline) return;
+        const entry = due[next++];
+        if (!entry) return;
+        let outcome: Awaited<ReturnType<typeof reconcileTenant>>;
+        try {
+          outcome = await reconcileTenant(entry.tenantId, now());
+        } catch (error) {
+          summary.failed++;
+          if (await backOff(entry, error)) {
+            summary.backedOff++;
+            // It left the due window: the next read finds other tenants.
+            progressed = true;
+          }
+          continue;
+        }
         if (!outcome.committed) {
           summary.conflicts++;
           continue;
         }
-        committedAny = true;
+        progressed = true;
         summary.reconciled++;
         for (const t of outcome.transitions)
           summary.transitions.push({ tenantId: outcome.tenantId, from: t.from, to: t.to, reason: t.reason });
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, due.length) }, worker));
     // Everything read conflicted (another sweep, or new events): leave it for the next run.
-    if (!committedAny) break;
+    if (!progressed) break;
   }
   const waitlist = await notifyWaitlist(now());
   summary.waitlistNotified = waitlist.notified;
@@ -102,5 +139,6 @@ export const handler = async (_event: unknown, context?: Context): Promise<Sweep
   const remaining = context?.getRemainingTimeInMillis?.() ?? 60_000;
   const summary = await runSweep(Math.min(MAX_BUDGET_MS, remaining - SAFETY_MS));
   logger.info('sweep', { ...summary, transitions: summary.transitions.length });
+  recordSweep(summary);
   return summary;
 };

@@ -7,11 +7,14 @@ import { getUser } from '#store/users.ts';
 import { listWaitingEntries, notifyWaitlistEntry } from '#store/waitlist.ts';
 
 /**
- * Tells each waiting tenant, once, that its Plan can now be placed in its Home Region. Reads
- * nothing beyond one empty query when nobody waits.
+ * Tells each waiting tenant, once per join, that its Plan can now be placed in its Home Region.
+ * Reads every waiting entry (page by page), and nothing beyond one empty query when nobody waits.
  */
-export const notifyWaitlist = async (now: Date): Promise<{ notified: number; itemsRead: number }> => {
-  const { entries, itemsRead } = await listWaitingEntries(200);
+export const notifyWaitlist = async (
+  now: Date,
+  pageSize?: number,
+): Promise<{ notified: number; itemsRead: number }> => {
+  const { entries, itemsRead } = await listWaitingEntries(pageSize);
   let notified = 0;
   const inventories = new Map<string, Awaited<ReturnType<typeof listInventory>>>();
   for (const entry of entries) {

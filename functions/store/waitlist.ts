@@ -18,7 +18,17 @@ export type WaitlistEntry = v.InferOutput<typeof WaitlistEntrySchema>;
 /** Entries still waiting are in this sparse index partition (GSI1); a notified one leaves it. */
 const WAITING = 'WAITLIST';
 
-/** Joins the waitlist for a Plan, once per tenant and Plan: a repeat returns the existing entry. */
+const waitingKeys = (entry: { tenantId: string; plan: PlanValue; region: string }, joinedAt: string) => ({
+  GSI1PK: WAITING,
+  GSI1SK: `${entry.region}#${entry.plan}#${joinedAt}#${entry.tenantId}`,
+});
+
+/**
+ * Joins the waitlist for a Plan, once per tenant and Plan: a repeat while waiting returns the
+ * existing entry. An entry already notified is re-armed by joining again (the tenant missed the
+ * place, say): it waits again from now, and will be notified again (a new email, keyed by the new
+ * join time). Answers `created` for a new or re-armed entry.
+ */
 export const joinWaitlist = async (
   entry: { tenantId: string; plan: PlanValue; region: string; joinedBy: string },
   now: Date,
@@ -32,10 +42,10 @@ export const joinWaitlist = async (
           ...keys.waitlist(entry.tenantId, entry.plan),
           type: 'waitlist',
           ...created,
-          GSI1PK: WAITING,
-          GSI1SK: `${entry.region}#${entry.plan}#${created.joinedAt}#${entry.tenantId}`,
+          ...waitingKeys(entry, created.joinedAt),
         },
-        ConditionExpression: 'attribute_not_exists(PK)',
+        // A new entry, or a notified one joining again.
+        ConditionExpression: 'attribute_not_exists(PK) OR attribute_exists(notifiedAt)',
       }),
     );
     return { entry: created, created: true };
@@ -52,23 +62,35 @@ export const joinWaitlist = async (
   }
 };
 
-/** Every entry still waiting, oldest first per region and Plan. Reports the items it read. */
+/** Entries read per query (injectable so that tests can page with a few entries). */
+export const WAITLIST_PAGE = 200;
+
+/**
+ * Every entry still waiting, oldest first per region and Plan, read page by page to the end.
+ * Reports the items it read.
+ */
 export const listWaitingEntries = async (
-  limit: number,
+  pageSize: number = WAITLIST_PAGE,
 ): Promise<{ entries: WaitlistEntry[]; itemsRead: number }> => {
-  const page = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :waiting',
-      ExpressionAttributeValues: { ':waiting': WAITING },
-      Limit: limit,
-    }),
-  );
-  return {
-    entries: (page.Items ?? []).map((item) => v.parse(WaitlistEntrySchema, item)),
-    itemsRead: page.ScannedCount ?? 0,
-  };
+  const entries: WaitlistEntry[] = [];
+  let itemsRead = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :waiting',
+        ExpressionAttributeValues: { ':waiting': WAITING },
+        Limit: pageSize,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) entries.push(v.parse(WaitlistEntrySchema, item));
+    itemsRead += page.ScannedCount ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return { entries, itemsRead };
 };
 
 /** Marks an entry notified together with its email in the outbox: both happen, once, or neither. */
@@ -86,8 +108,10 @@ export const notifyWaitlistEntry = async (
               TableName: tableName(),
               Key: keys.waitlist(entry.tenantId, entry.plan),
               UpdateExpression: 'SET notifiedAt = :now REMOVE GSI1PK, GSI1SK',
-              ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(notifiedAt)',
-              ExpressionAttributeValues: { ':now': now.toISOString() },
+              // The entry as read: not notified, and not re-armed since (that one gets its own email).
+              ConditionExpression:
+                'attribute_exists(PK) AND attribute_not_exists(notifiedAt) AND joinedAt = :joinedAt',
+              ExpressionAttributeValues: { ':now': now.toISOString(), ':joinedAt': entry.joinedAt },
             },
           },
           email,

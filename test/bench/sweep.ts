@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { processorRateLimit } from '../../functions/ports/rate-limit.ts';
 import { runSweep } from '../../functions/reconciler/sweep.ts';
 import { db, tableName } from '../../functions/store/client.ts';
 import { dueIndexKeys } from '../../functions/store/due.ts';
@@ -128,13 +129,46 @@ export const measureReconcileRate = async (plane: RunningControlPlane, count: nu
     });
   }
   await batchPut(items);
+  // Every processor call goes through this limiter: its counter is the calls made.
+  const limiter = await processorRateLimit();
+  const callsBefore = limiter.calls;
+  // Every call's start (the limiter's clock: performance.now()), for the busiest second.
+  const starts: number[] = [];
+  limiter.observer = (startedAt) => starts.push(startedAt);
   const started = performance.now();
   let reconciled = 0;
-  while (reconciled < count) {
-    const summary = await runSweep(50_000);
-    if (summary.reconciled === 0) break;
-    reconciled += summary.reconciled;
+  try {
+    while (reconciled < count) {
+      const summary = await runSweep(50_000);
+      if (summary.reconciled === 0) break;
+      reconciled += summary.reconciled;
+    }
+  } finally {
+    limiter.observer = undefined;
   }
   const seconds = (performance.now() - started) / 1000;
-  return { due: count, reconciled, seconds, perSecond: reconciled / seconds };
+  // The most calls started in any window [t, t + 1 s).
+  let busiestSecond = 0;
+  for (let i = 0, j = 0; i < starts.length; i++) {
+    while (j < starts.length && (starts[j] ?? 0) < (starts[i] ?? 0) + 1000) j++;
+    busiestSecond = Math.max(busiestSecond, j - i);
+  }
+  const calls = limiter.calls - callsBefore;
+  const rate = {
+    due: count,
+    reconciled,
+    seconds,
+    perSecond: reconciled / seconds,
+    processorCalls: calls,
+    processorCallsPerSecond: calls / seconds,
+    busiestSecond,
+    limitPerSecond: limiter.perSecond,
+  };
+  // run.ts prints the throughput; this line puts the processor's pace beside its limit.
+  console.log(
+    `Processor calls while reconciling: ${calls} in ${seconds.toFixed(1)} s = ${rate.processorCallsPerSecond.toFixed(1)} calls/s, busiest second ${busiestSecond} calls (limit ${limiter.perSecond}/s)  ${
+      busiestSecond <= limiter.perSecond ? 'never above the limit' : 'ABOVE THE LIMIT'
+    }; ${reconciled} tenants reconciled = ${rate.perSecond.toFixed(1)} tenants/s`,
+  );
+  return rate;
 };

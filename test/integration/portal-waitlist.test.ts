@@ -1,8 +1,12 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { BatchGetCommand, BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { joinWaitlist } from '#store/waitlist.ts';
+import { notifyWaitlist } from '../../functions/reconciler/waitlist.ts';
+import { emailsTo, type TestControlPlane, testGateway } from '../support/gateway.ts';
 import {
   cancelInPortal,
   openPage,
@@ -98,6 +102,25 @@ describe('POST /v1/billing/portal', () => {
   });
 });
 
+/**
+ * Removes the capacity emails of these made-up entries from the outbox, so that other files'
+ * sweeps (which send 25 a run) are not kept busy with hundreds of them.
+ */
+const dropEmailsOf = async (entries: Record<string, unknown>[]) => {
+  const outboxKeys = entries.map((entry) =>
+    keys.outbox(`waitlist:${entry.tenantId}:${entry.plan}:${entry.joinedAt}`),
+  );
+  for (let start = 0; start < outboxKeys.length; start += 25) {
+    await db().send(
+      new BatchWriteCommand({
+        RequestItems: {
+          [tableName()]: outboxKeys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } })),
+        },
+      }),
+    );
+  }
+};
+
 describe('POST /v1/billing/waitlist', () => {
   it('joins explicitly, once per tenant and Plan: a repeat answers the same entry', async () => {
     const tenant = await api.readyTenant();
@@ -121,6 +144,94 @@ describe('POST /v1/billing/waitlist', () => {
       GSI1PK: 'WAITLIST',
       GSI1SK: expect.stringMatching(new RegExp(`^${tenant.region}#pro#`)),
     });
+  });
+
+  it('joining again after being notified re-arms the entry: waiting again, from now, and notified again', async () => {
+    const tenant = await api.readyTenant();
+    const join = () =>
+      api.call('POST', '/v1/billing/waitlist', { token: tenant.sessionToken, body: { plan: 'pro' } });
+    const first = await join();
+    expect(first.status).toBe(201);
+    // The tenant's region has free places: the next sweep notifies it.
+    await api.sweep();
+    await api.sweep();
+    const entryKey = keys.waitlist(tenant.tenantId, 'pro');
+    const notified = (await db().send(new GetCommand({ TableName: tableName(), Key: entryKey }))).Item;
+    expect(notified?.notifiedAt).toEqual(expect.any(String));
+    expect(notified?.GSI1PK).toBeUndefined();
+    const address = `${tenant.login}@users.code-host.test`;
+    expect(await emailsTo(address)).toHaveLength(1);
+
+    api.clock.advance(3600);
+    const again = await join();
+    expect(again.status).toBe(201);
+    expect(again.json.notified).toBe(false);
+    // A new join time: from now (an hour on), not the first join's.
+    expect(Date.parse(again.json.joinedAt)).toBeGreaterThanOrEqual(
+      Date.parse(first.json.joinedAt) + 3_600_000,
+    );
+    const rearmed = (await db().send(new GetCommand({ TableName: tableName(), Key: entryKey }))).Item;
+    expect(rearmed?.notifiedAt).toBeUndefined();
+    expect(rearmed).toMatchObject({
+      joinedAt: again.json.joinedAt,
+      GSI1PK: 'WAITLIST',
+      GSI1SK: `${tenant.region}#pro#${again.json.joinedAt}#${tenant.tenantId}`,
+    });
+    // Still waiting: a repeat now answers the same entry.
+    expect((await join()).status).toBe(200);
+
+    await api.sweep();
+    await api.sweep();
+    expect(await emailsTo(address)).toHaveLength(2);
+  });
+
+  it('the sweep reads the whole waitlist, page by page: more than 200 waiting are all notified', async () => {
+    const tenant = await api.readyTenant();
+    // Sorts after every other region in the waitlist index, so these entries come last.
+    const region = `zzzz-${randomUUID().slice(0, 8)}`;
+    await setCapacityTotal({ region, location: `${region}-a`, plan: 'pro', total: 1 }, api.clock.now());
+    const tenantIds = Array.from({ length: 205 }, () => randomUUID());
+    for (const tenantId of tenantIds)
+      await joinWaitlist({ tenantId, plan: 'pro', region, joinedBy: tenant.userId }, api.clock.now());
+
+    await notifyWaitlist(api.clock.now());
+
+    const entries: Record<string, unknown>[] = [];
+    for (let start = 0; start < tenantIds.length; start += 100) {
+      const { Responses } = await db().send(
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName()]: {
+              Keys: tenantIds.slice(start, start + 100).map((tenantId) => keys.waitlist(tenantId, 'pro')),
+            },
+          },
+        }),
+      );
+      entries.push(...(Responses?.[tableName()] ?? []));
+    }
+    expect(entries).toHaveLength(205);
+    expect(entries.filter((entry) => entry.notifiedAt === undefined)).toHaveLength(0);
+    await dropEmailsOf(entries);
+  });
+
+  it('pages with any page size (a small one here)', async () => {
+    const tenant = await api.readyTenant();
+    const region = `zzzz-${randomUUID().slice(0, 8)}`;
+    await setCapacityTotal({ region, location: `${region}-a`, plan: 'plus', total: 1 }, api.clock.now());
+    const tenantIds = Array.from({ length: 7 }, () => randomUUID());
+    for (const tenantId of tenantIds)
+      await joinWaitlist({ tenantId, plan: 'plus', region, joinedBy: tenant.userId }, api.clock.now());
+    const { itemsRead } = await notifyWaitlist(api.clock.now(), 2);
+    expect(itemsRead).toBeGreaterThanOrEqual(7);
+    const entries: Record<string, unknown>[] = [];
+    for (const tenantId of tenantIds) {
+      const { Item } = await db().send(
+        new GetCommand({ TableName: tableName(), Key: keys.waitlist(tenantId, 'plus') }),
+      );
+      expect(Item?.notifiedAt).toEqual(expect.any(String));
+      if (Item) entries.push(Item);
+    }
+    await dropEmailsOf(entries);
   });
 
   it('refuses an unknown Plan and writes nothing', async () => {

@@ -1,12 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitlistCapacityEmail } from '#core/emails.ts';
 import { sendEmail } from '#ports/mail.ts';
 import { queueDepth } from '#ports/queue.ts';
 import { setCapacityTotal } from '#store/capacity.ts';
-import { db } from '#store/client.ts';
-import { claimEmail, listPendingEmails, outboxPut } from '#store/outbox.ts';
+import { db, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
+import { listPendingEmails, outboxPut } from '#store/outbox.ts';
+import { type OutboxSender, sendPendingEmails } from '../../functions/reconciler/outbox.ts';
 import { emailsTo, type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
 
 let api: TestControlPlane;
@@ -50,31 +53,109 @@ describe('waitlist capacity emails', () => {
       expect(mail).toHaveLength(1);
       expect(mail[0]?.subject).toBe('The Pro Plan is available');
       expect(mail[0]?.body.text).toContain(`Home Region (${region})`);
-      const again = await api.call('POST', '/v1/billing/waitlist', {
-        token: tenant.sessionToken,
-        body: { plan: 'pro' },
-      });
-      expect(again.json.notified).toBe(true);
+      const { Item } = await db().send(
+        new GetCommand({ TableName: tableName(), Key: keys.waitlist(tenant.tenantId, 'pro') }),
+      );
+      expect(Item?.notifiedAt).toEqual(expect.any(String));
     }
   });
 
-  it('a crash between the send and its record never sends the email again', async () => {
-    const to = `crash-${Date.now()}@example.test`;
-    const key = `test:crash:${Date.now()}`;
-    const content = waitlistCapacityEmail({
-      plan: 'standard',
-      homeRegion: 'eu',
-      appUrl: 'https://app.test/',
-    });
-    await db().send(
-      new TransactWriteCommand({ TransactItems: [outboxPut(key, to, content, api.clock.now())] }),
+  describe('a crash at any step of a send loses no email and repeats none that was recorded', () => {
+    class Crash extends Error {}
+    // Far in the future, so that only these calls (not other files' sweeps) ever see these emails.
+    const base = Date.parse('2100-01-01T00:00:00.000Z');
+    const at = (ms: number) => () => new Date(base + ms);
+    /** Sends what is sendable at `now` until nothing is left (bounded). */
+    const sendAll = async (now: () => Date) => {
+      for (let i = 0; i < 40; i++) {
+        const { itemsRead } = await sendPendingEmails(now, performance.now() + 20_000);
+        if (itemsRead === 0) return;
+      }
+    };
+    const outboxItem = async (key: string) =>
+      (await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(key) }))).Item;
+
+    it.each(['claimed', 'sent', 'recorded'] as const)(
+      'the sender dies right after the step "%s"',
+      async (step) => {
+        const to = `crash-${step}-${randomUUID().slice(0, 8)}@example.test`;
+        const key = `test:crash:${step}:${randomUUID()}`;
+        const content = waitlistCapacityEmail({
+          plan: 'standard',
+          homeRegion: 'eu',
+          appUrl: 'https://app.test/',
+        });
+        await db().send(new TransactWriteCommand({ TransactItems: [outboxPut(key, to, content, at(0)())] }));
+
+        // The sweep that dies: SES is the real stand-in; the process "ends" right after `step`.
+        let crashed = false;
+        const dying: OutboxSender = {
+          send: sendEmail,
+          afterStep: (reached, reachedKey) => {
+            if (reachedKey !== key || reached !== step || crashed) return;
+            crashed = true;
+            throw new Crash(`crashed after ${step}`);
+          },
+        };
+        for (let i = 0; i < 40 && !crashed; i++) {
+          await sendPendingEmails(at(0), performance.now() + 20_000, dying).catch((error: unknown) => {
+            if (!(error instanceof Crash)) throw error;
+          });
+        }
+        expect(crashed).toBe(true);
+        const deliveredBeforeRestart = step === 'claimed' ? 0 : 1;
+        expect(await emailsTo(to)).toHaveLength(deliveredBeforeRestart);
+
+        // Within the lease nobody sends it (the dead sender might still be mid-call).
+        await sendAll(at(30_000));
+        expect(await emailsTo(to)).toHaveLength(deliveredBeforeRestart);
+
+        // After the lease: an unconfirmed send is sent again; a recorded one never.
+        await sendAll(at(61_000));
+        await sendAll(at(3_600_000));
+        const delivered = await emailsTo(to);
+        expect(delivered.length).toBeGreaterThanOrEqual(1);
+        expect(delivered).toHaveLength(step === 'sent' ? 2 : 1);
+        expect(delivered[0]?.subject).toBe(content.subject);
+        const item = await outboxItem(key);
+        expect(item).toMatchObject({
+          status: 'sent',
+          messageId: expect.any(String),
+          attempts: step === 'recorded' ? 1 : 2,
+        });
+        expect(item?.GSI2PK).toBeUndefined();
+        expect(
+          (await listPendingEmails(at(86_400_000)(), 1000)).emails.some((email) => email.key === key),
+        ).toBe(false);
+      },
     );
-    // What a sweep does up to the crash: claim, then SES confirms the send; the record never happens.
-    expect(await claimEmail(key, api.clock.now())).toBe(true);
-    await sendEmail(to, content);
-    for (let i = 0; i < 3; i++) await api.sweep();
-    expect(await emailsTo(to)).toHaveLength(1);
-    expect((await listPendingEmails(100)).emails.some((email) => email.key === key)).toBe(false);
+
+    it('an email SES refused goes back to pending at once and is sent by the next run', async () => {
+      const to = `refused-${randomUUID().slice(0, 8)}@example.test`;
+      const key = `test:refused:${randomUUID()}`;
+      const content = waitlistCapacityEmail({ plan: 'plus', homeRegion: 'eu', appUrl: 'https://app.test/' });
+      await db().send(new TransactWriteCommand({ TransactItems: [outboxPut(key, to, content, at(0)())] }));
+      let refusedOnce = false;
+      const refusing: OutboxSender = {
+        send: async (recipient, email) => {
+          if (recipient === to && !refusedOnce) {
+            refusedOnce = true;
+            throw new Error('SES throttled the request');
+          }
+          return sendEmail(recipient, email);
+        },
+      };
+      for (let i = 0; i < 40 && !refusedOnce; i++)
+        await sendPendingEmails(at(0), performance.now() + 20_000, refusing);
+      expect(refusedOnce).toBe(true);
+      expect(await outboxItem(key)).toMatchObject({
+        status: 'pending',
+        lastError: 'SES throttled the request',
+      });
+      await sendAll(at(1_000));
+      expect(await emailsTo(to)).toHaveLength(1);
+      expect(await outboxItem(key)).toMatchObject({ status: 'sent', attempts: 2 });
+    });
   });
 
   it('a second email with the same key is refused: one email per key', async () => {
