@@ -126,6 +126,16 @@ export const routes: readonly Route[] = [
     summary: "Opens the processor's hosted Billing Portal (administrators)",
   },
   {
+    id: 'PostTenantClose',
+    method: 'POST',
+    path: '/v1/tenant/close',
+    handler: 'functions/api/post-tenant-close.ts',
+    auth: 'session',
+    table: 'readwrite',
+    secrets: ['processorApiKey'],
+    summary: 'Closes an account that never paid (administrators; provisioning only)',
+  },
+  {
     id: 'ProcessorWebhook',
     method: 'POST',
     path: '/v1/webhooks/processor',

@@ -1,25 +1,12 @@
-import { HttpError } from '#http/errors.ts';
 import { httpHandler } from '#http/handler.ts';
-import { viaProcessor } from '#http/processor-errors.ts';
-import { config } from '#ports/config.ts';
-import { createPortalSession } from '#ports/processor.ts';
-import { getBilling } from '#store/billing.ts';
+import { requireTenant } from '#http/tenant.ts';
+import { openPortal } from '../billing/portal.ts';
 
-/** POST /v1/billing/portal: a Billing Portal session that only updates the card or cancels. */
+/** POST /v1/billing/portal: a Billing Portal session (functions/billing/portal.ts). */
 export const handler = httpHandler(
   { auth: 'session', role: 'administrator' },
   async ({ principal, requestId }) => {
-    const customerId = (await getBilling(principal.tenantId))?.customerId;
-    if (!customerId) {
-      throw new HttpError(
-        409,
-        'no_customer',
-        'There is no billing account yet: complete a checkout first (POST /v1/billing/checkout).',
-      );
-    }
-    const url = await viaProcessor(() =>
-      createPortalSession({ customerId, returnUrl: config.tenantAppUrl(), requestId }),
-    );
-    return { status: 200, body: { url } };
+    const tenant = await requireTenant(principal.tenantId);
+    return { status: 200, body: await openPortal({ tenant, requestId }) };
   },
 );

@@ -9,7 +9,7 @@ export interface CapacitySlot {
   used: number;
 }
 
-/** A slot held for a tenant's open checkout; it counts as taken until it expires. */
+/** A slot held for a tenant's checkout; it counts as taken until it is released (see freeSlots). */
 export interface Reservation {
   tenantId: string;
   region: string;
@@ -29,17 +29,15 @@ export const withoutReservationOf = (inventory: Inventory, tenantId: string): In
   reservations: inventory.reservations.filter((r) => r.tenantId !== tenantId),
 });
 
-export const isReservationActive = (reservation: Reservation, now: Date): boolean =>
-  Date.parse(reservation.expiresAt) > now.getTime();
-
-/** Free places in a slot: total, less what is used, less the reservations still running. */
-export const freeSlots = (slot: CapacitySlot, reservations: readonly Reservation[], now: Date): number => {
+/**
+ * Free places in a slot: total, less what is used, less the reservations in it. A reservation holds
+ * its place until it is released, even past its expiry: the sweep releases a lapsed one only once
+ * the processor confirms its Checkout Session can no longer be paid, so a late payment always
+ * finds its place (and a paid reservation becomes the Stack's placement).
+ */
+export const freeSlots = (slot: CapacitySlot, reservations: readonly Reservation[], _now: Date): number => {
   const held = reservations.filter(
-    (r) =>
-      r.region === slot.region &&
-      r.location === slot.location &&
-      r.plan === slot.plan &&
-      isReservationActive(r, now),
+    (r) => r.region === slot.region && r.location === slot.location && r.plan === slot.plan,
   ).length;
   return Math.max(0, slot.total - slot.used - held);
 };

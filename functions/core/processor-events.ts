@@ -44,6 +44,8 @@ export const isProcessorEvent = (value: unknown): value is ProcessorEventEnvelop
   return (
     text(candidate.id) !== undefined &&
     text(candidate.type) !== undefined &&
-    typeof record(candidate.data).object === 'object'
+    typeof record(candidate.data).object === 'object' &&
+    record(candidate.data).object !== null &&
+    !Array.isArray(record(candidate.data).object)
   );
 };

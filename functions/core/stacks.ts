@@ -12,9 +12,17 @@ export interface StackRecord {
   reserveCap: number;
   /** `stacks.watched_projects_cap`: control-plane side only, never rendered to the Stack. */
   watchedProjectsCap: number;
-  lifecycle: 'running' | 'decommissioning';
+  lifecycle: StackLifecycle;
   createdAt: string;
+  /** While decommissioning: when the Stack is torn down. */
+  teardownAt?: string;
+  /** While decommissioning after a portal cancel: the Stack keeps admitting work until teardown. */
+  admissionOpenUntilTeardown?: boolean;
+  tornDownAt?: string;
 }
+
+export const STACK_LIFECYCLES = ['running', 'decommissioning', 'torn_down'] as const;
+export type StackLifecycle = (typeof STACK_LIFECYCLES)[number];
 
 /** The document a Stack's Dispatcher applies: what the Stack must be. */
 export interface DesiredState {
@@ -23,7 +31,9 @@ export interface DesiredState {
   resources: HostedResources;
   run_cap: number;
   admission: 'open' | 'paused' | 'closed';
-  lifecycle: 'running' | 'decommissioning';
+  lifecycle: StackLifecycle;
+  /** Present while decommissioning: when the Stack will be torn down. */
+  teardown_at?: string;
 }
 
 /** A Stack on a Plan takes that Plan's caps and hosted resources (spec §3, first Stack). */
@@ -54,6 +64,30 @@ export const renderDesiredState = (stack: StackRecord): DesiredState => ({
   plan: stack.plan,
   resources: stack.resources,
   run_cap: stack.runCap,
-  admission: stack.lifecycle === 'running' ? 'open' : 'closed',
+  admission:
+    stack.lifecycle === 'running' ||
+    (stack.lifecycle === 'decommissioning' && stack.admissionOpenUntilTeardown === true)
+      ? 'open'
+      : 'closed',
   lifecycle: stack.lifecycle,
+  ...(stack.lifecycle === 'decommissioning' && stack.teardownAt ? { teardown_at: stack.teardownAt } : {}),
+});
+
+/** A Stack entering decommissioning: admission stays open until teardown only after a portal cancel. */
+export const decommissioned = (
+  stack: StackRecord,
+  teardown: { teardownAt: string; admissionOpen: boolean },
+): StackRecord => ({
+  ...stack,
+  lifecycle: 'decommissioning',
+  teardownAt: teardown.teardownAt,
+  admissionOpenUntilTeardown: teardown.admissionOpen,
+});
+
+/** A Stack whose teardown is done: it holds no capacity place any more. */
+export const tornDown = (stack: StackRecord, at: string): StackRecord => ({
+  ...stack,
+  lifecycle: 'torn_down',
+  admissionOpenUntilTeardown: false,
+  tornDownAt: at,
 });

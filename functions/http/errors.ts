@@ -3,26 +3,11 @@
  *   { "error": { "code", "message", "field"?, "requestId" }, ...extra }
  * `extra` carries the fields the spec names at top level (e.g. `reason`, `availablePlans`).
  */
-export class HttpError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly field: string | undefined;
-  readonly extra: Record<string, unknown>;
+import { Refusal } from '#core/refusal.ts';
 
-  constructor(
-    status: number,
-    code: string,
-    message: string,
-    options: { field?: string; extra?: Record<string, unknown> } = {},
-  ) {
-    super(message);
-    this.name = 'HttpError';
-    this.status = status;
-    this.code = code;
-    this.field = options.field;
-    this.extra = options.extra ?? {};
-  }
-}
+/** The HTTP layer's name for a refusal: one class, so use cases can refuse without importing HTTP. */
+export const HttpError = Refusal;
+export type HttpError = Refusal;
 
 export const badRequest = (code: string, message: string, field?: string): HttpError =>
   new HttpError(400, code, message, field === undefined ? {} : { field });

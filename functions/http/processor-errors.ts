@@ -1,23 +1,2 @@
-import { ProcessorError } from '#ports/processor.ts';
-import { HttpError } from './errors.ts';
-
-/** Runs a processor call; its failures become 502s that say whether a retry may help. */
-export const viaProcessor = async <T>(operation: () => Promise<T>): Promise<T> => {
-  try {
-    return await operation();
-  } catch (error) {
-    if (!(error instanceof ProcessorError)) throw error;
-    if (error.kind === 'unavailable') {
-      throw new HttpError(
-        502,
-        'processor_unavailable',
-        'The payment processor did not answer; nothing was charged. Try again in a moment.',
-      );
-    }
-    throw new HttpError(
-      502,
-      'processor_error',
-      'The payment processor refused the request; nothing was charged. Contact support if this persists.',
-    );
-  }
-};
+/** Processor failures as 502s: the one definition lives with the use cases. */
+export { viaProcessor } from '../billing/processor-errors.ts';

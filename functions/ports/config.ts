@@ -17,6 +17,13 @@ export const config = {
   tenantAppOrigin: () => new URL(required('TENANT_APP_URL')).origin,
   /** The API's public base URL; when unset, derived from the request's domain (https). */
   publicApiUrl: () => process.env.PUBLIC_API_URL,
+  /** Days a tenant that left after a grace, a refund or a close keeps to export before teardown (default 7). */
+  exportWindowDays: () => {
+    const value = Number(process.env.EXPORT_WINDOW_DAYS ?? '7');
+    if (!Number.isFinite(value) || value < 0)
+      throw new Error('EXPORT_WINDOW_DAYS must be a number of days >= 0');
+    return value;
+  },
   codeHost: () => ({
     authorizeUrl: required('CODE_HOST_AUTHORIZE_URL'),
     tokenUrl: required('CODE_HOST_TOKEN_URL'),

@@ -1,5 +1,14 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import Stripe from 'stripe';
-import { PLANS, type PlanValue, planCatalog } from '#core/plans.ts';
+import {
+  isLiveSubscription,
+  OUR_CANCEL_REASONS,
+  type OurCancelReason,
+  type SubscriptionFacts,
+  type SubscriptionStatus,
+} from '#core/lifecycle.ts';
+import { isPlanValue, PLANS, type PlanValue, planCatalog } from '#core/plans.ts';
+import { awaitProcessorTurn } from './rate-limit.ts';
 import { secretValue } from './secrets.ts';
 
 /**
@@ -50,10 +59,42 @@ const client = (): Promise<Stripe> => {
   return clientPromise;
 };
 
-const call = async <T>(operation: (stripe: Stripe) => Promise<T>): Promise<T> => {
+/** A single processor request never waits longer than this. */
+const REQUEST_TIMEOUT_MS = 8000;
+/** Below this much time left before the caller's deadline, no new request is started. */
+const MIN_REQUEST_MS = 1000;
+
+const deadlines = new AsyncLocalStorage<number>();
+
+/**
+ * Runs `work` with one deadline (a `performance.now()` value) for all the processor requests it
+ * makes: each request's timeout and retries are chosen from the time left, so a request handler
+ * answers before its Lambda timeout however many calls it makes.
+ */
+export const withProcessorDeadline = <T>(deadline: number, work: () => Promise<T>): Promise<T> =>
+  deadlines.run(deadline, work);
+
+/** Timeout and retries for the next request, from the time left before the deadline (if any). */
+export const requestBudget = (
+  timeLeftMs: number | undefined,
+): { timeout: number; maxNetworkRetries: number } | undefined => {
+  if (timeLeftMs === undefined) return { timeout: REQUEST_TIMEOUT_MS, maxNetworkRetries: 2 };
+  if (timeLeftMs < MIN_REQUEST_MS) return undefined;
+  const timeout = Math.min(REQUEST_TIMEOUT_MS, Math.floor(timeLeftMs / 2));
+  // A retry is allowed only when a whole second attempt still fits.
+  return { timeout, maxNetworkRetries: timeLeftMs >= 2 * timeout + 500 ? 1 : 0 };
+};
+
+type RequestOptions = { timeout: number; maxNetworkRetries: number };
+
+const call = async <T>(operation: (stripe: Stripe, options: RequestOptions) => Promise<T>): Promise<T> => {
+  await awaitProcessorTurn();
   const stripe = await client();
+  const deadline = deadlines.getStore();
+  const budget = requestBudget(deadline === undefined ? undefined : deadline - performance.now());
+  if (!budget) throw new ProcessorError('unavailable', 'no time left for a processor request');
   try {
-    return await operation(stripe);
+    return await operation(stripe, budget);
   } catch (error) {
     if (error instanceof Stripe.errors.StripeError) {
       const unavailable =
@@ -76,8 +117,8 @@ const priceCache = new Map<PlanValue, { id: string; until: number }>();
 export const priceIdForPlan = async (plan: PlanValue, nowMs: number): Promise<string> => {
   const cached = priceCache.get(plan);
   if (cached && cached.until > nowMs) return cached.id;
-  const prices = await call((stripe) =>
-    stripe.prices.list({ lookup_keys: [planLookupKey(plan)], active: true, limit: 1 }),
+  const prices = await call((stripe, options) =>
+    stripe.prices.list({ lookup_keys: [planLookupKey(plan)], active: true, limit: 1 }, options),
   );
   const price = prices.data[0];
   if (!price)
@@ -94,14 +135,14 @@ export const createCustomer = async (params: {
   email: string | undefined;
   slug: string;
 }): Promise<string> => {
-  const customer = await call((stripe) =>
+  const customer = await call((stripe, options) =>
     stripe.customers.create(
       {
         ...(params.email ? { email: params.email } : {}),
         name: params.slug,
         metadata: { tenantId: params.tenantId },
       },
-      { idempotencyKey: `customer:${params.tenantId}` },
+      { ...options, idempotencyKey: `customer:${params.tenantId}` },
     ),
   );
   return customer.id;
@@ -126,7 +167,7 @@ export interface CheckoutRequest {
 export const createCheckoutSession = async (
   request: CheckoutRequest,
 ): Promise<{ id: string; url: string }> => {
-  const session = await call((stripe) =>
+  const session = await call((stripe, options) =>
     stripe.checkout.sessions.create(
       {
         mode: 'subscription',
@@ -143,24 +184,56 @@ export const createCheckoutSession = async (
         cancel_url: request.cancelUrl,
         expires_at: Math.floor(request.expiresAt.getTime() / 1000),
       },
-      { idempotencyKey: `checkout:${request.tenantId}:${request.attemptId}` },
+      { ...options, idempotencyKey: `checkout:${request.tenantId}:${request.attemptId}` },
     ),
   );
   if (!session.url) throw new ProcessorError('rejected', 'the checkout session has no url');
   return { id: session.id, url: session.url };
 };
 
-/** `open`, `complete` or `expired`, as the processor says now. */
-export const checkoutSessionStatus = async (sessionId: string): Promise<'open' | 'complete' | 'expired'> => {
-  const session = await call((stripe) => stripe.checkout.sessions.retrieve(sessionId));
-  if (session.status === 'open') return 'open';
-  return session.status === 'complete' ? 'complete' : 'expired';
+/**
+ * A Checkout Session as the processor says now: `open`, `complete` or `expired`, and its page's
+ * address (read now, so an address is never served stale).
+ */
+export const checkoutSession = async (
+  sessionId: string,
+): Promise<{ status: 'open' | 'complete' | 'expired'; url: string | null }> => {
+  const session = await call((stripe, options) => stripe.checkout.sessions.retrieve(sessionId, {}, options));
+  const status = session.status === 'open' ? 'open' : session.status === 'complete' ? 'complete' : 'expired';
+  return { status, url: session.url ?? null };
 };
 
-export const expireCheckoutSession = async (sessionId: string): Promise<void> => {
-  await call((stripe) =>
-    stripe.checkout.sessions.expire(sessionId, {}, { idempotencyKey: `expire:${sessionId}` }),
+export const checkoutSessionStatus = async (sessionId: string): Promise<'open' | 'complete' | 'expired'> =>
+  (await checkoutSession(sessionId)).status;
+
+/**
+ * Expires an open Checkout Session so nobody can pay it any more. Answers what the session is
+ * afterwards: `expired`, or `complete` when it was paid first (a payment just before the expiry).
+ */
+export const expireCheckoutSession = async (sessionId: string): Promise<'expired' | 'complete'> => {
+  const status = await checkoutSessionStatus(sessionId);
+  if (status !== 'open') return status;
+  try {
+    await call((stripe, options) =>
+      stripe.checkout.sessions.expire(sessionId, {}, { ...options, idempotencyKey: `expire:${sessionId}` }),
+    );
+    return 'expired';
+  } catch (error) {
+    // Refused because it is no longer open: paid (or expired) in between. Say which.
+    if (error instanceof ProcessorError && error.kind === 'rejected') {
+      const now = await checkoutSessionStatus(sessionId);
+      if (now !== 'open') return now;
+    }
+    throw error;
+  }
+};
+
+/** The customer's Checkout Sessions that can still be paid. */
+export const openCheckoutSessions = async (customerId: string): Promise<string[]> => {
+  const sessions = await call((stripe, options) =>
+    stripe.checkout.sessions.list({ customer: customerId, status: 'open', limit: 100 }, options),
   );
+  return sessions.data.map((session) => session.id);
 };
 
 let portalConfiguration: string | undefined;
@@ -171,7 +244,9 @@ const isOurPortalConfiguration = (configuration: Stripe.BillingPortal.Configurat
 
 const findPortalConfiguration = async (): Promise<string> => {
   if (portalConfiguration) return portalConfiguration;
-  const configurations = await call((stripe) => stripe.billingPortal.configurations.list({ limit: 100 }));
+  const configurations = await call((stripe, options) =>
+    stripe.billingPortal.configurations.list({ limit: 100 }, options),
+  );
   const ours = configurations.data.find(isOurPortalConfiguration);
   if (!ours)
     throw new ProcessorError('rejected', 'no billing portal configuration of ours: run processor:sync');
@@ -186,17 +261,195 @@ export const createPortalSession = async (params: {
   requestId: string;
 }): Promise<string> => {
   const configuration = await findPortalConfiguration();
-  const session = await call((stripe) =>
+  const session = await call((stripe, options) =>
     stripe.billingPortal.sessions.create(
       { customer: params.customerId, configuration, return_url: params.returnUrl },
-      { idempotencyKey: `portal:${params.customerId}:${params.requestId}` },
+      { ...options, idempotencyKey: `portal:${params.customerId}:${params.requestId}` },
     ),
   );
   return session.url;
 };
 
-export const retrieveSubscription = (subscriptionId: string): Promise<Stripe.Subscription> =>
-  call((stripe) => stripe.subscriptions.retrieve(subscriptionId));
+/** Marks what we cancel ourselves, so the reason can be read back from the processor. */
+const OUR_CANCEL_PREFIX = `${MANAGED_BY}:`;
+
+const ourCancelReason = (comment: string | null | undefined): OurCancelReason | null => {
+  if (!comment?.startsWith(OUR_CANCEL_PREFIX)) return null;
+  const reason = comment.slice(OUR_CANCEL_PREFIX.length);
+  return (OUR_CANCEL_REASONS as readonly string[]).includes(reason) ? (reason as OurCancelReason) : null;
+};
+
+/** Our Plan of a subscription: our metadata, else the lookup key of its first item's price. */
+const planOfSubscription = (subscription: Stripe.Subscription): string | undefined => {
+  const fromMetadata = subscription.metadata?.plan;
+  if (isPlanValue(fromMetadata)) return fromMetadata;
+  const lookupKey = subscription.items.data[0]?.price.lookup_key ?? '';
+  const fromPrice = /^stack_plan_(\w+)_monthly$/.exec(lookupKey)?.[1];
+  return isPlanValue(fromPrice) ? fromPrice : undefined;
+};
+
+const iso = (epochSeconds: number | null | undefined): string | null =>
+  typeof epochSeconds === 'number' ? new Date(epochSeconds * 1000).toISOString() : null;
+
+const subscriptionFacts = (subscription: Stripe.Subscription): SubscriptionFacts => {
+  const reason: string | null = subscription.cancellation_details?.reason ?? null;
+  return {
+    id: subscription.id,
+    status: subscription.status as SubscriptionStatus,
+    cancelScheduled: subscription.cancel_at_period_end || subscription.cancel_at !== null,
+    endedReason:
+      reason === 'cancellation_requested' || reason === 'payment_failed' || reason === 'payment_disputed'
+        ? reason
+        : null,
+    cancelledByUs: ourCancelReason(subscription.cancellation_details?.comment),
+    plan: planOfSubscription(subscription),
+    createdAt: iso(subscription.created) ?? new Date(0).toISOString(),
+    // The current period lives on the items in this API version.
+    periodEnd: iso(subscription.items.data[0]?.current_period_end),
+  };
+};
+
+export const retrieveSubscription = async (subscriptionId: string): Promise<SubscriptionFacts> =>
+  subscriptionFacts(
+    await call((stripe, options) => stripe.subscriptions.retrieve(subscriptionId, {}, options)),
+  );
+
+/** Every subscription the customer has or had, newest first. */
+export const listSubscriptions = async (customerId: string): Promise<SubscriptionFacts[]> => {
+  const facts: SubscriptionFacts[] = [];
+  let startingAfter: string | undefined;
+  for (;;) {
+    const page = await call((stripe, options) =>
+      stripe.subscriptions.list(
+        {
+          customer: customerId,
+          status: 'all',
+          limit: 100,
+          ...(startingAfter ? { starting_after: startingAfter } : {}),
+        },
+        options,
+      ),
+    );
+    facts.push(...page.data.map(subscriptionFacts));
+    const last = page.data.at(-1);
+    if (!page.has_more || !last) return facts;
+    startingAfter = last.id;
+  }
+};
+
+/** The subscription's open (unpaid, not void) invoices: id and when each was created. */
+const openInvoices = async (subscriptionId: string): Promise<{ id: string; createdAt: string }[]> => {
+  const invoices = await call((stripe, options) =>
+    stripe.invoices.list({ subscription: subscriptionId, status: 'open', limit: 100 }, options),
+  );
+  return invoices.data.flatMap((invoice) =>
+    invoice.id ? [{ id: invoice.id, createdAt: iso(invoice.created) ?? new Date(0).toISOString() }] : [],
+  );
+};
+
+/** When the payment that the subscription still owes failed: its earliest open invoice, if any. */
+export const failedPaymentAt = async (subscriptionId: string): Promise<string | null> =>
+  (await openInvoices(subscriptionId)).map((invoice) => invoice.createdAt).sort()[0] ?? null;
+
+/**
+ * Ends a subscription now: no proration, no final invoice, our reason written on it. A
+ * subscription already ended is left as it is.
+ */
+export const cancelSubscriptionNow = async (
+  subscriptionId: string,
+  reason: OurCancelReason,
+): Promise<void> => {
+  const current = await retrieveSubscription(subscriptionId);
+  if (!isLiveSubscription(current.status)) return;
+  await call((stripe, options) =>
+    stripe.subscriptions.cancel(
+      subscriptionId,
+      {
+        prorate: false,
+        invoice_now: false,
+        cancellation_details: { comment: `${OUR_CANCEL_PREFIX}${reason}` },
+      },
+      { ...options, idempotencyKey: `cancel:${subscriptionId}` },
+    ),
+  );
+};
+
+/** Sets a subscription to end at the end of its paid period again (after someone took the cancel back). */
+export const scheduleCancelAtPeriodEnd = async (subscriptionId: string, attempt: string): Promise<void> => {
+  await call((stripe, options) =>
+    stripe.subscriptions.update(
+      subscriptionId,
+      { cancel_at_period_end: true },
+      { ...options, idempotencyKey: `cancel-at-period-end:${subscriptionId}:${attempt}` },
+    ),
+  );
+};
+
+/** Voids every open invoice of a subscription so no period after leaving can be paid. Answers how many. */
+export const voidOpenInvoices = async (subscriptionId: string): Promise<number> => {
+  const open = await openInvoices(subscriptionId);
+  for (const invoice of open) {
+    await call((stripe, options) =>
+      stripe.invoices.voidInvoice(invoice.id, {}, { ...options, idempotencyKey: `void:${invoice.id}` }),
+    );
+  }
+  return open.length;
+};
+
+/** A successful payment of one of the subscription's invoices, and how much of it is not yet refunded. */
+export interface Payment {
+  paymentIntentId: string;
+  amount: number;
+  refundable: number;
+  currency: string;
+  paidAt: string;
+}
+
+/** Every successful payment of the subscription's paid invoices. */
+export const paymentsOf = async (subscriptionId: string): Promise<Payment[]> => {
+  const invoices = await call((stripe, options) =>
+    stripe.invoices.list({ subscription: subscriptionId, status: 'paid', limit: 100 }, options),
+  );
+  const payments: Payment[] = [];
+  for (const invoice of invoices.data) {
+    if (!invoice.id || invoice.total <= 0) continue;
+    const invoiceId = invoice.id;
+    const paid = await call((stripe, options) =>
+      stripe.invoicePayments.list({ invoice: invoiceId, limit: 100 }, options),
+    );
+    for (const payment of paid.data) {
+      const intent = payment.payment.payment_intent;
+      const intentId = typeof intent === 'string' ? intent : intent?.id;
+      if (payment.status !== 'paid' || !intentId) continue;
+      const details = await call((stripe, options) => stripe.paymentIntents.retrieve(intentId, {}, options));
+      if (details.status !== 'succeeded') continue;
+      const refunds = await call((stripe, options) =>
+        stripe.refunds.list({ payment_intent: intentId, limit: 100 }, options),
+      );
+      const refunded = refunds.data
+        .filter((refund) => refund.status === 'succeeded' || refund.status === 'pending')
+        .reduce((sum, refund) => sum + refund.amount, 0);
+      payments.push({
+        paymentIntentId: intentId,
+        amount: details.amount,
+        refundable: details.amount - refunded,
+        currency: details.currency,
+        paidAt: iso(payment.status_transitions.paid_at) ?? iso(payment.created) ?? new Date(0).toISOString(),
+      });
+    }
+  }
+  return payments;
+};
+
+/** Refunds what is left of one payment, once: the key is per payment, so a rerun refunds nothing twice. */
+export const refundPayment = async (paymentIntentId: string, reason: OurCancelReason): Promise<void> => {
+  await call((stripe, options) =>
+    stripe.refunds.create(
+      { payment_intent: paymentIntentId, metadata: { reason, managed_by: MANAGED_BY } },
+      { ...options, idempotencyKey: `refund:${paymentIntentId}` },
+    ),
+  );
+};
 
 /** A verified processor event, or a thrown error when the signature does not hold. */
 export const verifyWebhook = async (
@@ -215,19 +468,43 @@ export const verifyWebhook = async (
 
 export type ProcessorEvent = Stripe.Event;
 
+/** The portal this project needs: update the card and cancel at period end; no plan changes behind the Plan Change flow. */
+const PORTAL_FEATURES = {
+  payment_method_update: { enabled: true },
+  subscription_cancel: { enabled: true, mode: 'at_period_end', proration_behavior: 'none' },
+  subscription_update: { enabled: false },
+  // Invoice history changes nothing and tenants need their invoices (docs/decisions.md).
+  invoice_history: { enabled: true },
+} as const;
+
+/** Does a stored portal configuration have exactly the features above? */
+const portalMatches = (configuration: Stripe.BillingPortal.Configuration): boolean => {
+  const features = configuration.features;
+  return (
+    features.payment_method_update.enabled === PORTAL_FEATURES.payment_method_update.enabled &&
+    features.subscription_cancel.enabled === PORTAL_FEATURES.subscription_cancel.enabled &&
+    features.subscription_cancel.mode === PORTAL_FEATURES.subscription_cancel.mode &&
+    features.subscription_update.enabled === PORTAL_FEATURES.subscription_update.enabled &&
+    features.invoice_history.enabled === PORTAL_FEATURES.invoice_history.enabled
+  );
+};
+
 /**
  * Creates or finds the catalog: one product and one monthly USD price per Plan, found by lookup
  * key; a changed price becomes a new price that takes the lookup key over (locked Stacks keep the
- * old price id). Also the Billing Portal configuration: payment method updates and cancelling
- * only. Idempotent.
+ * old price id). Also the Billing Portal configuration: created once, and brought back in line
+ * with the code whenever it differs. Idempotent.
  */
-export const syncCatalog = async (): Promise<{ plan: PlanValue; priceId: string; created: boolean }[]> => {
+export const syncCatalog = async (): Promise<{
+  plans: { plan: PlanValue; priceId: string; created: boolean }[];
+  portal: 'created' | 'updated' | 'unchanged';
+}> => {
   const results: { plan: PlanValue; priceId: string; created: boolean }[] = [];
   for (const plan of planCatalog()) {
     const productId = `stack_plan_${plan.value}`;
-    await call(async (stripe) => {
+    await call(async (stripe, options) => {
       try {
-        await stripe.products.retrieve(productId);
+        await stripe.products.retrieve(productId, {}, options);
       } catch (error) {
         if (!(error instanceof Stripe.errors.StripeError) || error.statusCode !== 404) throw error;
         await stripe.products.create(
@@ -236,12 +513,14 @@ export const syncCatalog = async (): Promise<{ plan: PlanValue; priceId: string;
             name: `Stack Plan: ${plan.name}`,
             metadata: { plan: plan.value, managed_by: MANAGED_BY },
           },
-          { idempotencyKey: `product:${productId}` },
+          { ...options, idempotencyKey: `product:${productId}` },
         );
       }
     });
     const existing = (
-      await call((stripe) => stripe.prices.list({ lookup_keys: [planLookupKey(plan.value)], limit: 1 }))
+      await call((stripe, options) =>
+        stripe.prices.list({ lookup_keys: [planLookupKey(plan.value)], limit: 1 }, options),
+      )
     ).data[0];
     const wanted = PLANS[plan.value].monthlyPrice;
     if (
@@ -253,7 +532,7 @@ export const syncCatalog = async (): Promise<{ plan: PlanValue; priceId: string;
       results.push({ plan: plan.value, priceId: existing.id, created: false });
       continue;
     }
-    const price = await call((stripe) =>
+    const price = await call((stripe, options) =>
       stripe.prices.create(
         {
           product: productId,
@@ -265,27 +544,31 @@ export const syncCatalog = async (): Promise<{ plan: PlanValue; priceId: string;
           tax_behavior: 'exclusive',
           metadata: { plan: plan.value, managed_by: MANAGED_BY },
         },
-        { idempotencyKey: `price:${plan.value}:${wanted.amount}:${wanted.currency}` },
+        { ...options, idempotencyKey: `price:${plan.value}:${wanted.amount}:${wanted.currency}` },
       ),
     );
     results.push({ plan: plan.value, priceId: price.id, created: true });
   }
-  const configurations = await call((stripe) => stripe.billingPortal.configurations.list({ limit: 100 }));
-  if (!configurations.data.some(isOurPortalConfiguration)) {
-    await call((stripe) =>
+  const configurations = await call((stripe, options) =>
+    stripe.billingPortal.configurations.list({ limit: 100 }, options),
+  );
+  const ours = configurations.data.find(isOurPortalConfiguration);
+  if (!ours) {
+    await call((stripe, options) =>
       stripe.billingPortal.configurations.create(
-        {
-          features: {
-            payment_method_update: { enabled: true },
-            subscription_cancel: { enabled: true, mode: 'at_period_end', proration_behavior: 'none' },
-            subscription_update: { enabled: false },
-            invoice_history: { enabled: true },
-          },
-          metadata: { managed_by: MANAGED_BY },
-        },
-        { idempotencyKey: `portal-configuration:${MANAGED_BY}:v1` },
+        { features: PORTAL_FEATURES, metadata: { managed_by: MANAGED_BY } },
+        { ...options, idempotencyKey: `portal-configuration:${MANAGED_BY}:v1` },
       ),
     );
+    return { plans: results, portal: 'created' };
   }
-  return results;
+  if (portalMatches(ours)) return { plans: results, portal: 'unchanged' };
+  await call((stripe, options) =>
+    stripe.billingPortal.configurations.update(
+      ours.id,
+      { features: PORTAL_FEATURES },
+      { ...options, idempotencyKey: `portal-configuration:${ours.id}:${ours.updated ?? ours.created}` },
+    ),
+  );
+  return { plans: results, portal: 'updated' };
 };

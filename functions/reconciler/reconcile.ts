@@ -1,133 +1,323 @@
-import { classifySubscription, nextCheckAt, settle, type Transition } from '#core/lifecycle.ts';
+import {
+  cancellationReason,
+  classifySubscription,
+  earliest,
+  isLiveSubscription,
+  nextCheckAt,
+  type OurCancelReason,
+  RECHECK_HOURS,
+  type SubscriptionFacts,
+  settle,
+  type Transition,
+  teardownTime,
+} from '#core/lifecycle.ts';
 import { chooseLocation } from '#core/placement.ts';
 import { isPlanValue, type PlanValue } from '#core/plans.ts';
 import { stackName } from '#core/slug.ts';
-import { renderDesiredState, stackOnPlan } from '#core/stacks.ts';
+import { decommissioned, stackOnPlan, tornDown } from '#core/stacks.ts';
+import { logger } from '#http/logger.ts';
 import { config } from '#ports/config.ts';
-import { retrieveSubscription } from '#ports/processor.ts';
-import { getBilling } from '#store/billing.ts';
-import { listInventory } from '#store/capacity.ts';
-import { tableName } from '#store/client.ts';
-import { keys } from '#store/keys.ts';
-import { commitReconciliation, type TransactItem } from '#store/lifecycle.ts';
-import { listStacks, stackItem } from '#store/stacks.ts';
+import {
+  cancelSubscriptionNow,
+  expireCheckoutSession,
+  failedPaymentAt,
+  listSubscriptions,
+  openCheckoutSessions,
+  retrieveSubscription,
+  scheduleCancelAtPeriodEnd,
+  voidOpenInvoices,
+} from '#ports/processor.ts';
+import {
+  type Billing,
+  clearCheckout,
+  getBilling,
+  recordDuplicateHandled,
+  recordSubscriptionsSeen,
+} from '#store/billing.ts';
+import { listInventory, releaseReservation } from '#store/capacity.ts';
+import { commitReconciliation, type TransactItem, waitlistDeletes } from '#store/lifecycle.ts';
+import { firstStackWrites, listStacks, stackUpdateWrite, teardownWrites } from '#store/stacks.ts';
 import { getTenant, type Tenant } from '#store/tenants.ts';
+import { refundSubscription } from '../billing/refund.ts';
 
 /** The id of a tenant's first Stack: fixed, so that the Stack can be created only once. */
 export const FIRST_STACK_ID = 'primary';
 
-type Subscription = Awaited<ReturnType<typeof retrieveSubscription>>;
+export type ReconcileOutcome = { tenantId: string; transitions: Transition[]; committed: boolean };
 
-/** The Plan the tenant bought: our metadata, or the lookup key of the subscription's price. */
-const planOf = (subscription: Subscription | undefined): PlanValue => {
-  const fromMetadata = subscription?.metadata?.plan;
-  if (isPlanValue(fromMetadata)) return fromMetadata;
-  const lookupKey = subscription?.items.data[0]?.price.lookup_key ?? '';
-  const fromPrice = /^stack_plan_(\w+)_monthly$/.exec(lookupKey)?.[1];
-  return isPlanValue(fromPrice) ? fromPrice : 'standard';
+const plusHours = (now: Date, hours: number) => new Date(now.getTime() + hours * 3_600_000).toISOString();
+
+/** A price that is not one of our Plans must never be guessed: refuse, and say so loudly. */
+class UnknownPlanError extends Error {
+  constructor(tenantId: string) {
+    super(`the subscription of tenant ${tenantId} is on a price that is not one of our Plans`);
+    this.name = 'UnknownPlanError';
+  }
+}
+
+/** Every subscription the tenant's customer has or had, and the one that is the tenant's. */
+const subscriptionsOf = async (
+  tenantId: string,
+  billing: Billing | undefined,
+): Promise<{ all: SubscriptionFacts[]; primary: SubscriptionFacts | undefined }> => {
+  const all = billing?.customerId
+    ? await listSubscriptions(billing.customerId)
+    : billing?.subscriptionId
+      ? [await retrieveSubscription(billing.subscriptionId)]
+      : [];
+  // The tenant's subscription is the first one paid; an event may not have told us of it yet.
+  const primaryId =
+    billing?.subscriptionId ??
+    [...all]
+      .filter((s) => isLiveSubscription(s.status))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0]?.id;
+  let primary = all.find((s) => s.id === primaryId);
+  if (!primary && primaryId) primary = await retrieveSubscription(primaryId);
+  const known = new Set(billing?.subscriptionIds ?? []);
+  const unseen = all.map((s) => s.id).filter((id) => !known.has(id));
+  if (unseen.length > 0 || (primaryId && !billing?.subscriptionId))
+    await recordSubscriptionsSeen(tenantId, unseen.length > 0 ? unseen : [primaryId as string], primaryId);
+  return { all, primary };
 };
 
-/** The first Stack on the bought Plan, placed where the checkout reserved, and the place taken. */
-const firstStackWrites = async (tenant: Tenant, plan: PlanValue, now: Date): Promise<TransactItem[]> => {
+/**
+ * A second live subscription (two tabs paid): ended and its charge refunded through the one
+ * refund use case, and the reason recorded. The tenant keeps its first subscription.
+ */
+const endDuplicates = async (
+  tenant: Tenant,
+  all: SubscriptionFacts[],
+  primary: SubscriptionFacts | undefined,
+  now: Date,
+): Promise<void> => {
+  for (const extra of all) {
+    if (extra.id === primary?.id || !isLiveSubscription(extra.status)) continue;
+    const outcome = await refundSubscription(extra.id, 'duplicate_subscription');
+    await recordDuplicateHandled(tenant.tenantId, extra.id, {
+      handledAt: now.toISOString(),
+      refundedAmount: outcome.refundedAmount,
+      refunds: outcome.refunds,
+      reason: 'a second live subscription for the same tenant: ended and refunded',
+    });
+    logger.warn('second live subscription ended and refunded', {
+      tenantId: tenant.tenantId,
+      refundedAmount: outcome.refundedAmount,
+    });
+  }
+};
+
+/**
+ * A provisioning tenant's checkout whose reservation has lapsed: the processor's session is
+ * expired first, so nobody can pay without a place; only then is the place given back. A session
+ * paid meanwhile keeps its reservation: it becomes the first Stack's placement.
+ */
+const lapseCheckout = async (tenant: Tenant, billing: Billing | undefined, now: Date): Promise<void> => {
+  const checkout = billing?.checkout;
+  if (!checkout) {
+    // A session the processor created after our request gave up waiting for it: nobody may pay it.
+    if (billing?.customerId && !billing.subscriptionId)
+      for (const sessionId of await openCheckoutSessions(billing.customerId))
+        await expireCheckoutSession(sessionId);
+    return;
+  }
+  if (Date.parse(checkout.expiresAt) > now.getTime()) return;
+  if (checkout.sessionId) {
+    const status = await expireCheckoutSession(checkout.sessionId);
+    if (status === 'complete') return;
+  }
+  await releaseReservation(tenant.homeRegion, tenant.tenantId);
+  await clearCheckout(tenant.tenantId, checkout.attemptId);
+};
+
+/**
+ * The first Stack on the bought Plan, placed where the checkout reserved (the reservation becomes
+ * the placement), or where there is room; a place is never taken beyond a slot's total.
+ */
+const firstStack = async (tenant: Tenant, plan: PlanValue, now: Date): Promise<TransactItem[]> => {
   const inventory = await listInventory(tenant.homeRegion);
   const reservation = inventory.reservations.find((r) => r.tenantId === tenant.tenantId);
-  const location =
-    reservation?.location ??
-    chooseLocation(inventory, tenant.homeRegion, plan, now)?.location ??
-    inventory.slots.find((s) => s.plan === plan)?.location;
+  const others = {
+    slots: inventory.slots,
+    reservations: inventory.reservations.filter((r) => r.tenantId !== tenant.tenantId),
+  };
+  const reservedSlot = inventory.slots.find(
+    (s) => s.location === reservation?.location && s.plan === plan && s.used < s.total,
+  );
+  const slot = reservedSlot ?? chooseLocation(others, tenant.homeRegion, plan, now);
+  if (!slot)
+    logger.error('paid first Stack has no capacity place; it is created unplaced', {
+      tenantId: tenant.tenantId,
+      plan,
+    });
   const stack = stackOnPlan({
     stackId: FIRST_STACK_ID,
     name: stackName(tenant.slug ?? tenant.tenantId, config.stackDomain()),
     plan,
-    location: location ?? `${tenant.homeRegion}-unplaced`,
+    location: slot?.location ?? `${tenant.homeRegion}-unplaced`,
     createdAt: now.toISOString(),
   });
-  const writes: TransactItem[] = [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: stackItem(tenant.tenantId, stack),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-  ];
-  if (location && inventory.slots.some((s) => s.location === location && s.plan === plan)) {
-    writes.push({
-      Update: {
-        TableName: tableName(),
-        Key: keys.capacity(tenant.homeRegion, location, plan),
-        UpdateExpression: 'ADD used :one, #version :one',
-        ExpressionAttributeNames: { '#version': 'version' },
-        ExpressionAttributeValues: { ':one': 1 },
-      },
-    });
-  }
-  if (reservation)
-    writes.push({
-      Delete: { TableName: tableName(), Key: keys.reservation(tenant.homeRegion, tenant.tenantId) },
-    });
-  return writes;
+  return firstStackWrites({
+    tenantId: tenant.tenantId,
+    region: tenant.homeRegion,
+    stack,
+    placed: slot !== undefined,
+    reservationToRemove: reservation !== undefined,
+  });
 };
 
-/** Cancelling starts account closure: the Stacks' desired state moves to decommissioning; nothing is torn down here. */
-const decommissionWrites = async (tenant: Tenant): Promise<TransactItem[]> =>
-  (await listStacks(tenant.tenantId))
-    .filter((stack) => stack.lifecycle !== 'decommissioning')
-    .map((stack) => {
-      const closing = { ...stack, lifecycle: 'decommissioning' as const };
-      return {
-        Update: {
-          TableName: tableName(),
-          Key: keys.stack(tenant.tenantId, stack.stackId),
-          UpdateExpression: 'SET lifecycle = :lifecycle, desiredState = :desired',
-          ExpressionAttributeValues: {
-            ':lifecycle': 'decommissioning',
-            ':desired': renderDesiredState(closing),
-          },
-        },
-      };
-    });
+/** The reason we write on a subscription we end for a tenant that left this way. */
+const ourReasonFor = (leftBy: string | undefined): OurCancelReason => {
+  if (leftBy === 'refund_granted') return 'refund_granted';
+  if (leftBy === 'closed_by_tenant') return 'account_closed';
+  if (leftBy === 'suspended_grace_elapsed') return 'suspended_grace_elapsed';
+  return 'tenant_left';
+};
 
-export type ReconcileOutcome = { tenantId: string; transitions: Transition[]; committed: boolean };
+/**
+ * The close-out of a leaving tenant, on every look until it is done: nothing may be billed after
+ * leaving (a live subscription is ended at once, or, after a portal cancel, kept ending at the end
+ * of the paid period; open invoices are voided), and at the teardown time every Stack is torn down
+ * and its place given back. Idempotent; a failure leaves the tenant due.
+ */
+const closeOut = async (
+  tenant: Tenant,
+  billing: Billing | undefined,
+  now: Date,
+): Promise<ReconcileOutcome> => {
+  const { all, primary } = await subscriptionsOf(tenant.tenantId, billing);
+  let servingUntil: string | null = null;
+  for (const subscription of all) {
+    if (isLiveSubscription(subscription.status)) {
+      const paidPeriodRuns =
+        tenant.leftBy === 'cancelled_in_portal' &&
+        subscription.id === primary?.id &&
+        subscription.periodEnd !== null &&
+        Date.parse(subscription.periodEnd) > now.getTime();
+      if (paidPeriodRuns) {
+        // Serving until the paid period ends; if the cancel was taken back, it is made again.
+        if (!subscription.cancelScheduled)
+          await scheduleCancelAtPeriodEnd(subscription.id, tenant.leftBy ?? '');
+        servingUntil = earliest(servingUntil, subscription.periodEnd);
+        continue;
+      }
+      const reason = ourReasonFor(tenant.leftBy);
+      if (reason === 'account_closed') await refundSubscription(subscription.id, reason);
+      else await cancelSubscriptionNow(subscription.id, reason);
+    }
+    // No invoice of a period after leaving may ever be paid.
+    await voidOpenInvoices(subscription.id);
+  }
+  const record: Partial<Record<'billingStoppedAt' | 'tornDownAt', string>> = {};
+  if (!servingUntil && !tenant.billingStoppedAt) record.billingStoppedAt = now.toISOString();
+
+  const extra: TransactItem[] = [];
+  const teardownDue = tenant.teardownAt !== undefined && Date.parse(tenant.teardownAt) <= now.getTime();
+  if (teardownDue && !tenant.tornDownAt) {
+    // Until Dispatchers confirm teardown (Stacks issue), teardown happens at the teardown time.
+    for (const stored of await listStacks(tenant.tenantId)) {
+      if (stored.lifecycle === 'torn_down') continue;
+      extra.push(
+        ...teardownWrites(tenant.tenantId, tenant.homeRegion, stored, tornDown(stored, now.toISOString())),
+      );
+    }
+    record.tornDownAt = now.toISOString();
+  }
+  const tornDownAt = record.tornDownAt ?? tenant.tornDownAt;
+  const next = servingUntil
+    ? earliest(servingUntil, plusHours(now, RECHECK_HOURS))
+    : tornDownAt
+      ? null
+      : (tenant.teardownAt ?? null);
+  const committed = await commitReconciliation({
+    tenant,
+    settled: { state: tenant.billingState, graceDeadline: tenant.graceDeadline },
+    transitions: [],
+    nextCheckAt: next,
+    now,
+    extra,
+    record,
+  });
+  return { tenantId: tenant.tenantId, transitions: [], committed };
+};
 
 /** Looks at one due tenant: the processor's truth now, the rules, one conditional commit. */
 export const reconcileTenant = async (tenantId: string, now: Date): Promise<ReconcileOutcome> => {
   const tenant = await getTenant(tenantId);
   if (!tenant) return { tenantId, transitions: [], committed: false };
-  const current = { state: tenant.billingState, graceDeadline: tenant.graceDeadline };
-  if (tenant.billingState === 'decommissioning') {
-    // Terminal in v1: later events are recorded (intake) and change nothing.
-    const committed = await commitReconciliation({
-      tenant,
-      settled: current,
-      transitions: [],
-      nextCheckAt: null,
-      now,
-    });
-    return { tenantId, transitions: [], committed };
-  }
   const billing = await getBilling(tenantId);
-  const subscription = billing?.subscriptionId
-    ? await retrieveSubscription(billing.subscriptionId)
-    : undefined;
-  const truth = classifySubscription(
-    subscription
-      ? { status: subscription.status, cancelAtPeriodEnd: subscription.cancel_at_period_end }
-      : undefined,
-  );
-  const { state, transitions } = settle(current, truth, now);
+  if (tenant.billingState === 'decommissioning') return closeOut(tenant, billing, now);
+
+  if (tenant.billingState === 'provisioning') await lapseCheckout(tenant, billing, now);
+  const { all, primary } = await subscriptionsOf(tenantId, billing);
+  await endDuplicates(tenant, all, primary, now);
+
+  const truth = classifySubscription(primary);
+  const current = { state: tenant.billingState, graceDeadline: tenant.graceDeadline };
+  const failedAt =
+    truth === 'payment_failed' && tenant.billingState === 'active' && primary
+      ? await failedPaymentAt(primary.id)
+      : null;
+  const { state, transitions } = settle(current, truth, now, {
+    failedAt,
+    cancelReason: primary ? cancellationReason(primary) : undefined,
+    closeRequested: tenant.closeRequestedAt !== undefined,
+  });
+
   const extra: TransactItem[] = [];
+  const record: Partial<Record<'leftBy' | 'teardownAt', string>> = {};
   if (transitions.some((t) => t.from === 'provisioning' && t.to === 'active')) {
-    extra.push(...(await firstStackWrites(tenant, planOf(subscription), now)));
+    const plan = primary?.plan;
+    if (!isPlanValue(plan)) throw new UnknownPlanError(tenantId);
+    extra.push(...(await firstStack(tenant, plan, now)));
   }
-  if (transitions.some((t) => t.to === 'decommissioning')) extra.push(...(await decommissionWrites(tenant)));
+  const leaving = transitions.find((t) => t.to === 'decommissioning');
+  if (leaving) {
+    const teardown =
+      leaving.reason === 'closed_by_tenant'
+        ? { teardownAt: now.toISOString(), admissionOpen: false }
+        : teardownTime({
+            reason: leaving.reason,
+            now,
+            paidThrough: primary?.periodEnd ?? null,
+            exportWindowDays: config.exportWindowDays(),
+          });
+    record.leftBy = leaving.reason;
+    record.teardownAt = teardown.teardownAt;
+    for (const stored of await listStacks(tenantId)) {
+      if (stored.lifecycle !== 'running') continue;
+      extra.push(stackUpdateWrite(tenantId, stored, decommissioned(stored, teardown)));
+    }
+    extra.push(...(await waitlistDeletes(tenantId)));
+  }
+  const openCheckout = state.state === 'provisioning' ? (await getBilling(tenantId))?.checkout : undefined;
+  // A lapsed checkout whose session the processor still reports paid is looked at again shortly.
+  const checkoutLook = openCheckout
+    ? Date.parse(openCheckout.expiresAt) > now.getTime()
+      ? openCheckout.expiresAt
+      : new Date(now.getTime() + 60_000).toISOString()
+    : undefined;
   const committed = await commitReconciliation({
     tenant,
     settled: state,
     transitions,
-    nextCheckAt: nextCheckAt(state),
+    // A tenant that starts leaving is looked at again at once: its close-out stops the billing.
+    nextCheckAt: leaving
+      ? now.toISOString()
+      : earliest(nextCheckAt(state, now, { hasCustomer: billing?.customerId !== undefined }), checkoutLook),
     now,
     extra,
+    record,
   });
-  return { tenantId, transitions: committed ? transitions : [], committed };
+  if (!committed) return { tenantId, transitions: [], committed };
+  if (leaving) {
+    // Stop the billing in the same sweep; should the processor fail now, the tenant stays due
+    // and the next look (in this sweep or the next) tries again.
+    try {
+      const left = await getTenant(tenantId);
+      if (left) await closeOut(left, await getBilling(tenantId), now);
+    } catch (error) {
+      logger.error('close-out of a leaving tenant failed; it stays due', { tenantId, error: error as Error });
+    }
+  }
+  return { tenantId, transitions, committed };
 };

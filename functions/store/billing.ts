@@ -18,10 +18,28 @@ const CheckoutAttemptSchema = v.object({
 });
 export type CheckoutAttempt = v.InferOutput<typeof CheckoutAttemptSchema>;
 
+const DuplicateSchema = v.object({
+  handledAt: v.string(),
+  refundedAmount: v.number(),
+  refunds: v.number(),
+  reason: v.string(),
+});
+
 const BillingSchema = v.object({
   tenantId: v.string(),
   customerId: v.optional(v.string()),
+  /** The tenant's one subscription: the first one paid. */
   subscriptionId: v.optional(v.string()),
+  /** Every subscription id ever seen for the customer (a string set). */
+  subscriptionIds: v.optional(
+    v.pipe(
+      v.union([v.set(v.string()), v.array(v.string())]),
+      v.transform((ids) => [...ids].sort()),
+    ),
+    [],
+  ),
+  /** Extra live subscriptions found and ended (two tabs paid): id -> what was done and why. Internal only. */
+  duplicates: v.optional(v.record(v.string(), DuplicateSchema), {}),
   checkout: v.optional(CheckoutAttemptSchema),
 });
 export type Billing = v.InferOutput<typeof BillingSchema>;
@@ -126,16 +144,74 @@ export const clearCheckout = async (tenantId: string, attemptId: string): Promis
   }
 };
 
-/** Records the tenant's processor customer, once: a customer id never changes. */
+/**
+ * Records the tenant's processor customer, once (a customer id never changes), with the index key
+ * that finds the tenant from an event that carries only the customer id.
+ */
 export const recordCustomer = async (tenantId: string, customerId: string): Promise<void> => {
+  const index = keys.customerIndex(customerId);
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.billing(tenantId),
       UpdateExpression:
-        'SET #type = :type, tenantId = :tenantId, customerId = if_not_exists(customerId, :customerId)',
+        'SET #type = :type, tenantId = :tenantId, customerId = if_not_exists(customerId, :customerId), GSI1PK = if_not_exists(GSI1PK, :pk), GSI1SK = :sk',
       ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: { ':type': 'billing', ':tenantId': tenantId, ':customerId': customerId },
+      ExpressionAttributeValues: {
+        ':type': 'billing',
+        ':tenantId': tenantId,
+        ':customerId': customerId,
+        ':pk': index.GSI1PK,
+        ':sk': index.GSI1SK,
+      },
+    }),
+  );
+};
+
+/**
+ * Remembers every subscription seen for the tenant's customer; the first one becomes the
+ * tenant's subscription when it has none yet.
+ */
+export const recordSubscriptionsSeen = async (
+  tenantId: string,
+  subscriptionIds: string[],
+  primary: string | undefined,
+): Promise<void> => {
+  if (subscriptionIds.length === 0) return;
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.billing(tenantId),
+      UpdateExpression: `ADD subscriptionIds :ids${primary ? ' SET subscriptionId = if_not_exists(subscriptionId, :primary)' : ''}`,
+      ExpressionAttributeValues: {
+        ':ids': new Set(subscriptionIds),
+        ...(primary ? { ':primary': primary } : {}),
+      },
+    }),
+  );
+};
+
+/** Records that an extra live subscription was ended and refunded, and why (internal). */
+export const recordDuplicateHandled = async (
+  tenantId: string,
+  subscriptionId: string,
+  outcome: { handledAt: string; refundedAmount: number; refunds: number; reason: string },
+): Promise<void> => {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.billing(tenantId),
+      UpdateExpression: 'SET duplicates = if_not_exists(duplicates, :empty)',
+      ExpressionAttributeValues: { ':empty': {} },
+    }),
+  );
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.billing(tenantId),
+      UpdateExpression: 'SET duplicates.#sub = :outcome',
+      ExpressionAttributeNames: { '#sub': subscriptionId },
+      ExpressionAttributeValues: { ':outcome': outcome },
     }),
   );
 };

@@ -40,6 +40,10 @@ export const keys = {
   processorEvent: (eventId: string): Key => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
   /** One email, sent at most once per key. */
   outbox: (key: string): Key => ({ PK: `OUTBOX#${key}`, SK: 'OUTBOX' }),
+  /** GSI1 key that finds a tenant's billing record from its processor customer id. */
+  customerIndex: (customerId: string) => ({ GSI1PK: `CUSTOMER#${customerId}`, GSI1SK: 'BILLING' }),
+  /** Prefix of a tenant's waitlist entries (SK). */
+  waitlistPrefix: 'WAITLIST#',
   capacity: (region: string, location: string, plan: string): Key => ({
     PK: `CAPACITY#${region}`,
     SK: `LOCATION#${location}#PLAN#${plan}`,

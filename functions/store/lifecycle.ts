@@ -1,4 +1,4 @@
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LifecycleState, Transition } from '#core/lifecycle.ts';
 import { appliedUnlessConditionFails, db, tableName } from './client.ts';
 import { dueIndexKeys } from './due.ts';
@@ -20,8 +20,11 @@ export const commitReconciliation = async (params: {
   nextCheckAt: string | null;
   now: Date;
   extra?: TransactItem[];
+  /** Facts of a leaving tenant to store with it (why it left, teardown time, close-out progress). */
+  record?: Partial<Record<'leftBy' | 'teardownAt' | 'billingStoppedAt' | 'tornDownAt', string>>;
 }): Promise<boolean> => {
   const { tenant, settled, transitions, nextCheckAt, now } = params;
+  const recorded = Object.entries(params.record ?? {}).filter(([, value]) => value !== undefined);
   const at = now.toISOString();
   const due = nextCheckAt ? dueIndexKeys(tenant.tenantId, nextCheckAt) : undefined;
   const values: Record<string, unknown> = {
@@ -33,16 +36,22 @@ export const commitReconciliation = async (params: {
   if (tenant.dueAt !== undefined) values[':dueRead'] = tenant.dueAt;
   if (due && nextCheckAt)
     Object.assign(values, { ':dueAt': nextCheckAt, ':pk': due.GSI2PK, ':sk': due.GSI2SK });
+  const names: Record<string, string> = { '#version': 'version' };
+  for (const [name, value] of recorded) {
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+  }
+  const recordSet = recorded.map(([name]) => `, #${name} = :${name}`).join('');
   const items: TransactItem[] = [
     {
       Update: {
         TableName: tableName(),
         Key: keys.tenant(tenant.tenantId),
-        UpdateExpression: `SET billingState = :state, graceDeadline = :deadline, #version = #version + :one${
+        UpdateExpression: `SET billingState = :state, graceDeadline = :deadline, #version = #version + :one${recordSet}${
           due ? ', dueAt = :dueAt, GSI2PK = :pk, GSI2SK = :sk' : ' REMOVE dueAt, GSI2PK, GSI2SK'
-        }`,
+        }${due ? ' REMOVE' : ','} reconcileFailures`,
         ConditionExpression: `#version = :read AND ${tenant.dueAt === undefined ? 'attribute_not_exists(dueAt)' : 'dueAt = :dueRead'}`,
-        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
     },
@@ -57,9 +66,27 @@ export const commitReconciliation = async (params: {
           to: transition.to,
           reason: transition.reason,
         },
+        // Two commits in the same millisecond must not overwrite each other's entries.
+        ConditionExpression: 'attribute_not_exists(PK)',
       },
     })),
     ...(params.extra ?? []),
   ];
   return appliedUnlessConditionFails(db().send(new TransactWriteCommand({ TransactItems: items })));
+};
+
+/** Deletes of every waitlist entry of the tenant (a leaving tenant is told of no capacity any more). */
+export const waitlistDeletes = async (tenantId: string): Promise<TransactItem[]> => {
+  const { Items } = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :waitlist)',
+      ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).PK, ':waitlist': keys.waitlistPrefix },
+      ProjectionExpression: 'PK, SK',
+      ConsistentRead: true,
+    }),
+  );
+  return (Items ?? []).map((item) => ({
+    Delete: { TableName: tableName(), Key: { PK: String(item.PK), SK: String(item.SK) } },
+  }));
 };

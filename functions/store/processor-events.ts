@@ -13,7 +13,7 @@ export const tenantOfCustomer = async (customerId: string): Promise<string | und
       TableName: tableName(),
       IndexName: 'GSI1',
       KeyConditionExpression: 'GSI1PK = :customer',
-      ExpressionAttributeValues: { ':customer': `CUSTOMER#${customerId}` },
+      ExpressionAttributeValues: { ':customer': keys.customerIndex(customerId).GSI1PK },
       Limit: 1,
     }),
   );

@@ -1,7 +1,8 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { BILLING_STATES } from '#core/billing-state.ts';
-import { appliedUnlessConditionFails, db, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
+import { dueIndexKeys } from './due.ts';
 import { keys } from './keys.ts';
 
 /** Signup offers only the EU Home Region (spec §2). */
@@ -16,6 +17,15 @@ export const TenantSchema = v.object({
   version: v.number(),
   graceDeadline: v.optional(v.nullable(v.string()), null),
   dueAt: v.optional(v.string()),
+  /** Leaving: why (the transition's reason) and when the Stacks are torn down. */
+  leftBy: v.optional(v.string()),
+  teardownAt: v.optional(v.string()),
+  /** Leaving: when the processor confirmed that nothing will be billed any more. */
+  billingStoppedAt: v.optional(v.string()),
+  /** Leaving: when every Stack was torn down and its place given back. */
+  tornDownAt: v.optional(v.string()),
+  /** A provisioning tenant's administrator asked to close the account (the sweep carries it out). */
+  closeRequestedAt: v.optional(v.string()),
 });
 export type Tenant = v.InferOutput<typeof TenantSchema>;
 
@@ -70,6 +80,53 @@ export const lockSlug = async (tenantId: string, slug: string, now: Date): Promi
             },
           },
         ],
+      }),
+    ),
+  );
+};
+
+/**
+ * Makes the sweep look at the tenant no later than `at` (a due time already earlier is kept).
+ * Not a billing-state write: only when to look.
+ */
+export const lookNoLaterThan = async (tenantId: string, at: string): Promise<void> => {
+  const due = dueIndexKeys(tenantId, at);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.tenant(tenantId),
+        UpdateExpression: 'SET dueAt = :at, GSI2PK = :pk, GSI2SK = :sk',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(dueAt) OR dueAt > :at)',
+        ExpressionAttributeValues: { ':at': at, ':pk': due.GSI2PK, ':sk': due.GSI2SK },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+};
+
+/**
+ * Records a provisioning tenant's request to close its account, and makes it due now: the sweep
+ * moves it to decommissioning. Only while it is still provisioning.
+ */
+export const requestClose = async (tenantId: string, now: Date): Promise<boolean> => {
+  const at = now.toISOString();
+  const due = dueIndexKeys(tenantId, at);
+  return appliedUnlessConditionFails(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.tenant(tenantId),
+        UpdateExpression:
+          'SET closeRequestedAt = if_not_exists(closeRequestedAt, :at), dueAt = :at, GSI2PK = :pk, GSI2SK = :sk',
+        ConditionExpression: 'attribute_exists(PK) AND billingState = :provisioning',
+        ExpressionAttributeValues: {
+          ':at': at,
+          ':pk': due.GSI2PK,
+          ':sk': due.GSI2SK,
+          ':provisioning': 'provisioning',
+        },
       }),
     ),
   );

@@ -1,12 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { freeSlots, isReservationActive } from '../../functions/core/placement.ts';
+import { freeSlots } from '../../functions/core/placement.ts';
 import { isPlanValue, PLAN_VALUES } from '../../functions/core/plans.ts';
 import { syncCatalog } from '../../functions/ports/processor.ts';
-import { queueDepth } from '../../functions/ports/queue.ts';
+import { processorQueueStatus, sqsQueueCounts } from '../../functions/ports/queue.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { REPO_ROOT } from '../constructs/lambda.ts';
+import { localTimeOf } from '../local/clock.ts';
+import { standInQueueCounts } from '../local/sqs-counts.ts';
 
 /**
  * `npm run ops -- <command>`: operator actions. By default against the running local control
@@ -15,24 +17,33 @@ import { REPO_ROOT } from '../constructs/lambda.ts';
  */
 const USAGE = `Usage: npm run ops -- <command> [options]
 
-  capacity set --region eu --location <location> --plan <standard|plus|pro> --total <n>
+  capacity set --region eu --location <location> --plan <standard|plus|pro> --total <n> [--create]
+                          --create: add a location the region does not have yet (otherwise refused)
   capacity list [--region eu]
   processor:sync          create or find the Plan products, prices (by lookup key) and the portal configuration
-  queue status            processor events waiting, and in the dead-letter queue (needs the queue URLs:
+  queue status            processor events waiting, in flight, and in the dead-letter queue (needs the queue URLs:
                           local from npm start; deployed: PROCESSOR_EVENTS_QUEUE_URL and PROCESSOR_EVENTS_DLQ_URL)
 
 Target: the local control plane started by \`npm start\` (reads .local/endpoints.json), or a
-deployed one with --table <TableName> (AWS credentials and region from the environment).`;
+deployed one with --table <TableName> (AWS credentials and region from the environment).
+Against the local control plane, "now" is its clock (moved by /_local/clock/advance), not the wall clock.`;
 
 const fail = (message: string): never => {
   console.error(`${message}\n\n${USAGE}`);
   process.exit(2);
 };
 
-const useTarget = (table: string | undefined, dataDirectory: string) => {
+interface Target {
+  label: string;
+  /** The local control plane of a data folder (its clock and its SQS stand-in), not a deployed table. */
+  local: boolean;
+  now: Date;
+}
+
+const useTarget = (table: string | undefined, dataDirectory: string): Target => {
   if (table) {
     process.env.TABLE_NAME = table;
-    return `table ${table}`;
+    return { label: `table ${table}`, local: false, now: new Date() };
   }
   const file = path.join(dataDirectory, 'endpoints.json');
   if (!existsSync(file))
@@ -44,7 +55,8 @@ const useTarget = (table: string | undefined, dataDirectory: string) => {
     environment: Record<string, string>;
   };
   Object.assign(process.env, environment);
-  return `local control plane ${api}`;
+  // The local control plane's time is the wall clock plus the offset it keeps in its data folder.
+  return { label: `local control plane ${api}`, local: true, now: localTimeOf(dataDirectory) };
 };
 
 const main = async () => {
@@ -56,6 +68,7 @@ const main = async () => {
       plan: { type: 'string' },
       total: { type: 'string' },
       table: { type: 'string' },
+      create: { type: 'boolean', default: false },
       'data-dir': { type: 'string', default: path.join(REPO_ROOT, '.local') },
       help: { type: 'boolean', default: false },
     },
@@ -65,8 +78,7 @@ const main = async () => {
     console.log(USAGE);
     return;
   }
-  const target = useTarget(values.table, values['data-dir']);
-  const now = new Date();
+  const { label: target, local, now } = useTarget(values.table, values['data-dir']);
 
   if (command === 'capacity' && subcommand === 'set') {
     const { region, location, plan, total } = values;
@@ -74,6 +86,14 @@ const main = async () => {
     if (!isPlanValue(plan)) fail(`--plan must be one of ${PLAN_VALUES.join(', ')}`);
     const count = Number(total);
     if (!Number.isInteger(count) || count < 0) fail('--total must be a whole number, 0 or more');
+    const known = [...new Set((await listInventory(region)).slots.map((slot) => slot.location))].sort();
+    if (!known.includes(location as string) && !values.create) {
+      fail(
+        `Unknown location "${location}" in region ${region} (${target}): ${
+          known.length ? `its locations are ${known.join(', ')}` : 'it has no locations yet'
+        }. Check the name, or pass --create to add a new location. Nothing was changed.`,
+      );
+    }
     await setCapacityTotal(
       { region, location: location as string, plan: plan as (typeof PLAN_VALUES)[number], total: count },
       now,
@@ -88,20 +108,21 @@ const main = async () => {
     return;
   }
   if (command === 'processor:sync') {
-    for (const result of await syncCatalog()) {
+    const synced = await syncCatalog();
+    for (const result of synced.plans) {
       console.log(`${result.plan.padEnd(9)} ${result.priceId}${result.created ? '  (created)' : ''}`);
     }
+    console.log(`Portal configuration: ${synced.portal}.`);
     console.log(`Catalog and portal configuration in sync (${target}).`);
     return;
   }
   if (command === 'queue' && subcommand === 'status') {
-    const [waiting, dead] = await Promise.all([
-      queueDepth('PROCESSOR_EVENTS_QUEUE_URL'),
-      queueDepth('PROCESSOR_EVENTS_DLQ_URL'),
-    ]);
-    console.log(`Processor events waiting: ${waiting}`);
+    // The local SQS stand-in counts in-flight messages as waiting too: read its counts as SQS means them.
+    const status = await processorQueueStatus(local ? standInQueueCounts : sqsQueueCounts);
+    console.log(`Processor events waiting: ${status.waiting}`);
+    console.log(`In flight (received, not yet done): ${status.inFlight}`);
     console.log(
-      `In the dead-letter queue: ${dead}${dead > 0 ? '  (failed 5 times; see docs/runbook.md)' : ''}`,
+      `In the dead-letter queue: ${status.deadLettered}${status.deadLettered > 0 ? '  (failed 5 times; see docs/runbook.md)' : ''}`,
     );
     return;
   }
@@ -110,7 +131,7 @@ const main = async () => {
 
 const printCapacity = async (region: string, now: Date) => {
   const { slots, reservations } = await listInventory(region);
-  const held = reservations.filter((r) => isReservationActive(r, now));
+  const held = reservations;
   console.log(
     `${'location'.padEnd(20)} ${'plan'.padEnd(9)} ${'total'.padStart(6)} ${'used'.padStart(6)} ${'reserved'.padStart(9)} ${'free'.padStart(6)}`,
   );

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setCapacityTotal } from '#store/capacity.ts';
+import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
@@ -201,17 +201,46 @@ describe('capacity', () => {
     expect(await reservationsOf(region)).toHaveLength(1);
   });
 
-  it('a reservation holds the place for the session and is released when it expires', async () => {
+  it('a reservation holds the place until the sweep has expired its session at the processor, then frees it', async () => {
     const region = await regionWith({ pro: 1 });
     const holder = await api.readyTenant(region);
     const waiting = await api.readyTenant(region);
-    expect((await checkout(holder.sessionToken, { plan: 'pro' })).status).toBe(200);
+    const { json } = await checkout(holder.sessionToken, { plan: 'pro' });
     const plans = await api.call('GET', '/v1/billing/plans', { token: waiting.sessionToken });
     expect(plans.json.plans.find((p: { value: string }) => p.value === 'pro').placeable).toBe(false);
     expect((await checkout(waiting.sessionToken, { plan: 'pro' })).status).toBe(409);
 
+    // Past the reservation's time the place stays held: a payment may still be on its way.
     api.clock.advance(32 * 60);
+    expect((await checkout(waiting.sessionToken, { plan: 'pro' })).status).toBe(409);
+    const sessionId = new URL(json.url).pathname.split('/').at(-1) as string;
+    await api.sweep();
+    // The sweep asked the processor about the session and freed the place only once it could no
+    // longer be paid.
+    expect(
+      api.emulator?.calls.some((c) => c.method === 'GET' && c.path === `/v1/checkout/sessions/${sessionId}`),
+    ).toBe(true);
+    expect(api.emulator?.state.checkoutSessions[sessionId]?.status).toBe('expired');
+    expect((await listInventory(region)).reservations).toEqual([]);
     expect((await checkout(waiting.sessionToken, { plan: 'pro' })).status).toBe(200);
+  });
+
+  it('a checkout paid just before its reservation lapsed keeps its place: the reservation becomes the Stack', async () => {
+    const region = await regionWith({ pro: 1 });
+    const payer = await api.readyTenant(region);
+    const other = await api.readyTenant(region);
+    const { json } = await checkout(payer.sessionToken, { plan: 'pro' });
+    api.clock.advance(30 * 60);
+    expect((await payOnCheckout(json.url, TEST_CARDS.succeeds)).status).toBe(303);
+    // The event is still on its way when the reservation's time passes and another tenant tries.
+    api.clock.advance(2 * 60);
+    expect((await checkout(other.sessionToken, { plan: 'pro' })).status).toBe(409);
+    await api.emulator?.flushWebhooks();
+    await api.sweep();
+    const inventory = await listInventory(region);
+    expect(inventory.slots.find((s) => s.plan === 'pro')).toMatchObject({ total: 1, used: 1 });
+    expect(inventory.reservations).toEqual([]);
+    expect((await checkout(other.sessionToken, { plan: 'pro' })).status).toBe(409);
   });
 });
 
@@ -226,17 +255,29 @@ describe('promotion codes', () => {
     emulator.route('POST', '/v1/promotion_codes', { promotion: { coupon: coupon.id, type: 'coupon' }, code });
   };
 
-  it('are accepted on the first checkout page; a 100% code still collects the card', async () => {
+  it('are accepted on the first checkout page; for a 100% code our Checkout Session still asks the processor to collect the card', async () => {
     const code = `FREE${Date.now()}`;
     createCode(code, 100);
     const tenant = await api.readyTenant();
     const { json } = await checkout(tenant.sessionToken, { plan: 'plus' });
+    // What OUR checkout asked of the processor: always collect a payment method, even when a code
+    // makes the first invoice free (Stripe's `if_required` would skip the card, and the renewal
+    // would then fail). The emulator defaults to `always` when the parameter is missing, so only
+    // the recorded request tells.
+    const created = (api.emulator?.calls ?? []).filter(
+      (c) =>
+        c.method === 'POST' &&
+        c.path === '/v1/checkout/sessions' &&
+        c.params.client_reference_id === tenant.tenantId,
+    );
+    expect(created).toHaveLength(1);
+    expect(created[0]?.params).toMatchObject({
+      payment_method_collection: 'always',
+      allow_promotion_codes: 'true',
+    });
     const applied = await applyPromotionCode(json.url, code);
     expect(applied.status).toBe(200);
     expect(totalShown(applied.html)).toBe('US$0.00');
-    expect(applied.html).toContain('name="card_number"');
-    const withoutCard = await payOnCheckout(json.url, '', undefined);
-    expect(withoutCard.status).toBe(402);
     const paid = await payOnCheckout(json.url, TEST_CARDS.succeeds);
     expect(paid.status).toBe(303);
     await api.emulator?.flushWebhooks();

@@ -53,6 +53,12 @@ const WALK: Record<string, Probe> = {
     otherTenantStatus: 201,
   },
   PostBillingPortal: { adminOnly: true, request: () => ({}), otherTenantStatus: 409 },
+  // Another tenant can only close its own (never-paid) account; the victim's stays as it was.
+  PostTenantClose: {
+    adminOnly: true,
+    request: (v) => ({ query: `tenantId=${v.tenantId}` }),
+    otherTenantStatus: 202,
+  },
   ProcessorWebhook: {
     adminOnly: false,
     request: (v) => ({

@@ -39,6 +39,15 @@ const statusOf = async (tenant: { login: string }) => {
   return (await api.call('GET', '/v1/billing/status', { token: sessionToken })).json;
 };
 
+/** The tenant's subscription as the processor emulator holds it. */
+const subscriptionOf = (tenantId: string) => {
+  const found = Object.values(api.emulator?.state.subscriptions ?? {}).find(
+    (s) => s.metadata.tenantId === tenantId,
+  );
+  if (!found) throw new Error(`no subscription for ${tenantId}`);
+  return found;
+};
+
 const portalUrl = async (tenant: { login: string }) => {
   const { sessionToken } = await api.signIn(tenant.login);
   return (await api.call('POST', '/v1/billing/portal', { token: sessionToken })).json.url as string;
@@ -158,8 +167,12 @@ describe('the sweep: payment failure and its graces, with time travel', () => {
     await api.sweep();
     const pastDue = await statusOf(tenant);
     expect(pastDue.billingState).toBe('past-due');
-    const failedAt = Date.parse(pastDue.history.at(-1).at);
-    expect(Date.parse(pastDue.graceDeadline) - failedAt).toBe(7 * DAY * 1000);
+    // The grace runs from the failed renewal as the processor reports it (the period boundary), not
+    // from the sweep that noticed it days later.
+    const subscription = subscriptionOf(tenant.tenantId);
+    const renewal = subscription.currentPeriodStart * 1000;
+    expect(Date.parse(pastDue.history.at(-1).at) - renewal).toBeGreaterThan(DAY * 1000);
+    expect(Date.parse(pastDue.graceDeadline)).toBe(renewal + 7 * DAY * 1000);
 
     api.clock.advance(7 * DAY);
     await api.sweep();
@@ -179,9 +192,56 @@ describe('the sweep: payment failure and its graces, with time travel', () => {
     ]);
     expect((await listStacks(tenant.tenantId)).map((s) => s.lifecycle)).toEqual(['decommissioning']);
 
-    await updateCardInPortal(portal, TEST_CARDS.succeeds);
+    // Leaving stops billing: the sweep cancelled the subscription at once (no proration, no invoice
+    // now), with our idempotency key and our reason, and voided the open invoice.
+    const cancels = api.emulator?.calls.filter(
+      (c) => c.method === 'DELETE' && c.path === `/v1/subscriptions/${subscription.id}`,
+    );
+    expect(cancels).toHaveLength(1);
+    expect(cancels?.[0]?.params).toMatchObject({
+      prorate: 'false',
+      invoice_now: 'false',
+      cancellation_details: { comment: 'stack-control-plane:suspended_grace_elapsed' },
+    });
+    expect(subscriptionOf(tenant.tenantId).status).toBe('canceled');
+    const invoices = () =>
+      Object.values(api.emulator?.state.invoices ?? {}).filter((i) => i.subscription === subscription.id);
+    expect(invoices().filter((i) => i.status === 'open')).toEqual([]);
+    expect(invoices().some((i) => i.status === 'void')).toBe(true);
+    const voids = api.emulator?.calls.filter(
+      (c) => c.method === 'POST' && /\/v1\/invoices\/in_\w+\/void$/.test(c.path),
+    );
+    expect(voids?.length).toBeGreaterThan(0);
+    expect(voids?.every((c) => c.idempotencyKey === `void:${c.path.split('/')[3]}`)).toBe(true);
+    const gone2 = await statusOf(tenant);
+    expect(gone2.closing).toMatchObject({
+      reason: 'suspended_grace_elapsed',
+      billingStopped: true,
+      tornDown: false,
+    });
+    // Teardown waits for the export window (7 days), with admission closed.
+    expect(Date.parse(gone2.closing.teardownAt) - Date.parse(gone2.history.at(-1).at)).toBe(7 * DAY * 1000);
+    expect((await listStacks(tenant.tenantId))[0]).toMatchObject({ admissionOpenUntilTeardown: false });
+
+    // Two months later: no new invoice, no charge; a card update pays nothing and changes nothing.
+    const invoicesBefore = invoices().length;
+    const chargesBefore = Object.values(api.emulator?.state.paymentIntents ?? {}).filter(
+      (p) => p.customer === subscription.customer && p.status === 'succeeded',
+    ).length;
+    api.clock.advance(62 * DAY);
     await api.sweep();
-    expect((await statusOf(tenant)).billingState).toBe('decommissioning');
+    expect(await updateCardInPortal(portal, TEST_CARDS.succeeds)).toBeDefined();
+    await api.sweep();
+    expect(invoices()).toHaveLength(invoicesBefore);
+    expect(
+      Object.values(api.emulator?.state.paymentIntents ?? {}).filter(
+        (p) => p.customer === subscription.customer && p.status === 'succeeded',
+      ),
+    ).toHaveLength(chargesBefore);
+    const final = await statusOf(tenant);
+    expect(final.billingState).toBe('decommissioning');
+    expect(final.closing).toMatchObject({ tornDown: true });
+    expect((await listStacks(tenant.tenantId)).map((s) => s.lifecycle)).toEqual(['torn_down']);
   });
 
   it('suspended -> active when the card is updated in the portal', async () => {
@@ -248,7 +308,10 @@ describe('the sweep: one tenant’s trouble stops nobody else', () => {
     const { Item } = await db().send(
       new GetCommand({ TableName: tableName(), Key: keys.tenant(broken.tenantId) }),
     );
-    expect(Item?.dueAt).toBe(stamp);
+    // It stays in the due index, retried after a backoff (functions/core/reconcile-backoff.ts).
+    expect(Item?.reconcileFailures).toBeGreaterThanOrEqual(1);
+    expect(Item?.GSI2PK).toBe(dueIndexKeys(broken.tenantId, stamp).GSI2PK);
+    expect(Date.parse(Item?.dueAt)).toBeGreaterThan(Date.parse(stamp));
   });
 });
 

@@ -2,11 +2,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { BillingState } from '#core/billing-state.ts';
 import {
+  cancellationReason,
   classifySubscription,
   type LifecycleState,
   nextCheckAt,
   type ProcessorTruth,
+  type SubscriptionFacts,
+  type SubscriptionStatus,
   settle,
+  type TransitionReason,
+  teardownTime,
 } from '#core/lifecycle.ts';
 import { LifecycleOracle } from '../support/lifecycle-oracle.ts';
 
@@ -19,17 +24,89 @@ const state = (s: BillingState, graceDeadline: Date | null = null): LifecycleSta
 });
 
 describe('what the processor says (documented in docs/decisions.md)', () => {
-  it.each([
+  it.each<[SubscriptionStatus, boolean, ProcessorTruth]>([
     ['active', false, 'covered'],
     ['trialing', false, 'covered'],
     ['past_due', false, 'payment_failed'],
     ['unpaid', false, 'payment_failed'],
     ['incomplete', false, 'payment_failed'],
+    ['paused', false, 'payment_failed'],
     ['active', true, 'cancelled'],
+    ['trialing', true, 'cancelled'],
+    ['past_due', true, 'cancelled'],
     ['canceled', false, 'cancelled'],
     ['incomplete_expired', false, 'none'],
-  ])('a subscription %s (cancel at period end: %s) is %s', (status, cancelAtPeriodEnd, truth) => {
-    expect(classifySubscription({ status, cancelAtPeriodEnd })).toBe(truth);
+  ])('a subscription %s (cancel scheduled: %s) is %s', (status, cancelScheduled, truth) => {
+    expect(classifySubscription({ status, cancelScheduled })).toBe(truth);
+  });
+
+  it.each<[Partial<SubscriptionFacts>, TransitionReason]>([
+    [{ status: 'active', cancelScheduled: true }, 'cancelled_in_portal'],
+    [
+      { status: 'canceled', cancelScheduled: true, endedReason: 'cancellation_requested' },
+      'cancelled_in_portal',
+    ],
+    [{ status: 'canceled', endedReason: 'cancellation_requested' }, 'cancelled_by_operator'],
+    [{ status: 'canceled', endedReason: null }, 'cancelled_by_operator'],
+    [{ status: 'canceled', endedReason: 'payment_failed' }, 'cancelled_after_failed_payments'],
+    [{ status: 'canceled', endedReason: 'payment_disputed' }, 'cancelled_payment_disputed'],
+    [
+      { status: 'canceled', endedReason: 'cancellation_requested', cancelledByUs: 'refund_granted' },
+      'refund_granted',
+    ],
+  ])('the cancellation details %o read as %s', (facts, reason) => {
+    expect(
+      cancellationReason({
+        status: 'active',
+        cancelScheduled: false,
+        endedReason: null,
+        cancelledByUs: null,
+        ...facts,
+      }),
+    ).toBe(reason);
+  });
+
+  it('the past-due grace runs from the failed payment as the processor reports it', () => {
+    const failedAt = new Date(t0.getTime() - 2 * DAY).toISOString();
+    expect(settle(state('active'), 'payment_failed', t0, { failedAt }).state).toEqual(
+      state('past-due', at(5)),
+    );
+    // Noticed more than 7 days late: past-due and suspended in one look, the 14 days from the 7th day.
+    const longAgo = new Date(t0.getTime() - 8 * DAY).toISOString();
+    expect(settle(state('active'), 'payment_failed', t0, { failedAt: longAgo }).state).toEqual(
+      state('suspended', at(13)),
+    );
+  });
+
+  it('a close requested by a provisioning tenant makes it decommissioning, whatever the processor says', () => {
+    for (const truth of ['none', 'covered'] as const)
+      expect(settle(state('provisioning'), truth, t0, { closeRequested: true }).transitions).toEqual([
+        { from: 'provisioning', to: 'decommissioning', reason: 'closed_by_tenant', graceDeadline: null },
+      ]);
+  });
+
+  it('an active tenant, and a provisioning one with a processor customer, is looked at again within a day', () => {
+    expect(nextCheckAt(state('active'), t0)).toBe(at(1).toISOString());
+    expect(nextCheckAt(state('provisioning'), t0, { hasCustomer: true })).toBe(at(1).toISOString());
+    expect(nextCheckAt(state('provisioning'), t0)).toBeNull();
+  });
+
+  it('teardown: at the end of the paid period after a portal cancel, after the export window otherwise', () => {
+    expect(
+      teardownTime({
+        reason: 'cancelled_in_portal',
+        now: t0,
+        paidThrough: at(20).toISOString(),
+        exportWindowDays: 7,
+      }),
+    ).toEqual({ teardownAt: at(20).toISOString(), admissionOpen: true });
+    for (const reason of ['suspended_grace_elapsed', 'refund_granted', 'cancelled_by_operator'] as const)
+      expect(
+        teardownTime({ reason, now: t0, paidThrough: at(20).toISOString(), exportWindowDays: 7 }),
+      ).toEqual({
+        teardownAt: at(7).toISOString(),
+        admissionOpen: false,
+      });
   });
 
   it('no subscription is none', () => {
@@ -105,10 +182,10 @@ describe('the tenant billing lifecycle (spec §3)', () => {
     }
   });
 
-  it('the sweep looks again at the end of a running grace, and not otherwise', () => {
-    expect(nextCheckAt(state('past-due', at(7)))).toBe(at(7).toISOString());
-    expect(nextCheckAt(state('suspended', at(21)))).toBe(at(21).toISOString());
-    expect(nextCheckAt(state('active'))).toBeNull();
+  it('the sweep looks again at the end of a running grace (not a day later)', () => {
+    expect(nextCheckAt(state('past-due', at(7)), t0)).toBe(at(7).toISOString());
+    expect(nextCheckAt(state('suspended', at(21)), t0)).toBe(at(21).toISOString());
+    expect(nextCheckAt(state('decommissioning'), t0)).toBeNull();
   });
 });
 

@@ -55,11 +55,11 @@ describe('placement: a Plan can be placed in the Home Region (spec §4 rule 2)',
     expect(isPlaceable(only([slot({ region: 'us', total: 5 })]), 'eu', 'standard', now)).toBe(false);
   });
 
-  it('a running reservation holds its place; an expired one does not', () => {
+  it('a reservation holds its place until released, even past its expiry (a late payment keeps its place)', () => {
     expect(isPlaceable(only([slot({ total: 1 })], [reservation({})]), 'eu', 'standard', now)).toBe(false);
     expect(
       isPlaceable(only([slot({ total: 1 })], [reservation({ expiresAt: earlier })]), 'eu', 'standard', now),
-    ).toBe(true);
+    ).toBe(false);
     expect(
       isPlaceable(only([slot({ total: 1 })], [reservation({ location: 'eu-b' })]), 'eu', 'standard', now),
     ).toBe(true);
@@ -84,7 +84,7 @@ describe('placement: a Plan can be placed in the Home Region (spec §4 rule 2)',
     expect(placeablePlans(inventory, 'eu', now)).toEqual(['standard', 'pro']);
   });
 
-  it('holds for any inventory: placeable iff some slot of that region and Plan has total > used + running reservations', () => {
+  it('holds for any inventory: placeable iff some slot of that region and Plan has total > used + reservations', () => {
     const slots = fc.array(
       fc.record({
         region: fc.constantFrom('eu', 'us'),
@@ -108,7 +108,7 @@ describe('placement: a Plan can be placed in the Home Region (spec §4 rule 2)',
         const expected = inventory.some((s) => {
           if (s.region !== 'eu' || s.plan !== plan) return false;
           const running = held.filter(
-            (r) => r.region === 'eu' && r.location === s.location && r.plan === plan && r.expiresAt === later,
+            (r) => r.region === 'eu' && r.location === s.location && r.plan === plan,
           ).length;
           return s.total > s.used + running;
         });

@@ -74,6 +74,8 @@ describe('what the sweep takes from a processor event: only who it concerns', ()
       { id: 'x' },
       { id: 'x', type: 'y' },
       { id: 'x', type: 'y', data: {} },
+      { id: 'x', type: 'y', data: { object: null } },
+      { id: 'x', type: 'y', data: { object: [] } },
     ]) {
       expect(isProcessorEvent(other)).toBe(false);
     }

@@ -57,6 +57,14 @@ export interface EmulatorOptions {
   webhook?: WebhookTarget;
 }
 
+export interface RecordedCall {
+  method: string;
+  path: string;
+  params: FormObject;
+  idempotencyKey: string | undefined;
+  at: number;
+}
+
 export interface DeliveredEvent {
   id: string;
   type: string;
@@ -77,6 +85,13 @@ export class ProcessorEmulator {
   state: ProcessorState;
   readonly render: Renderer;
   readonly delivered: DeliveredEvent[] = [];
+  /**
+   * Every API request received, in order (kept in memory only): what the control plane asked of
+   * the processor, so tests can check our calls and their idempotency keys, not only the outcome.
+   */
+  readonly calls: RecordedCall[] = [];
+  /** Delay before every API answer, to try timeouts and deadlines (0 by default). */
+  latencyMs = 0;
   private readonly options: EmulatorOptions;
   private server: Server | undefined;
   private baseUrl = '';
@@ -280,6 +295,7 @@ export class ProcessorEmulator {
     reason: InvoiceRecord['billingReason'],
     periodStart: number,
     periodEnd: number,
+    created = this.nowSeconds(),
   ): InvoiceRecord {
     const id = this.newId('in');
     const lines: InvoiceLine[] = subscription.items.map((item) => {
@@ -338,7 +354,7 @@ export class ProcessorEmulator {
       attemptCount: 0,
       periodStart,
       periodEnd,
-      created: this.nowSeconds(),
+      created,
       paidAt: null,
       paymentIntent: null,
       number: `${subscription.customer.slice(-6).toUpperCase()}-${String(Object.keys(this.state.invoices).length + 1).padStart(4, '0')}`,
@@ -491,11 +507,13 @@ export class ProcessorEmulator {
         const previous = { status: subscription.status };
         subscription.currentPeriodStart = subscription.currentPeriodEnd;
         subscription.currentPeriodEnd = addMonths(subscription.currentPeriodStart, 1);
+        // Like a test clock, the renewal happens at the period boundary, however late time is moved.
         const invoice = this.newInvoice(
           subscription,
           'subscription_cycle',
           subscription.currentPeriodStart,
           subscription.currentPeriodEnd,
+          subscription.currentPeriodStart,
         );
         const paid = this.charge(invoice, subscription.defaultPaymentMethod, 'later');
         this.emitInvoiceOutcome(invoice, paid);
@@ -657,6 +675,14 @@ export class ProcessorEmulator {
     }
     const params = method === 'GET' || method === 'DELETE' ? parseForm(url.search.slice(1)) : parseForm(body);
     const idempotencyKey = request.headers['idempotency-key'];
+    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+    this.calls.push({
+      method,
+      path: url.pathname,
+      params,
+      idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined,
+      at: this.nowSeconds(),
+    });
     const fingerprint = `${method} ${url.pathname} ${method === 'POST' ? body : ''}`;
     if (method === 'POST' && typeof idempotencyKey === 'string') {
       const previous = this.state.idempotency[idempotencyKey];
@@ -760,13 +786,28 @@ export class ProcessorEmulator {
       }
       case 'GET checkout/sessions': {
         const sessionId = parts[2];
-        if (!sessionId) throw new StripeApiError(400, 'Listing checkout sessions is not emulated.');
+        if (!sessionId)
+          return this.list(
+            Object.values(this.state.checkoutSessions)
+              .filter((session) => {
+                if (session.status === 'open' && this.nowSeconds() >= session.expiresAt)
+                  this.expireSession(session);
+                return (
+                  (!str(params.customer) || session.customer === str(params.customer)) &&
+                  (!str(params.status) || session.status === str(params.status))
+                );
+              })
+              .sort((a, b) => b.created - a.created)
+              .map((session) => this.render.checkoutSession(session, this.sessionAmounts(session))),
+            '/v1/checkout/sessions',
+          );
         const session =
           this.state.checkoutSessions[sessionId] ?? this.fail(missing('checkout.session', sessionId));
         if (session.status === 'open' && this.nowSeconds() >= session.expiresAt) this.expireSession(session);
         return this.render.checkoutSession(session, this.sessionAmounts(session));
       }
       case 'POST billing_portal/configurations':
+        if (parts[2]) return this.updatePortalConfiguration(parts[2], params);
         return this.createPortalConfiguration(params);
       case 'GET billing_portal/configurations':
         return this.list(
@@ -779,7 +820,17 @@ export class ProcessorEmulator {
         if (!id)
           return this.list(
             Object.values(this.state.subscriptions)
-              .filter((s) => !str(params.customer) || s.customer === str(params.customer))
+              .filter(
+                (s) =>
+                  (!str(params.customer) || s.customer === str(params.customer)) &&
+                  // Stripe lists every status but canceled unless asked for `all` or one status.
+                  (str(params.status) === 'all'
+                    ? true
+                    : str(params.status)
+                      ? s.status === str(params.status)
+                      : s.status !== 'canceled'),
+              )
+              .sort((a, b) => b.created - a.created)
               .map((s) => this.render.subscription(s)),
             '/v1/subscriptions',
           );
@@ -792,6 +843,24 @@ export class ProcessorEmulator {
       case 'DELETE subscriptions':
         if (!id) throw new StripeApiError(404, 'Unrecognized request URL.');
         return this.cancelSubscription(id, params);
+      case 'POST invoices': {
+        if (!id || parts[2] !== 'void')
+          throw new StripeApiError(404, `Unrecognized request URL (${method}: ${pathname}).`);
+        const invoice = this.state.invoices[id] ?? this.fail(missing('invoice', id));
+        if (invoice.status !== 'open' && invoice.status !== 'uncollectible')
+          throw new StripeApiError(
+            400,
+            `You can only void invoices with a status of open or uncollectible.`,
+            {
+              code: 'invoice_not_open',
+            },
+          );
+        invoice.status = 'void';
+        for (const payment of Object.values(this.state.invoicePayments))
+          if (payment.invoice === id && payment.status === 'open') payment.status = 'canceled';
+        this.emit('invoice.voided', this.render.invoice(invoice));
+        return this.render.invoice(invoice);
+      }
       case 'GET invoices':
         if (id) return this.render.invoice(this.state.invoices[id] ?? this.fail(missing('invoice', id)));
         return this.list(
@@ -833,6 +902,14 @@ export class ProcessorEmulator {
         );
       case 'POST refunds':
         return this.createRefund(params);
+      case 'GET refunds':
+        return this.list(
+          Object.values(this.state.refunds)
+            .filter((r) => !str(params.payment_intent) || r.paymentIntent === str(params.payment_intent))
+            .sort((a, b) => b.created - a.created)
+            .map((r) => this.render.refund(r)),
+          '/v1/refunds',
+        );
       default:
         throw new StripeApiError(
           404,
@@ -1144,6 +1221,28 @@ export class ProcessorEmulator {
     return this.render.portalConfiguration(this.state.portalConfigurations[id] as never);
   }
 
+  private updatePortalConfiguration(id: string, params: FormObject) {
+    const configuration =
+      this.state.portalConfigurations[id] ?? this.fail(missing('billing_portal.configuration', id));
+    const features = obj(params.features);
+    const cancel = obj(features.subscription_cancel);
+    const mode = str(cancel.mode);
+    if (mode !== undefined && mode !== 'immediately' && mode !== 'at_period_end')
+      throw new StripeApiError(400, 'Invalid subscription_cancel mode.', {
+        param: 'features[subscription_cancel][mode]',
+      });
+    configuration.paymentMethodUpdate =
+      bool(obj(features.payment_method_update).enabled) ?? configuration.paymentMethodUpdate;
+    configuration.subscriptionCancel = bool(cancel.enabled) ?? configuration.subscriptionCancel;
+    configuration.cancelMode = mode ?? configuration.cancelMode;
+    configuration.subscriptionUpdate =
+      bool(obj(features.subscription_update).enabled) ?? configuration.subscriptionUpdate;
+    configuration.invoiceHistory =
+      bool(obj(features.invoice_history).enabled) ?? configuration.invoiceHistory;
+    configuration.metadata = { ...configuration.metadata, ...stringMap(params.metadata) };
+    return this.render.portalConfiguration(configuration);
+  }
+
   private createPortalSession(params: FormObject) {
     const customer = str(params.customer);
     if (!customer || !this.state.customers[customer]) throw missing('customer', customer ?? '', 'customer');
@@ -1242,6 +1341,7 @@ export class ProcessorEmulator {
     }
     subscription.canceledAt = this.nowSeconds();
     subscription.cancellationReason = 'cancellation_requested';
+    subscription.cancellationComment = str(obj(params.cancellation_details).comment) ?? null;
     this.endSubscription(subscription, this.nowSeconds());
     return this.render.subscription(subscription);
   }

@@ -259,7 +259,11 @@ export class Renderer {
       cancel_at: record.cancelAt,
       canceled_at: record.canceledAt,
       ended_at: record.endedAt,
-      cancellation_details: { comment: null, feedback: null, reason: record.cancellationReason },
+      cancellation_details: {
+        comment: record.cancellationComment ?? null,
+        feedback: null,
+        reason: record.cancellationReason,
+      },
       collection_method: 'charge_automatically',
       currency: 'usd',
       metadata: record.metadata,

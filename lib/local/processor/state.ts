@@ -109,7 +109,16 @@ export interface SubscriptionItemRecord {
 export interface SubscriptionRecord {
   id: string;
   customer: string;
-  status: 'active' | 'past_due' | 'unpaid' | 'canceled';
+  /** Every status Stripe has; the emulator itself reaches active, past_due and canceled. */
+  status:
+    | 'incomplete'
+    | 'incomplete_expired'
+    | 'trialing'
+    | 'active'
+    | 'past_due'
+    | 'unpaid'
+    | 'canceled'
+    | 'paused';
   items: SubscriptionItemRecord[];
   created: number;
   startDate: number;
@@ -119,7 +128,9 @@ export interface SubscriptionRecord {
   cancelAt: number | null;
   canceledAt: number | null;
   endedAt: number | null;
-  cancellationReason: 'cancellation_requested' | 'payment_failed' | null;
+  cancellationReason: 'cancellation_requested' | 'payment_failed' | 'payment_disputed' | null;
+  /** `cancellation_details.comment`, as the canceller wrote it (optional in older saved state). */
+  cancellationComment?: string | null;
   metadata: Record<string, string>;
   defaultPaymentMethod: string | null;
   discount: (AppliedDiscount & { start: number }) | null;

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import { checkoutExpiry, mayStartFirstCheckout } from '#core/checkout.ts';
+import { leavingRefusal } from '#core/leaving.ts';
+import { isLiveSubscription } from '#core/lifecycle.ts';
+import { placeablePlans, withoutReservationOf } from '#core/placement.ts';
+import type { PlanValue } from '#core/plans.ts';
+import { Refusal } from '#core/refusal.ts';
+import { config } from '#ports/config.ts';
+import {
+  checkoutSession,
+  createCheckoutSession,
+  createCustomer,
+  expireCheckoutSession,
+  listSubscriptions,
+  openCheckoutSessions,
+  priceIdForPlan,
+  withProcessorDeadline,
+} from '#ports/processor.ts';
+import {
+  type Billing,
+  claimCheckout,
+  clearCheckout,
+  getBilling,
+  recordCheckoutSession,
+  recordCustomer,
+} from '#store/billing.ts';
+import { listInventory, releaseReservation, reserveCapacity } from '#store/capacity.ts';
+import { lookNoLaterThan, type Tenant } from '#store/tenants.ts';
+import { getUser } from '#store/users.ts';
+import { viaProcessor } from './processor-errors.ts';
+
+/**
+ * Time a checkout request may spend on processor calls: the API function's timeout is 10 s, and
+ * the rest is kept for the database writes and the release of the reservation on failure.
+ */
+export const CHECKOUT_PROCESSOR_BUDGET_MS = 7_500;
+
+const subscriptionExists = () =>
+  new Refusal(
+    409,
+    'subscription_exists',
+    'This tenant already has a subscription: add Stacks or change a Plan instead.',
+  );
+
+const noCapacity = (plan: PlanValue, availablePlans: PlanValue[]) =>
+  new Refusal(
+    409,
+    'no_capacity',
+    `The ${plan} Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for ${plan}.`,
+    { extra: { reason: 'no_capacity', availablePlans } },
+  );
+
+const inProgress = () =>
+  new Refusal(
+    409,
+    'checkout_in_progress',
+    'A checkout for this tenant is being prepared; repeat the request in a few seconds.',
+  );
+
+/**
+ * The tenant's open checkout when it can be reused as it is: same Plan, still open at the
+ * processor. Reads only; a session paid meanwhile means the subscription exists.
+ */
+const reusableCheckout = async (billing: Billing | undefined, plan: PlanValue, now: Date) => {
+  const open = billing?.checkout;
+  if (!open || Date.parse(open.expiresAt) <= now.getTime()) return undefined;
+  if (open.state === 'creating' || !open.sessionId) throw inProgress();
+  const { sessionId } = open;
+  const session = await viaProcessor(() => checkoutSession(sessionId));
+  if (session.status === 'complete') throw subscriptionExists();
+  // The address comes from the processor now, not from when it was stored.
+  return session.status === 'open' && open.plan === plan ? (session.url ?? undefined) : undefined;
+};
+
+/**
+ * THE checkout use case: the hosted Checkout for a tenant's first subscription. The slug must be
+ * locked; exactly the chosen Plan must be placeable in the Home Region (never a substitute); a
+ * place is reserved for the session's lifetime. Every refusal comes before any write. Before a new
+ * Checkout Session is created, the tenant's earlier open sessions are expired at the processor and
+ * its customer is checked for a live subscription, so a tenant never pays twice.
+ */
+export const startCheckout = async (params: {
+  tenant: Tenant;
+  userId: string;
+  plan: PlanValue;
+  now: Date;
+}): Promise<{ url: string }> => {
+  const { tenant, plan, now } = params;
+  const leaving = leavingRefusal(tenant);
+  if (leaving) throw leaving;
+  if (!tenant.slug)
+    throw new Refusal(
+      409,
+      'slug_required',
+      'Lock in your slug first (POST /v1/tenant/slug), then check out.',
+    );
+  const slug = tenant.slug;
+  return withProcessorDeadline(performance.now() + CHECKOUT_PROCESSOR_BUDGET_MS, async () => {
+    const billing = await getBilling(tenant.tenantId);
+    if (!mayStartFirstCheckout(tenant.billingState, billing?.subscriptionId !== undefined))
+      throw subscriptionExists();
+
+    const reused = await reusableCheckout(billing, plan, now);
+    if (reused) return { url: reused };
+
+    // Read-only checks first, so that a refusal writes nothing (not even an expired session).
+    const inventory = await listInventory(tenant.homeRegion);
+    const available = placeablePlans(
+      withoutReservationOf(inventory, tenant.tenantId),
+      tenant.homeRegion,
+      now,
+    );
+    if (!available.includes(plan)) throw noCapacity(plan, available);
+    const customerId = billing?.customerId;
+    if (customerId) await refuseWhenSubscribed(customerId);
+
+    const attemptId = randomUUID();
+    const expiresAt = checkoutExpiry(now);
+    const claimed = await claimCheckout(
+      tenant.tenantId,
+      { attemptId, plan, expiresAt },
+      now,
+      billing?.checkout?.attemptId,
+    );
+    if (!claimed) {
+      const current = (await getBilling(tenant.tenantId))?.checkout;
+      if (current?.state === 'open' && current.plan === plan && current.url) return { url: current.url };
+      throw inProgress();
+    }
+    const reservation = await reserveCapacity(
+      { tenantId: tenant.tenantId, region: tenant.homeRegion, plan },
+      now,
+      expiresAt,
+    );
+    if (!reservation.reserved) {
+      await clearCheckout(tenant.tenantId, attemptId);
+      throw noCapacity(plan, reservation.availablePlans);
+    }
+    try {
+      let payer = customerId;
+      if (payer) {
+        // Earlier sessions (another Plan, another tab) can no longer be paid; one paid meanwhile wins.
+        const sessions = await viaProcessor(() => openCheckoutSessions(payer as string));
+        for (const sessionId of sessions)
+          if ((await viaProcessor(() => expireCheckoutSession(sessionId))) === 'complete')
+            throw subscriptionExists();
+        await refuseWhenSubscribed(payer);
+      } else {
+        const admin = await getUser(params.userId);
+        payer = await viaProcessor(() =>
+          createCustomer({ tenantId: tenant.tenantId, email: admin?.email, slug }),
+        );
+        await recordCustomer(tenant.tenantId, payer);
+      }
+      const priceId = await viaProcessor(() => priceIdForPlan(plan, now.getTime()));
+      const appUrl = config.tenantAppUrl();
+      const separator = appUrl.includes('?') ? '&' : '?';
+      const customer = payer;
+      const session = await viaProcessor(() =>
+        createCheckoutSession({
+          tenantId: tenant.tenantId,
+          customerId: customer,
+          plan,
+          priceId,
+          successUrl: `${appUrl}${separator}checkout=complete`,
+          cancelUrl: `${appUrl}${separator}checkout=cancelled`,
+          expiresAt,
+          attemptId,
+        }),
+      );
+      await recordCheckoutSession(tenant.tenantId, attemptId, session);
+      // The sweep looks when the reservation lapses: it expires the session, then frees the place.
+      await lookNoLaterThan(tenant.tenantId, expiresAt.toISOString());
+      return { url: session.url };
+    } catch (error) {
+      await releaseReservation(tenant.homeRegion, tenant.tenantId);
+      await clearCheckout(tenant.tenantId, attemptId);
+      // A session the processor may still have created after we gave up is expired by the sweep.
+      await lookNoLaterThan(tenant.tenantId, new Date(now.getTime() + 60_000).toISOString());
+      throw error;
+    }
+  });
+};
+
+/**
+ * Refuses when the processor already has a live subscription for the customer: a payment whose
+ * event is still on its way (the sweep makes the tenant active from it).
+ */
+const refuseWhenSubscribed = async (customerId: string): Promise<void> => {
+  const subscriptions = await viaProcessor(() => listSubscriptions(customerId));
+  if (subscriptions.some((s) => isLiveSubscription(s.status))) throw subscriptionExists();
+};

@@ -1,0 +1,62 @@
+import { leavingRefusal } from '#core/leaving.ts';
+import { isLiveSubscription } from '#core/lifecycle.ts';
+import { Refusal } from '#core/refusal.ts';
+import { expireCheckoutSession, listSubscriptions, openCheckoutSessions } from '#ports/processor.ts';
+import { clearCheckout, getBilling } from '#store/billing.ts';
+import { releaseReservation } from '#store/capacity.ts';
+import { requestClose, type Tenant } from '#store/tenants.ts';
+import { viaProcessor } from './processor-errors.ts';
+
+const paidMeanwhile = () =>
+  new Refusal(
+    409,
+    'subscription_exists',
+    'A checkout of this account has been paid: it becomes active within a minute. To leave, cancel in the billing portal (POST /v1/billing/portal).',
+  );
+
+/**
+ * THE close-account use case for a tenant that never paid (`provisioning`): its open checkout is
+ * expired at the processor so it can no longer be paid, its capacity reservation is released, and
+ * the close is recorded; the sweep then moves the tenant to `decommissioning` (only the sweep
+ * writes the billing state). The slug stays taken forever. A tenant with a subscription leaves
+ * through the billing portal instead.
+ */
+export const closeAccount = async (params: { tenant: Tenant; now: Date }) => {
+  const { tenant, now } = params;
+  const leaving = leavingRefusal(tenant);
+  if (leaving) throw leaving;
+  if (tenant.billingState !== 'provisioning')
+    throw new Refusal(
+      409,
+      'close_in_portal',
+      'This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes.',
+    );
+  const billing = await getBilling(tenant.tenantId);
+  if (billing?.subscriptionId) throw paidMeanwhile();
+  const customerId = billing?.customerId;
+  if (
+    customerId &&
+    (await viaProcessor(() => listSubscriptions(customerId))).some((s) => isLiveSubscription(s.status))
+  )
+    throw paidMeanwhile();
+  // Every session that could still be paid is expired; one paid in between wins.
+  const sessions = new Set(customerId ? await viaProcessor(() => openCheckoutSessions(customerId)) : []);
+  if (billing?.checkout?.sessionId) sessions.add(billing.checkout.sessionId);
+  for (const sessionId of sessions)
+    if ((await viaProcessor(() => expireCheckoutSession(sessionId))) === 'complete') throw paidMeanwhile();
+  if (billing?.checkout) {
+    await releaseReservation(tenant.homeRegion, tenant.tenantId);
+    await clearCheckout(tenant.tenantId, billing.checkout.attemptId);
+  }
+  if (!(await requestClose(tenant.tenantId, now)))
+    throw new Refusal(
+      409,
+      'close_in_portal',
+      'This account is no longer provisioning: reload and try again.',
+    );
+  return {
+    closeRequestedAt: now.toISOString(),
+    message:
+      'The account closes within a minute (billing state decommissioning). Nothing was charged; the slug stays taken.',
+  };
+};

@@ -1,0 +1,25 @@
+import { leavingRefusal } from '#core/leaving.ts';
+import { Refusal } from '#core/refusal.ts';
+import { config } from '#ports/config.ts';
+import { createPortalSession } from '#ports/processor.ts';
+import { getBilling } from '#store/billing.ts';
+import type { Tenant } from '#store/tenants.ts';
+import { viaProcessor } from './processor-errors.ts';
+
+/** THE portal use case: a Billing Portal session that only updates the card or cancels. */
+export const openPortal = async (params: { tenant: Tenant; requestId: string }): Promise<{ url: string }> => {
+  const leaving = leavingRefusal(params.tenant);
+  if (leaving) throw leaving;
+  const customerId = (await getBilling(params.tenant.tenantId))?.customerId;
+  if (!customerId) {
+    throw new Refusal(
+      409,
+      'no_customer',
+      'There is no billing account yet: complete a checkout first (POST /v1/billing/checkout).',
+    );
+  }
+  const url = await viaProcessor(() =>
+    createPortalSession({ customerId, returnUrl: config.tenantAppUrl(), requestId: params.requestId }),
+  );
+  return { url };
+};
