@@ -52,6 +52,28 @@ const eventually = async (login: string, state: string, sweep = true) => {
 
 const advance = (seconds: number) => postJson('/_local/clock/advance', { seconds });
 
+/** The end (epoch seconds) of the tenant's paid period, read from the local processor's API. */
+const periodEndOf = async (login: string): Promise<number> => {
+  const { tenantId } = (await json(await postJson('/_local/sign-in', { login }))).body as {
+    tenantId: string;
+  };
+  const environment = server.environment();
+  const listed = await json(
+    await fetch(`${environment.PROCESSOR_API_URL}/v1/subscriptions?status=all`, {
+      headers: { authorization: `Bearer ${environment.PROCESSOR_API_KEY}` },
+    }),
+  );
+  const subscription = (
+    listed.body.data as {
+      metadata: { tenantId?: string };
+      items: { data: { current_period_end: number }[] };
+    }[]
+  ).find((s) => s.metadata.tenantId === tenantId);
+  const periodEnd = subscription?.items.data[0]?.current_period_end;
+  if (typeof periodEnd !== 'number') throw new Error(`no subscription for ${login}`);
+  return periodEnd;
+};
+
 const subscribe = async (login: string, card: string) => {
   const token = await session(login);
   expect((await postJson('/v1/tenant/slug', { slug: `${login}-co` }, token)).status).toBe(200);
@@ -85,11 +107,13 @@ describe('the billing lifecycle on npm start', () => {
     const thirdPortal = await subscribe('third', TEST_CARDS.succeeds);
     for (const login of ['first', 'second', 'third']) await eventually(login, 'active');
 
-    // The renewal a month later fails for the first two.
+    // The renewal a month later fails for the first two: at the end of the paid period.
+    const renewalAt = await periodEndOf('first');
     await advance(31 * DAY);
     const pastDue = await eventually('first', 'past-due');
     await eventually('second', 'past-due');
-    expect(pastDue.graceDeadline).toBeTruthy();
+    // The grace runs from the failed renewal as the processor reports it, not from when we looked.
+    expect(pastDue.graceDeadline).toBe(new Date((renewalAt + 7 * DAY) * 1000).toISOString());
 
     await cancelInPortal(thirdPortal);
     await eventually('third', 'decommissioning');
