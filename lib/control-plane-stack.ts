@@ -1,6 +1,7 @@
 import { Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { OperatorAlarms } from './constructs/alarms.ts';
 import { ControlPlaneApi } from './constructs/api.ts';
 import { Reconciler } from './constructs/reconciler.ts';
 import { ControlPlaneTable } from './constructs/table.ts';
@@ -19,6 +20,8 @@ export interface ControlPlaneSettings {
   codeHostApiUrl: string;
   /** Sender of the tenant emails; its domain must be a verified SES identity. */
   mailFrom: string;
+  /** Optional: subscribed by email to the operators' alarm topic. */
+  alarmEmail?: string;
 }
 
 const setting = (scope: Construct, key: keyof ControlPlaneSettings): string => {
@@ -28,12 +31,20 @@ const setting = (scope: Construct, key: keyof ControlPlaneSettings): string => {
   return value;
 };
 
+const optionalSetting = (scope: Construct, key: keyof ControlPlaneSettings): string | undefined => {
+  const value: unknown = scope.node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new Error(`CDK context "${key}" must be a string`);
+  return value;
+};
+
 /** The whole control plane in one stack. */
 export class ControlPlaneStack extends Stack {
   readonly table: ControlPlaneTable;
   readonly api: ControlPlaneApi;
   readonly processorEvents: ProcessorEventQueue;
   readonly reconciler: Reconciler;
+  readonly alarms: OperatorAlarms;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -45,6 +56,7 @@ export class ControlPlaneStack extends Stack {
       codeHostTokenUrl: setting(this, 'codeHostTokenUrl'),
       codeHostApiUrl: setting(this, 'codeHostApiUrl'),
       mailFrom: setting(this, 'mailFrom'),
+      alarmEmail: optionalSetting(this, 'alarmEmail'),
     } satisfies ControlPlaneSettings;
 
     this.table = new ControlPlaneTable(this, 'Data');
@@ -97,6 +109,12 @@ export class ControlPlaneStack extends Stack {
       secrets,
       queues: { processorEvents: this.processorEvents.queue },
       reconciler: this.reconciler.function,
+    });
+    this.alarms = new OperatorAlarms(this, 'Alarms', {
+      reconciler: this.reconciler.function,
+      deadLetters: this.processorEvents.deadLetters,
+      api: this.api.api,
+      ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });
   }
 }

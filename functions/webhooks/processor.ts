@@ -1,12 +1,21 @@
+import { isProcessorEvent } from '#core/processor-events.ts';
 import { HttpError } from '#http/errors.ts';
 import { httpHandler } from '#http/handler.ts';
 import { logger } from '#http/logger.ts';
+import { recordWebhook } from '#ports/metrics.ts';
 import { nudgeSweep } from '#ports/nudge.ts';
 import { verifyWebhook } from '#ports/processor.ts';
 import { enqueueProcessorEvent } from '#ports/queue.ts';
 
 /** Stripe's largest event payloads stay well below this. */
 const MAX_WEBHOOK_BYTES = 512 * 1024;
+
+const notAnEvent = (what: string) =>
+  new HttpError(
+    400,
+    'invalid_payload',
+    `${what}: send a processor event, a JSON object with "id", "type" and "data.object".`,
+  );
 
 /**
  * POST /v1/webhooks/processor: verifies the processor's signature on the raw body and puts the
@@ -16,19 +25,33 @@ export const handler = httpHandler(
   { auth: 'none', rawBody: { maxBytes: MAX_WEBHOOK_BYTES } },
   async ({ rawBody, headers, now }) => {
     const signature = headers['stripe-signature'];
-    if (!signature) throw new HttpError(400, 'missing_signature', 'The Stripe-Signature header is required.');
-    let event: Awaited<ReturnType<typeof verifyWebhook>>;
+    if (!signature) {
+      recordWebhook('signature_failure');
+      throw new HttpError(400, 'missing_signature', 'The Stripe-Signature header is required.');
+    }
+    let event: unknown;
     try {
       event = await verifyWebhook(rawBody, signature, now.getTime());
     } catch (error) {
+      // The body is parsed only once its signature holds: a parse failure means a signed non-JSON body.
+      if (error instanceof SyntaxError) {
+        logger.warn('processor webhook refused', { reason: 'signed body is not JSON' });
+        throw notAnEvent('The signed body is not JSON');
+      }
       logger.warn('processor webhook refused', { reason: (error as Error).message });
+      recordWebhook('signature_failure');
       throw new HttpError(
         400,
         'invalid_signature',
         'The signature does not match the payload, or it is too old.',
       );
     }
+    if (!isProcessorEvent(event)) {
+      logger.warn('processor webhook refused', { reason: 'signed body is not a processor event' });
+      throw notAnEvent('The signed body is not a processor event');
+    }
     await enqueueProcessorEvent({ id: event.id, type: event.type }, rawBody.toString('utf8'));
+    recordWebhook('verified');
     // The schedule is the backstop, not the pace: ask for a sweep now (never fatal to the intake).
     await nudgeSweep().catch((error: unknown) =>
       logger.warn('could not nudge the sweep', { error: error as Error }),

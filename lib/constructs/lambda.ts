@@ -8,6 +8,9 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../bundling.ts';
 
+/** Memory of every function that sets none (the API handlers, the authorizer); `npm run bench` bills it. */
+export const DEFAULT_MEMORY_MB = 512;
+
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface HandlerFunctionProps {
@@ -35,7 +38,7 @@ export const handlerFunction = (
     handler: 'handler',
     runtime: Runtime.NODEJS_24_X,
     architecture: Architecture.ARM_64,
-    memorySize: props.memorySize ?? 512,
+    memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
     timeout: props.timeout ?? Duration.seconds(10),
     logGroup,
     ...(props.reservedConcurrentExecutions === undefined

@@ -10,6 +10,8 @@ import { Construct } from 'constructs';
 import { grantTable, handlerFunction } from './lambda.ts';
 
 export const RECONCILER_HANDLER = 'functions/reconciler/sweep.ts';
+/** The reconciler's memory (`npm run bench` bills it). */
+export const RECONCILER_MEMORY_MB = 1024;
 
 export interface ReconcilerProps {
   table: Table;
@@ -34,7 +36,7 @@ export class Reconciler extends Construct {
     this.function = handlerFunction(this, 'Sweep', {
       entry: RECONCILER_HANDLER,
       timeout: Duration.seconds(60),
-      memorySize: 1024,
+      memorySize: RECONCILER_MEMORY_MB,
       reservedConcurrentExecutions: 1,
       environment: {
         ...props.environment,

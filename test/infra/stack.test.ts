@@ -6,6 +6,7 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_DEFINITION } from '#store/table.ts';
 import { buildApp, cdkJsonContext } from '../../lib/app.ts';
+import { ALARM_THRESHOLDS } from '../../lib/constructs/alarms.ts';
 import { routes } from '../../lib/routes.ts';
 
 let template: Template;
@@ -201,5 +202,136 @@ describe('the CDK stack', () => {
     const extra = new Stack(scratch, 'NagProbe');
     new Table(extra, 'NoBackups', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
     expect(() => scratch.synth()).toThrow(/AwsSolutions-DDB3/);
+  }, 120_000);
+});
+
+describe('the operators alarms', () => {
+  type Resource = { Properties: Record<string, unknown> };
+  const alarmNamed = (id: string): Resource => {
+    const found = Object.entries(template.findResources('AWS::CloudWatch::Alarm')).filter(([logicalId]) =>
+      new RegExp(`^Alarms${id}[0-9A-F]{8}$`).test(logicalId),
+    );
+    expect(found, `alarm ${id}`).toHaveLength(1);
+    return found[0]?.[1] as Resource;
+  };
+  const topicId = () => {
+    const [id] = Object.keys(template.findResources('AWS::SNS::Topic'));
+    return id;
+  };
+  const notifiesTheTopic = (alarm: Resource) => {
+    expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId() }]);
+    expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);
+  };
+
+  it('has exactly six alarms, each notifying the one alarm topic', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm')))
+      notifiesTheTopic(alarm as Resource);
+  });
+
+  it('alarm DeadLetters: any message visible in the dead-letter queue (>= 1)', () => {
+    const alarm = alarmNamed('DeadLetters');
+    expect(alarm.Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Statistic: 'Maximum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(JSON.stringify(alarm.Properties.Dimensions)).toMatch(/DeadLetters/);
+    expect(ALARM_THRESHOLDS.deadLetters).toBe(1);
+  });
+
+  it('alarm ReconcileFailures: >= 5 failed tenant reconciliations in 5 minutes (our metric)', () => {
+    expect(alarmNamed('ReconcileFailures').Properties).toMatchObject({
+      Namespace: 'StackControlPlane',
+      MetricName: 'ReconcileFailures',
+      Dimensions: [{ Name: 'service', Value: 'stack-control-plane' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 5,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it("alarm SweepErrors: >= 2 of the reconciler Lambda's Errors in 5 minutes", () => {
+    const alarm = alarmNamed('SweepErrors');
+    expect(alarm.Properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 2,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(JSON.stringify(alarm.Properties.Dimensions)).toMatch(/ReconcilerSweep/);
+  });
+
+  it('alarm NoSweepCompleted: fewer than 1 SweepCompleted in 10 minutes, missing data breaching', () => {
+    expect(alarmNamed('NoSweepCompleted').Properties).toMatchObject({
+      Namespace: 'StackControlPlane',
+      MetricName: 'SweepCompleted',
+      Dimensions: [{ Name: 'service', Value: 'stack-control-plane' }],
+      Statistic: 'Sum',
+      Period: 600,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
+  });
+
+  it('alarm WebhookSignatureFailures: >= 10 refused signatures in 5 minutes', () => {
+    expect(alarmNamed('WebhookSignatureFailures').Properties).toMatchObject({
+      Namespace: 'StackControlPlane',
+      MetricName: 'WebhookSignatureFailures',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 10,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it("alarm Api5xx: >= 5 of the HTTP API's 5xx answers in 5 minutes", () => {
+    const alarm = alarmNamed('Api5xx');
+    expect(alarm.Properties).toMatchObject({
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5xx',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 5,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(JSON.stringify(alarm.Properties.Dimensions)).toMatch(/ApiHttpApi/);
+  });
+
+  it('the alarm topic accepts TLS only; without alarmEmail it has no subscription', () => {
+    const policies = Object.values(template.findResources('AWS::SNS::TopicPolicy'));
+    expect(JSON.stringify(policies)).toContain('"aws:SecureTransport":"false"');
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('one dashboard shows every alarm', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+    for (const logicalId of Object.keys(template.findResources('AWS::CloudWatch::Alarm')))
+      expect(body, logicalId).toContain(logicalId);
+  });
+
+  it('the CDK context alarmEmail subscribes that address to the alarm topic', () => {
+    const { stack } = buildApp(
+      new App({
+        // Skip bundling the functions: only the topic matters here.
+        context: { ...cdkJsonContext(), alarmEmail: 'ops@example.com', 'aws:cdk:bundling-stacks': [] },
+      }),
+    );
+    const withEmail = Template.fromStack(stack);
+    withEmail.resourceCountIs('AWS::SNS::Subscription', 1);
+    withEmail.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
   }, 120_000);
 });

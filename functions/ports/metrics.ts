@@ -1,0 +1,166 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { BILLING_STATES, type BillingState } from '#core/billing-state.ts';
+import { Refusal } from '#core/refusal.ts';
+
+/**
+ * Operators' metrics, in CloudWatch's embedded metric format (EMF): each record call writes one
+ * JSON line to the function's log stream and CloudWatch turns it into metrics; no extra API call,
+ * no extra permission. Outside Lambda (npm start, tests, the bench) nothing is written: the call
+ * only answers the document it would have emitted.
+ *
+ * The alarms of lib/constructs/alarms.ts read these names: change them together.
+ */
+export const METRICS_NAMESPACE = 'StackControlPlane';
+/** The one dimension of every metric (Powertools' `service`). */
+export const METRICS_SERVICE = 'stack-control-plane';
+
+const movedTo = (state: BillingState) =>
+  `TenantsMovedTo${state
+    .split('-')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}` as const;
+
+export const METRIC = {
+  // The reconciler sweep (one set per sweep).
+  sweepCompleted: 'SweepCompleted',
+  sweepDuration: 'SweepDuration',
+  eventsApplied: 'EventsApplied',
+  duplicateEventsSkipped: 'DuplicateEventsSkipped',
+  eventsUnmatched: 'EventsUnmatched',
+  eventsNotApplied: 'EventsNotApplied',
+  tenantsReconciled: 'TenantsReconciled',
+  reconcileConflicts: 'ReconcileConflicts',
+  reconcileFailures: 'ReconcileFailures',
+  waitlistNotified: 'WaitlistNotified',
+  emailsSent: 'EmailsSent',
+  emailsFailed: 'EmailsFailed',
+  deadLetterDepth: 'DeadLetterDepth',
+  // Webhook intake.
+  webhookVerified: 'WebhookVerified',
+  webhookSignatureFailures: 'WebhookSignatureFailures',
+  // Checkout.
+  checkoutCreated: 'CheckoutCreated',
+  checkoutNoCapacity: 'CheckoutNoCapacity',
+  checkoutFailed: 'CheckoutFailed',
+} as const;
+
+/** `TenantsMovedTo<State>` per billing state, e.g. `TenantsMovedToPastDue`. */
+export const TENANTS_MOVED_TO = Object.fromEntries(
+  BILLING_STATES.map((state) => [state, movedTo(state)]),
+) as {
+  [S in BillingState]: ReturnType<typeof movedTo>;
+};
+
+/** The figures of a sweep these metrics read (the reconciler's `SweepSummary` has them all). */
+export interface SweepFigures {
+  intake: { applied: number; duplicates: number; unmatched: number; failed: number };
+  reconciled: number;
+  transitions: readonly { to: string }[];
+  conflicts: number;
+  failed: number;
+  waitlistNotified: number;
+  emailsSent: number;
+  emailsFailed: number;
+  durationMs: number;
+}
+
+export type WebhookOutcome = 'verified' | 'signature_failure';
+export type CheckoutOutcome = 'created' | 'no_capacity' | 'failed';
+
+/** One EMF document, as written to the log stream. */
+export interface EmfDocument {
+  _aws: {
+    Timestamp: number;
+    CloudWatchMetrics: {
+      Namespace: string;
+      Dimensions: string[][];
+      Metrics: { Name: string; Unit: string }[];
+    }[];
+  };
+  [key: string]: unknown;
+}
+
+let instance: Metrics | undefined;
+const metrics = (): Metrics => {
+  instance ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+  return instance;
+};
+
+/** True inside a Lambda function (its runtime sets AWS_LAMBDA_FUNCTION_NAME); false for npm start and tests. */
+const inLambda = (): boolean => Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+
+type Values = Record<string, { unit: (typeof MetricUnit)[keyof typeof MetricUnit]; value: number }>;
+
+/**
+ * Adds `values` and flushes them at once as one EMF line (in Lambda), so that no handler has to
+ * remember a flush and nothing is left in the buffer when the invocation ends.
+ */
+const emit = (values: Values): EmfDocument => {
+  const m = metrics();
+  for (const [name, { unit, value }] of Object.entries(values)) m.addMetric(name, unit, value);
+  const document = m.serializeMetrics() as unknown as EmfDocument;
+  if (inLambda()) {
+    m.publishStoredMetrics();
+  } else {
+    m.clearMetrics();
+    m.clearDimensions();
+    m.clearMetadata();
+  }
+  return document;
+};
+
+const count = (value: number) => ({ unit: MetricUnit.Count, value });
+
+/** One sweep's figures; `SweepCompleted` = 1 is the heartbeat an alarm watches for. */
+export const recordSweep = (summary: SweepFigures): EmfDocument => {
+  const moved = Object.fromEntries(
+    BILLING_STATES.map((state) => [
+      TENANTS_MOVED_TO[state],
+      count(summary.transitions.filter((t) => t.to === state).length),
+    ]),
+  );
+  return emit({
+    [METRIC.sweepCompleted]: count(1),
+    [METRIC.sweepDuration]: { unit: MetricUnit.Milliseconds, value: summary.durationMs },
+    [METRIC.eventsApplied]: count(summary.intake.applied),
+    [METRIC.duplicateEventsSkipped]: count(summary.intake.duplicates),
+    [METRIC.eventsUnmatched]: count(summary.intake.unmatched),
+    [METRIC.eventsNotApplied]: count(summary.intake.failed),
+    [METRIC.tenantsReconciled]: count(summary.reconciled),
+    [METRIC.reconcileConflicts]: count(summary.conflicts),
+    [METRIC.reconcileFailures]: count(summary.failed),
+    [METRIC.waitlistNotified]: count(summary.waitlistNotified),
+    [METRIC.emailsSent]: count(summary.emailsSent),
+    [METRIC.emailsFailed]: count(summary.emailsFailed),
+    ...moved,
+  });
+};
+
+/** One processor webhook: verified and queued, or refused for its signature (missing, wrong or too old). */
+export const recordWebhook = (outcome: WebhookOutcome): EmfDocument =>
+  emit({
+    [METRIC.webhookVerified]: count(outcome === 'verified' ? 1 : 0),
+    [METRIC.webhookSignatureFailures]: count(outcome === 'signature_failure' ? 1 : 0),
+  });
+
+/** One checkout request: a session created (or reused), refused for capacity (409), or failed. */
+export const recordCheckout = (outcome: CheckoutOutcome): EmfDocument =>
+  emit({
+    [METRIC.checkoutCreated]: count(outcome === 'created' ? 1 : 0),
+    [METRIC.checkoutNoCapacity]: count(outcome === 'no_capacity' ? 1 : 0),
+    [METRIC.checkoutFailed]: count(outcome === 'failed' ? 1 : 0),
+  });
+
+/**
+ * A checkout that did not create a session: `no_capacity` for the 409 of that name, `failed` for
+ * anything that is not a refusal of ours (or a 5xx); other refusals (slug missing, ...) count nothing.
+ */
+export const recordCheckoutRefusal = (error: unknown): EmfDocument | undefined => {
+  if (error instanceof Refusal && error.code === 'no_capacity') return recordCheckout('no_capacity');
+  if (!(error instanceof Refusal) || error.status >= 500) return recordCheckout('failed');
+  return undefined;
+};
+
+/** Messages waiting in the processor events' dead-letter queue, as the sweep saw them. */
+export const recordDlqDepth = (depth: number): EmfDocument =>
+  emit({ [METRIC.deadLetterDepth]: count(depth) });
