@@ -1,4 +1,4 @@
-import { eventFacts, isProcessorEvent } from '#core/processor-events.ts';
+import { eventFacts, isProcessorEvent } from '#ports/processor-events.ts';
 import { logger } from '#http/logger.ts';
 import { deleteProcessorEvent, receiveProcessorEvents } from '#ports/queue.ts';
 import { applyEventOnce, tenantOfCustomer } from '#store/processor-events.ts';

@@ -1,4 +1,4 @@
-import { isProcessorEvent } from '#core/processor-events.ts';
+import { isProcessorEvent } from '#ports/processor-events.ts';
 import { HttpError } from '#http/errors.ts';
 import { httpHandler } from '#http/handler.ts';
 import { logger } from '#http/logger.ts';

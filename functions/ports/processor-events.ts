@@ -1,4 +1,6 @@
 /**
+ * Processor event shapes are read here, at the processor border (functions/ports), and nowhere else.
+ *
  * What the sweep takes from a processor event: only who it concerns. The event is a trigger; the
  * decision is made from the processor's current truth, whatever order events arrive in.
  */
