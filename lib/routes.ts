@@ -15,8 +15,11 @@ export interface Route {
   path: string;
   /** Module exporting `handler`, relative to the repository root. */
   handler: string;
-  /** `session`: goes through the session authorizer. `none`: public (sign-in, processor webhooks). */
-  auth: 'session' | 'none';
+  /**
+   * `session`: a tenant user's session. `dispatcher`: a Stack's Dispatcher credential. Both go
+   * through the one authorizer. `none`: public (sign-in, processor webhooks).
+   */
+  auth: 'session' | 'dispatcher' | 'none';
   /** Why a route with `auth: 'none'` must be public (recorded as the cdk-nag acknowledgement). */
   publicBecause?: string;
   /** What the function may do on the table; the CDK grants exactly this. */
@@ -134,6 +137,87 @@ export const routes: readonly Route[] = [
     table: 'readwrite',
     secrets: ['processorApiKey'],
     summary: 'Closes an account that never paid (administrators; provisioning only)',
+  },
+  {
+    id: 'GetStacks',
+    method: 'GET',
+    path: '/v1/stacks',
+    handler: 'functions/api/get-stacks.ts',
+    auth: 'session',
+    table: 'read',
+    summary: "The tenant's Stacks: Plan, resources, caps, location, lifecycle, versions, health",
+  },
+  {
+    id: 'GetStack',
+    method: 'GET',
+    path: '/v1/stacks/{stackId}',
+    handler: 'functions/api/get-stack.ts',
+    auth: 'session',
+    table: 'read',
+    summary: 'One Stack of the tenant',
+  },
+  {
+    id: 'PostStackDispatcherCredential',
+    method: 'POST',
+    path: '/v1/stacks/{stackId}/dispatcher-credential',
+    handler: 'functions/api/post-stack-dispatcher-credential.ts',
+    auth: 'session',
+    table: 'readwrite',
+    summary: "Issues or rotates the Stack's Dispatcher credential (administrators)",
+  },
+  {
+    id: 'PostStackProject',
+    method: 'POST',
+    path: '/v1/stacks/{stackId}/projects',
+    handler: 'functions/api/post-stack-project.ts',
+    auth: 'session',
+    table: 'readwrite',
+    summary: 'Registers a Project on a Stack, under its Watched-Projects cap (administrators)',
+  },
+  {
+    id: 'GetStackProjects',
+    method: 'GET',
+    path: '/v1/stacks/{stackId}/projects',
+    handler: 'functions/api/get-stack-projects.ts',
+    auth: 'session',
+    table: 'read',
+    summary: "A Stack's Projects and its Watched-Projects cap",
+  },
+  {
+    id: 'DeleteStackProject',
+    method: 'DELETE',
+    path: '/v1/stacks/{stackId}/projects/{projectId}',
+    handler: 'functions/api/delete-stack-project.ts',
+    auth: 'session',
+    table: 'readwrite',
+    summary: 'Removes a Project from a Stack (administrators)',
+  },
+  {
+    id: 'GetDispatcherDesiredState',
+    method: 'GET',
+    path: '/v1/dispatcher/desired-state',
+    handler: 'functions/api/get-dispatcher-desired-state.ts',
+    auth: 'dispatcher',
+    table: 'read',
+    summary: "The calling Dispatcher's Stack as it must be (ETag; 304 when unchanged)",
+  },
+  {
+    id: 'PutDispatcherObservedState',
+    method: 'PUT',
+    path: '/v1/dispatcher/observed-state',
+    handler: 'functions/api/put-dispatcher-observed-state.ts',
+    auth: 'dispatcher',
+    table: 'readwrite',
+    summary: 'What the calling Dispatcher applied: version, health, active runs',
+  },
+  {
+    id: 'PostDispatcherBlockingVerdict',
+    method: 'POST',
+    path: '/v1/dispatcher/blocking-verdict',
+    handler: 'functions/api/post-dispatcher-blocking-verdict.ts',
+    auth: 'dispatcher',
+    table: 'none',
+    summary: 'The blocking verdict for an issue from its three sources',
   },
   {
     id: 'ProcessorWebhook',

@@ -2,8 +2,10 @@ import type {
   APIGatewayRequestAuthorizerEventV2,
   APIGatewaySimpleAuthorizerWithContextResult,
 } from 'aws-lambda';
+import { isDispatcherCredential } from '#core/dispatcher.ts';
 import { isSessionLive } from '#core/sessions.ts';
 import { clock } from '#ports/clock.ts';
+import { findDispatcherCredential } from '#store/dispatcher.ts';
 import { getSession } from '#store/sessions.ts';
 import { getMembership } from '#store/users.ts';
 import { logger } from './logger.ts';
@@ -24,6 +26,23 @@ const anonymous = (rejection: SessionRejection): Result => ({
 export const handler = async (event: APIGatewayRequestAuthorizerEventV2): Promise<Result> => {
   const found = findSessionToken(event.headers ?? {}, event.cookies);
   if (!found) return anonymous('missing_session');
+  if (found.via === 'bearer' && isDispatcherCredential(found.token)) {
+    const credential = await findDispatcherCredential(hashSessionToken(found.token));
+    if (
+      !credential ||
+      (credential.retiresAt !== undefined && Date.parse(credential.retiresAt) <= clock().now().getTime())
+    )
+      return anonymous('invalid_dispatcher_credential');
+    return {
+      isAuthorized: true,
+      context: {
+        authenticated: true,
+        kind: 'dispatcher',
+        tenantId: credential.tenantId,
+        stackId: credential.stackId,
+      },
+    };
+  }
   if (!isWellFormedToken(found.token)) return anonymous('invalid_session');
 
   const session = await getSession(hashSessionToken(found.token));

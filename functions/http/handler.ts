@@ -6,7 +6,7 @@ import { clock } from '#ports/clock.ts';
 import { config } from '#ports/config.ts';
 import { errorBody, HttpError } from './errors.ts';
 import { logger } from './logger.ts';
-import type { AuthorizerContext, Principal, SessionRejection } from './principal.ts';
+import type { AuthorizerContext, DispatcherPrincipal, Principal, SessionRejection } from './principal.ts';
 import { describeIssue, fieldName, issueCode } from './validation.ts';
 
 /** Largest request body accepted, in bytes (after base64 decoding). */
@@ -41,8 +41,12 @@ export interface HttpResult {
   cookies?: string[];
 }
 
-interface Options<TSchema extends BodySchema | undefined, TAuth extends 'session' | 'none'> {
-  /** `session`: needs a live session (401 otherwise). `none`: public (sign-in, processor webhooks). */
+interface Options<TSchema extends BodySchema | undefined, TAuth extends AuthKind> {
+  /**
+   * `session`: needs a live session (401 otherwise). `dispatcher`: needs a Stack's Dispatcher
+   * credential (401 otherwise; a session never reaches these routes, nor a credential the tenant
+   * routes). `none`: public (sign-in, processor webhooks).
+   */
   auth: TAuth;
   /** Needs this role (403 `admin_required` otherwise). */
   role?: Role;
@@ -58,15 +62,38 @@ const rejectionMessages: Record<SessionRejection, string> = {
   missing_session: 'Sign in first: send Authorization: Bearer <sessionToken> or the session cookie.',
   invalid_session: 'The session token is not valid (revoked or unknown): sign in again.',
   expired_session: 'The session has expired: sign in again.',
+  invalid_dispatcher_credential:
+    "The Dispatcher credential is not valid (unknown, or rotated out more than an hour ago): use the Stack's current credential.",
 };
+
+type AuthKind = 'session' | 'dispatcher' | 'none';
 
 const authenticate = (event: ApiEvent): Principal => {
   const context = event.requestContext.authorizer?.lambda;
   if (!context) throw new HttpError(401, 'missing_session', rejectionMessages.missing_session);
   if (!context.authenticated)
     throw new HttpError(401, context.rejection, rejectionMessages[context.rejection]);
+  if (context.kind === 'dispatcher')
+    throw new HttpError(
+      401,
+      'missing_session',
+      'A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.',
+    );
   const { tenantId, userId, role, via } = context;
   return { tenantId, userId, role, via };
+};
+
+const authenticateDispatcher = (event: ApiEvent): DispatcherPrincipal => {
+  const context = event.requestContext.authorizer?.lambda;
+  if (context?.authenticated && context.kind === 'dispatcher')
+    return { tenantId: context.tenantId, stackId: context.stackId };
+  if (context && !context.authenticated && context.rejection === 'invalid_dispatcher_credential')
+    throw new HttpError(401, context.rejection, rejectionMessages[context.rejection]);
+  throw new HttpError(
+    401,
+    'dispatcher_credential_required',
+    "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route.",
+  );
 };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -187,13 +214,13 @@ const httpConventions = (): MiddlewareObj<ApiEvent, ApiResult, Error, Context> =
  */
 export const httpHandler = <
   TSchema extends BodySchema | undefined = undefined,
-  TAuth extends 'session' | 'none' = 'session',
+  TAuth extends AuthKind = 'session',
 >(
   options: Options<TSchema, TAuth>,
   run: (
     request: HttpRequest<
       TSchema extends BodySchema ? v.InferOutput<TSchema> : Record<string, never>,
-      TAuth extends 'session' ? Principal : undefined
+      TAuth extends 'session' ? Principal : TAuth extends 'dispatcher' ? DispatcherPrincipal : undefined
     >,
   ) => Promise<HttpResult>,
 ) =>
@@ -201,6 +228,7 @@ export const httpHandler = <
     .use(httpConventions())
     .handler(async (event) => {
       const principal = options.auth === 'session' ? authenticate(event) : undefined;
+      const dispatcher = options.auth === 'dispatcher' ? authenticateDispatcher(event) : undefined;
       if (principal?.via === 'cookie') assertSameOrigin(event);
       if (principal && options.role === 'administrator' && principal.role !== 'administrator') {
         throw new HttpError(403, 'admin_required', 'Only a tenant administrator can do this.');
@@ -211,7 +239,7 @@ export const httpHandler = <
         rawBody,
         // The generic parameters above guarantee these shapes; TypeScript cannot follow them here.
         body: body as never,
-        principal: principal as never,
+        principal: (dispatcher ?? principal) as never,
         pathParameters: event.pathParameters ?? {},
         query: event.queryStringParameters ?? {},
         headers: event.headers ?? {},

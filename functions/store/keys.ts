@@ -40,6 +40,19 @@ export const keys = {
   processorEvent: (eventId: string): Key => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
   /** One email, sent at most once per key. */
   outbox: (key: string): Key => ({ PK: `OUTBOX#${key}`, SK: 'OUTBOX' }),
+  /** A Stack's Dispatcher credential, found by the SHA-256 of its secret (the secret is never stored). */
+  dispatcherCredential: (secretHash: string): Key => ({ PK: `DISPATCHER#${secretHash}`, SK: 'DISPATCHER' }),
+  /** A Project registered on a Stack. */
+  project: (tenantId: string, stackId: string, projectId: string): Key => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `PROJECT#${stackId}#${projectId}`,
+  }),
+  projectPrefix: (stackId: string) => `PROJECT#${stackId}#`,
+  /** Claims a repository on a Stack, so that it is registered once. */
+  projectRepository: (tenantId: string, stackId: string, repository: string): Key => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `PROJECT_REPOSITORY#${stackId}#${repository.toLowerCase()}`,
+  }),
   /** GSI1 key that finds a tenant's billing record from its processor customer id. */
   customerIndex: (customerId: string) => ({ GSI1PK: `CUSTOMER#${customerId}`, GSI1SK: 'BILLING' }),
   /** Prefix of a tenant's waitlist entries (SK). */

@@ -1,8 +1,14 @@
-import { QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { HEALTH_VALUES, type ObservedState } from '#core/dispatcher.ts';
 import { PLAN_VALUES } from '#core/plans.ts';
 import { renderDesiredState, STACK_LIFECYCLES, type StackRecord } from '#core/stacks.ts';
-import { db, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -30,6 +36,23 @@ const StackSchema = v.object({
   region: v.optional(v.string()),
   /** Whether the Stack holds a counted capacity place (absent: it does when its location has a slot). */
   placed: v.optional(v.boolean()),
+  /** Version of the desired state; every change of it adds one. */
+  desiredVersion: v.optional(v.number(), 1),
+  /** What the Stack's Dispatcher last reported. */
+  observed: v.optional(
+    v.object({
+      appliedVersion: v.number(),
+      health: v.picklist(HEALTH_VALUES),
+      activeRuns: v.number(),
+      localHostExecutor: v.boolean(),
+      tornDown: v.boolean(),
+      reportedAt: v.string(),
+    }),
+  ),
+  /** SHA-256 of the Stack's current Dispatcher credential (never shown). */
+  dispatcherCredentialHash: v.optional(v.string()),
+  /** Projects registered on the Stack (kept with the Stack so the cap holds under concurrency). */
+  projectCount: v.optional(v.number(), 0),
 });
 export type StoredStack = v.InferOutput<typeof StackSchema>;
 
@@ -45,7 +68,35 @@ export const stackItem = (
   ...stack,
   ...(place ? { region: place.region, placed: place.placed } : {}),
   desiredState: renderDesiredState(stack),
+  desiredVersion: 1,
+  projectCount: 0,
 });
+
+/** One Stack of a tenant, or undefined. */
+export const getStack = async (tenantId: string, stackId: string): Promise<StoredStack | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.stack(tenantId, stackId), ConsistentRead: true }),
+  );
+  return Item ? v.parse(StackSchema, Item) : undefined;
+};
+
+/** Stores what the Stack's Dispatcher reports (never a version the control plane has not published). */
+export const recordObservedState = async (
+  tenantId: string,
+  stackId: string,
+  observed: ObservedState,
+): Promise<boolean> =>
+  appliedUnlessConditionFails(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.stack(tenantId, stackId),
+        UpdateExpression: 'SET observed = :observed',
+        ConditionExpression: 'attribute_exists(PK) AND desiredVersion >= :applied',
+        ExpressionAttributeValues: { ':observed': observed, ':applied': observed.appliedVersion },
+      }),
+    ),
+  );
 
 export const listStacks = async (tenantId: string): Promise<StoredStack[]> => {
   const { Items } = await db().send(
@@ -110,18 +161,47 @@ export const firstStackWrites = (params: {
   return writes;
 };
 
-/** Stores a changed Stack (and its desired state) as a whole. */
-export const stackUpdateWrite = (tenantId: string, stored: StoredStack, next: StackRecord): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: stackItem(tenantId, next, {
-      region: stored.region ?? '',
-      placed: stored.placed ?? true,
-    }),
-    ConditionExpression: 'attribute_exists(PK) AND lifecycle = :was',
-    ExpressionAttributeValues: { ':was': stored.lifecycle },
-  },
-});
+/**
+ * A change of the Stack's record and its desired state, with the next desired-state version;
+ * what the Dispatcher reported, the credential and the Projects are kept as they are.
+ */
+const changeStack = (
+  tenantId: string,
+  stored: StoredStack,
+  next: StackRecord,
+  placed: boolean,
+): TransactItem => {
+  const fields: Record<string, unknown> = {
+    ...next,
+    placed,
+    desiredState: renderDesiredState(next),
+    desiredVersion: stored.desiredVersion + 1,
+  };
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':was': stored.lifecycle, ':read': stored.desiredVersion };
+  const sets: string[] = [];
+  for (const [index, [name, value]] of Object.entries(fields).entries()) {
+    if (value === undefined || name === 'stackId') continue;
+    names[`#f${index}`] = name;
+    values[`:f${index}`] = value;
+    sets.push(`#f${index} = :f${index}`);
+  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.stack(tenantId, stored.stackId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression:
+        'attribute_exists(PK) AND lifecycle = :was AND (desiredVersion = :read OR (attribute_not_exists(desiredVersion) AND :read = :one))',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ...values, ':one': 1 },
+    },
+  };
+};
+
+/** Stores a changed Stack (and its desired state). */
+export const stackUpdateWrite = (tenantId: string, stored: StoredStack, next: StackRecord): TransactItem =>
+  changeStack(tenantId, stored, next, stored.placed ?? true);
 
 /** A torn-down Stack, and its place given back to its slot. */
 export const teardownWrites = (
@@ -131,14 +211,7 @@ export const teardownWrites = (
   next: StackRecord,
 ): TransactItem[] => {
   const writes: TransactItem[] = [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: stackItem(tenantId, next, { region: stored.region ?? region, placed: false }),
-        ConditionExpression: 'attribute_exists(PK) AND lifecycle = :was',
-        ExpressionAttributeValues: { ':was': stored.lifecycle },
-      },
-    },
+    changeStack(tenantId, { ...stored, region: stored.region ?? region }, next, false),
   ];
   if (stored.placed !== false)
     writes.push(releasePlace(stored.region ?? region, stored.location, stored.plan));

@@ -8,7 +8,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { AuthorizerContext } from '../../functions/http/principal.ts';
-import { REPO_ROOT } from '../constructs/lambda.ts';
+import { REPO_ROOT } from '../constants.ts';
 import { AUTHORIZER_HANDLER, type HttpMethod, type Route } from '../routes.ts';
 
 /**
@@ -215,7 +215,7 @@ export class LocalApiGateway {
     };
 
     let authorizerContext: AuthorizerContext | undefined;
-    if (route.auth === 'session') {
+    if (route.auth !== 'none') {
       try {
         const decision = await this.authorizer(
           {

@@ -1,7 +1,9 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { stackOnPlan } from '#core/stacks.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
+import { stackItem } from '#store/stacks.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { testGateway, uniqueLogin } from '../support/gateway.ts';
 
@@ -23,8 +25,8 @@ interface Victim {
 interface Probe {
   /** Refused to members (403 admin_required). */
   adminOnly: boolean;
-  /** The request, aimed as far as it can be at the victim's data. */
-  request: (victim: Victim) => { query?: string; body?: unknown };
+  /** The request, aimed as far as it can be at the victim's data (`path` fills the route's parameters). */
+  request: (victim: Victim) => { query?: string; body?: unknown; path?: string };
   /** What another tenant's attempt must get (by default: anything that neither changes nor shows the victim). */
   otherTenantStatus?: number;
 }
@@ -54,6 +56,41 @@ const WALK: Record<string, Probe> = {
   },
   PostBillingPortal: { adminOnly: true, request: () => ({}), otherTenantStatus: 409 },
   // Another tenant can only close its own (never-paid) account; the victim's stays as it was.
+  // The victim's Stack by its id: another tenant's session finds no such Stack (404).
+  GetStacks: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
+  GetStack: { adminOnly: false, request: () => ({ path: '/v1/stacks/primary' }), otherTenantStatus: 404 },
+  PostStackDispatcherCredential: {
+    adminOnly: true,
+    request: () => ({ path: '/v1/stacks/primary/dispatcher-credential' }),
+    otherTenantStatus: 404,
+  },
+  PostStackProject: {
+    adminOnly: true,
+    request: () => ({ path: '/v1/stacks/primary/projects', body: { name: 'x', repository: 'acme/x' } }),
+    otherTenantStatus: 404,
+  },
+  GetStackProjects: {
+    adminOnly: false,
+    request: () => ({ path: '/v1/stacks/primary/projects' }),
+    otherTenantStatus: 404,
+  },
+  DeleteStackProject: {
+    adminOnly: true,
+    request: () => ({ path: '/v1/stacks/primary/projects/prj_victim' }),
+    otherTenantStatus: 404,
+  },
+  // Dispatcher routes: no tenant session reaches them (401), member or not.
+  GetDispatcherDesiredState: { adminOnly: false, request: () => ({}), otherTenantStatus: 401 },
+  PutDispatcherObservedState: {
+    adminOnly: false,
+    request: () => ({ body: { appliedVersion: 1, health: 'healthy', activeRuns: 0 } }),
+    otherTenantStatus: 401,
+  },
+  PostDispatcherBlockingVerdict: {
+    adminOnly: false,
+    request: () => ({ body: { issue: { repository: 'a/b', number: 1 } } }),
+    otherTenantStatus: 401,
+  },
   PostTenantClose: {
     adminOnly: true,
     request: (v) => ({ query: `tenantId=${v.tenantId}` }),
@@ -91,8 +128,8 @@ const snapshot = async (victim: Victim) => {
 };
 
 const send = (route: Route, token: string, probe: Probe, victim: Victim) => {
-  const { query, body } = probe.request(victim);
-  return api.call(route.method, `${route.path}${query ? `?${query}` : ''}`, {
+  const { query, body, path } = probe.request(victim);
+  return api.call(route.method, `${path ?? route.path}${query ? `?${query}` : ''}`, {
     token,
     ...(body === undefined ? {} : { body }),
   });
@@ -112,6 +149,23 @@ beforeAll(async () => {
       .status,
   ).toBe(201);
   victim = { tenantId: admin.tenantId, adminUserId: admin.userId, slug, memberLogin };
+  // The victim has a Stack (as an activation would have created it), for the Stack routes.
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: stackItem(
+        victim.tenantId,
+        stackOnPlan({
+          stackId: 'primary',
+          name: `${slug}.stacks.test`,
+          plan: 'standard',
+          location: 'eu-a',
+          createdAt: new Date().toISOString(),
+        }),
+        { region: 'eu', placed: false },
+      ),
+    }),
+  );
 });
 
 describe('tenant isolation: every route, walked', () => {

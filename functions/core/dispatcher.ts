@@ -1,0 +1,68 @@
+import type { DesiredState } from './stacks.ts';
+
+/**
+ * The Dispatcher contract's pure rules (docs/dispatcher.md): credentials, when to poll next, and
+ * what observed state a Dispatcher may report.
+ */
+
+/** A rotated-out Dispatcher credential keeps working this long, so a Dispatcher can pick up the new one. */
+export const CREDENTIAL_OVERLAP_SECONDS = 60 * 60;
+
+/** Prefix of a Dispatcher credential (tells it apart from a session token at a glance). */
+export const DISPATCHER_CREDENTIAL_PREFIX = 'scd_';
+
+/** A Dispatcher credential: the prefix and 43 base64url characters (256 random bits). */
+export const isDispatcherCredential = (token: string): boolean =>
+  token.startsWith(DISPATCHER_CREDENTIAL_PREFIX) &&
+  /^[A-Za-z0-9_-]{43}$/.test(token.slice(DISPATCHER_CREDENTIAL_PREFIX.length));
+
+/** Poll soon while an operation runs on the Stack (desired not yet applied), rarely otherwise. */
+export const POLL_SOON_SECONDS = 10;
+export const POLL_IDLE_SECONDS = 300;
+
+export const pollAfterSeconds = (desiredVersion: number, appliedVersion: number | undefined): number =>
+  appliedVersion === desiredVersion ? POLL_IDLE_SECONDS : POLL_SOON_SECONDS;
+
+/** The strong ETag of a desired-state version. */
+export const desiredStateEtag = (version: number): string => `"v${version}"`;
+
+/** Does an If-None-Match header name this version's ETag (or `*`)? */
+export const matchesEtag = (ifNoneMatch: string | undefined, version: number): boolean => {
+  if (!ifNoneMatch) return false;
+  const etag = desiredStateEtag(version);
+  return ifNoneMatch
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === etag);
+};
+
+export const HEALTH_VALUES = ['healthy', 'unhealthy', 'unknown'] as const;
+export type Health = (typeof HEALTH_VALUES)[number];
+
+/** What a Stack's Dispatcher last reported. */
+export interface ObservedState {
+  appliedVersion: number;
+  health: Health;
+  activeRuns: number;
+  /** A Local Stack using the host Executor (Credentials: `ambient` is allowed only there). */
+  localHostExecutor: boolean;
+  /** The Dispatcher confirms the Stack's teardown is done (only meaningful while decommissioning). */
+  tornDown: boolean;
+  reportedAt: string;
+}
+
+/** A report may not claim a version the control plane never published. */
+export const reportProblem = (
+  report: { appliedVersion: number },
+  desiredVersion: number,
+): string | undefined =>
+  report.appliedVersion > desiredVersion
+    ? `appliedVersion ${report.appliedVersion} is newer than the desired state's version ${desiredVersion}`
+    : undefined;
+
+/** The desired-state document as the Dispatcher reads it. */
+export const desiredStateDocument = (desired: DesiredState, version: number, pollAfter: number) => ({
+  version,
+  ...desired,
+  poll_after_seconds: pollAfter,
+});

@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import { CREDENTIAL_OVERLAP_SECONDS, DISPATCHER_CREDENTIAL_PREFIX } from '#core/dispatcher.ts';
+import { Refusal } from '#core/refusal.ts';
+import { hashSessionToken } from '#http/session-token.ts';
+import { issueDispatcherCredential } from '#store/dispatcher.ts';
+import { requireStack } from './views.ts';
+
+/**
+ * THE Dispatcher credential use case: issues a new credential for one Stack and answers its secret
+ * once (only its hash is stored). The previous one keeps working for an hour, so the Dispatcher can
+ * switch without a gap. A torn-down Stack gets none.
+ */
+export const issueStackCredential = async (params: { tenantId: string; stackId: string; now: Date }) => {
+  const stack = await requireStack(params.tenantId, params.stackId);
+  if (stack.lifecycle === 'torn_down')
+    throw new Refusal(409, 'stack_torn_down', 'This Stack is torn down: it has no Dispatcher any more.');
+  const credential = `${DISPATCHER_CREDENTIAL_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const credentialId = randomBytes(6).toString('hex');
+  const retiresAt = new Date(params.now.getTime() + CREDENTIAL_OVERLAP_SECONDS * 1000);
+  const issued = await issueDispatcherCredential({
+    tenantId: params.tenantId,
+    stackId: params.stackId,
+    credentialId,
+    secretHash: hashSessionToken(credential),
+    previousHash: stack.dispatcherCredentialHash,
+    now: params.now,
+    retiresAt,
+  });
+  if (!issued)
+    throw new Refusal(
+      409,
+      'credential_rotation_in_progress',
+      'Another rotation of this credential just happened: retry.',
+    );
+  return {
+    credentialId,
+    credential,
+    issuedAt: params.now.toISOString(),
+    previousCredentialValidUntil: stack.dispatcherCredentialHash ? retiresAt.toISOString() : null,
+  };
+};

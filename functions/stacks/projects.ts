@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { Refusal } from '#core/refusal.ts';
+import { listProjects, type Project, registerProject, removeProject } from '#store/projects.ts';
+import { requireStack } from './views.ts';
+
+const projectView = (project: Project) => ({
+  projectId: project.projectId,
+  name: project.name,
+  repository: project.repository,
+  registeredAt: project.registeredAt,
+});
+
+/**
+ * THE Project registration use case: the Watched-Projects cap (`stacks.watched_projects_cap`) is
+ * enforced here, on the control plane only, never rendered to the Stack. Full: 409
+ * `watched_projects_cap_reached` with the cap.
+ */
+export const addProject = async (params: {
+  tenantId: string;
+  stackId: string;
+  name: string;
+  repository: string;
+  now: Date;
+}) => {
+  const stack = await requireStack(params.tenantId, params.stackId);
+  if (stack.lifecycle !== 'running')
+    throw new Refusal(
+      409,
+      'stack_not_running',
+      `This Stack is ${stack.lifecycle}: no new Project can be registered.`,
+    );
+  const capReached = () =>
+    new Refusal(
+      409,
+      'watched_projects_cap_reached',
+      `This Stack watches ${stack.watchedProjectsCap} Projects, its Plan's cap: remove one (DELETE /v1/stacks/${stack.stackId}/projects/{projectId}) or change to a larger Plan.`,
+      { extra: { watchedProjectsCap: stack.watchedProjectsCap } },
+    );
+  if (stack.projectCount >= stack.watchedProjectsCap) throw capReached();
+  const project: Project = {
+    projectId: `prj_${randomBytes(6).toString('hex')}`,
+    stackId: stack.stackId,
+    name: params.name,
+    repository: params.repository,
+    registeredAt: params.now.toISOString(),
+  };
+  if (await registerProject(params.tenantId, project, stack.watchedProjectsCap)) return projectView(project);
+  const now = await requireStack(params.tenantId, params.stackId);
+  if (now.projectCount >= now.watchedProjectsCap) throw capReached();
+  if (
+    (await listProjects(params.tenantId, params.stackId)).some(
+      (p) => p.repository.toLowerCase() === params.repository.toLowerCase(),
+    )
+  )
+    throw new Refusal(
+      409,
+      'project_exists',
+      `The repository ${params.repository} is already a Project of this Stack.`,
+    );
+  throw new Refusal(
+    409,
+    'stack_not_running',
+    'This Stack changed meanwhile: read it again (GET /v1/stacks).',
+  );
+};
+
+export const stackProjects = async (params: { tenantId: string; stackId: string }) => {
+  const stack = await requireStack(params.tenantId, params.stackId);
+  const projects = await listProjects(params.tenantId, params.stackId);
+  return {
+    watchedProjectsCap: stack.watchedProjectsCap,
+    projects: projects.sort((a, b) => a.registeredAt.localeCompare(b.registeredAt)).map(projectView),
+  };
+};
+
+export const deleteProject = async (params: { tenantId: string; stackId: string; projectId: string }) => {
+  await requireStack(params.tenantId, params.stackId);
+  const project = (await listProjects(params.tenantId, params.stackId)).find(
+    (p) => p.projectId === params.projectId,
+  );
+  if (!project || !(await removeProject(params.tenantId, project)))
+    throw new Refusal(404, 'project_not_found', `This Stack has no Project "${params.projectId}".`);
+};

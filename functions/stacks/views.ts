@@ -1,0 +1,50 @@
+import { Refusal } from '#core/refusal.ts';
+import { getStack, listStacks, type StoredStack } from '#store/stacks.ts';
+
+/**
+ * What a tenant sees of a Stack: name and address, Plan, hosted resources and caps, location,
+ * lifecycle, the desired-state version and the one its Dispatcher last applied, health. Never a
+ * provider id, a storage locator or a credential.
+ */
+export const stackView = (stack: StoredStack) => {
+  const applied = stack.observed?.appliedVersion ?? null;
+  const lifecycle =
+    stack.lifecycle === 'running' && (applied === null || applied < 1) ? 'creating' : stack.lifecycle;
+  return {
+    stackId: stack.stackId,
+    name: stack.name,
+    address: `https://${stack.name}`,
+    plan: stack.plan,
+    resources: stack.resources,
+    caps: {
+      runCap: stack.runCap,
+      reserveCap: stack.reserveCap,
+      watchedProjectsCap: stack.watchedProjectsCap,
+    },
+    location: stack.location,
+    lifecycle,
+    teardownAt: stack.teardownAt ?? null,
+    desiredStateVersion: stack.desiredVersion,
+    appliedVersion: applied,
+    health: stack.observed?.health ?? 'unknown',
+    activeRuns: stack.observed?.activeRuns ?? 0,
+    lastReportAt: stack.observed?.reportedAt ?? null,
+    projects: stack.projectCount,
+    createdAt: stack.createdAt,
+  };
+};
+
+export const listStackViews = async (tenantId: string) =>
+  (await listStacks(tenantId)).sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(stackView);
+
+/** One of the tenant's Stacks; a Stack of another tenant is simply not found. */
+export const requireStack = async (tenantId: string, stackId: string): Promise<StoredStack> => {
+  const stack = await getStack(tenantId, stackId);
+  if (!stack)
+    throw new Refusal(
+      404,
+      'stack_not_found',
+      `This tenant has no Stack "${stackId}": GET /v1/stacks lists its Stacks.`,
+    );
+  return stack;
+};

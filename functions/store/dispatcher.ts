@@ -1,0 +1,93 @@
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { appliedUnlessConditionFails, db, tableName } from './client.ts';
+import { keys } from './keys.ts';
+import type { TransactItem } from './stacks.ts';
+
+const CredentialSchema = v.object({
+  tenantId: v.string(),
+  stackId: v.string(),
+  credentialId: v.string(),
+  issuedAt: v.string(),
+  /** Set when a newer credential replaced this one: it works until then. */
+  retiresAt: v.optional(v.string()),
+});
+export type DispatcherCredential = v.InferOutput<typeof CredentialSchema>;
+
+/** The Stack a Dispatcher credential (by the hash of its secret) belongs to, if any. */
+export const findDispatcherCredential = async (
+  secretHash: string,
+): Promise<DispatcherCredential | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.dispatcherCredential(secretHash),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? v.parse(CredentialSchema, Item) : undefined;
+};
+
+/**
+ * Issues a Stack's Dispatcher credential (its hash stored, never the secret). The Stack's current
+ * credential, if any, keeps working until `retiresAt`; one transaction, conditioned on the current
+ * credential read, so two rotations at once cannot both win.
+ */
+export const issueDispatcherCredential = async (params: {
+  tenantId: string;
+  stackId: string;
+  credentialId: string;
+  secretHash: string;
+  previousHash: string | undefined;
+  now: Date;
+  retiresAt: Date;
+}): Promise<boolean> => {
+  const { tenantId, stackId, now } = params;
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.dispatcherCredential(params.secretHash),
+          type: 'dispatcher_credential',
+          tenantId,
+          stackId,
+          credentialId: params.credentialId,
+          issuedAt: now.toISOString(),
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.stack(tenantId, stackId),
+        UpdateExpression: 'SET dispatcherCredentialHash = :new, dispatcherCredentialId = :id',
+        ConditionExpression: params.previousHash
+          ? 'attribute_exists(PK) AND dispatcherCredentialHash = :previous'
+          : 'attribute_exists(PK) AND attribute_not_exists(dispatcherCredentialHash)',
+        ExpressionAttributeValues: {
+          ':new': params.secretHash,
+          ':id': params.credentialId,
+          ...(params.previousHash ? { ':previous': params.previousHash } : {}),
+        },
+      },
+    },
+  ];
+  if (params.previousHash) {
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: keys.dispatcherCredential(params.previousHash),
+        UpdateExpression: 'SET retiresAt = :retires, #ttl = :ttl',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':retires': params.retiresAt.toISOString(),
+          ':ttl': Math.floor(params.retiresAt.getTime() / 1000) + 86_400,
+        },
+      },
+    });
+  }
+  return appliedUnlessConditionFails(db().send(new TransactWriteCommand({ TransactItems: items })));
+};
