@@ -2,6 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 const reporters = process.env.CI ? ['default', 'json'] : ['default'];
 
+/**
+ * Four test layers, one project each (`npm test -- --project unit` runs one layer):
+ * - unit: pure code, no local cloud (no DynamoDB Local, so no Java): seconds;
+ * - integration: handlers and stores against DynamoDB Local and the SQS/SES stand-ins;
+ * - infra: the CDK stack with cdk-nag;
+ * - e2e: `npm start` over HTTP, one file at a time, after the other layers.
+ */
 export default defineConfig({
   test: {
     reporters,
@@ -9,14 +16,34 @@ export default defineConfig({
     projects: [
       {
         test: {
-          name: 'unit, integration, infra',
-          include: ['test/{unit,integration,infra}/**/*.test.ts'],
-          // DynamoDB Local and the SQS/SES stand-ins start once per run for these layers.
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          setupFiles: ['test/support/test-environment.ts'],
+          testTimeout: 10_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          // DynamoDB Local and the SQS/SES stand-ins start once per run, for this layer only.
           globalSetup: ['test/support/global-setup.ts'],
-          setupFiles: ['test/support/worker-env.ts'],
+          setupFiles: ['test/support/test-environment.ts', 'test/support/worker-env.ts'],
           pool: 'forks',
           testTimeout: 30_000,
           hookTimeout: 120_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          setupFiles: ['test/support/test-environment.ts'],
+          pool: 'forks',
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           sequence: { groupOrder: 0 },
         },
       },

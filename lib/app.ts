@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { DEFAULTS, env } from '../functions/ports/config.ts';
 import { ControlPlaneStack } from './control-plane-stack.ts';
 
 /** The context of cdk.json, for an App made outside the CDK CLI (tests). */
@@ -14,7 +15,10 @@ export const cdkJsonContext = (): Record<string, unknown> =>
 /** Builds the CDK app with cdk-nag's AwsSolutions checks; used by `cdk synth` and the infra tests. */
 export const buildApp = (app = new App()) => {
   const stack = new ControlPlaneStack(app, 'StackControlPlane', {
-    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION ?? 'eu-west-1' },
+    env: {
+      account: env('CDK_DEFAULT_ACCOUNT'),
+      region: env('CDK_DEFAULT_REGION') ?? DEFAULTS.CDK_DEFAULT_REGION,
+    },
     description: 'Stack Control Plane: tenants, billing, Plan Changes',
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

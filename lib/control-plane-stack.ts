@@ -1,14 +1,18 @@
 import { Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import type { ContextSetting, Environment } from '../functions/ports/config.ts';
 import { OperatorAlarms } from './constructs/alarms.ts';
 import { ControlPlaneApi } from './constructs/api.ts';
 import { Reconciler } from './constructs/reconciler.ts';
 import { ControlPlaneTable } from './constructs/table.ts';
 import { ProcessorEventQueue } from './constructs/webhooks.ts';
 
-/** Deployment settings, from CDK context (cdk.json, or `cdk deploy -c key=value`). */
-export interface ControlPlaneSettings {
+/**
+ * Deployment settings, from CDK context (cdk.json, or `cdk deploy -c key=value`); the keys are declared
+ * in functions/ports/config.ts (CDK_CONTEXT), with the variable each sets.
+ */
+export interface ControlPlaneSettings extends Partial<Record<ContextSetting, string>> {
   /** Stacks are addressed at `<slug>.<stackDomain>`. */
   stackDomain: string;
   /** Where the browser lands after sign-in; its origin is the only one accepted for cookie-authenticated writes. */
@@ -24,14 +28,14 @@ export interface ControlPlaneSettings {
   alarmEmail?: string;
 }
 
-const setting = (scope: Construct, key: keyof ControlPlaneSettings): string => {
+const setting = (scope: Construct, key: ContextSetting): string => {
   const value: unknown = scope.node.tryGetContext(key);
   if (typeof value !== 'string' || value === '')
     throw new Error(`CDK context "${key}" is required (cdk.json or -c ${key}=...)`);
   return value;
 };
 
-const optionalSetting = (scope: Construct, key: keyof ControlPlaneSettings): string | undefined => {
+const optionalSetting = (scope: Construct, key: ContextSetting): string | undefined => {
   const value: unknown = scope.node.tryGetContext(key);
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') throw new Error(`CDK context "${key}" must be a string`);
@@ -57,7 +61,7 @@ export class ControlPlaneStack extends Stack {
       codeHostApiUrl: setting(this, 'codeHostApiUrl'),
       mailFrom: setting(this, 'mailFrom'),
       alarmEmail: optionalSetting(this, 'alarmEmail'),
-    } satisfies ControlPlaneSettings;
+    } satisfies Record<ContextSetting, string | undefined> satisfies ControlPlaneSettings;
 
     this.table = new ControlPlaneTable(this, 'Data');
     const externalSecret = (id: string, description: string, issuer: string) => {
@@ -86,7 +90,7 @@ export class ControlPlaneStack extends Stack {
       ),
     };
     this.processorEvents = new ProcessorEventQueue(this, 'ProcessorEvents');
-    const environment = {
+    const environment: Environment = {
       TABLE_NAME: this.table.table.tableName,
       STACK_DOMAIN: settings.stackDomain,
       TENANT_APP_URL: settings.tenantAppUrl,

@@ -1,14 +1,199 @@
 /**
- * Deployment configuration, read from the environment (set by the CDK stack in the cloud and by
- * `npm start` locally). Read lazily, so a missing value fails the request that needs it, loudly.
+ * Configuration in one place: every environment variable the control plane reads or sets (the CDK
+ * stack for the Lambda functions, `npm start` locally, the CDK app at deploy time), each named
+ * once here with its meaning and default, and the CDK context settings behind them.
+ *
+ * Functions read the environment only through this module; the CDK stack (lib/) and the local run
+ * (lib/local/) type the environments they set as `Environment`, so a name that is not declared
+ * here does not compile. No imports: every Lambda bundle includes this module.
+ * README.md's Configuration table lists the same names (test/unit/configuration.test.ts).
  */
-const required = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not configured`);
+
+export interface Variable {
+  /** What it means. */
+  readonly meaning: string;
+  /** Who sets it, where. */
+  readonly where: string;
+  /** The value when unset (absent: required where it is read, or simply optional). */
+  readonly default?: string;
+  /** The value `npm start` gives it when unset. */
+  readonly localDefault?: string;
+}
+
+// The defaults, as plain constants: the catalog below refers to them by name, so that esbuild
+// drops the catalog (its descriptions) from a Lambda bundle that only reads DEFAULTS.
+const DEFAULT_EXPORT_WINDOW_DAYS = '7';
+const DEFAULT_STACK_CAP = '5';
+const DEFAULT_POWERTOOLS_LOG_LEVEL = 'INFO';
+const DEFAULT_POWERTOOLS_SERVICE_NAME = 'stack-control-plane';
+const DEFAULT_NODE_OPTIONS = '--enable-source-maps';
+const DEFAULT_CDK_DEFAULT_REGION = 'eu-west-1';
+
+/** The value of each variable that has one when unset. */
+export const DEFAULTS = {
+  EXPORT_WINDOW_DAYS: DEFAULT_EXPORT_WINDOW_DAYS,
+  STACK_CAP: DEFAULT_STACK_CAP,
+  POWERTOOLS_LOG_LEVEL: DEFAULT_POWERTOOLS_LOG_LEVEL,
+  POWERTOOLS_SERVICE_NAME: DEFAULT_POWERTOOLS_SERVICE_NAME,
+  NODE_OPTIONS: DEFAULT_NODE_OPTIONS,
+  CDK_DEFAULT_REGION: DEFAULT_CDK_DEFAULT_REGION,
+} as const;
+
+export const ENVIRONMENT = {
+  TABLE_NAME: { where: 'Lambda (set by the stack); local: the local cloud', meaning: 'the single table' },
+  STACK_DOMAIN: {
+    where: 'Lambda (context `stackDomain`)',
+    meaning: 'Stacks are `<slug>.<STACK_DOMAIN>`',
+    localDefault: 'stacks.localhost',
+  },
+  TENANT_APP_URL: {
+    where: "Lambda (context `tenantAppUrl`); local default the server's `/`",
+    meaning:
+      'where the browser lands after sign-in; its origin is the only one allowed for cookie-authenticated writes',
+  },
+  PUBLIC_API_URL: {
+    where: 'optional in the cloud; set by `npm start`',
+    meaning: 'base of the OAuth callback URL (default `https://<API domain>`)',
+  },
+  STACK_CAP: {
+    where: 'optional, Lambda (add a Stack) and local',
+    meaning: 'Stacks a tenant may have at once (torn-down ones do not count)',
+    default: DEFAULT_STACK_CAP,
+  },
+  EXPORT_WINDOW_DAYS: {
+    where: 'optional, Lambda (reconciler) and local',
+    meaning: 'days a tenant that left (grace, refund or close) keeps to export before teardown',
+    default: DEFAULT_EXPORT_WINDOW_DAYS,
+  },
+  CODE_HOST_CLIENT_ID: {
+    where: "Lambda (context `codeHostClientId`); local: the stand-in's",
+    meaning: "the OAuth app's client id",
+  },
+  CODE_HOST_AUTHORIZE_URL: {
+    where: "Lambda (context `codeHostAuthorizeUrl`, GitHub's by default); local: the stand-in's",
+    meaning: "the code host's authorization endpoint",
+  },
+  CODE_HOST_TOKEN_URL: {
+    where: "Lambda (context `codeHostTokenUrl`, GitHub's by default); local: the stand-in's",
+    meaning: "the code host's token endpoint",
+  },
+  CODE_HOST_API_URL: {
+    where: "Lambda (context `codeHostApiUrl`, GitHub's by default); local: the stand-in's",
+    meaning: "the code host's API",
+  },
+  CODE_HOST_CLIENT_SECRET_ARN: {
+    where: "cloud: the stack's Secrets Manager secret",
+    meaning: "the OAuth app's client secret",
+  },
+  CODE_HOST_CLIENT_SECRET: {
+    where: "local: the stand-in's secret",
+    meaning: "the OAuth app's client secret",
+  },
+  PROCESSOR_API_KEY_ARN: { where: "cloud: the stack's secret", meaning: "the processor's secret API key" },
+  PROCESSOR_API_KEY: { where: "local: the emulator's test key", meaning: "the processor's secret API key" },
+  PROCESSOR_WEBHOOK_SECRET_ARN: { where: "cloud: the stack's secret", meaning: 'the webhook signing secret' },
+  PROCESSOR_WEBHOOK_SECRET: { where: "local: the emulator's", meaning: 'the webhook signing secret' },
+  PROCESSOR_API_URL: { where: 'local only', meaning: 'points the Stripe SDK at the emulator' },
+  PROCESSOR_RATE_LIMIT_PER_SECOND: {
+    where: 'optional, Lambda and local',
+    meaning:
+      'processor calls per second this deployment allows itself (default from the API key: 25 in test mode, 100 live)',
+  },
+  PROCESSOR_EVENTS_QUEUE_URL: {
+    where: "Lambda (set by the stack); local: the SQS stand-in's",
+    meaning: 'the intake queue of verified processor events',
+  },
+  PROCESSOR_EVENTS_DLQ_URL: {
+    where: "reconciler (set by the stack); local: the SQS stand-in's",
+    meaning: "the dead-letter queue, for the operators' count",
+  },
+  RECONCILER_FUNCTION_NAME: { where: 'webhook intake (set by the stack)', meaning: 'the sweep it nudges' },
+  MAIL_FROM: {
+    where: 'reconciler (context `mailFrom`)',
+    meaning: "sender of the tenant emails (a verified SES identity's domain)",
+    localDefault: 'billing@stacks.localhost',
+  },
+  SWEEP_EVERY_SECONDS: {
+    where: 'local',
+    meaning: 'the ticker of `npm start` (`--sweep-every` wins)',
+    localDefault: '60',
+  },
+  PORT: { where: 'local', meaning: 'API port of `npm start` (`--port` wins)', localDefault: '3000' },
+  POWERTOOLS_LOG_LEVEL: {
+    where: 'Lambda and local',
+    meaning: 'log level of the structured JSON logs',
+    default: DEFAULT_POWERTOOLS_LOG_LEVEL,
+  },
+  POWERTOOLS_SERVICE_NAME: {
+    where: 'Lambda (set by the stack)',
+    meaning: 'the service name in every log line',
+    default: DEFAULT_POWERTOOLS_SERVICE_NAME,
+  },
+  NODE_OPTIONS: {
+    where: 'Lambda (set by the stack)',
+    meaning: 'source-mapped stack traces',
+    default: DEFAULT_NODE_OPTIONS,
+  },
+  AWS_LAMBDA_FUNCTION_NAME: {
+    where: 'Lambda (set by its runtime)',
+    meaning: 'present only in Lambda: metrics are flushed as EMF lines there',
+  },
+  AWS_REGION: { where: 'Lambda (its runtime); local: the local cloud', meaning: 'the AWS SDK region' },
+  AWS_ACCESS_KEY_ID: { where: 'local: the local cloud', meaning: "the stand-ins' credentials" },
+  AWS_SECRET_ACCESS_KEY: { where: 'local: the local cloud', meaning: "the stand-ins' credentials" },
+  AWS_ENDPOINT_URL_DYNAMODB: { where: 'local: the local cloud', meaning: 'points the SDK at DynamoDB Local' },
+  AWS_ENDPOINT_URL_SQS: { where: 'local: the local cloud', meaning: 'points the SDK at the SQS stand-in' },
+  AWS_ENDPOINT_URL_SESV2: { where: 'local: the local cloud', meaning: 'points the SDK at the SES stand-in' },
+  CDK_DEFAULT_ACCOUNT: { where: 'deploy', meaning: 'target account' },
+  CDK_DEFAULT_REGION: { where: 'deploy', meaning: 'target region', default: DEFAULT_CDK_DEFAULT_REGION },
+} as const satisfies Record<string, Variable>;
+
+export type EnvironmentName = keyof typeof ENVIRONMENT;
+/** An environment a process is given (a function's, the local run's): declared names only. */
+export type Environment = Partial<Record<EnvironmentName, string>>;
+
+/** A secret: inline locally (`NAME`), or in the cloud the ARN of a Secrets Manager secret (`NAME_ARN`). */
+export type SecretVariable = 'CODE_HOST_CLIENT_SECRET' | 'PROCESSOR_API_KEY' | 'PROCESSOR_WEBHOOK_SECRET';
+export type QueueVariable = 'PROCESSOR_EVENTS_QUEUE_URL' | 'PROCESSOR_EVENTS_DLQ_URL';
+
+/** The CDK context settings (cdk.json, or `cdk deploy -c key=value`), and the variable each sets. */
+export const CDK_CONTEXT = {
+  stackDomain: { sets: 'STACK_DOMAIN', required: true },
+  tenantAppUrl: { sets: 'TENANT_APP_URL', required: true },
+  codeHostClientId: { sets: 'CODE_HOST_CLIENT_ID', required: true },
+  codeHostAuthorizeUrl: { sets: 'CODE_HOST_AUTHORIZE_URL', required: true },
+  codeHostTokenUrl: { sets: 'CODE_HOST_TOKEN_URL', required: true },
+  codeHostApiUrl: { sets: 'CODE_HOST_API_URL', required: true },
+  mailFrom: { sets: 'MAIL_FROM', required: true },
+  alarmEmail: {
+    sets: undefined,
+    required: false,
+    meaning: "optional: an email address subscribed to the operators' alarm topic",
+  },
+} as const satisfies Record<
+  string,
+  { sets: EnvironmentName | undefined; required: boolean; meaning?: string }
+>;
+
+export type ContextSetting = keyof typeof CDK_CONTEXT;
+
+/** The one read of the environment. */
+export const env = (name: EnvironmentName): string | undefined => process.env[name];
+
+/** A value that must be set: a missing one fails the request that needs it, loudly. */
+const required = (name: EnvironmentName, problem = 'is not configured'): string => {
+  const value = env(name);
+  if (!value) throw new Error(`${name} ${problem}`);
   return value;
 };
 
+/**
+ * Deployment configuration, read from the environment (set by the CDK stack in the cloud and by
+ * `npm start` locally). Read lazily, so a missing value fails the request that needs it, loudly.
+ */
 export const config = {
+  /** The single table. */
+  tableName: () => required('TABLE_NAME', 'is not set'),
   /** Stacks are addressed at `<slug>.<stackDomain>`. */
   stackDomain: () => required('STACK_DOMAIN'),
   /** Where the browser lands after sign-in. */
@@ -16,12 +201,18 @@ export const config = {
   /** The only Origin accepted on unsafe requests authenticated by the session cookie. */
   tenantAppOrigin: () => new URL(required('TENANT_APP_URL')).origin,
   /** The API's public base URL; when unset, derived from the request's domain (https). */
-  publicApiUrl: () => process.env.PUBLIC_API_URL,
+  publicApiUrl: () => env('PUBLIC_API_URL'),
   /** Days a tenant that left after a grace, a refund or a close keeps to export before teardown (default 7). */
   exportWindowDays: () => {
-    const value = Number(process.env.EXPORT_WINDOW_DAYS ?? '7');
+    const value = Number(env('EXPORT_WINDOW_DAYS') ?? DEFAULTS.EXPORT_WINDOW_DAYS);
     if (!Number.isFinite(value) || value < 0)
       throw new Error('EXPORT_WINDOW_DAYS must be a number of days >= 0');
+    return value;
+  },
+  /** Stacks a tenant may have at once (default 5). */
+  stackCap: () => {
+    const value = Number(env('STACK_CAP') ?? DEFAULTS.STACK_CAP);
+    if (!Number.isInteger(value) || value < 1) throw new Error('STACK_CAP must be a whole number >= 1');
     return value;
   },
   codeHost: () => ({
@@ -30,4 +221,18 @@ export const config = {
     apiUrl: required('CODE_HOST_API_URL'),
     clientId: required('CODE_HOST_CLIENT_ID'),
   }),
+  /** A secret given inline (locally), else the ARN of the Secrets Manager secret holding it (cloud). */
+  secret: (name: SecretVariable) => ({ inline: env(name), arn: env(`${name}_ARN`) }),
+  /** A queue's URL. */
+  queueUrl: (name: QueueVariable) => required(name),
+  /** The Stripe API's base URL, when not Stripe's own (the local emulator). */
+  processorApiUrl: () => env('PROCESSOR_API_URL'),
+  /** The configured processor calls per second, as written (parsed with the API key's default). */
+  processorRateLimitPerSecond: () => env('PROCESSOR_RATE_LIMIT_PER_SECOND'),
+  /** The sender of the tenant emails. */
+  mailFrom: () => required('MAIL_FROM'),
+  /** The reconciler a sweep nudge invokes (unset: no nudge). */
+  reconcilerFunctionName: () => env('RECONCILER_FUNCTION_NAME'),
+  /** True inside a Lambda function (its runtime sets AWS_LAMBDA_FUNCTION_NAME); false for npm start and tests. */
+  inLambda: () => Boolean(env('AWS_LAMBDA_FUNCTION_NAME')),
 };

@@ -1,5 +1,6 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import type { EmailContent } from '#core/emails.ts';
+import { config } from './config.ts';
 
 /** One SES request is abandoned after this long (set explicitly: the SDK's default is no timeout). */
 export const SES_REQUEST_TIMEOUT_MS = 10_000;
@@ -13,11 +14,7 @@ export const SES_SEND_MAX_MS = SES_MAX_ATTEMPTS * SES_REQUEST_TIMEOUT_MS + (SES_
 
 let client: SESv2Client | undefined;
 
-const sender = (): string => {
-  const from = process.env.MAIL_FROM;
-  if (!from) throw new Error('MAIL_FROM is not configured');
-  return from;
-};
+const sender = (): string => config.mailFrom();
 
 /** Sends one email through SES; answers SES's message id (its confirmation). */
 export const sendEmail = async (to: string, content: EmailContent): Promise<string> => {

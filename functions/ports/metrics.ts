@@ -1,6 +1,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { BILLING_STATES, type BillingState } from '#core/billing-state.ts';
 import { Refusal } from '#core/refusal.ts';
+import { config } from './config.ts';
 
 /**
  * Operators' metrics, in CloudWatch's embedded metric format (EMF): each record call writes one
@@ -87,7 +88,7 @@ const metrics = (): Metrics => {
 };
 
 /** True inside a Lambda function (its runtime sets AWS_LAMBDA_FUNCTION_NAME); false for npm start and tests. */
-const inLambda = (): boolean => Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+const inLambda = (): boolean => config.inLambda();
 
 type Values = Record<string, { unit: (typeof MetricUnit)[keyof typeof MetricUnit]; value: number }>;
 

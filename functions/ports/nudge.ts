@@ -1,3 +1,5 @@
+import { config } from './config.ts';
+
 /**
  * Asks for a sweep now, without waiting for it. In the cloud an asynchronous invocation of the
  * reconciler (reserved concurrency 1, so it never overlaps a running sweep); locally the local
@@ -14,7 +16,7 @@ export const nudgeSweep = async (): Promise<void> => {
     local();
     return;
   }
-  const functionName = process.env.RECONCILER_FUNCTION_NAME;
+  const functionName = config.reconcilerFunctionName();
   if (!functionName) return;
   const { InvokeCommand, LambdaClient } = await import('@aws-sdk/client-lambda');
   await new LambdaClient({}).send(

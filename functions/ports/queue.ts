@@ -5,6 +5,7 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { config, type QueueVariable } from './config.ts';
 
 let client: SQSClient | undefined;
 const sqs = () => {
@@ -12,11 +13,7 @@ const sqs = () => {
   return client;
 };
 
-const queueUrl = (name = 'PROCESSOR_EVENTS_QUEUE_URL'): string => {
-  const url = process.env[name];
-  if (!url) throw new Error(`${name} is not configured`);
-  return url;
-};
+const queueUrl = (name: QueueVariable = 'PROCESSOR_EVENTS_QUEUE_URL'): string => config.queueUrl(name);
 
 /** Puts a verified processor event on the intake queue, exactly as received. */
 export const enqueueProcessorEvent = async (
@@ -63,9 +60,7 @@ export const deleteProcessorEvent = async (receiptHandle: string): Promise<void>
 };
 
 /** Messages waiting in a queue (approximate, as SQS reports it). */
-export const queueDepth = async (
-  name: 'PROCESSOR_EVENTS_QUEUE_URL' | 'PROCESSOR_EVENTS_DLQ_URL',
-): Promise<number> => {
+export const queueDepth = async (name: QueueVariable): Promise<number> => {
   const { Attributes } = await sqs().send(
     new GetQueueAttributesCommand({
       QueueUrl: queueUrl(name),
@@ -95,10 +90,7 @@ export interface QueueStatus extends QueueCounts {
   deadLettered: number;
 }
 
-const queueCounts = async (
-  name: 'PROCESSOR_EVENTS_QUEUE_URL' | 'PROCESSOR_EVENTS_DLQ_URL',
-  read: QueueCountReader,
-): Promise<QueueCounts> => {
+const queueCounts = async (name: QueueVariable, read: QueueCountReader): Promise<QueueCounts> => {
   const { Attributes } = await sqs().send(
     new GetQueueAttributesCommand({
       QueueUrl: queueUrl(name),

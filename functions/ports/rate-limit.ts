@@ -1,3 +1,4 @@
+import { config } from './config.ts';
 import { secretValue } from './secrets.ts';
 
 /**
@@ -76,7 +77,7 @@ export const processorRateLimit = async (): Promise<RateLimiter> => {
   processorLimiter ??= secretValue('PROCESSOR_API_KEY').then(
     (apiKey) =>
       new RateLimiter({
-        perSecond: processorCallsPerSecond(apiKey, process.env.PROCESSOR_RATE_LIMIT_PER_SECOND),
+        perSecond: processorCallsPerSecond(apiKey, config.processorRateLimitPerSecond()),
       }),
   );
   // A key that could not be read is not remembered: the next call tries again.

@@ -1,13 +1,14 @@
+import { config, type SecretVariable } from './config.ts';
+
 const cache = new Map<string, string>();
 
 /**
  * A secret from the environment: inline locally (`NAME`), or in the cloud from Secrets Manager
  * (`NAME_ARN`), read once per Lambda instance. The SDK is loaded only when needed.
  */
-export const secretValue = async (name: string): Promise<string> => {
-  const inline = process.env[name];
+export const secretValue = async (name: SecretVariable): Promise<string> => {
+  const { inline, arn } = config.secret(name);
   if (inline) return inline;
-  const arn = process.env[`${name}_ARN`];
   if (!arn) throw new Error(`${name} or ${name}_ARN must be configured`);
   const cached = cache.get(arn);
   if (cached !== undefined) return cached;

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '#ports/config.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
@@ -14,11 +15,7 @@ export const db = (): DynamoDBDocumentClient => {
   return documentClient;
 };
 
-export const tableName = (): string => {
-  const name = process.env.TABLE_NAME;
-  if (!name) throw new Error('TABLE_NAME is not set');
-  return name;
-};
+export const tableName = (): string => config.tableName();
 
 /** True when a TransactWrite was cancelled because one of its conditions failed. */
 export const isConditionFailure = (error: unknown): boolean => {

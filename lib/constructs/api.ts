@@ -15,12 +15,18 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type {
+  Environment,
+  EnvironmentName,
+  QueueVariable,
+  SecretVariable,
+} from '../../functions/ports/config.ts';
 import { AUTHORIZER_HANDLER, type Route, routes, type SecretName } from '../routes.ts';
 import { grantInvoke, grantTable, handlerFunction } from './lambda.ts';
 
 export interface ControlPlaneApiProps {
   table: Table;
-  environment: Record<string, string>;
+  environment: Environment;
   secrets: Record<SecretName, ISecret>;
   queues: Record<NonNullable<Route['sendsTo']>[number], IQueue>;
   /** Intake nudges the sweep: functions that send to the event queue may invoke it asynchronously. */
@@ -28,14 +34,20 @@ export interface ControlPlaneApiProps {
 }
 
 /** The variable through which a function finds each secret's ARN. */
-const SECRET_ENVIRONMENT: Record<SecretName, string> = {
+const SECRET_ENVIRONMENT: Record<SecretName, `${SecretVariable}_ARN`> = {
   codeHostClientSecret: 'CODE_HOST_CLIENT_SECRET_ARN',
   processorApiKey: 'PROCESSOR_API_KEY_ARN',
   processorWebhookSecret: 'PROCESSOR_WEBHOOK_SECRET_ARN',
 };
 
 /** The variable through which a function finds each queue. */
-const QUEUE_ENVIRONMENT = { processorEvents: 'PROCESSOR_EVENTS_QUEUE_URL' } as const;
+const QUEUE_ENVIRONMENT = { processorEvents: 'PROCESSOR_EVENTS_QUEUE_URL' } as const satisfies Record<
+  NonNullable<Route['sendsTo']>[number],
+  QueueVariable
+>;
+
+/** The variable through which intake finds the sweep it nudges. */
+const RECONCILER_ENVIRONMENT: EnvironmentName = 'RECONCILER_FUNCTION_NAME';
 
 /** The HTTP API: the session authorizer and one function per entry of lib/routes.ts. */
 export class ControlPlaneApi extends Construct {
@@ -78,7 +90,7 @@ export class ControlPlaneApi extends Construct {
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${route.id}Integration`, fn),
-        authorizer: route.auth === 'session' ? sessionAuthorizer : new HttpNoneAuthorizer(),
+        authorizer: route.auth === 'none' ? new HttpNoneAuthorizer() : sessionAuthorizer,
       });
       if (route.auth === 'none') {
         if (!route.publicBecause)
@@ -101,7 +113,7 @@ export class ControlPlaneApi extends Construct {
       props.queues[name].grantSendMessages(fn);
       fn.addEnvironment(QUEUE_ENVIRONMENT[name], props.queues[name].queueUrl);
       grantInvoke(props.reconciler, fn);
-      fn.addEnvironment('RECONCILER_FUNCTION_NAME', props.reconciler.functionName);
+      fn.addEnvironment(RECONCILER_ENVIRONMENT, props.reconciler.functionName);
     }
     this.routeFunctions.set(route.id, fn);
     return fn;

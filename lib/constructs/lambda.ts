@@ -1,22 +1,23 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, type CfnFunction, type IFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { DEFAULTS, type Environment } from '../../functions/ports/config.ts';
 import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../bundling.ts';
+import { REPO_ROOT } from '../constants.ts';
+
+export { REPO_ROOT };
 
 /** Memory of every function that sets none (the API handlers, the authorizer); `npm run bench` bills it. */
 export const DEFAULT_MEMORY_MB = 512;
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
 export interface HandlerFunctionProps {
   /** Module exporting `handler`, relative to the repository root. */
   entry: string;
-  environment?: Record<string, string>;
+  environment?: Environment;
   timeout?: Duration;
   memorySize?: number;
   /** At most this many instances at once (the reconciler: 1, so sweeps never overlap). */
@@ -45,10 +46,10 @@ export const handlerFunction = (
       ? {}
       : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
     environment: {
-      POWERTOOLS_SERVICE_NAME: 'stack-control-plane',
-      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: DEFAULTS.POWERTOOLS_SERVICE_NAME,
+      NODE_OPTIONS: DEFAULTS.NODE_OPTIONS,
       ...props.environment,
-    },
+    } satisfies Environment,
     depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
     projectRoot: REPO_ROOT,
     bundling: {

@@ -7,6 +7,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { Environment } from '../../functions/ports/config.ts';
 import { grantTable, handlerFunction } from './lambda.ts';
 
 export const RECONCILER_HANDLER = 'functions/reconciler/sweep.ts';
@@ -15,7 +16,7 @@ export const RECONCILER_MEMORY_MB = 1024;
 
 export interface ReconcilerProps {
   table: Table;
-  environment: Record<string, string>;
+  environment: Environment;
   events: Queue;
   deadLetters: Queue;
   processorApiKey: ISecret;

@@ -1,9 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-
-/** How often a processor event may fail before it is parked in the dead-letter queue. */
-export const MAX_RECEIVES = 5;
+import { MAX_RECEIVES } from '../constants.ts';
 
 /** The intake queue of verified processor events, with its dead-letter queue. */
 export class ProcessorEventQueue extends Construct {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as sesModule from 'aws-ses-v2-local';
 import { createSqsServer } from 'local-aws-sqs';
-import { MAX_RECEIVES } from '../constructs/webhooks.ts';
+import type { Environment } from '../../functions/ports/config.ts';
+import { MAX_RECEIVES } from '../constants.ts';
 import { ensureTable, localCredentials, startDynamoDbLocal } from './dynamodb.ts';
 import { closeServer, freePort } from './ports.ts';
 
@@ -123,7 +124,7 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
       TABLE_NAME: LOCAL_TABLE_NAME,
       PROCESSOR_EVENTS_QUEUE_URL: queues.events,
       PROCESSOR_EVENTS_DLQ_URL: queues.deadLetters,
-    },
+    } satisfies Environment,
     stop: async () => {
       await Promise.all([closeServer(sqsServer), closeServer(sesServer), dynamo.stop()]);
     },

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { escapeHtml } from '../../functions/core/html.ts';
+import type { Environment } from '../../functions/ports/config.ts';
 import { closeServer, listenOn } from './ports.ts';
 
 /**
@@ -196,10 +197,11 @@ export const startCodeHost = async (
 };
 
 /** The environment that points the sign-in handlers at a local code host. */
-export const codeHostEnvironment = (codeHost: LocalCodeHost): Record<string, string> => ({
-  CODE_HOST_AUTHORIZE_URL: `${codeHost.url}/login/oauth/authorize`,
-  CODE_HOST_TOKEN_URL: `${codeHost.url}/login/oauth/access_token`,
-  CODE_HOST_API_URL: codeHost.url,
-  CODE_HOST_CLIENT_ID: codeHost.clientId,
-  CODE_HOST_CLIENT_SECRET: codeHost.clientSecret,
-});
+export const codeHostEnvironment = (codeHost: LocalCodeHost) =>
+  ({
+    CODE_HOST_AUTHORIZE_URL: `${codeHost.url}/login/oauth/authorize`,
+    CODE_HOST_TOKEN_URL: `${codeHost.url}/login/oauth/access_token`,
+    CODE_HOST_API_URL: codeHost.url,
+    CODE_HOST_CLIENT_ID: codeHost.clientId,
+    CODE_HOST_CLIENT_SECRET: codeHost.clientSecret,
+  }) satisfies Environment;

@@ -6,7 +6,7 @@ import { isPlanValue, PLAN_VALUES } from '../../functions/core/plans.ts';
 import { syncCatalog } from '../../functions/ports/processor.ts';
 import { processorQueueStatus, sqsQueueCounts } from '../../functions/ports/queue.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
-import { REPO_ROOT } from '../constructs/lambda.ts';
+import { REPO_ROOT } from '../constants.ts';
 import { localTimeOf } from '../local/clock.ts';
 import { standInQueueCounts } from '../local/sqs-counts.ts';
 

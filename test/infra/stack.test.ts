@@ -68,7 +68,7 @@ describe('the CDK stack', () => {
       const [found] = Object.values(apiRoutes).filter(
         (resource) => resource.Properties.RouteKey === `${route.method} ${route.path}`,
       );
-      expect(found?.Properties.AuthorizationType).toBe(route.auth === 'session' ? 'CUSTOM' : 'NONE');
+      expect(found?.Properties.AuthorizationType).toBe(route.auth === 'none' ? 'NONE' : 'CUSTOM');
     }
   });
 
