@@ -7,6 +7,9 @@ import { addMember, type CodeHostIdentity, signInIdentity } from '../../function
 import type { AdjustableClock } from './clock.ts';
 import { accountEmail, LOGIN_PATTERN } from './code-host.ts';
 import type { AdapterRoute } from './http-adapter.ts';
+import type { MailArchive } from './mail.ts';
+import { type ProcessorEmulator, StripeApiError } from './processor/emulator.ts';
+import { cardBehavior } from './processor/state.ts';
 import type { LocalSweeper } from './sweeper.ts';
 
 const MAX_ADVANCE_SECONDS = 10 * 365 * 86400;
@@ -27,11 +30,114 @@ const localIdentity = (login: string): CodeHostIdentity => ({
   email: accountEmail(login),
 });
 
+const CardSchema = v.pipe(
+  v.string('a card number such as "4242 4242 4242 4242"'),
+  v.regex(/^[\d -]{12,30}$/, 'a card number of 12 to 19 digits, such as "4242 4242 4242 4242"'),
+);
+
+const SESSION_ID = /^cs_\w{1,200}$/;
+const EMAIL_ADDRESS = /^[^\s@,]+@[^\s@,]+$/;
+
+/**
+ * Pays a Checkout Session without a browser: what the emulator's hosted Checkout page does when
+ * its form is submitted (`payCheckout`, after the emulator's per-request tick), then waits until
+ * the processor's webhooks have reached the control plane's intake. Bad input is refused before
+ * the emulator is touched.
+ */
+const payRoute = (emulator: ProcessorEmulator): AdapterRoute => ({
+  method: 'POST',
+  path: '/_local/processor/checkout/{sessionId}/pay',
+  auth: 'none',
+  handler: httpHandler(
+    { auth: 'none', body: v.strictObject({ card: CardSchema }) },
+    async ({ body, pathParameters }) => {
+      const sessionId = pathParameters.sessionId ?? '';
+      if (!SESSION_ID.test(sessionId))
+        throw new HttpError(
+          400,
+          'invalid_field',
+          'Path parameter "sessionId" is invalid: expected a Checkout Session id (cs_...), the last part of the checkout url.',
+          { field: 'sessionId' },
+        );
+      if (cardBehavior(body.card) === 'invalid')
+        throw new HttpError(
+          400,
+          'invalid_field',
+          'Field "card" is invalid: expected a valid card number (it fails the Luhn check); test cards: 4242 4242 4242 4242, 4000 0000 0000 0002, 4000 0000 0000 0341.',
+          { field: 'card' },
+        );
+      let result: ReturnType<ProcessorEmulator['payCheckout']>;
+      try {
+        emulator.tick();
+        result = emulator.payCheckout(sessionId, body.card);
+      } catch (error) {
+        if (!(error instanceof StripeApiError)) throw error;
+        if (error.code === 'resource_missing')
+          throw new HttpError(
+            404,
+            'checkout_session_not_found',
+            `No Checkout Session "${sessionId}": use the url POST /v1/billing/checkout answered.`,
+            { field: 'sessionId' },
+          );
+        throw new HttpError(
+          409,
+          'checkout_session_inactive',
+          'This Checkout Session is no longer open (paid already, or expired): start a new one with POST /v1/billing/checkout.',
+        );
+      } finally {
+        await emulator.flushWebhooks();
+      }
+      if (!result.ok)
+        throw new HttpError(402, 'card_declined', `${result.message} Pay with another card.`, {
+          field: 'card',
+        });
+      return { status: 200, body: { paid: true } };
+    },
+  ),
+});
+
+/** The sent mail, from the copy kept in the data folder (see lib/local/mail.ts). */
+const mailRoute = (mail: MailArchive): AdapterRoute => ({
+  method: 'GET',
+  path: '/_local/mail',
+  auth: 'none',
+  handler: httpHandler({ auth: 'none' }, async ({ query }) => {
+    const unknown = Object.keys(query).find((name) => name !== 'to');
+    if (unknown)
+      throw new HttpError(400, 'unknown_field', `Unknown query parameter "${unknown}": remove it.`, {
+        field: unknown,
+      });
+    if (query.to !== undefined && !EMAIL_ADDRESS.test(query.to))
+      throw new HttpError(
+        400,
+        'invalid_field',
+        'Query parameter "to" is invalid: expected one email address, such as alice@users.code-host.test.',
+        { field: 'to' },
+      );
+    await mail.sync();
+    return { status: 200, body: { emails: mail.list(query.to) } };
+  }),
+});
+
+export interface LocalRouteParts {
+  /** The processor emulator: `POST /_local/processor/checkout/{sessionId}/pay`, and clock advances wait for its webhooks. */
+  processor?: ProcessorEmulator | undefined;
+  /** The kept copy of the sent mail: `GET /_local/mail`. */
+  mail?: MailArchive | undefined;
+}
+
 /**
  * Routes that exist only in the local control plane (never in the CDK app): the clock, a sweep
- * on demand, the sign-in shortcut and adding members. They run through the same HTTP conventions as the real handlers.
+ * on demand, the sign-in shortcut, adding members, paying a checkout without a browser and the
+ * sent mail. They run through the same HTTP conventions as the real handlers.
  */
-export const localRoutes = (clock: AdjustableClock, sweeper: LocalSweeper): AdapterRoute[] => [
+export const localRoutes = (
+  clock: AdjustableClock,
+  sweeper: LocalSweeper,
+  parts: LocalRouteParts = {},
+): AdapterRoute[] => [
+  ...(parts.processor ? [payRoute(parts.processor)] : []),
+  ...(parts.mail ? [mailRoute(parts.mail)] : []),
   {
     method: 'GET',
     path: '/_local/clock',
@@ -59,6 +165,8 @@ export const localRoutes = (clock: AdjustableClock, sweeper: LocalSweeper): Adap
       },
       async ({ body }) => {
         const now = clock.advance(body.seconds);
+        // What the processor billed on the way (renewals) reaches the intake before this answers.
+        await parts.processor?.flushWebhooks();
         return { status: 200, body: { now: now.toISOString(), offsetSeconds: clock.offsetSeconds } };
       },
     ),

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { REPO_ROOT } from '../constructs/lambda.ts';
+import { DEFAULTS, ENVIRONMENT } from '../../functions/ports/config.ts';
+import { REPO_ROOT } from '../constants.ts';
 import { JavaMissingError } from './dynamodb.ts';
-import { startControlPlane } from './server.ts';
+import { PortInUseError, startControlPlane } from './server.ts';
 
 /** `npm start`: the whole control plane on this machine, no cloud account needed. */
 const USAGE = `Usage: npm start -- [--fresh] [--port 3000] [--data-dir .local] [--sweep-every 60] [--manual-sweep]
@@ -16,9 +17,9 @@ const main = async () => {
   const { values } = parseArgs({
     options: {
       fresh: { type: 'boolean', default: false },
-      port: { type: 'string', default: process.env.PORT ?? '3000' },
+      port: { type: 'string', default: process.env.PORT ?? ENVIRONMENT.PORT.localDefault },
       'data-dir': { type: 'string', default: path.join(REPO_ROOT, '.local') },
-      'sweep-every': { type: 'string', default: process.env.SWEEP_EVERY_SECONDS ?? '60' },
+      'sweep-every': { type: 'string', default: process.env.SWEEP_EVERY_SECONDS ?? ENVIRONMENT.SWEEP_EVERY_SECONDS.localDefault },
       'manual-sweep': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -40,13 +41,14 @@ const main = async () => {
     process.exit(2);
   }
   const startedAt = performance.now();
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
+  process.env.POWERTOOLS_LOG_LEVEL ??= DEFAULTS.POWERTOOLS_LOG_LEVEL;
   const plane = await startControlPlane({
     port,
     dataDirectory: values['data-dir'],
     fresh: values.fresh,
     sweepEverySeconds,
     sweepMode: values['manual-sweep'] ? 'manual' : 'auto',
+    logSweeps: true,
   });
   const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
   console.log(`
@@ -57,11 +59,12 @@ Stack Control Plane (local) ready in ${seconds} s
   Sign in (JSON)   POST ${plane.url}/_local/sign-in      {"login":"alice"}
   Code host        ${plane.codeHost.url}/login/oauth/authorize
   Processor        ${plane.processor.url}   (Stripe API emulator, hosted Checkout and Portal)
+  Pay (no browser) POST ${plane.url}/_local/processor/checkout/<sessionId>/pay   {"card":"4242 4242 4242 4242"}
   Clock            GET  ${plane.url}/_local/clock  ·  POST ${plane.url}/_local/clock/advance {"seconds":86400}
-  Sweep            POST ${plane.url}/_local/sweep   ${values['manual-sweep'] ? '(manual: only when you ask)' : `(also every ${sweepEverySeconds} s, and at once after each processor event)`}
+  Sweep            POST ${plane.url}/_local/sweep   ${values['manual-sweep'] ? '(manual: only when you ask)' : `(also every ${sweepEverySeconds} s, and at once after each processor event)`}; one line below for each sweep that changed something
   DynamoDB Local   ${plane.cloud.endpoints.dynamodb}
   SQS              ${plane.cloud.endpoints.sqs}
-  SES (sent mail)  ${plane.cloud.endpoints.ses}/
+  Sent mail        GET  ${plane.url}/_local/mail[?to=<address>]   (kept in the data folder; SES stand-in: ${plane.cloud.endpoints.ses}/)
   Data             ${values['data-dir']}${values.fresh ? ' (fresh)' : ''}
 Press Ctrl-C to stop.`);
 
@@ -83,7 +86,7 @@ Press Ctrl-C to stop.`);
 };
 
 main().catch((error: unknown) => {
-  if (error instanceof JavaMissingError) {
+  if (error instanceof JavaMissingError || error instanceof PortInUseError) {
     console.error(error.message);
   } else {
     console.error(error);

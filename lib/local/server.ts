@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installClock, systemClock } from '../../functions/ports/clock.ts';
+import { ENVIRONMENT } from '../../functions/ports/config.ts';
 import { installLocalNudge } from '../../functions/ports/nudge.ts';
 import { syncCatalog } from '../../functions/ports/processor.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
@@ -18,6 +19,7 @@ import {
   readRequestBody,
 } from './http-adapter.ts';
 import { localRoutes } from './local-routes.ts';
+import { MailArchive, mailFile } from './mail.ts';
 import { closeServer, listenOn } from './ports.ts';
 import type { ProcessorEmulator } from './processor/emulator.ts';
 import { deliverWebhooksTo, processorEnvironment, startLocalProcessor } from './processor/local.ts';
@@ -50,6 +52,8 @@ export interface ControlPlaneOptions extends LocalCloudOptions {
   /** `manual`: no ticker and no nudges; sweeps run only on `POST /_local/sweep`. */
   sweepMode?: 'auto' | 'manual';
   host?: string;
+  /** Print one line for every sweep that changed something (`npm start` does). */
+  logSweeps?: boolean;
 }
 
 export interface RunningControlPlane {
@@ -60,6 +64,8 @@ export interface RunningControlPlane {
   sweeper: LocalSweeper;
   clock: AdjustableClock;
   gateway: LocalApiGateway;
+  /** The sent mail, kept in the data folder (`GET /_local/mail`). */
+  mail: MailArchive;
   stop(): Promise<void>;
 }
 
@@ -98,57 +104,108 @@ export const serve =
     response.writeHead(result.status, headers).end(result.body);
   };
 
+/** The API port is taken (or not ours to take): said in one line, with how to choose another. */
+export class PortInUseError extends Error {
+  readonly port: number;
+  constructor(port: number, reason: 'in_use' | 'denied') {
+    const other = port < 65535 ? port + 1 : 3000;
+    super(
+      reason === 'in_use'
+        ? `Port ${port} is already in use (another npm start?): stop that, or choose another port with \`npm start -- --port ${other}\` or \`PORT=${other} npm start\` (--port 0 picks a free one).`
+        : `Port ${port} cannot be used without more privileges: choose another port with \`npm start -- --port ${other}\` or \`PORT=${other} npm start\` (--port 0 picks a free one).`,
+    );
+    this.name = 'PortInUseError';
+    this.port = port;
+  }
+}
+
+/** Takes the API port first, before anything is started or written (a taken port leaves nothing behind). */
+const takeApiPort = async (server: Server, port: number, host: string): Promise<number> => {
+  try {
+    return await listenOn(server, port, host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new PortInUseError(port, 'in_use');
+    if (code === 'EACCES') throw new PortInUseError(port, 'denied');
+    throw error;
+  }
+};
+
 /**
  * The whole control plane on one machine: the AWS stand-ins, the table, the capacity seed, the
  * adjustable clock, and every route of lib/routes.ts plus the local-only `/_local/` routes.
+ * The API port is taken before anything else starts; until everything is ready it answers 503.
  */
 export const startControlPlane = async (options: ControlPlaneOptions = {}): Promise<RunningControlPlane> => {
-  const cloud = await startLocalCloud(options);
+  let gateway: LocalApiGateway | undefined;
+  const httpServer = createServer((request, response) => {
+    if (!gateway) {
+      response
+        .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
+        .end('{"message":"The local control plane is starting; retry in a second."}');
+      return;
+    }
+    serve(gateway)(request, response).catch((error: unknown) => {
+      console.error('local gateway failed', error);
+      if (!response.headersSent) response.writeHead(500).end('{"message":"Internal Server Error"}');
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  const port = await takeApiPort(httpServer, options.port ?? 3000, host);
+  const url = `http://localhost:${port}`;
+  let cloud: LocalCloud;
+  try {
+    cloud = await startLocalCloud(options);
+  } catch (error) {
+    await closeServer(httpServer);
+    throw error;
+  }
   const clock = new AdjustableClock(
     () => systemClock.now().getTime(),
     options.dataDirectory ? clockStateFile(options.dataDirectory) : undefined,
   );
   installClock(clock);
-  const codeHost = await startCodeHost();
-  const processor = await startLocalProcessor(
+  const mail = new MailArchive(
+    cloud.endpoints.ses,
     clock,
-    options.dataDirectory ? path.join(options.dataDirectory, 'processor.json') : undefined,
+    options.dataDirectory ? mailFile(options.dataDirectory) : undefined,
   );
-  Object.assign(
-    process.env,
-    cloud.environment,
-    codeHostEnvironment(codeHost),
-    processorEnvironment(processor),
-  );
-  process.env.STACK_DOMAIN ??= 'stacks.localhost';
-  process.env.MAIL_FROM ??= 'billing@stacks.localhost';
-  const sweeper = new LocalSweeper();
-  installLocalNudge(options.sweepMode === 'manual' ? () => undefined : () => sweeper.nudge());
+  let codeHost: LocalCodeHost | undefined;
+  let processor: ProcessorEmulator | undefined;
+  const sweeper = new LocalSweeper({
+    afterMail: () => mail.sync(),
+    ...(options.logSweeps ? { log: (line: string) => console.log(line) } : {}),
+  });
   const stopAll = async () => {
     await sweeper.stop();
-    await Promise.all([cloud.stop(), codeHost.stop(), processor.stop()]);
+    await mail.sync().catch((error: unknown) => console.error('could not copy the sent mail', error));
+    await Promise.all([cloud.stop(), codeHost?.stop(), processor?.stop()]);
   };
-  let server: Server | undefined;
   try {
-    await seedCapacity(clock.now());
-    const gateway = new LocalApiGateway(
-      [...localRoutes(clock, sweeper), ...(await loadRouteHandlers(routes))],
-      await loadAuthorizer(),
+    codeHost = await startCodeHost();
+    processor = await startLocalProcessor(
+      clock,
+      options.dataDirectory ? path.join(options.dataDirectory, 'processor.json') : undefined,
     );
-    const httpServer = createServer((request, response) => {
-      serve(gateway)(request, response).catch((error: unknown) => {
-        console.error('local gateway failed', error);
-        if (!response.headersSent) response.writeHead(500).end('{"message":"Internal Server Error"}');
-      });
-    });
-    server = httpServer;
-    const host = options.host ?? '127.0.0.1';
-    const port = await listenOn(httpServer, options.port ?? 3000, host);
-    const url = `http://localhost:${port}`;
+    Object.assign(
+      process.env,
+      cloud.environment,
+      codeHostEnvironment(codeHost),
+      processorEnvironment(processor),
+    );
+    process.env.STACK_DOMAIN ??= ENVIRONMENT.STACK_DOMAIN.localDefault;
+    process.env.MAIL_FROM ??= ENVIRONMENT.MAIL_FROM.localDefault;
+    installLocalNudge(options.sweepMode === 'manual' ? () => undefined : () => sweeper.nudge());
+    await seedCapacity(clock.now());
     process.env.PUBLIC_API_URL = url;
     process.env.TENANT_APP_URL ??= `${url}/`;
+    const ready = new LocalApiGateway(
+      [...localRoutes(clock, sweeper, { processor, mail }), ...(await loadRouteHandlers(routes))],
+      await loadAuthorizer(),
+    );
     deliverWebhooksTo(processor, url);
     await syncCatalog();
+    gateway = ready;
     if (options.sweepMode !== 'manual') sweeper.startTicker(options.sweepEverySeconds ?? 60);
     if (options.dataDirectory) {
       writeFileSync(
@@ -167,14 +224,15 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       sweeper,
       cloud,
       clock,
-      gateway,
+      gateway: ready,
+      mail,
       stop: async () => {
         await closeServer(httpServer);
         await stopAll();
       },
     };
   } catch (error) {
-    server?.close();
+    await closeServer(httpServer);
     await stopAll();
     throw error;
   }

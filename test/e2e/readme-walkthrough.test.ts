@@ -1,0 +1,253 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  json,
+  NODE,
+  newDataDirectory,
+  REPO,
+  type Running,
+  startLocalServer,
+  stopLocalServer,
+  userEnvironment,
+} from '../support/local-server.ts';
+
+/**
+ * The README's walkthrough, run as a newcomer would paste it: its ```sh blocks, in order, in one
+ * bash, against `npm start` on a fresh data folder (the port swapped for the one it got).
+ */
+
+const run = promisify(execFile);
+const README = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+const MARK = '@@@ end of block @@@';
+
+/** The fenced ```sh blocks of the walkthrough section (up to the next heading). */
+const walkthroughBlocks = (): string[] => {
+  const start = README.indexOf('### Walkthrough');
+  if (start < 0) throw new Error('README.md has no "### Walkthrough" section');
+  const rest = README.slice(start + 1);
+  const end = rest.search(/\n#{2,3} /);
+  const section = end < 0 ? rest : rest.slice(0, end);
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: the walkthrough's answers are read freely
+const jsonLines = (output: string): any[] =>
+  output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
+
+let server: Running | undefined;
+let dataDirectory = '';
+afterAll(async () => {
+  if (server && server.process.exitCode === null) await stopLocalServer(server);
+});
+
+describe('the README walkthrough, pasted into bash on a fresh npm start', () => {
+  const blocks = walkthroughBlocks();
+  // biome-ignore lint/suspicious/noExplicitAny: the walkthrough's answers are read freely
+  let answers: any[][] = [];
+
+  beforeAll(async () => {
+    dataDirectory = newDataDirectory();
+    server = await startLocalServer(dataDirectory, ['--fresh']);
+    const port = new URL(server.url).port;
+    const script = [
+      'set -euo pipefail',
+      ...blocks.map((block) => `${block.replaceAll('localhost:3000', `localhost:${port}`)}\necho '${MARK}'`),
+    ].join('\n');
+    const { stdout } = await run('bash', ['-c', script], {
+      cwd: REPO,
+      env: userEnvironment(),
+      timeout: 90_000,
+    });
+    answers = stdout.split(`${MARK}\n`).map(jsonLines);
+  }, 180_000);
+
+  it('has the blocks it documents (sign in, waitlist, pay, a week, the renewal, the grace, the mail)', () => {
+    expect(blocks).toHaveLength(7);
+    expect(answers).toHaveLength(8);
+  });
+
+  it('signs in, lists the Plans and locks the slug', () => {
+    const [plans, slug] = answers[0] ?? [];
+    expect(plans.plans.map((plan: { value: string }) => plan.value)).toEqual(['standard', 'plus', 'pro']);
+    expect(slug).toEqual({ slug: 'alice-co', stackName: 'alice-co.stacks.localhost' });
+    expect(answers[1]?.[0]).toMatchObject({ plan: 'pro', placeableNow: true });
+  });
+
+  it('pays without a browser through the local route: active at once', () => {
+    const [paid, status] = answers[2] ?? [];
+    expect(paid).toEqual({ paid: true });
+    expect(status).toMatchObject({ billingState: 'active', graceDeadline: null });
+  });
+
+  it('a week later the session has expired (401 expired_session)', () => {
+    const [advanced, expired] = answers[3] ?? [];
+    expect(advanced.offsetSeconds).toBe(604_800);
+    expect(expired.error.code).toBe('expired_session');
+  });
+
+  it('the renewal a month after paying fails: past-due, with 7 days of grace', () => {
+    const [, status] = answers[4] ?? [];
+    expect(status.billingState).toBe('past-due');
+    const renewal = status.history.at(-1);
+    expect(renewal).toMatchObject({ from: 'active', to: 'past-due' });
+    expect(Date.parse(status.graceDeadline)).toBeGreaterThan(Date.parse(renewal.at));
+  });
+
+  it('7 days later: suspended, and the history shows every step', () => {
+    const [, status] = answers[5] ?? [];
+    expect(status.billingState).toBe('suspended');
+    expect(status.history.map((h: { from: string; to: string }) => `${h.from} -> ${h.to}`)).toEqual([
+      'provisioning -> active',
+      'active -> past-due',
+      'past-due -> suspended',
+    ]);
+  });
+
+  it('the sent mail is read from GET /_local/mail', () => {
+    const [mail] = answers[6] ?? [];
+    expect(mail.emails).toEqual([
+      {
+        to: 'alice@users.code-host.test',
+        subject: 'The Pro Plan is available',
+        text: expect.stringContaining('Pro Plan can now be placed'),
+        sentAt: expect.any(String),
+      },
+    ]);
+  });
+
+  it('npm start printed one line per sweep that changed something, none for idle sweeps', () => {
+    const lines = (server as Running).output().split('\n');
+    const sweeps = lines.filter((line) => line.startsWith('sweep ('));
+    expect(
+      sweeps.some((line) => /\d+ events? applied, 1 tenant moved \(active -> past-due\)/.test(line)),
+    ).toBe(true);
+    expect(sweeps.some((line) => /1 tenant moved \(past-due -> suspended\)/.test(line))).toBe(true);
+    expect(sweeps.some((line) => /1 email sent/.test(line))).toBe(true);
+    // The walkthrough's own sweeps find nothing left to do (npm start swept at once): they are quiet.
+    expect(sweeps.filter((line) => /0 events applied, 0 tenants moved, 0 emails sent/.test(line))).toEqual(
+      [],
+    );
+  });
+});
+
+describe('paying without a browser: POST /_local/processor/checkout/{sessionId}/pay', () => {
+  const post = (url: string, body: unknown, token?: string) =>
+    fetch(`${(server as Running).url}${url}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+
+  it('refuses bad input naming the field, a declined card changes nothing, a paid session is no longer open', async () => {
+    const { sessionToken } = (await json(await post('/_local/sign-in', { login: 'bob' }))).body;
+    expect((await post('/v1/tenant/slug', { slug: 'bob-co' }, sessionToken)).status).toBe(200);
+    const checkout = await json(await post('/v1/billing/checkout', { plan: 'standard' }, sessionToken));
+    const sessionId = String(checkout.body.url).split('/').at(-1);
+    const pay = (card: unknown, id = sessionId) => post(`/_local/processor/checkout/${id}/pay`, { card });
+
+    const notACard = await json(await pay('not a card'));
+    expect(notACard.status).toBe(400);
+    expect(notACard.body.error.field).toBe('card');
+    const failsLuhn = await json(await pay('4242 4242 4242 4241'));
+    expect(failsLuhn.status).toBe(400);
+    expect(failsLuhn.body.error.field).toBe('card');
+    const missing = await json(await post(`/_local/processor/checkout/${sessionId}/pay`, {}));
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.field).toBe('card');
+    const badId = await json(await pay('4242 4242 4242 4242', 'nope'));
+    expect(badId.status).toBe(400);
+    expect(badId.body.error.field).toBe('sessionId');
+    const unknown = await json(await pay('4242 4242 4242 4242', 'cs_test_unknown'));
+    expect(unknown.status).toBe(404);
+
+    const declined = await json(await pay('4000 0000 0000 0002'));
+    expect(declined.status).toBe(402);
+    expect(declined.body.error.code).toBe('card_declined');
+    await post('/_local/sweep', {});
+    const stillProvisioning = await json(
+      await fetch(`${(server as Running).url}/v1/billing/status`, {
+        headers: { authorization: `Bearer ${sessionToken}` },
+      }),
+    );
+    expect(stillProvisioning.body.billingState).toBe('provisioning');
+
+    expect((await json(await pay('4242 4242 4242 4242'))).body).toEqual({ paid: true });
+    await post('/_local/sweep', {});
+    const active = await json(
+      await fetch(`${(server as Running).url}/v1/billing/status`, {
+        headers: { authorization: `Bearer ${sessionToken}` },
+      }),
+    );
+    expect(active.body.billingState).toBe('active');
+    const again = await json(await pay('4242 4242 4242 4242'));
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('checkout_session_inactive');
+  });
+});
+
+describe('the sent mail across a restart', () => {
+  it('is still served by GET /_local/mail after npm start is stopped and started again (without --fresh)', async () => {
+    const before = await json(await fetch(`${(server as Running).url}/_local/mail`));
+    expect(before.body.emails.length).toBeGreaterThan(0);
+    expect(await stopLocalServer(server as Running)).toBe(0);
+    expect(existsSync(path.join(dataDirectory, 'mail.json'))).toBe(true);
+
+    server = await startLocalServer(dataDirectory);
+    const after = await json(await fetch(`${server.url}/_local/mail`));
+    expect(after.body.emails).toEqual(before.body.emails);
+    const toAlice = await json(await fetch(`${server.url}/_local/mail?to=ALICE@users.code-host.test`));
+    expect(toAlice.body.emails).toHaveLength(1);
+    const toNobody = await json(await fetch(`${server.url}/_local/mail?to=nobody@users.code-host.test`));
+    expect(toNobody.body.emails).toEqual([]);
+    const bad = await json(await fetch(`${server.url}/_local/mail?to=alice`));
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe('to');
+  }, 90_000);
+});
+
+describe('npm start when the port is taken', () => {
+  let holder: Server;
+  let port = 0;
+  beforeAll(async () => {
+    holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    port = (holder.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+
+  const startOnTakenPort = (args: string[], env: Record<string, string> = {}) => {
+    const missingFolder = path.join(newDataDirectory(), 'never-created');
+    const result = spawnSync(NODE, ['lib/local/main.ts', '--data-dir', missingFolder, ...args], {
+      cwd: REPO,
+      env: { ...userEnvironment(), ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return { ...result, missingFolder };
+  };
+
+  it.each([
+    ['--port', () => startOnTakenPort(['--port', String(port)])],
+    ['PORT', () => startOnTakenPort([], { PORT: String(port) })],
+  ])(
+    '(%s) says which port and how to choose another in one line, exits 1, leaves no data folder',
+    (_, start) => {
+      const result = start();
+      expect(result.status).toBe(1);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`Port ${port} is already in use`);
+      expect(lines[0]).toMatch(/--port \d+/);
+      expect(lines[0]).toMatch(/PORT=\d+ npm start/);
+      expect(result.stdout).toBe('');
+      expect(existsSync(result.missingFolder)).toBe(false);
+    },
+  );
+});
