@@ -148,6 +148,16 @@ export const routes: readonly Route[] = [
     summary: "The tenant's Stacks: Plan, resources, caps, location, lifecycle, versions, health",
   },
   {
+    id: 'PostStacks',
+    method: 'POST',
+    path: '/v1/stacks',
+    handler: 'functions/api/post-stacks.ts',
+    auth: 'session',
+    table: 'readwrite',
+    secrets: ['processorApiKey'],
+    summary: 'Adds a Stack on a Plan, billed on the same subscription (administrators; Idempotency-Key)',
+  },
+  {
     id: 'GetStack',
     method: 'GET',
     path: '/v1/stacks/{stackId}',

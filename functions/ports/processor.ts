@@ -8,6 +8,7 @@ import {
   type SubscriptionStatus,
 } from '#core/lifecycle.ts';
 import { isPlanValue, PLANS, type PlanValue, planCatalog } from '#core/plans.ts';
+import { config } from './config.ts';
 import { awaitProcessorTurn } from './rate-limit.ts';
 import { secretValue } from './secrets.ts';
 
@@ -41,7 +42,8 @@ let clientPromise: Promise<Stripe> | undefined;
 /** The Stripe client; `PROCESSOR_API_URL` points it at the local emulator. */
 const client = (): Promise<Stripe> => {
   clientPromise ??= (async () => {
-    const endpoint = process.env.PROCESSOR_API_URL ? new URL(process.env.PROCESSOR_API_URL) : undefined;
+    const apiUrl = config.processorApiUrl();
+    const endpoint = apiUrl ? new URL(apiUrl) : undefined;
     return new Stripe(await secretValue('PROCESSOR_API_KEY'), {
       apiVersion: PROCESSOR_API_VERSION,
       timeout: 8000,
@@ -447,6 +449,50 @@ export const refundPayment = async (paymentIntentId: string, reason: OurCancelRe
     stripe.refunds.create(
       { payment_intent: paymentIntentId, metadata: { reason, managed_by: MANAGED_BY } },
       { ...options, idempotencyKey: `refund:${paymentIntentId}` },
+    ),
+  );
+};
+
+/** One item of a subscription: one price, and how many Stacks are on it. */
+export interface SubscriptionItemFact {
+  itemId: string;
+  priceId: string;
+  quantity: number;
+}
+
+export const subscriptionItems = async (subscriptionId: string): Promise<SubscriptionItemFact[]> => {
+  const subscription = await call((stripe, options) =>
+    stripe.subscriptions.retrieve(subscriptionId, {}, options),
+  );
+  return subscription.items.data.map((item) => ({
+    itemId: item.id,
+    priceId: item.price.id,
+    quantity: item.quantity ?? 1,
+  }));
+};
+
+/**
+ * Changes a subscription's items (one item per price, `quantity` = Stacks on that price): the
+ * change is prorated to the next regular invoice, the billing date stays. The idempotency key is
+ * ours, made from the operation (an added Stack's id), so a retry changes nothing twice.
+ */
+export const changeSubscriptionItems = async (
+  subscriptionId: string,
+  items: { itemId?: string; priceId: string; quantity: number }[],
+  idempotencyKey: string,
+): Promise<void> => {
+  await call((stripe, options) =>
+    stripe.subscriptions.update(
+      subscriptionId,
+      {
+        items: items.map((item) =>
+          item.itemId
+            ? { id: item.itemId, quantity: item.quantity }
+            : { price: item.priceId, quantity: item.quantity },
+        ),
+        proration_behavior: 'create_prorations',
+      },
+      { ...options, idempotencyKey },
     ),
   );
 };

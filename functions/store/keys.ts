@@ -53,6 +53,11 @@ export const keys = {
     PK: `TENANT#${tenantId}`,
     SK: `PROJECT_REPOSITORY#${stackId}#${repository.toLowerCase()}`,
   }),
+  /** A tenant's write request by its Idempotency-Key header (kept a day). */
+  idempotency: (tenantId: string, key: string): Key => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `IDEMPOTENCY#${key}`,
+  }),
   /** GSI1 key that finds a tenant's billing record from its processor customer id. */
   customerIndex: (customerId: string) => ({ GSI1PK: `CUSTOMER#${customerId}`, GSI1SK: 'BILLING' }),
   /** Prefix of a tenant's waitlist entries (SK). */

@@ -1,6 +1,7 @@
 import {
   GetCommand,
   QueryCommand,
+  TransactWriteCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -144,6 +145,8 @@ export const firstStackWrites = (params: {
   stack: StackRecord;
   placed: boolean;
   reservationToRemove: boolean;
+  /** Whose reservation becomes the placement (the tenant's checkout by default). */
+  reservationHolder?: string;
 }): TransactItem[] => {
   const { tenantId, region, stack } = params;
   const writes: TransactItem[] = [
@@ -157,7 +160,9 @@ export const firstStackWrites = (params: {
   ];
   if (params.placed) writes.push(takePlace(region, stack.location, stack.plan));
   if (params.reservationToRemove)
-    writes.push({ Delete: { TableName: tableName(), Key: keys.reservation(region, tenantId) } });
+    writes.push({
+      Delete: { TableName: tableName(), Key: keys.reservation(region, params.reservationHolder ?? tenantId) },
+    });
   return writes;
 };
 
@@ -217,3 +222,7 @@ export const teardownWrites = (
     writes.push(releasePlace(stored.region ?? region, stored.location, stored.plan));
   return writes;
 };
+
+/** Applies writes built here (a new Stack, its place, the request's record) in one transaction. */
+export const applyStackWrites = (writes: TransactItem[]): Promise<boolean> =>
+  appliedUnlessConditionFails(db().send(new TransactWriteCommand({ TransactItems: writes })));

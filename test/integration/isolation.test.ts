@@ -58,6 +58,8 @@ const WALK: Record<string, Probe> = {
   // Another tenant can only close its own (never-paid) account; the victim's stays as it was.
   // The victim's Stack by its id: another tenant's session finds no such Stack (404).
   GetStacks: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
+  // The intruder's own tenant never paid: its add is refused; the victim's Stacks are untouched.
+  PostStacks: { adminOnly: true, request: () => ({ body: { plan: 'plus' } }), otherTenantStatus: 409 },
   GetStack: { adminOnly: false, request: () => ({ path: '/v1/stacks/primary' }), otherTenantStatus: 404 },
   PostStackDispatcherCredential: {
     adminOnly: true,

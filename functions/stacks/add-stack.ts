@@ -1,0 +1,202 @@
+import { randomBytes } from 'node:crypto';
+import { leavingRefusal } from '#core/leaving.ts';
+import { placeablePlans, withoutReservationOf } from '#core/placement.ts';
+import type { PlanValue } from '#core/plans.ts';
+import { Refusal } from '#core/refusal.ts';
+import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-growth.ts';
+import { stackOnPlan } from '#core/stacks.ts';
+import { config } from '#ports/config.ts';
+import {
+  changeSubscriptionItems,
+  priceIdForPlan,
+  retrieveSubscription,
+  subscriptionItems,
+  withProcessorDeadline,
+} from '#ports/processor.ts';
+import { getBilling } from '#store/billing.ts';
+import { listInventory, releaseReservation, reserveCapacity } from '#store/capacity.ts';
+import {
+  claimIdempotencyKey,
+  idempotencyDoneWrite,
+  recordIdempotencyPlan,
+  releaseIdempotencyKey,
+} from '#store/idempotency.ts';
+import { applyStackWrites, firstStackWrites, getStack, listStacks } from '#store/stacks.ts';
+import type { Tenant } from '#store/tenants.ts';
+import { viaProcessor } from '../billing/processor-errors.ts';
+import { stackView } from './views.ts';
+
+/** Processor time one request may use (the API function's timeout is 10 s). */
+const PROCESSOR_BUDGET_MS = 7_500;
+/** How long an added Stack's place is held while the subscription is changed. */
+const RESERVATION_MINUTES = 10;
+
+const notActive = (state: string) =>
+  new Refusal(
+    409,
+    state === 'provisioning' ? 'no_subscription' : 'billing_overdue',
+    state === 'provisioning'
+      ? 'Stacks can be added once the first checkout is paid (POST /v1/billing/checkout).'
+      : `Billing is ${state}: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks.`,
+  );
+
+const noCapacity = (plan: PlanValue, availablePlans: PlanValue[]) =>
+  new Refusal(
+    409,
+    'no_capacity',
+    `The ${plan} Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for ${plan} (POST /v1/billing/waitlist).`,
+    { extra: { reason: 'no_capacity', availablePlans } },
+  );
+
+/** The checks every added Stack passes first; they only read. */
+const checkMayAdd = async (tenant: Tenant, plan: PlanValue, stackCap: number, now: Date) => {
+  const leaving = leavingRefusal(tenant);
+  if (leaving) throw leaving;
+  if (tenant.billingState !== 'active') throw notActive(tenant.billingState);
+  const billing = await getBilling(tenant.tenantId);
+  const subscriptionId = billing?.subscriptionId;
+  if (!subscriptionId) throw notActive('provisioning');
+  const subscription = await viaProcessor(() => retrieveSubscription(subscriptionId));
+  if (subscription.status !== 'active' || subscription.cancelScheduled)
+    throw new Refusal(
+      409,
+      'subscription_not_active',
+      'The payment processor does not report the subscription active (a payment is due or a cancel is scheduled): Stacks can be added while it is.',
+    );
+  const stacks = await listStacks(tenant.tenantId);
+  const counted = stacks.filter((s) => s.lifecycle !== 'torn_down').length;
+  if (counted >= stackCap)
+    throw new Refusal(
+      409,
+      'stack_cap_reached',
+      `A tenant can have ${stackCap} Stacks: this one has ${counted}.`,
+      {
+        extra: { stackCap },
+      },
+    );
+  const inventory = await listInventory(tenant.homeRegion);
+  const available = placeablePlans(inventory, tenant.homeRegion, now);
+  if (!available.includes(plan)) throw noCapacity(plan, available);
+  return { subscriptionId, ordinal: stacks.length + 1 };
+};
+
+/**
+ * THE add-a-Stack use case: only while the processor reports the subscription active; up to the
+ * Stack Cap; placed as at checkout (409 `no_capacity` with the Plans that fit); billed on the one
+ * subscription (one item per price, `quantity` = Stacks on it), prorated to the next invoice; no
+ * promotion code. With an Idempotency-Key, a retried request creates one Stack and one item
+ * change; the same key with another body is 409 `idempotency_key_reused`.
+ */
+export const addStack = async (params: {
+  tenant: Tenant;
+  plan: PlanValue;
+  idempotencyKey: string | undefined;
+  stackCap: number;
+  now: Date;
+}) => {
+  const { tenant, plan, now } = params;
+  return withProcessorDeadline(performance.now() + PROCESSOR_BUDGET_MS, async () => {
+    const key = params.idempotencyKey;
+    const fingerprint = JSON.stringify({ plan });
+    let decided:
+      | { stackId: string; ordinal: number; subscriptionId: string; items: ItemChange[] }
+      | undefined;
+    if (key) {
+      const prior = await claimIdempotencyKey(tenant.tenantId, key, { fingerprint, plan: {} }, now);
+      if (!prior.claimed) {
+        if (prior.existing.fingerprint !== fingerprint)
+          throw new Refusal(
+            409,
+            'idempotency_key_reused',
+            'This Idempotency-Key was used with another request body: use a new key for a new request.',
+          );
+        if (prior.existing.state === 'done') return prior.existing.result as ReturnType<typeof stackView>;
+        if (prior.existing.plan.stackId) decided = prior.existing.plan as typeof decided;
+        else
+          throw new Refusal(
+            409,
+            'request_in_progress',
+            'This request is being handled: repeat it in a few seconds.',
+          );
+      }
+    }
+    try {
+      if (decided) {
+        // A retry of a request that stopped midway: carry on with what it decided.
+        const done = await getStack(tenant.tenantId, decided.stackId);
+        if (done) return stackView(done);
+      } else {
+        const checked = await checkMayAdd(tenant, plan, params.stackCap, now);
+        const priceId = await viaProcessor(() => priceIdForPlan(plan, now.getTime()));
+        const items = itemsAfterAdding(
+          await viaProcessor(() => subscriptionItems(checked.subscriptionId)),
+          priceId,
+        );
+        decided = {
+          stackId: `stk_${randomBytes(6).toString('hex')}`,
+          ordinal: checked.ordinal,
+          subscriptionId: checked.subscriptionId,
+          items,
+        };
+        if (key) await recordIdempotencyPlan(tenant.tenantId, key, decided);
+      }
+      const holder = `stack:${tenant.tenantId}:${decided.stackId}`;
+      const reservation = await reserveCapacity(
+        { tenantId: holder, region: tenant.homeRegion, plan },
+        now,
+        new Date(now.getTime() + RESERVATION_MINUTES * 60_000),
+      );
+      if (!reservation.reserved) throw noCapacity(plan, reservation.availablePlans);
+      const change = decided;
+      try {
+        await viaProcessor(() =>
+          changeSubscriptionItems(
+            change.subscriptionId,
+            change.items,
+            `add-stack:${tenant.tenantId}:${change.stackId}`,
+          ),
+        );
+      } catch (error) {
+        await releaseReservation(tenant.homeRegion, holder);
+        throw error;
+      }
+      const stack = stackOnPlan({
+        stackId: change.stackId,
+        name: addedStackName(tenant.slug ?? tenant.tenantId, change.ordinal, config.stackDomain()),
+        plan,
+        location: reservation.reserved.location,
+        createdAt: now.toISOString(),
+      });
+      const view = stackView({
+        ...stack,
+        region: tenant.homeRegion,
+        placed: true,
+        desiredVersion: 1,
+        projectCount: 0,
+      });
+      const writes = [
+        ...firstStackWrites({
+          tenantId: tenant.tenantId,
+          region: tenant.homeRegion,
+          stack,
+          placed: true,
+          reservationToRemove: true,
+          reservationHolder: holder,
+        }),
+        ...(key ? [idempotencyDoneWrite(tenant.tenantId, key, 201, view)] : []),
+      ];
+      if (!(await applyStackWrites(writes))) {
+        const existing = await getStack(tenant.tenantId, change.stackId);
+        if (existing) return stackView(existing);
+        throw new Refusal(409, 'no_capacity', 'The place was taken meanwhile: try again.', {
+          extra: { reason: 'no_capacity' },
+        });
+      }
+      return view;
+    } catch (error) {
+      // Nothing was billed yet when the decision was not taken: the key may be used again.
+      if (key && !decided) await releaseIdempotencyKey(tenant.tenantId, key);
+      throw error;
+    }
+  });
+};

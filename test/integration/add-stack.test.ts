@@ -1,0 +1,179 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listInventory, setCapacityTotal } from '#store/capacity.ts';
+import { db, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
+import { listStacks } from '#store/stacks.ts';
+import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+
+/** Adding Stacks: billed on the one subscription, placed as at checkout, idempotent, capped. */
+
+let api: TestControlPlane;
+let emulator: ProcessorEmulator;
+beforeAll(async () => {
+  api = await testGateway({ processor: true });
+  emulator = api.emulator as ProcessorEmulator;
+});
+afterAll(async () => {
+  await api.stop();
+});
+
+type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
+
+const subscribed = async (
+  plan = 'plus',
+  card: string = TEST_CARDS.succeeds,
+  region?: string,
+): Promise<Tenant> => {
+  const tenant = await api.readyTenant(region);
+  const { json } = await api.call('POST', '/v1/billing/checkout', {
+    token: tenant.sessionToken,
+    body: { plan },
+  });
+  expect((await payOnCheckout(json.url, card)).status).toBe(303);
+  await api.sweep();
+  return tenant;
+};
+
+const add = (tenant: Tenant, plan: string, key?: string) =>
+  api.call('POST', '/v1/stacks', {
+    token: tenant.sessionToken,
+    body: { plan },
+    ...(key ? { headers: { 'idempotency-key': key } } : {}),
+  });
+
+const subscriptionOf = (tenantId: string) => {
+  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
+  if (!found) throw new Error('no subscription');
+  return found;
+};
+const planOfPrice = (priceId: string) => emulator.state.prices[priceId]?.lookupKey;
+
+/** Everything stored for the tenant, and its region's capacity: what a refusal must leave as it was. */
+const snapshot = async (tenant: Tenant) => {
+  const { Items } = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.tenant(tenant.tenantId).PK },
+      ConsistentRead: true,
+    }),
+  );
+  return JSON.stringify({ items: Items, inventory: await listInventory(tenant.region) });
+};
+
+describe('POST /v1/stacks', () => {
+  it('adds a Stack on the same subscription: one item per price, quantity = Stacks on it, prorated, placed', async () => {
+    const tenant = await subscribed('plus');
+    const added = await add(tenant, 'pro');
+    expect(added.status).toBe(201);
+    expect(added.json).toMatchObject({
+      name: `s2.${tenant.slug}.stacks.test`,
+      plan: 'pro',
+      caps: { runCap: 5, reserveCap: 2, watchedProjectsCap: 12 },
+      location: `${tenant.region}-a`,
+      lifecycle: 'creating',
+      desiredStateVersion: 1,
+    });
+    const items = () =>
+      subscriptionOf(tenant.tenantId)
+        .items.map((i) => `${planOfPrice(i.price)}x${i.quantity}`)
+        .sort();
+    expect(items()).toEqual(['stack_plan_plus_monthlyx1', 'stack_plan_pro_monthlyx1']);
+    const change = emulator.calls.find(
+      (c) => c.idempotencyKey === `add-stack:${tenant.tenantId}:${added.json.stackId}`,
+    );
+    expect(change?.params).toMatchObject({ proration_behavior: 'create_prorations' });
+    expect(change?.params).not.toHaveProperty('discounts');
+    expect(change?.params).not.toHaveProperty('promotion_code');
+
+    const third = await add(tenant, 'pro');
+    expect(third.status).toBe(201);
+    expect(third.json.name).toBe(`s3.${tenant.slug}.stacks.test`);
+    expect(items()).toEqual(['stack_plan_plus_monthlyx1', 'stack_plan_pro_monthlyx2']);
+    const pro = (await listInventory(tenant.region)).slots.find((s) => s.plan === 'pro');
+    expect(pro?.used).toBe(2);
+    expect(await listStacks(tenant.tenantId)).toHaveLength(3);
+  });
+
+  it('is idempotent with an Idempotency-Key: one Stack, one item change; the key with another body is refused', async () => {
+    const tenant = await subscribed('standard');
+    const [first, second] = await Promise.all([add(tenant, 'plus', 'k-1'), add(tenant, 'plus', 'k-1')]);
+    const answers = [first, second].map((a) => a?.status).sort();
+    // Racing twins: one creates, the other replays it or says it is in progress; never two Stacks.
+    expect(answers[0]).toBe(201);
+    const again = await add(tenant, 'plus', 'k-1');
+    expect(again.status).toBe(201);
+    expect(again.json.stackId).toBe(first?.status === 201 ? first.json.stackId : second?.json.stackId);
+    expect(await listStacks(tenant.tenantId)).toHaveLength(2);
+    expect(
+      emulator.calls.filter((c) => c.idempotencyKey?.startsWith(`add-stack:${tenant.tenantId}:`)),
+    ).toHaveLength(1);
+    const reused = await add(tenant, 'pro', 'k-1');
+    expect(reused.status).toBe(409);
+    expect(reused.json.error.code).toBe('idempotency_key_reused');
+    // Without a key each request is new.
+    expect((await add(tenant, 'plus')).status).toBe(201);
+    expect(await listStacks(tenant.tenantId)).toHaveLength(3);
+  });
+
+  it('stops at the Stack Cap, and where no place is: the refusals write nothing', async () => {
+    const region = uniqueRegion();
+    for (const plan of ['standard', 'plus'] as const)
+      await setCapacityTotal({ region, location: `${region}-a`, plan, total: 5 }, api.clock.now());
+    await setCapacityTotal({ region, location: `${region}-a`, plan: 'pro', total: 0 }, api.clock.now());
+    const tenant = await subscribed('standard', TEST_CARDS.succeeds, region);
+    const before = await snapshot(tenant);
+    const calls = emulator.calls.length;
+    const full = await add(tenant, 'pro');
+    expect(full.status).toBe(409);
+    expect(full.json).toMatchObject({ reason: 'no_capacity', availablePlans: ['standard', 'plus'] });
+    expect(await snapshot(tenant)).toBe(before);
+    expect(emulator.calls.slice(calls).filter((c) => c.method !== 'GET')).toEqual([]);
+
+    process.env.STACK_CAP = '2';
+    try {
+      expect((await add(tenant, 'plus')).status).toBe(201);
+      const capped = await snapshot(tenant);
+      const refused = await add(tenant, 'plus');
+      expect(refused.status).toBe(409);
+      expect(refused.json).toMatchObject({ error: { code: 'stack_cap_reached' }, stackCap: 2 });
+      expect(await snapshot(tenant)).toBe(capped);
+    } finally {
+      delete process.env.STACK_CAP;
+    }
+  });
+
+  it('only while the subscription is active: a past-due tenant is refused with its own code', async () => {
+    const tenant = await subscribed('standard', TEST_CARDS.failsLater);
+    api.clock.advance(32 * 86_400);
+    await api.sweep();
+    const { sessionToken } = await api.signIn(tenant.login);
+    const refused = await api.call('POST', '/v1/stacks', { token: sessionToken, body: { plan: 'plus' } });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error.code).toBe('billing_overdue');
+    expect(await listStacks(tenant.tenantId)).toHaveLength(1);
+  });
+
+  it('a later Stack’s name can never equal another tenant’s slug or Stack', async () => {
+    const owner = await subscribed('standard');
+    const added = (await add(owner, 'standard')).json.name as string;
+    // The name has one more label than any first Stack, under the owner's own slug.
+    const labels = added.split('.');
+    expect(labels.slice(1, 2)).toEqual([owner.slug]);
+    const other = await api.signIn(`rival-${Date.now()}`);
+    const squat = await api.call('POST', '/v1/tenant/slug', {
+      token: other.sessionToken,
+      body: { slug: labels[0] },
+    });
+    // Even a tenant holding the added Stack's first label gets a different name for its Stack.
+    if (squat.status === 200) expect(squat.json.stackName).not.toBe(added);
+    const whole = await api.call('POST', '/v1/tenant/slug', {
+      token: other.sessionToken,
+      body: { slug: `${labels[0]}.${labels[1]}` },
+    });
+    expect(whole.status).toBe(squat.status === 200 ? 409 : 400);
+  });
+});
