@@ -1,7 +1,17 @@
 import { escapeHtml } from '../../../functions/core/html.ts';
-import type { ProcessorEmulator } from './emulator.ts';
-import { StripeApiError } from './emulator.ts';
+import {
+  applyPromotionCode,
+  asksForCountry,
+  DEFAULT_CHECKOUT_COUNTRY,
+  openSession,
+  payCheckout,
+  saveCheckoutCountry,
+  sessionAmounts,
+} from './checkout.ts';
+import type { EmulatorContext } from './context.ts';
+import { StripeApiError } from './errors.ts';
 import { type FormObject, str } from './form.ts';
+import { cancelFromPortal, updatePaymentMethod } from './portal.ts';
 
 /**
  * The hosted pages of the processor emulator: Checkout (`/c/pay/<session>`) and the Billing
@@ -14,6 +24,9 @@ export interface PageResult {
   redirect?: string;
 }
 
+/** The countries the Checkout page offers (any ISO code is accepted when posted). */
+const CHECKOUT_COUNTRIES = ['US', 'DE', 'FR', 'NL', 'GB', 'CA'];
+
 const money = (minor: number) => `US$${(minor / 100).toFixed(2)}`;
 
 const layout = (title: string, body: string) => `<!doctype html>
@@ -23,7 +36,7 @@ const layout = (title: string, body: string) => `<!doctype html>
 body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1a1f36}
 h1{font-size:1.4rem}table{width:100%;border-collapse:collapse;margin:1rem 0}td{padding:.3rem 0}td.amount{text-align:right}
 tr.total td{border-top:1px solid #ccc;font-weight:600}label{display:block;margin:.8rem 0 .2rem}
-input{width:100%;padding:.5rem;box-sizing:border-box;font-size:1rem}button{margin-top:1rem;padding:.6rem 1.2rem;font-size:1rem}
+input,select{width:100%;padding:.5rem;box-sizing:border-box;font-size:1rem}button{margin-top:1rem;padding:.6rem 1.2rem;font-size:1rem}
 .error{color:#b3093c;font-weight:600}.note{color:#555;font-size:.9rem}.row{display:flex;gap:.5rem}.row>*{flex:1}
 </style></head><body>${body}
 <p class="note">Processor emulator (local stand-in for the hosted pages). Test cards: 4242 4242 4242 4242 succeeds,
@@ -38,13 +51,13 @@ const inactivePage = (message: string): PageResult => ({
 });
 
 const checkoutPage = (
-  emulator: ProcessorEmulator,
+  emulator: EmulatorContext,
   sessionId: string,
   message?: string,
   status = 200,
 ): PageResult => {
-  const session = emulator.openSession(sessionId);
-  const amounts = emulator.sessionAmounts(session);
+  const session = openSession(emulator, sessionId);
+  const amounts = sessionAmounts(emulator, session);
   const state = emulator.state;
   const rows = session.lineItems
     .map((item) => {
@@ -57,6 +70,19 @@ const checkoutPage = (
     ? state.promotionCodes[session.discount.promotionCode]?.code
     : undefined;
   const total = amounts.subtotal - amounts.discount + amounts.tax;
+  const country = state.customers[session.customer]?.country ?? DEFAULT_CHECKOUT_COUNTRY;
+  const countries = [...new Set([country, ...CHECKOUT_COUNTRIES])];
+  const countryField = asksForCountry(session)
+    ? `<label for="country">Country or region</label>
+<div class="row"><select id="country" name="country" autocomplete="country">${countries
+        .map(
+          (code) =>
+            `<option value="${escapeHtml(code)}"${code === country ? ' selected' : ''}>${escapeHtml(code)}</option>`,
+        )
+        .join(
+          '',
+        )}</select><button type="submit" name="action" value="update_total" formnovalidate>Update total</button></div>`
+    : '';
   const codeField = session.allowPromotionCodes
     ? `<label for="promotion_code">Promotion code</label>
 <div class="row"><input id="promotion_code" name="promotion_code" value="${escapeHtml(applied ?? '')}" autocomplete="off"><button type="submit" name="action" value="apply_code" formnovalidate>Apply</button></div>`
@@ -72,6 +98,7 @@ ${amounts.discount ? `<tr><td>Discount${applied ? ` (${escapeHtml(applied)})` : 
 ${alert(message)}
 <form method="post" action="/c/pay/${escapeHtml(session.id)}">
 ${codeField}
+${countryField}
 <label for="card_number">Card number</label>
 <input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" required>
 <div class="row"><div><label for="card_expiry">Expiry</label><input id="card_expiry" name="card_expiry" placeholder="MM / YY" autocomplete="cc-exp" required></div>
@@ -85,26 +112,29 @@ ${session.cancelUrl ? `<p><a href="${escapeHtml(session.cancelUrl)}">Cancel and 
   return { status, html };
 };
 
-const postCheckout = (emulator: ProcessorEmulator, sessionId: string, form: FormObject): PageResult => {
+const postCheckout = (emulator: EmulatorContext, sessionId: string, form: FormObject): PageResult => {
   const code = str(form.promotion_code)?.trim() ?? '';
-  const session = emulator.openSession(sessionId);
+  const session = openSession(emulator, sessionId);
   if (code && !session.allowPromotionCodes)
     return checkoutPage(emulator, sessionId, 'This checkout does not accept promotion codes.', 400);
   const appliedCode = session.discount?.promotionCode
     ? emulator.state.promotionCodes[session.discount.promotionCode]?.code
     : undefined;
   if (code && code.toLowerCase() !== appliedCode?.toLowerCase()) {
-    const problem = emulator.applyPromotionCode(sessionId, code);
+    const problem = applyPromotionCode(emulator, sessionId, code);
     if (problem) return checkoutPage(emulator, sessionId, problem, 400);
   }
-  if (str(form.action) === 'apply_code') return checkoutPage(emulator, sessionId);
-  const result = emulator.payCheckout(sessionId, str(form.card_number) ?? '');
+  if (str(form.action) === 'apply_code' || str(form.action) === 'update_total') {
+    const problem = str(form.country) ? saveCheckoutCountry(emulator, session, str(form.country)) : undefined;
+    return problem ? checkoutPage(emulator, sessionId, problem, 400) : checkoutPage(emulator, sessionId);
+  }
+  const result = payCheckout(emulator, sessionId, str(form.card_number) ?? '', str(form.country));
   if (!result.ok) return checkoutPage(emulator, sessionId, result.message, 402);
   return { status: 303, redirect: result.redirect };
 };
 
 const portalPage = (
-  emulator: ProcessorEmulator,
+  emulator: EmulatorContext,
   sessionId: string,
   message?: string,
   status = 200,
@@ -171,7 +201,7 @@ ${session.returnUrl ? `<p><a href="${escapeHtml(session.returnUrl)}">Return</a><
 };
 
 export const renderPage = (
-  emulator: ProcessorEmulator,
+  emulator: EmulatorContext,
   method: string,
   pathname: string,
   form: FormObject,
@@ -186,7 +216,7 @@ export const renderPage = (
     if (portal?.[1]) {
       const session = emulator.state.portalSessions[portal[1]];
       if (method === 'POST' && session && portal[2] === 'payment-method') {
-        const problem = emulator.updatePaymentMethod(session.customer, str(form.card_number) ?? '');
+        const problem = updatePaymentMethod(emulator, session.customer, str(form.card_number) ?? '');
         return portalPage(
           emulator,
           portal[1],
@@ -195,7 +225,7 @@ export const renderPage = (
         );
       }
       if (method === 'POST' && session && portal[2] === 'cancel') {
-        emulator.cancelFromPortal(session.customer, session.configuration);
+        cancelFromPortal(emulator, session.customer, session.configuration);
         return session.returnUrl
           ? { status: 303, redirect: session.returnUrl }
           : portalPage(emulator, portal[1], 'Your subscription was canceled.');

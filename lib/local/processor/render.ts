@@ -38,9 +38,11 @@ export class Renderer {
       name: record.name,
       metadata: record.metadata,
       created: record.created,
-      balance: 0,
+      balance: record.balance ?? 0,
       currency: 'usd',
-      address: null,
+      address: record.country
+        ? { city: null, country: record.country, line1: null, line2: null, postal_code: null, state: null }
+        : null,
       description: null,
       discount: null,
       invoice_prefix: record.id.slice(-8).toUpperCase(),
@@ -290,7 +292,19 @@ export class Renderer {
   }
 
   invoice(record: InvoiceRecord): Stripe.Invoice {
-    const amountRemaining = record.status === 'paid' ? 0 : record.total - record.amountPaid;
+    const amountDue = record.amountDue ?? record.total;
+    const amountRemaining = record.status === 'paid' ? 0 : amountDue - record.amountPaid;
+    const discountId = record.discount ? `di_${record.discount.coupon}` : null;
+    const taxRate = record.taxRate ?? 0;
+    const tax = (amount: number, taxable: number) => ({
+      amount,
+      tax_behavior: 'exclusive' as const,
+      tax_rate_details: { tax_rate: `txr_emulated_${String(taxRate).replace('.', '_')}pct` },
+      taxability_reason: 'standard_rated' as const,
+      taxable_amount: taxable,
+      type: 'tax_rate_details' as const,
+    });
+    const automaticTax = record.automaticTax ?? true;
     const lines = record.lines.map((line) =>
       shape<Stripe.InvoiceLineItem>('line_item', {
         id: line.id,
@@ -303,33 +317,34 @@ export class Renderer {
         period: { start: line.periodStart, end: line.periodEnd },
         subscription: record.subscription,
         metadata: {},
-        discount_amounts: [],
-        discounts: [],
+        discount_amounts:
+          line.discountAmount && discountId ? [{ amount: line.discountAmount, discount: discountId }] : [],
+        discounts: line.discountAmount && discountId ? [discountId] : [],
         discountable: true,
         pretax_credit_amounts: [],
-        taxes: [],
+        taxes: line.tax ? [tax(line.tax, line.amount - (line.discountAmount ?? 0))] : [],
         subtotal: line.amount,
-        parent: line.invoiceItem
+        parent: line.subscriptionItem
           ? {
-              type: 'invoice_item_details',
-              invoice_item_details: {
-                invoice_item: line.invoiceItem,
-                proration: line.proration,
-                proration_details: { credited_items: null },
-                subscription: record.subscription,
-              },
-              subscription_item_details: null,
-            }
-          : {
               type: 'subscription_item_details',
               invoice_item_details: null,
               subscription_item_details: {
-                invoice_item: null,
+                invoice_item: line.invoiceItem,
                 proration: line.proration,
                 proration_details: { credited_items: null },
                 subscription: record.subscription,
                 subscription_item: line.subscriptionItem,
               },
+            }
+          : {
+              type: 'invoice_item_details',
+              invoice_item_details: {
+                invoice_item: line.invoiceItem ?? '',
+                proration: line.proration,
+                proration_details: { credited_items: null },
+                subscription: record.subscription,
+              },
+              subscription_item_details: null,
             },
         pricing: {
           type: 'price_details',
@@ -359,35 +374,28 @@ export class Renderer {
       total: record.total,
       total_excluding_tax: record.total - record.tax,
       total_discount_amounts: record.discountAmount
-        ? [{ amount: record.discountAmount, discount: `di_${record.discount?.coupon ?? ''}` }]
+        ? [{ amount: record.discountAmount, discount: discountId ?? 'di_' }]
         : [],
-      total_taxes: record.tax
-        ? [
-            {
-              amount: record.tax,
-              tax_behavior: 'exclusive',
-              tax_rate_details: null,
-              taxability_reason: 'standard_rated',
-              taxable_amount: record.subtotal - record.discountAmount,
-              type: 'tax_rate_details',
-            },
-          ]
-        : [],
-      amount_due: record.total,
+      total_taxes: record.tax ? [tax(record.tax, record.subtotal - record.discountAmount)] : [],
+      amount_due: amountDue,
+      starting_balance: record.startingBalance ?? 0,
+      ending_balance: record.endingBalance ?? null,
       amount_paid: record.amountPaid,
       amount_remaining: amountRemaining,
       amount_overpaid: 0,
       attempt_count: record.attemptCount,
       attempted: record.attemptCount > 0,
       auto_advance: record.status === 'open',
-      automatic_tax: {
-        enabled: true,
-        liability: { type: 'self' },
-        status: 'complete',
-        disabled_reason: null,
-        provider: 'stripe',
-      },
-      discounts: record.discount ? [`di_${record.discount.coupon}`] : [],
+      automatic_tax: automaticTax
+        ? {
+            enabled: true,
+            liability: { type: 'self' },
+            status: 'complete',
+            disabled_reason: null,
+            provider: 'stripe',
+          }
+        : { enabled: false, liability: null, status: null, disabled_reason: null, provider: null },
+      discounts: discountId ? [discountId] : [],
       lines: { object: 'list', data: lines, has_more: false, url: `/v1/invoices/${record.id}/lines` },
       period_start: record.periodStart,
       period_end: record.periodEnd,
@@ -469,7 +477,10 @@ export class Renderer {
       parent: record.subscription
         ? {
             type: 'subscription_details',
-            subscription_details: { subscription: record.subscription, subscription_item: null },
+            subscription_details: {
+              subscription: record.subscription,
+              subscription_item: record.subscriptionItem ?? null,
+            },
           }
         : null,
       pricing: {

@@ -13,6 +13,10 @@ export interface CustomerRecord {
   created: number;
   hasAddress: boolean;
   defaultPaymentMethod: string | null;
+  /** `address.country` (ISO code) when known: what automatic tax is computed from. */
+  country?: string | null;
+  /** Stripe's customer balance: negative is credit the customer has, used by the next invoices. */
+  balance?: number;
 }
 
 export interface ProductRecord {
@@ -96,6 +100,8 @@ export interface CheckoutSessionRecord {
   subscription: string | null;
   invoice: string | null;
   automaticTax: boolean;
+  /** `customer_update[address]=auto`: the country typed on the page is saved to the customer. */
+  customerUpdateAddress?: boolean;
   created: number;
 }
 
@@ -149,6 +155,9 @@ export interface InvoiceLine {
   periodEnd: number;
   proration: boolean;
   invoiceItem: string | null;
+  /** What the coupon took off this line, and the tax on the rest (absent: 0). */
+  discountAmount?: number;
+  tax?: number;
 }
 
 export interface InvoiceRecord {
@@ -172,6 +181,14 @@ export interface InvoiceRecord {
   paymentIntent: string | null;
   number: string;
   subscriptionMetadata: Record<string, string>;
+  /** The amount charged (total after the customer balance); absent in older state: the total. */
+  amountDue?: number;
+  /** The customer balance before and after this invoice (absent in older state: 0 and null). */
+  startingBalance?: number;
+  endingBalance?: number | null;
+  /** Whether automatic tax applied, and at what rate (percent); absent in older state: on, 0. */
+  automaticTax?: boolean;
+  taxRate?: number;
 }
 
 export interface PaymentIntentRecord {
@@ -208,6 +225,8 @@ export interface InvoiceItemRecord {
   proration: boolean;
   invoice: string | null;
   created: number;
+  /** The subscription item a proration is for (absent in older state). */
+  subscriptionItem?: string | null;
 }
 
 export interface RefundRecord {
@@ -288,6 +307,12 @@ export const emptyState = (): ProcessorState => ({
   events: {},
   idempotency: {},
 });
+
+/** What the hosted pages say when a card is refused. */
+export const CARD_MESSAGES: Record<Exclude<CardBehavior, 'succeeds' | 'fails_later'>, string> = {
+  declined: 'Your card was declined.',
+  invalid: 'Your card number is invalid.',
+};
 
 /** Stripe's test cards (https://docs.stripe.com/testing), by what they do. */
 export const cardBehavior = (cardNumber: string): CardBehavior => {

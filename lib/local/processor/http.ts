@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { closeServer, listenOn } from '../ports.ts';
+import { EMULATED_API_VERSION, errorBody, StripeApiError } from './errors.ts';
+import { type FormObject, parseForm } from './form.ts';
+import type { PageResult } from './pages.ts';
+import type { IdempotentResponse } from './state.ts';
+
+/**
+ * The emulator's HTTP side: request parsing (Stripe's form encoding), the API key check,
+ * idempotency keys, the request log, the optional latency, and the hosted pages outside /v1.
+ */
+
+export interface RecordedCall {
+  method: string;
+  path: string;
+  params: FormObject;
+  idempotencyKey: string | undefined;
+  at: number;
+}
+
+/** What the HTTP side needs of the emulator. */
+export interface HttpHost {
+  /** Bills what came due; run before every request. */
+  tick(): void;
+  route(method: string, pathname: string, params: FormObject): unknown;
+  page(method: string, pathname: string, form: FormObject): PageResult;
+  idempotency(): Record<string, IdempotentResponse>;
+  nowSeconds(): number;
+  save(): void;
+}
+
+export class HttpFront {
+  /** Every API request received, in order (in memory only). */
+  readonly calls: RecordedCall[] = [];
+  /** Delay before every API answer (0 by default). */
+  latencyMs = 0;
+  url = '';
+  private readonly host: HttpHost;
+  private server: Server | undefined;
+
+  constructor(host: HttpHost) {
+    this.host = host;
+  }
+
+  async start(port = 0): Promise<string> {
+    const server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => {
+        if (!response.headersSent) sendError(response, error);
+      });
+    });
+    this.server = server;
+    this.url = `http://127.0.0.1:${await listenOn(server, port, '127.0.0.1')}`;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    if (this.server) await closeServer(this.server);
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const method = request.method ?? 'GET';
+    this.host.tick();
+    if (url.pathname.startsWith('/v1/')) {
+      await this.handleApi(request, response, method, url, body);
+      return;
+    }
+    const page = this.host.page(method, url.pathname, parseForm(body));
+    if (page.redirect) {
+      response.writeHead(303, { location: page.redirect }).end();
+      return;
+    }
+    response.writeHead(page.status, { 'content-type': 'text/html; charset=utf-8' }).end(page.html);
+  }
+
+  private async handleApi(
+    request: IncomingMessage,
+    response: ServerResponse,
+    method: string,
+    url: URL,
+    body: string,
+  ): Promise<void> {
+    const authorization = request.headers.authorization ?? '';
+    if (!/^Bearer sk_test_\w+/.test(authorization)) {
+      throw new StripeApiError(401, 'Invalid API Key provided. Use a test secret key (sk_test_...).', {
+        code: 'api_key_invalid',
+      });
+    }
+    const params = method === 'GET' || method === 'DELETE' ? parseForm(url.search.slice(1)) : parseForm(body);
+    const idempotencyKey = request.headers['idempotency-key'];
+    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+    this.calls.push({
+      method,
+      path: url.pathname,
+      params,
+      idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined,
+      at: this.host.nowSeconds(),
+    });
+    const fingerprint = `${method} ${url.pathname} ${method === 'POST' ? body : ''}`;
+    const stored = this.host.idempotency();
+    if (method === 'POST' && typeof idempotencyKey === 'string') {
+      const previous = stored[idempotencyKey];
+      if (previous) {
+        if (previous.fingerprint !== fingerprint) {
+          throw new StripeApiError(
+            400,
+            'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+            { type: 'idempotency_error' },
+          );
+        }
+        response
+          .writeHead(previous.status, { 'content-type': 'application/json', 'idempotent-replayed': 'true' })
+          .end(previous.body);
+        return;
+      }
+    }
+    let status = 200;
+    let result: unknown;
+    try {
+      result = this.host.route(method, url.pathname, params);
+    } catch (error) {
+      if (!(error instanceof StripeApiError) || error.status >= 500) throw error;
+      status = error.status;
+      result = errorBody(error);
+    }
+    const text = JSON.stringify(result);
+    if (method === 'POST' && typeof idempotencyKey === 'string')
+      stored[idempotencyKey] = { fingerprint, status, body: text };
+    this.host.save();
+    response
+      .writeHead(status, {
+        'content-type': 'application/json',
+        'request-id': `req_${randomBytes(7).toString('hex')}`,
+        'stripe-version': EMULATED_API_VERSION,
+      })
+      .end(text);
+  }
+}
+
+const sendError = (response: ServerResponse, error: unknown): void => {
+  const apiError =
+    error instanceof StripeApiError
+      ? error
+      : new StripeApiError(500, `Internal emulator error: ${(error as Error).message}`, {
+          type: 'api_error',
+        });
+  response
+    .writeHead(apiError.status, { 'content-type': 'application/json' })
+    .end(JSON.stringify(errorBody(apiError)));
+};
