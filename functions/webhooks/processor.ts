@@ -1,10 +1,10 @@
-import { isProcessorEvent } from '#ports/processor-events.ts';
 import { HttpError } from '#http/errors.ts';
 import { httpHandler } from '#http/handler.ts';
 import { logger } from '#http/logger.ts';
 import { recordWebhook } from '#ports/metrics.ts';
 import { nudgeSweep } from '#ports/nudge.ts';
 import { verifyWebhook } from '#ports/processor.ts';
+import { isProcessorEvent } from '#ports/processor-events.ts';
 import { enqueueProcessorEvent } from '#ports/queue.ts';
 
 /** Stripe's largest event payloads stay well below this. */

@@ -19,7 +19,10 @@ const main = async () => {
       fresh: { type: 'boolean', default: false },
       port: { type: 'string', default: process.env.PORT ?? ENVIRONMENT.PORT.localDefault },
       'data-dir': { type: 'string', default: path.join(REPO_ROOT, '.local') },
-      'sweep-every': { type: 'string', default: process.env.SWEEP_EVERY_SECONDS ?? ENVIRONMENT.SWEEP_EVERY_SECONDS.localDefault },
+      'sweep-every': {
+        type: 'string',
+        default: process.env.SWEEP_EVERY_SECONDS ?? ENVIRONMENT.SWEEP_EVERY_SECONDS.localDefault,
+      },
       'manual-sweep': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
