@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { leavingRefusal } from '#core/leaving.ts';
-import { placeablePlans, withoutReservationOf } from '#core/placement.ts';
+import { placeablePlans } from '#core/placement.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { Refusal } from '#core/refusal.ts';
 import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-growth.ts';
