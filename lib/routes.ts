@@ -158,6 +158,16 @@ export const routes: readonly Route[] = [
     summary: 'Adds a Stack on a Plan, billed on the same subscription (administrators; Idempotency-Key)',
   },
   {
+    id: 'PostStacksPreview',
+    method: 'POST',
+    path: '/v1/stacks/preview',
+    handler: 'functions/api/post-stacks-preview.ts',
+    auth: 'session',
+    table: 'read',
+    secrets: ['processorApiKey'],
+    summary: "The processor's estimate of adding a Stack, before confirming (administrators)",
+  },
+  {
     id: 'GetStack',
     method: 'GET',
     path: '/v1/stacks/{stackId}',

@@ -497,6 +497,74 @@ export const changeSubscriptionItems = async (
   );
 };
 
+/** The processor's estimate of the next invoice with a change applied: amounts in minor units. */
+export interface InvoiceEstimate {
+  currency: string;
+  subtotal: number;
+  discount: number;
+  tax: number;
+  total: number;
+  /** What the card would be charged: the total less any customer credit. */
+  amountDue: number;
+  /** The change's share: the sum of the proration lines (negative: a credit). */
+  adjustment: number;
+  /** When that invoice is made (the preserved billing-cycle date). */
+  invoiceAt: string | null;
+  lines: { description: string; amount: number; proration: boolean }[];
+}
+
+/**
+ * The next invoice as it would be with `items` changed at `prorationDate`, from the processor's
+ * `invoices.createPreview` (nothing changes). The caller's key for the estimate must include the
+ * items and the proration date, or the estimate and the later change drift apart.
+ */
+export const previewItemChange = async (params: {
+  subscriptionId: string;
+  items: { itemId?: string; priceId: string; quantity: number }[];
+  prorationDate: Date;
+}): Promise<InvoiceEstimate> => {
+  const invoice = await call((stripe, options) =>
+    stripe.invoices.createPreview(
+      {
+        subscription: params.subscriptionId,
+        subscription_details: {
+          items: params.items.map((item) =>
+            item.itemId
+              ? { id: item.itemId, quantity: item.quantity }
+              : { price: item.priceId, quantity: item.quantity },
+          ),
+          proration_behavior: 'create_prorations',
+          proration_date: Math.floor(params.prorationDate.getTime() / 1000),
+        },
+      },
+      options,
+    ),
+  );
+  const lines = invoice.lines.data.map((line) => {
+    const parent = line.parent as {
+      subscription_item_details?: { proration?: boolean } | null;
+      invoice_item_details?: { proration?: boolean } | null;
+    } | null;
+    const proration = Boolean(
+      parent?.subscription_item_details?.proration ?? parent?.invoice_item_details?.proration,
+    );
+    return { description: line.description ?? '', amount: line.amount, proration };
+  });
+  const sum = (amounts: { amount: number }[] | null | undefined) =>
+    (amounts ?? []).reduce((t, a) => t + a.amount, 0);
+  return {
+    currency: invoice.currency,
+    subtotal: invoice.subtotal,
+    discount: sum(invoice.total_discount_amounts),
+    tax: sum(invoice.total_taxes),
+    total: invoice.total,
+    amountDue: invoice.amount_due,
+    adjustment: lines.filter((line) => line.proration).reduce((t, line) => t + line.amount, 0),
+    invoiceAt: iso(invoice.next_payment_attempt ?? invoice.period_end ?? invoice.created),
+    lines,
+  };
+};
+
 /** A verified processor event, or a thrown error when the signature does not hold. */
 export const verifyWebhook = async (
   rawBody: Buffer,

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { leavingRefusal } from '#core/leaving.ts';
 import { placeablePlans } from '#core/placement.ts';
-import type { PlanValue } from '#core/plans.ts';
+import { PLANS, type PlanValue } from '#core/plans.ts';
 import { Refusal } from '#core/refusal.ts';
 import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-growth.ts';
 import { stackOnPlan } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
 import {
   changeSubscriptionItems,
+  ProcessorError,
+  previewItemChange,
   priceIdForPlan,
   retrieveSubscription,
   subscriptionItems,
@@ -197,6 +199,44 @@ export const addStack = async (params: {
       // Nothing was billed yet when the decision was not taken: the key may be used again.
       if (key && !decided) await releaseIdempotencyKey(tenant.tenantId, key);
       throw error;
+    }
+  });
+};
+
+/**
+ * THE add-a-Stack preview: every refusal the add would meet, else the Plan with its monthly price
+ * and the processor's estimate of the next invoice with the Stack added now (the proration for
+ * the rest of the period, tax and discount included). A processor that cannot estimate says so:
+ * no figure is ever made up here. Writes nothing.
+ */
+export const previewAddStack = async (params: {
+  tenant: Tenant;
+  plan: PlanValue;
+  stackCap: number;
+  now: Date;
+}) => {
+  const { tenant, plan, now } = params;
+  return withProcessorDeadline(performance.now() + PROCESSOR_BUDGET_MS, async () => {
+    const checked = await checkMayAdd(tenant, plan, params.stackCap, now);
+    const priceId = await viaProcessor(() => priceIdForPlan(plan, now.getTime()));
+    const items = itemsAfterAdding(
+      await viaProcessor(() => subscriptionItems(checked.subscriptionId)),
+      priceId,
+    );
+    try {
+      const estimate = await previewItemChange({
+        subscriptionId: checked.subscriptionId,
+        items,
+        prorationDate: now,
+      });
+      return { plan, monthlyPrice: PLANS[plan].monthlyPrice, estimatedAt: now.toISOString(), estimate };
+    } catch (error) {
+      if (!(error instanceof ProcessorError)) throw error;
+      throw new Refusal(
+        502,
+        'estimate_unavailable',
+        'The payment processor could not estimate the cost now, so no figure is shown; try again in a moment.',
+      );
     }
   });
 };

@@ -98,6 +98,34 @@ describe('POST /v1/stacks', () => {
     expect(await listStacks(tenant.tenantId)).toHaveLength(3);
   });
 
+  it('the preview shows the processor’s estimate first; the next invoice carries that proration', async () => {
+    const tenant = await subscribed('plus');
+    api.clock.advance(10 * 86_400);
+    // Ten days on, the first session has expired: sign in again.
+    const { sessionToken } = await api.signIn(tenant.login);
+    const later = { ...tenant, sessionToken };
+    const before = JSON.stringify(emulator.state.subscriptions);
+    const preview = await api.call('POST', '/v1/stacks/preview', { token: sessionToken, body: { plan: 'pro' } });
+    expect(preview.status).toBe(200);
+    expect(JSON.stringify(emulator.state.subscriptions)).toBe(before);
+    expect(preview.json).toMatchObject({ plan: 'pro', monthlyPrice: { amount: 6000, currency: 'USD' } });
+    const { adjustment } = preview.json.estimate;
+    // About two thirds of a month of Pro, charged on the next regular invoice.
+    expect(adjustment).toBeGreaterThan(3500);
+    expect(adjustment).toBeLessThan(4500);
+    expect(JSON.stringify(preview.json)).not.toMatch(/cus_|sub_|in_\w|price_/);
+    expect((await add(later, 'pro')).status).toBe(201);
+    const subscription = subscriptionOf(tenant.tenantId);
+    api.clock.advance(subscription.currentPeriodEnd - Math.floor(api.clock.now().getTime() / 1000) + 60);
+    await api.sweep();
+    const renewal = Object.values(emulator.state.invoices)
+      .filter((i) => i.subscription === subscription.id && i.billingReason === 'subscription_cycle')
+      .at(-1);
+    const prorations = renewal?.lines.filter((l) => l.proration).reduce((t, l) => t + l.amount, 0) ?? 0;
+    // The same proration, within the seconds between the preview and the change.
+    expect(Math.abs(prorations - adjustment)).toBeLessThanOrEqual(2);
+  });
+
   it('is idempotent with an Idempotency-Key: one Stack, one item change; the key with another body is refused', async () => {
     const tenant = await subscribed('standard');
     const [first, second] = await Promise.all([add(tenant, 'plus', 'k-1'), add(tenant, 'plus', 'k-1')]);

@@ -60,6 +60,7 @@ const WALK: Record<string, Probe> = {
   GetStacks: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
   // The intruder's own tenant never paid: its add is refused; the victim's Stacks are untouched.
   PostStacks: { adminOnly: true, request: () => ({ body: { plan: 'plus' } }), otherTenantStatus: 409 },
+  PostStacksPreview: { adminOnly: true, request: () => ({ body: { plan: 'plus' } }), otherTenantStatus: 409 },
   GetStack: { adminOnly: false, request: () => ({ path: '/v1/stacks/primary' }), otherTenantStatus: 404 },
   PostStackDispatcherCredential: {
     adminOnly: true,
