@@ -6,6 +6,7 @@ import { createSession } from '../../functions/store/sessions.ts';
 import { addMember, type CodeHostIdentity, signInIdentity } from '../../functions/store/users.ts';
 import type { AdjustableClock } from './clock.ts';
 import { accountEmail, LOGIN_PATTERN } from './code-host.ts';
+import { FLEET_FAULTS, type FleetSimulator } from './fleet.ts';
 import type { AdapterRoute } from './http-adapter.ts';
 import type { MailArchive } from './mail.ts';
 import { type ProcessorEmulator, StripeApiError } from './processor/emulator.ts';
@@ -124,6 +125,8 @@ export interface LocalRouteParts {
   processor?: ProcessorEmulator | undefined;
   /** The kept copy of the sent mail: `GET /_local/mail`. */
   mail?: MailArchive | undefined;
+  /** The fleet simulator (reference Dispatchers): `/_local/fleet/...`. */
+  fleet?: FleetSimulator | undefined;
 }
 
 /**
@@ -131,6 +134,103 @@ export interface LocalRouteParts {
  * on demand, the sign-in shortcut, adding members, paying a checkout without a browser and the
  * sent mail. They run through the same HTTP conventions as the real handlers.
  */
+const DISPATCHER_ID = /^dsp-\d{1,9}$/;
+
+/** The fleet simulator's routes: start a simulated Dispatcher, poll, start and finish runs, inject faults. */
+const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
+  const dispatcherOf = (id: string | undefined) => {
+    const dispatcher = id && DISPATCHER_ID.test(id) ? fleet.get(id) : undefined;
+    if (!dispatcher)
+      throw new HttpError(
+        404,
+        'dispatcher_not_found',
+        `No simulated Dispatcher "${id ?? ''}": GET /_local/fleet lists them.`,
+      );
+    return dispatcher;
+  };
+  const count = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000));
+  return [
+    {
+      method: 'GET',
+      path: '/_local/fleet',
+      auth: 'none',
+      handler: httpHandler({ auth: 'none' }, async () => ({
+        status: 200,
+        body: { dispatchers: fleet.list() },
+      })),
+    },
+    {
+      method: 'POST',
+      path: '/_local/fleet/dispatchers',
+      auth: 'none',
+      handler: httpHandler(
+        {
+          auth: 'none',
+          body: v.strictObject({
+            credential: v.pipe(
+              v.string(),
+              v.regex(/^scd_[A-Za-z0-9_-]{43}$/, 'a Dispatcher credential (scd_…)'),
+            ),
+            localHostExecutor: v.optional(v.boolean(), false),
+          }),
+        },
+        async ({ body }) => {
+          try {
+            return {
+              status: 201,
+              body: await fleet.start(body.credential, { localHostExecutor: body.localHostExecutor }),
+            };
+          } catch (error) {
+            throw new HttpError(409, 'dispatcher_not_started', (error as Error).message);
+          }
+        },
+      ),
+    },
+    {
+      method: 'POST',
+      path: '/_local/fleet/tick',
+      auth: 'none',
+      handler: httpHandler({ auth: 'none' }, async () => ({
+        status: 200,
+        body: { dispatchers: await fleet.tick() },
+      })),
+    },
+    {
+      method: 'POST',
+      path: '/_local/fleet/dispatchers/{dispatcherId}/runs',
+      auth: 'none',
+      handler: httpHandler(
+        { auth: 'none', body: v.strictObject({ start: v.optional(count, 0), finish: v.optional(count, 0) }) },
+        async ({ body, pathParameters }) => {
+          const dispatcher = dispatcherOf(pathParameters.dispatcherId);
+          const finished = dispatcher.finishRuns(body.finish);
+          const { started, refused } = dispatcher.startRuns(body.start);
+          return { status: 200, body: { started, refused, finished, activeRuns: dispatcher.activeRuns } };
+        },
+      ),
+    },
+    {
+      method: 'POST',
+      path: '/_local/fleet/faults',
+      auth: 'none',
+      handler: httpHandler(
+        {
+          auth: 'none',
+          body: v.strictObject({
+            dispatcherId: v.string(),
+            fault: v.picklist([...FLEET_FAULTS, 'none']),
+          }),
+        },
+        async ({ body }) => {
+          const dispatcher = dispatcherOf(body.dispatcherId);
+          dispatcher.fault = body.fault === 'none' ? null : body.fault;
+          return { status: 200, body: dispatcher.status() };
+        },
+      ),
+    },
+  ];
+};
+
 export const localRoutes = (
   clock: AdjustableClock,
   sweeper: LocalSweeper,
@@ -138,6 +238,7 @@ export const localRoutes = (
 ): AdapterRoute[] => [
   ...(parts.processor ? [payRoute(parts.processor)] : []),
   ...(parts.mail ? [mailRoute(parts.mail)] : []),
+  ...(parts.fleet ? fleetRoutes(parts.fleet) : []),
   {
     method: 'GET',
     path: '/_local/clock',

@@ -11,6 +11,7 @@ import { routes } from '../routes.ts';
 import { AdjustableClock, clockStateFile } from './clock.ts';
 import { type LocalCloud, type LocalCloudOptions, startLocalCloud } from './cloud.ts';
 import { codeHostEnvironment, type LocalCodeHost, startCodeHost } from './code-host.ts';
+import { FleetSimulator } from './fleet.ts';
 import {
   LocalApiGateway,
   loadAuthorizer,
@@ -19,6 +20,10 @@ import {
   readRequestBody,
 } from './http-adapter.ts';
 import { localRoutes } from './local-routes.ts';
+
+/** How often the local simulated Dispatchers poll when the control plane runs on its own. */
+const FLEET_POLL_SECONDS = 2;
+
 import { MailArchive, mailFile } from './mail.ts';
 import { closeServer, listenOn } from './ports.ts';
 import type { ProcessorEmulator } from './processor/emulator.ts';
@@ -199,14 +204,22 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     await seedCapacity(clock.now());
     process.env.PUBLIC_API_URL = url;
     process.env.TENANT_APP_URL ??= `${url}/`;
+    const fleet = new FleetSimulator(
+      () => url,
+      () => clock.now(),
+    );
     const ready = new LocalApiGateway(
-      [...localRoutes(clock, sweeper, { processor, mail }), ...(await loadRouteHandlers(routes))],
+      [...localRoutes(clock, sweeper, { processor, mail, fleet }), ...(await loadRouteHandlers(routes))],
       await loadAuthorizer(),
     );
     deliverWebhooksTo(processor, url);
     await syncCatalog();
     gateway = ready;
-    if (options.sweepMode !== 'manual') sweeper.startTicker(options.sweepEverySeconds ?? 60);
+    if (options.sweepMode !== 'manual') {
+      sweeper.startTicker(options.sweepEverySeconds ?? 60);
+      // The simulated Dispatchers poll on their own, as real ones do (soon enough for a person).
+      fleet.startTicker(FLEET_POLL_SECONDS);
+    }
     if (options.dataDirectory) {
       writeFileSync(
         path.join(options.dataDirectory, 'endpoints.json'),
@@ -227,6 +240,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       gateway: ready,
       mail,
       stop: async () => {
+        fleet.stop();
         await closeServer(httpServer);
         await stopAll();
       },

@@ -11,6 +11,7 @@ import { db, tableName } from '../../functions/store/client.ts';
 import { keys } from '../../functions/store/keys.ts';
 import { AdjustableClock } from '../../lib/local/clock.ts';
 import { createProcessorQueues } from '../../lib/local/cloud.ts';
+import { FleetSimulator } from '../../lib/local/fleet.ts';
 import { LocalApiGateway, loadAuthorizer, loadRouteHandlers } from '../../lib/local/http-adapter.ts';
 import { localRoutes } from '../../lib/local/local-routes.ts';
 import { closeServer, listenOn } from '../../lib/local/ports.ts';
@@ -75,12 +76,19 @@ export const testGateway = async (
   // Tests sweep when they say so (api.sweep()); intake's nudges do nothing here.
   const sweeper = new LocalSweeper();
   installLocalNudge(() => undefined);
+  let apiBase = '';
+  // The reference Dispatchers; tests poll them by hand (POST /_local/fleet/tick).
+  const fleet = new FleetSimulator(
+    () => apiBase,
+    () => clock.now(),
+  );
   const gateway = new LocalApiGateway(
-    [...localRoutes(clock, sweeper), ...(await loadRouteHandlers(routes))],
+    [...localRoutes(clock, sweeper, { fleet }), ...(await loadRouteHandlers(routes))],
     await loadAuthorizer(),
   );
   const server: Server = createServer((request, response) => void serve(gateway)(request, response));
   const apiUrl = `http://127.0.0.1:${await listenOn(server, 0, '127.0.0.1')}`;
+  apiBase = apiUrl;
   if (emulator) deliverWebhooksTo(emulator, apiUrl);
 
   const call = async (method: string, url: string, callOptions: CallOptions = {}): Promise<CallResult> => {
@@ -159,7 +167,20 @@ export const testGateway = async (
     return sweeper.runNow();
   };
 
-  return { gateway, clock, call, signIn, readyTenant, emulator, apiUrl, queueUrl, drainQueue, sweep, stop };
+  return {
+    fleet,
+    gateway,
+    clock,
+    call,
+    signIn,
+    readyTenant,
+    emulator,
+    apiUrl,
+    queueUrl,
+    drainQueue,
+    sweep,
+    stop,
+  };
 };
 
 export type TestControlPlane = Awaited<ReturnType<typeof testGateway>>;

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getStack } from '#store/stacks.ts';
+import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { cancelInPortal, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+
+/**
+ * The reference Dispatcher (lib/local/fleet.ts) over the real Dispatcher contract: it applies each
+ * desired-state change and reports it; its admission gate holds run_cap; faults are injectable.
+ */
+
+let api: TestControlPlane;
+beforeAll(async () => {
+  api = await testGateway({ processor: true });
+});
+afterAll(async () => {
+  await api.stop();
+});
+
+const subscribedWithDispatcher = async (plan: string) => {
+  const tenant = await api.readyTenant();
+  const { json } = await api.call('POST', '/v1/billing/checkout', {
+    token: tenant.sessionToken,
+    body: { plan },
+  });
+  expect((await payOnCheckout(json.url, TEST_CARDS.succeeds)).status).toBe(303);
+  await api.sweep();
+  const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
+    token: tenant.sessionToken,
+  });
+  const started = await api.call('POST', '/_local/fleet/dispatchers', {
+    body: { credential: issued.json.credential },
+  });
+  expect(started.status).toBe(201);
+  return { tenant, dispatcherId: started.json.dispatcherId as string };
+};
+
+const stackView = async (token: string) => (await api.call('GET', '/v1/stacks/primary', { token })).json;
+const tick = () => api.call('POST', '/_local/fleet/tick');
+
+describe('the fleet simulator', () => {
+  it('applies each desired-state change and reports it; GET /v1/stacks shows the applied version', async () => {
+    const { tenant } = await subscribedWithDispatcher('standard');
+    expect(await stackView(tenant.sessionToken)).toMatchObject({
+      lifecycle: 'running',
+      desiredStateVersion: 1,
+      appliedVersion: 1,
+      health: 'healthy',
+    });
+    await cancelInPortal(
+      (await api.call('POST', '/v1/billing/portal', { token: tenant.sessionToken })).json.url,
+    );
+    await api.sweep();
+    expect(await stackView(tenant.sessionToken)).toMatchObject({ desiredStateVersion: 2, appliedVersion: 1 });
+    await tick();
+    expect(await stackView(tenant.sessionToken)).toMatchObject({
+      lifecycle: 'decommissioning',
+      desiredStateVersion: 2,
+      appliedVersion: 2,
+    });
+  });
+
+  it('the admission gate holds run_cap and reports active runs', async () => {
+    const { tenant, dispatcherId } = await subscribedWithDispatcher('plus');
+    const runs = await api.call('POST', `/_local/fleet/dispatchers/${dispatcherId}/runs`, {
+      body: { start: 5 },
+    });
+    expect(runs.json).toMatchObject({ started: 3, refused: 2, activeRuns: 3 });
+    await tick();
+    expect((await stackView(tenant.sessionToken)).activeRuns).toBe(3);
+    const done = await api.call('POST', `/_local/fleet/dispatchers/${dispatcherId}/runs`, {
+      body: { finish: 2 },
+    });
+    expect(done.json).toMatchObject({ finished: 2, activeRuns: 1 });
+  });
+
+  it('faults: unhealthy is reported, a silent Dispatcher reports nothing, a failed operation keeps the old version', async () => {
+    const { tenant, dispatcherId } = await subscribedWithDispatcher('standard');
+    const fault = (name: string) =>
+      api.call('POST', '/_local/fleet/faults', { body: { dispatcherId, fault: name } });
+
+    expect((await fault('unhealthy')).status).toBe(200);
+    await tick();
+    expect((await stackView(tenant.sessionToken)).health).toBe('unhealthy');
+
+    await fault('stop_reporting');
+    const before = (await getStack(tenant.tenantId, 'primary'))?.observed?.reportedAt;
+    api.clock.advance(60);
+    await tick();
+    expect((await getStack(tenant.tenantId, 'primary'))?.observed?.reportedAt).toBe(before);
+
+    await fault('fail_operation');
+    await cancelInPortal(
+      (await api.call('POST', '/v1/billing/portal', { token: tenant.sessionToken })).json.url,
+    );
+    await api.sweep();
+    await tick();
+    expect(await stackView(tenant.sessionToken)).toMatchObject({
+      desiredStateVersion: 2,
+      appliedVersion: 1,
+      health: 'unhealthy',
+    });
+
+    await fault('none');
+    await tick();
+    expect(await stackView(tenant.sessionToken)).toMatchObject({ appliedVersion: 2, health: 'healthy' });
+    const bad = await api.call('POST', '/_local/fleet/faults', { body: { dispatcherId, fault: 'explode' } });
+    expect(bad.status).toBe(400);
+    expect(
+      (await api.call('POST', '/_local/fleet/faults', { body: { dispatcherId: 'dsp-999', fault: 'none' } }))
+        .status,
+    ).toBe(404);
+  });
+});
