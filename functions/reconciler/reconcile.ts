@@ -45,6 +45,9 @@ export const FIRST_STACK_ID = 'primary';
 
 export type ReconcileOutcome = { tenantId: string; transitions: Transition[]; committed: boolean };
 
+/** A leaving tenant whose Dispatchers have not yet confirmed teardown is looked at again this often. */
+const TEARDOWN_CONFIRMATION_RECHECK_HOURS = 1;
+
 const plusHours = (now: Date, hours: number) => new Date(now.getTime() + hours * 3_600_000).toISOString();
 
 /** A price that is not one of our Plans must never be guessed: refuse, and say so loudly. */
@@ -212,22 +215,30 @@ const closeOut = async (
 
   const extra: TransactItem[] = [];
   const teardownDue = tenant.teardownAt !== undefined && Date.parse(tenant.teardownAt) <= now.getTime();
+  let awaitingConfirmation = 0;
   if (teardownDue && !tenant.tornDownAt) {
-    // Until Dispatchers confirm teardown (Stacks issue), teardown happens at the teardown time.
     for (const stored of await listStacks(tenant.tenantId)) {
       if (stored.lifecycle === 'torn_down') continue;
+      // A Stack whose Dispatcher reports is torn down when it confirms it (observed state); one that
+      // never had a Dispatcher has nothing to confirm, and is torn down now.
+      if (stored.observed && !stored.observed.tornDown) {
+        awaitingConfirmation++;
+        continue;
+      }
       extra.push(
         ...teardownWrites(tenant.tenantId, tenant.homeRegion, stored, tornDown(stored, now.toISOString())),
       );
     }
-    record.tornDownAt = now.toISOString();
+    if (awaitingConfirmation === 0) record.tornDownAt = now.toISOString();
   }
   const tornDownAt = record.tornDownAt ?? tenant.tornDownAt;
   const next = servingUntil
     ? earliest(servingUntil, plusHours(now, RECHECK_HOURS))
     : tornDownAt
       ? null
-      : (tenant.teardownAt ?? null);
+      : awaitingConfirmation > 0
+        ? plusHours(now, TEARDOWN_CONFIRMATION_RECHECK_HOURS)
+        : (tenant.teardownAt ?? null);
   const committed = await commitReconciliation({
     tenant,
     settled: { state: tenant.billingState, graceDeadline: tenant.graceDeadline },

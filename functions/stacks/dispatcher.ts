@@ -7,8 +7,9 @@ import {
   reportProblem,
 } from '#core/dispatcher.ts';
 import { Refusal } from '#core/refusal.ts';
-import { renderDesiredState } from '#core/stacks.ts';
-import { recordObservedState } from '#store/stacks.ts';
+import { renderDesiredState, tornDown } from '#core/stacks.ts';
+import { applyStackWrites, recordObservedState, teardownWrites } from '#store/stacks.ts';
+import { getTenant, lookNoLaterThan } from '#store/tenants.ts';
 import { requireStack } from './views.ts';
 
 /**
@@ -51,6 +52,18 @@ export const reportObservedState = async (params: {
   const observed = { ...params.report, reportedAt: params.now.toISOString() };
   if (!(await recordObservedState(params.tenantId, params.stackId, observed)))
     throw new Refusal(409, 'unknown_version', 'The Stack changed meanwhile: read the desired state again.');
+  const teardownDue =
+    stack.lifecycle === 'decommissioning' &&
+    stack.teardownAt !== undefined &&
+    Date.parse(stack.teardownAt) <= params.now.getTime();
+  if (params.report.tornDown && teardownDue) {
+    // The Dispatcher confirms the teardown: the Stack is torn down and its place given back; the
+    // sweep then records the tenant's close-out as complete.
+    const region = stack.region ?? (await getTenant(params.tenantId))?.homeRegion ?? '';
+    const done = tornDown(stack, params.now.toISOString());
+    if (await applyStackWrites(teardownWrites(params.tenantId, region, stack, done)))
+      await lookNoLaterThan(params.tenantId, params.now.toISOString());
+  }
   return {
     desiredStateVersion: stack.desiredVersion,
     poll_after_seconds: pollAfterSeconds(stack.desiredVersion, observed.appliedVersion),

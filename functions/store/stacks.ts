@@ -176,8 +176,20 @@ const changeStack = (
   next: StackRecord,
   placed: boolean,
 ): TransactItem => {
+  // Only the Stack's own fields: what the Dispatcher reported, the credential and the Project count
+  // are written by their own updates and must never be overwritten with what was read here.
   const fields: Record<string, unknown> = {
-    ...next,
+    name: next.name,
+    plan: next.plan,
+    location: next.location,
+    resources: next.resources,
+    runCap: next.runCap,
+    reserveCap: next.reserveCap,
+    watchedProjectsCap: next.watchedProjectsCap,
+    lifecycle: next.lifecycle,
+    teardownAt: next.teardownAt,
+    admissionOpenUntilTeardown: next.admissionOpenUntilTeardown,
+    tornDownAt: next.tornDownAt,
     placed,
     desiredState: renderDesiredState(next),
     desiredVersion: stored.desiredVersion + 1,

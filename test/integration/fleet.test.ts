@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listInventory } from '#store/capacity.ts';
 import { getStack } from '#store/stacks.ts';
 import { type TestControlPlane, testGateway } from '../support/gateway.ts';
 import { cancelInPortal, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
@@ -109,5 +110,42 @@ describe('the fleet simulator', () => {
       (await api.call('POST', '/_local/fleet/faults', { body: { dispatcherId: 'dsp-999', fault: 'none' } }))
         .status,
     ).toBe(404);
+  });
+
+  it('teardown waits for the Dispatcher’s confirmation; then the place is given back and the Stack shows torn down', async () => {
+    const { tenant } = await subscribedWithDispatcher('pro');
+    const used = async () => (await listInventory(tenant.region)).slots.find((s) => s.plan === 'pro')?.used;
+    expect(await used()).toBe(1);
+    // What the Dispatcher reported and the Projects survive the desired-state changes of leaving.
+    await api.call('POST', '/v1/stacks/primary/projects', {
+      token: tenant.sessionToken,
+      body: { name: 'app', repository: 'acme/app' },
+    });
+    await cancelInPortal(
+      (await api.call('POST', '/v1/billing/portal', { token: tenant.sessionToken })).json.url,
+    );
+    await api.sweep();
+    const leaving = await getStack(tenant.tenantId, 'primary');
+    expect(leaving).toMatchObject({
+      lifecycle: 'decommissioning',
+      projectCount: 1,
+      observed: { appliedVersion: 1 },
+    });
+
+    api.clock.advance(32 * 86_400);
+    await api.sweep();
+    // Past the teardown time, the Stack is still there until its Dispatcher confirms.
+    expect((await getStack(tenant.tenantId, 'primary'))?.lifecycle).toBe('decommissioning');
+    expect(await used()).toBe(1);
+    await tick();
+    expect((await getStack(tenant.tenantId, 'primary'))?.lifecycle).toBe('torn_down');
+    expect(await used()).toBe(0);
+    await api.sweep();
+    const { sessionToken } = await api.signIn(tenant.login);
+    const status = (await api.call('GET', '/v1/billing/status', { token: sessionToken })).json;
+    expect(status.closing).toMatchObject({ tornDown: true, billingStopped: true });
+    expect((await api.call('GET', '/v1/stacks/primary', { token: sessionToken })).json.lifecycle).toBe(
+      'torn_down',
+    );
   });
 });
