@@ -1,10 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT } from '../../lib/constructs/lambda.ts';
+import { REPO_ROOT } from '../../lib/constants.ts';
 import { startControlPlane } from '../../lib/local/server.ts';
 import { IMPORT_OVERHEAD_TARGET_MS, measureBundles, SIZE_TARGET_BYTES } from './bundles.ts';
 import { printCost } from './cost.ts';
+import { printDispatcherFigures } from './dispatcher.ts';
 import {
   IDLE_READS_TARGET,
   LATENCY_TARGET_P95_MS,
@@ -67,6 +68,12 @@ const main = async () => {
     console.log(
       `Reconcile rate with ${rate.due} tenants due (against the emulator): ${rate.reconciled} reconciled in ${rate.seconds.toFixed(1)} s = ${rate.perSecond.toFixed(0)} tenants/s`,
     );
+    // The daily re-check: every active tenant is reconciled once a day, event or not.
+    const perTenantCalls = rate.processorCalls / Math.max(1, rate.reconciled);
+    console.log(
+      `Daily re-check per 10,000 tenants: ${Math.round(10_000 * perTenantCalls).toLocaleString('en')} processor calls a day (${perTenantCalls.toFixed(2)} per tenant; ${((10_000 * perTenantCalls) / 86_400).toFixed(2)} calls/s on average, ${((100 * (10_000 * perTenantCalls)) / 86_400 / rate.limitPerSecond).toFixed(2)}% of the ${rate.limitPerSecond}/s limit), ${(10_000 / rate.perSecond / 60).toFixed(1)} sweep-minutes a day at the measured rate`,
+    );
+    await printDispatcherFigures(plane);
     await printCost(plane);
   } finally {
     await plane.stop();
