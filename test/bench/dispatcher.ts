@@ -23,11 +23,9 @@ const stackWithCredential = async (plane: RunningControlPlane): Promise<string> 
   };
   const token = signIn.sessionToken;
   await json(plane, 'POST', '/v1/tenant/slug', { slug: login }, token);
-  const checkout = (await (
-    await json(plane, 'POST', '/v1/billing/checkout', { plan: 'standard' }, token)
-  ).json()) as {
-    url: string;
-  };
+  const answer = await json(plane, 'POST', '/v1/billing/checkout', { plan: 'standard' }, token);
+  if (answer.status !== 200) throw new Error(`checkout answered ${answer.status}: ${await answer.text()}`);
+  const checkout = (await answer.json()) as { url: string };
   const sessionId = new URL(checkout.url).pathname.split('/').at(-1) ?? '';
   await json(plane, 'POST', `/_local/processor/checkout/${sessionId}/pay`, { card: '4242 4242 4242 4242' });
   await plane.sweeper.runNow();

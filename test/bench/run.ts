@@ -64,6 +64,7 @@ const main = async () => {
     console.log(
       `Idle sweep over ${idle.tenants.toLocaleString('en')} tenants: ${idle.itemsRead} items read, ${idle.reconciled} reconciled, ${idle.durationMs} ms (target <= ${IDLE_READS_TARGET} items)  ${verdict(idle.itemsRead <= IDLE_READS_TARGET)}`,
     );
+    await printDispatcherFigures(plane);
     const rate = await measureReconcileRate(plane, 1000);
     console.log(
       `Reconcile rate with ${rate.due} tenants due (against the emulator): ${rate.reconciled} reconciled in ${rate.seconds.toFixed(1)} s = ${rate.perSecond.toFixed(0)} tenants/s`,
@@ -73,7 +74,6 @@ const main = async () => {
     console.log(
       `Daily re-check per 10,000 tenants: ${Math.round(10_000 * perTenantCalls).toLocaleString('en')} processor calls a day (${perTenantCalls.toFixed(2)} per tenant; ${((10_000 * perTenantCalls) / 86_400).toFixed(2)} calls/s on average, ${((100 * (10_000 * perTenantCalls)) / 86_400 / rate.limitPerSecond).toFixed(2)}% of the ${rate.limitPerSecond}/s limit), ${(10_000 / rate.perSecond / 60).toFixed(1)} sweep-minutes a day at the measured rate`,
     );
-    await printDispatcherFigures(plane);
     await printCost(plane);
   } finally {
     await plane.stop();

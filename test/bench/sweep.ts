@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { processorRateLimit } from '../../functions/ports/rate-limit.ts';
 import { runSweep } from '../../functions/reconciler/sweep.ts';
+import { setCapacityTotal } from '../../functions/store/capacity.ts';
 import { db, tableName } from '../../functions/store/client.ts';
 import { dueIndexKeys } from '../../functions/store/due.ts';
 import { keys } from '../../functions/store/keys.ts';
@@ -98,6 +99,9 @@ export const measureReconcileRate = async (plane: RunningControlPlane, count: nu
   );
   if (!price) throw new Error('no catalog: processor:sync did not run');
   const now = plane.clock.now();
+  // The tenants' Home Region has a place for each, as paid checkouts would have reserved.
+  const region = `bench-rate-${randomUUID().slice(0, 8)}`;
+  await setCapacityTotal({ region, location: `${region}-a`, plan: 'standard', total: count }, now);
   const expiresAt = String(Math.floor(now.getTime() / 1000) + 3600);
   const items: Record<string, unknown>[] = [];
   for (let i = 0; i < count; i++) {
@@ -116,6 +120,7 @@ export const measureReconcileRate = async (plane: RunningControlPlane, count: nu
     const dueAt = now.toISOString();
     items.push({
       ...newTenantItem(tenantId, now),
+      homeRegion: region,
       slug: `rate-${i}`,
       dueAt,
       ...dueIndexKeys(tenantId, dueAt),

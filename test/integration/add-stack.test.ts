@@ -6,7 +6,7 @@ import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
-import { payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { TEST_CARDS } from '../support/hosted-pages.ts';
 
 /** Adding Stacks: billed on the one subscription, placed as at checkout, idempotent, capped. */
 
@@ -22,20 +22,8 @@ afterAll(async () => {
 
 type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
 
-const subscribed = async (
-  plan = 'plus',
-  card: string = TEST_CARDS.succeeds,
-  region?: string,
-): Promise<Tenant> => {
-  const tenant = await api.readyTenant(region);
-  const { json } = await api.call('POST', '/v1/billing/checkout', {
-    token: tenant.sessionToken,
-    body: { plan },
-  });
-  expect((await payOnCheckout(json.url, card)).status).toBe(303);
-  await api.sweep();
-  return tenant;
-};
+const subscribed = (plan = 'plus', card: string = TEST_CARDS.succeeds, region?: string): Promise<Tenant> =>
+  api.subscribe({ plan, card, ...(region ? { region } : {}) });
 
 const add = (tenant: Tenant, plan: string, key?: string) =>
   api.call('POST', '/v1/stacks', {
@@ -105,7 +93,10 @@ describe('POST /v1/stacks', () => {
     const { sessionToken } = await api.signIn(tenant.login);
     const later = { ...tenant, sessionToken };
     const before = JSON.stringify(emulator.state.subscriptions);
-    const preview = await api.call('POST', '/v1/stacks/preview', { token: sessionToken, body: { plan: 'pro' } });
+    const preview = await api.call('POST', '/v1/stacks/preview', {
+      token: sessionToken,
+      body: { plan: 'pro' },
+    });
     expect(preview.status).toBe(200);
     expect(JSON.stringify(emulator.state.subscriptions)).toBe(before);
     expect(preview.json).toMatchObject({ plan: 'pro', monthlyPrice: { amount: 6000, currency: 'USD' } });

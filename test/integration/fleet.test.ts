@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listInventory } from '#store/capacity.ts';
 import { getStack } from '#store/stacks.ts';
 import { type TestControlPlane, testGateway } from '../support/gateway.ts';
-import { cancelInPortal, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { cancelInPortal } from '../support/hosted-pages.ts';
 
 /**
  * The reference Dispatcher (lib/local/fleet.ts) over the real Dispatcher contract: it applies each
@@ -18,13 +18,7 @@ afterAll(async () => {
 });
 
 const subscribedWithDispatcher = async (plan: string) => {
-  const tenant = await api.readyTenant();
-  const { json } = await api.call('POST', '/v1/billing/checkout', {
-    token: tenant.sessionToken,
-    body: { plan },
-  });
-  expect((await payOnCheckout(json.url, TEST_CARDS.succeeds)).status).toBe(303);
-  await api.sweep();
+  const tenant = await api.subscribe({ plan });
   const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
     token: tenant.sessionToken,
   });

@@ -68,10 +68,7 @@ const checkout = async (tenant: Tenant, plan = 'plus') =>
 
 /** A tenant that checked out and paid; the sweep has made it active. */
 const subscribed = async (plan = 'plus', card: string = TEST_CARDS.succeeds) => {
-  const tenant = await api.readyTenant();
-  const { json } = await checkout(tenant, plan);
-  expect((await payOnCheckout(json.url, card)).status).toBe(303);
-  await api.sweep();
+  const tenant = await api.subscribe({ plan, card });
   expect((await getTenant(tenant.tenantId))?.billingState).toBe('active');
   return tenant;
 };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getStack } from '#store/stacks.ts';
 import { type TestControlPlane, testGateway } from '../support/gateway.ts';
-import { cancelInPortal, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { cancelInPortal } from '../support/hosted-pages.ts';
 
 /**
  * Stacks as records and the Dispatcher contract: the Stack views, the per-Stack Dispatcher
@@ -19,16 +19,7 @@ afterAll(async () => {
 
 type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
 
-const subscribed = async (plan: string): Promise<Tenant> => {
-  const tenant = await api.readyTenant();
-  const { json } = await api.call('POST', '/v1/billing/checkout', {
-    token: tenant.sessionToken,
-    body: { plan },
-  });
-  expect((await payOnCheckout(json.url, TEST_CARDS.succeeds)).status).toBe(303);
-  await api.sweep();
-  return tenant;
-};
+const subscribed = (plan: string): Promise<Tenant> => api.subscribe({ plan });
 
 const credentialFor = async (tenant: Tenant, stackId = 'primary') => {
   const issued = await api.call('POST', `/v1/stacks/${stackId}/dispatcher-credential`, {

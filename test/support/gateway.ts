@@ -24,6 +24,7 @@ import {
 import { serve } from '../../lib/local/server.ts';
 import { LocalSweeper } from '../../lib/local/sweeper.ts';
 import { routes } from '../../lib/routes.ts';
+import { payOnCheckout, TEST_CARDS } from './hosted-pages.ts';
 
 export interface CallOptions {
   token?: string;
@@ -167,7 +168,24 @@ export const testGateway = async (
     return sweeper.runNow();
   };
 
+  /**
+   * A tenant that checked out `plan` and paid with `card` (in `region`, or one of its own); the
+   * sweep has seen the payment. Fails loudly when the page refuses the card.
+   */
+  const subscribe = async (options: { plan?: string; card?: string; region?: string } = {}) => {
+    const tenant = await readyTenant(options.region);
+    const { json } = await call('POST', '/v1/billing/checkout', {
+      token: tenant.sessionToken,
+      body: { plan: options.plan ?? 'plus' },
+    });
+    const paid = await payOnCheckout(json.url, options.card ?? TEST_CARDS.succeeds);
+    if (paid.status !== 303) throw new Error(`checkout not paid: ${paid.status}`);
+    await sweep();
+    return tenant;
+  };
+
   return {
+    subscribe,
     fleet,
     gateway,
     clock,
