@@ -217,6 +217,7 @@ const closeOut = async (
   const teardownDue = tenant.teardownAt !== undefined && Date.parse(tenant.teardownAt) <= now.getTime();
   let awaitingConfirmation = 0;
   if (teardownDue && !tenant.tornDownAt) {
+    const torn = [];
     for (const stored of await listStacks(tenant.tenantId)) {
       if (stored.lifecycle === 'torn_down') continue;
       // A Stack whose Dispatcher reports is torn down when it confirms it (observed state); one that
@@ -225,10 +226,9 @@ const closeOut = async (
         awaitingConfirmation++;
         continue;
       }
-      extra.push(
-        ...teardownWrites(tenant.tenantId, tenant.homeRegion, stored, tornDown(stored, now.toISOString())),
-      );
+      torn.push({ stored, next: tornDown(stored, now.toISOString()) });
     }
+    extra.push(...teardownWrites(tenant.tenantId, tenant.homeRegion, torn));
     if (awaitingConfirmation === 0) record.tornDownAt = now.toISOString();
   }
   const tornDownAt = record.tornDownAt ?? tenant.tornDownAt;

@@ -61,7 +61,7 @@ export const reportObservedState = async (params: {
     // sweep then records the tenant's close-out as complete.
     const region = stack.region ?? (await getTenant(params.tenantId))?.homeRegion ?? '';
     const done = tornDown(stack, params.now.toISOString());
-    if (await applyStackWrites(teardownWrites(params.tenantId, region, stack, done)))
+    if (await applyStackWrites(teardownWrites(params.tenantId, region, [{ stored: stack, next: done }])))
       await lookNoLaterThan(params.tenantId, params.now.toISOString());
   }
   return {

@@ -124,14 +124,15 @@ const takePlace = (region: string, location: string, plan: string): TransactItem
 });
 
 /** Gives one place of a slot back. */
-const releasePlace = (region: string, location: string, plan: string): TransactItem => ({
+/** Gives `count` places of one slot back (one write per slot: a transaction may touch an item once). */
+const releasePlaces = (region: string, location: string, plan: string, count: number): TransactItem => ({
   Update: {
     TableName: tableName(),
     Key: keys.capacity(region, location, plan),
     UpdateExpression: 'ADD #used :minus, #version :one',
-    ConditionExpression: 'attribute_exists(PK) AND #used >= :one',
+    ConditionExpression: 'attribute_exists(PK) AND #used >= :count',
     ExpressionAttributeNames: { '#used': 'used', '#version': 'version' },
-    ExpressionAttributeValues: { ':one': 1, ':minus': -1 },
+    ExpressionAttributeValues: { ':one': 1, ':minus': -count, ':count': count },
   },
 });
 
@@ -220,18 +221,30 @@ const changeStack = (
 export const stackUpdateWrite = (tenantId: string, stored: StoredStack, next: StackRecord): TransactItem =>
   changeStack(tenantId, stored, next, stored.placed ?? true);
 
-/** A torn-down Stack, and its place given back to its slot. */
+/** Torn-down Stacks, and their places given back to their slots (one write per slot). */
 export const teardownWrites = (
   tenantId: string,
   region: string,
-  stored: StoredStack,
-  next: StackRecord,
+  torn: { stored: StoredStack; next: StackRecord }[],
 ): TransactItem[] => {
-  const writes: TransactItem[] = [
-    changeStack(tenantId, { ...stored, region: stored.region ?? region }, next, false),
-  ];
-  if (stored.placed !== false)
-    writes.push(releasePlace(stored.region ?? region, stored.location, stored.plan));
+  const writes: TransactItem[] = [];
+  const places = new Map<string, { region: string; location: string; plan: string; count: number }>();
+  for (const { stored, next } of torn) {
+    const home = stored.region ?? region;
+    writes.push(changeStack(tenantId, { ...stored, region: home }, next, false));
+    if (stored.placed === false) continue;
+    const slot = `${home}#${stored.location}#${stored.plan}`;
+    const entry = places.get(slot) ?? {
+      region: home,
+      location: stored.location,
+      plan: stored.plan,
+      count: 0,
+    };
+    entry.count++;
+    places.set(slot, entry);
+  }
+  for (const place of places.values())
+    writes.push(releasePlaces(place.region, place.location, place.plan, place.count));
   return writes;
 };
 

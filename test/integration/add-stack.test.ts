@@ -195,4 +195,23 @@ describe('POST /v1/stacks', () => {
     });
     expect(whole.status).toBe(squat.status === 200 ? 409 : 400);
   });
+
+  it('leaving tears down every Stack, several in one slot, and gives all their places back', async () => {
+    const tenant = await subscribed('standard');
+    expect((await add(tenant, 'standard')).status).toBe(201);
+    expect((await add(tenant, 'standard')).status).toBe(201);
+    const used = async () =>
+      (await listInventory(tenant.region)).slots.find((s) => s.plan === 'standard')?.used;
+    expect(await used()).toBe(3);
+    emulator.route('DELETE', `/v1/subscriptions/${subscriptionOf(tenant.tenantId).id}`, {});
+    await api.sweep();
+    api.clock.advance(8 * 86_400);
+    await api.sweep();
+    expect((await listStacks(tenant.tenantId)).map((s) => s.lifecycle)).toEqual([
+      'torn_down',
+      'torn_down',
+      'torn_down',
+    ]);
+    expect(await used()).toBe(0);
+  });
 });

@@ -169,6 +169,98 @@ beforeAll(async () => {
       ),
     }),
   );
+  victimAdminToken = admin.sessionToken;
+  victimCredential = await credentialOf(admin.sessionToken);
+  // Another tenant's Stack and its Dispatcher credential.
+  const other = await api.signIn(uniqueLogin('other'));
+  const otherSlug = `other-${Math.random().toString(36).slice(2, 10)}`;
+  await api.call('POST', '/v1/tenant/slug', { token: other.sessionToken, body: { slug: otherSlug } });
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: stackItem(
+        other.tenantId,
+        stackOnPlan({
+          stackId: 'primary',
+          name: `${otherSlug}.stacks.test`,
+          plan: 'standard',
+          location: 'eu-a',
+          createdAt: new Date().toISOString(),
+        }),
+        { region: 'eu', placed: false },
+      ),
+    }),
+  );
+  otherCredential = await credentialOf(other.sessionToken);
+});
+
+let victimAdminToken: string;
+let victimCredential: string;
+let otherCredential: string;
+
+/** Issues the Dispatcher credential of a tenant's Stack `primary` (its administrator's session). */
+const credentialOf = async (adminToken: string): Promise<string> => {
+  const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', { token: adminToken });
+  expect(issued.status).toBe(201);
+  return issued.json.credential as string;
+};
+
+const guarded = routes.filter((route) => route.auth !== 'none');
+
+describe('every guarded route: no credential, a malformed body, another Stack’s Dispatcher', () => {
+  it.each(guarded.map((route) => [route.id, route] as const))(
+    '%s without a session or credential: 401, nothing written',
+    async (_id, route) => {
+      const probe: Probe = WALK[route.id] ?? { adminOnly: true, request: () => ({}) };
+      const before = await snapshot(victim);
+      const { query, body, path } = probe.request(victim);
+      const response = await api.call(route.method, `${path ?? route.path}${query ? `?${query}` : ''}`, {
+        ...(body === undefined ? {} : { body }),
+      });
+      expect(response.status).toBe(401);
+      expect(await snapshot(victim)).toBe(before);
+    },
+  );
+
+  it.each(
+    guarded
+      .filter((route) => route.method === 'POST' || route.method === 'PUT')
+      .map((route) => [route.id, route] as const),
+  )('%s with a malformed body: 400, nothing written', async (_id, route) => {
+    const probe: Probe = WALK[route.id] ?? { adminOnly: true, request: () => ({}) };
+    const before = await snapshot(victim);
+    const { path } = probe.request(victim);
+    const response = await api.call(route.method, path ?? route.path, {
+      token: route.auth === 'dispatcher' ? victimCredential : victimAdminToken,
+      rawBody: '{"not json',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.json.error.code).toBe('invalid_json');
+    expect(await snapshot(victim)).toBe(before);
+  });
+
+  it.each(guarded.filter((route) => route.auth === 'dispatcher').map((route) => [route.id, route] as const))(
+    "%s with another Stack's Dispatcher credential neither changes nor sees the victim's data",
+    async (_id, route) => {
+      const probe: Probe = WALK[route.id] ?? { adminOnly: true, request: () => ({}) };
+      const before = await snapshot(victim);
+      const response = await send(route, otherCredential, probe, victim);
+      expect(response.status).toBeLessThan(500);
+      expect(await snapshot(victim)).toBe(before);
+      expect(JSON.stringify(response.json ?? null)).not.toContain(victim.slug);
+    },
+  );
+
+  it('a Dispatcher credential on the tenant routes: 401, nothing written', async () => {
+    for (const route of guarded.filter((r) => r.auth === 'session')) {
+      const probe: Probe = WALK[route.id] ?? { adminOnly: true, request: () => ({}) };
+      const before = await snapshot(victim);
+      const response = await send(route, victimCredential, probe, victim);
+      expect(response.status, route.id).toBe(401);
+      expect(await snapshot(victim)).toBe(before);
+    }
+  });
 });
 
 describe('tenant isolation: every route, walked', () => {
