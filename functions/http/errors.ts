@@ -9,9 +9,6 @@ import { Refusal } from '#core/refusal.ts';
 export const HttpError = Refusal;
 export type HttpError = Refusal;
 
-export const badRequest = (code: string, message: string, field?: string): HttpError =>
-  new HttpError(400, code, message, field === undefined ? {} : { field });
-
 export const errorBody = (error: HttpError, requestId: string) => ({
   error: {
     code: error.code,

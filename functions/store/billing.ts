@@ -16,7 +16,6 @@ const CheckoutAttemptSchema = v.object({
   sessionId: v.optional(v.string()),
   url: v.optional(v.string()),
 });
-export type CheckoutAttempt = v.InferOutput<typeof CheckoutAttemptSchema>;
 
 const DuplicateSchema = v.object({
   handledAt: v.string(),
