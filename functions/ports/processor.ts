@@ -580,7 +580,6 @@ export const verifyWebhook = async (
     nowMs,
   );
 
-
 /** The portal this project needs: update the card and cancel at period end; no plan changes behind the Plan Change flow. */
 const PORTAL_FEATURES = {
   payment_method_update: { enabled: true },
