@@ -26,6 +26,8 @@ export interface ControlPlaneSettings extends Partial<Record<ContextSetting, str
   mailFrom: string;
   /** Optional: subscribed by email to the operators' alarm topic. */
   alarmEmail?: string;
+  /** Optional: the Plan Change release gates declared ready (none by default in a deploy). */
+  planChangeGatesReady?: string;
 }
 
 const setting = (scope: Construct, key: ContextSetting): string => {
@@ -61,6 +63,7 @@ export class ControlPlaneStack extends Stack {
       codeHostApiUrl: setting(this, 'codeHostApiUrl'),
       mailFrom: setting(this, 'mailFrom'),
       alarmEmail: optionalSetting(this, 'alarmEmail'),
+      planChangeGatesReady: optionalSetting(this, 'planChangeGatesReady'),
     } satisfies Record<ContextSetting, string | undefined> satisfies ControlPlaneSettings;
 
     this.table = new ControlPlaneTable(this, 'Data');
@@ -98,6 +101,7 @@ export class ControlPlaneStack extends Stack {
       CODE_HOST_AUTHORIZE_URL: settings.codeHostAuthorizeUrl,
       CODE_HOST_TOKEN_URL: settings.codeHostTokenUrl,
       CODE_HOST_API_URL: settings.codeHostApiUrl,
+      ...(settings.planChangeGatesReady ? { PLAN_CHANGE_GATES_READY: settings.planChangeGatesReady } : {}),
     };
     this.reconciler = new Reconciler(this, 'Reconciler', {
       table: this.table.table,

@@ -213,6 +213,17 @@ export const routes: readonly Route[] = [
     summary: 'Removes a Project from a Stack (administrators)',
   },
   {
+    id: 'PostPlanChangePreview',
+    method: 'POST',
+    path: '/v1/stacks/{stackId}/plan-changes/preview',
+    handler: 'functions/api/post-plan-change-preview.ts',
+    auth: 'session',
+    table: 'read',
+    secrets: ['processorApiKey'],
+    summary:
+      "A Plan Change's preview: both Plans, capacity, the processor's estimate, every refusal (administrators)",
+  },
+  {
     id: 'GetDispatcherDesiredState',
     method: 'GET',
     path: '/v1/dispatcher/desired-state',

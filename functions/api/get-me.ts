@@ -4,6 +4,7 @@ import { httpHandler } from '#http/handler.ts';
 import { requireTenant } from '#http/tenant.ts';
 import { config } from '#ports/config.ts';
 import { getUser } from '#store/users.ts';
+import { planChangeControls } from '../plan-changes/gates.ts';
 
 /** GET /v1/me: who is signed in, in which tenant and role, and the tenant's slug and state. */
 export const handler = httpHandler({ auth: 'session' }, async ({ principal }) => {
@@ -19,6 +20,8 @@ export const handler = httpHandler({ auth: 'session' }, async ({ principal }) =>
       stackName: tenant.slug === null ? null : stackName(tenant.slug, config.stackDomain()),
       homeRegion: tenant.homeRegion,
       billingState: tenant.billingState,
+      // The Plan Change controls show only when all five release gates are ready.
+      planChangeControls: planChangeControls(),
     },
   };
 });

@@ -34,3 +34,20 @@ export const itemsAfterAdding = (
     ? [{ itemId: existing.itemId, priceId, quantity: existing.quantity + 1 }]
     : [{ priceId, quantity: 1 }];
 };
+
+/**
+ * One Stack moves from `fromPriceId` to `toPriceId`: that item's quantity - 1 (0 removes it), the
+ * target's + 1 (or a new item). Quantities are always given: a price swap would reset them.
+ */
+export const itemsAfterPlanChange = (
+  items: { itemId: string; priceId: string; quantity: number }[],
+  fromPriceId: string,
+  toPriceId: string,
+): ItemChange[] => {
+  const from = items.find((item) => item.priceId === fromPriceId);
+  if (!from) throw new Error("the subscription has no item on the Stack's current price");
+  return [
+    { itemId: from.itemId, priceId: fromPriceId, quantity: from.quantity - 1 },
+    ...itemsAfterAdding(items, toPriceId),
+  ];
+};

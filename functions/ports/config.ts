@@ -55,6 +55,12 @@ export const ENVIRONMENT = {
     where: 'optional in the cloud; set by `npm start`',
     meaning: 'base of the OAuth callback URL (default `https://<API domain>`)',
   },
+  PLAN_CHANGE_GATES_READY: {
+    where: 'Lambda (context `planChangeGatesReady`; none by default); local: all five',
+    meaning:
+      'the Plan Change release gates that are ready, comma-separated: plan-catalog, processor-integration, replacement-path, reconciliation-loop, customer-contract; the Plan Change controls show only when all five are',
+    localDefault: 'plan-catalog,processor-integration,replacement-path,reconciliation-loop,customer-contract',
+  },
   STACK_CAP: {
     where: 'optional, Lambda (add a Stack) and local',
     meaning: 'Stacks a tenant may have at once (torn-down ones do not count)',
@@ -157,6 +163,16 @@ export type SecretVariable = 'CODE_HOST_CLIENT_SECRET' | 'PROCESSOR_API_KEY' | '
 export type QueueVariable = 'PROCESSOR_EVENTS_QUEUE_URL' | 'PROCESSOR_EVENTS_DLQ_URL';
 
 /** The CDK context settings (cdk.json, or `cdk deploy -c key=value`), and the variable each sets. */
+/** The five release gates of the Plan Change controls (all must be ready for them to show). */
+export const PLAN_CHANGE_GATES = [
+  'plan-catalog',
+  'processor-integration',
+  'replacement-path',
+  'reconciliation-loop',
+  'customer-contract',
+] as const;
+export type PlanChangeGate = (typeof PLAN_CHANGE_GATES)[number];
+
 export const CDK_CONTEXT = {
   stackDomain: { sets: 'STACK_DOMAIN', required: true },
   tenantAppUrl: { sets: 'TENANT_APP_URL', required: true },
@@ -165,6 +181,11 @@ export const CDK_CONTEXT = {
   codeHostTokenUrl: { sets: 'CODE_HOST_TOKEN_URL', required: true },
   codeHostApiUrl: { sets: 'CODE_HOST_API_URL', required: true },
   mailFrom: { sets: 'MAIL_FROM', required: true },
+  planChangeGatesReady: {
+    sets: 'PLAN_CHANGE_GATES_READY',
+    required: false,
+    meaning: 'optional: the Plan Change release gates an operator has declared ready (comma-separated)',
+  },
   alarmEmail: {
     sets: undefined,
     required: false,
@@ -208,6 +229,14 @@ export const config = {
     if (!Number.isFinite(value) || value < 0)
       throw new Error('EXPORT_WINDOW_DAYS must be a number of days >= 0');
     return value;
+  },
+  /** Which Plan Change release gates are ready (none unless configured). */
+  planChangeGates: () => {
+    const ready = new Set((env('PLAN_CHANGE_GATES_READY') ?? '').split(',').map((gate) => gate.trim()));
+    return Object.fromEntries(PLAN_CHANGE_GATES.map((gate) => [gate, ready.has(gate)])) as Record<
+      PlanChangeGate,
+      boolean
+    >;
   },
   /** Stacks a tenant may have at once (default 5). */
   stackCap: () => {

@@ -472,7 +472,8 @@ export const subscriptionItems = async (subscriptionId: string): Promise<Subscri
 };
 
 /**
- * Changes a subscription's items (one item per price, `quantity` = Stacks on that price): the
+ * Changes a subscription's items (one item per price, `quantity` = Stacks on that price; an item
+ * whose quantity becomes 0 is removed): the
  * change is prorated to the next regular invoice, the billing date stays. The idempotency key is
  * ours, made from the operation (an added Stack's id), so a retry changes nothing twice.
  */
@@ -487,7 +488,9 @@ export const changeSubscriptionItems = async (
       {
         items: items.map((item) =>
           item.itemId
-            ? { id: item.itemId, quantity: item.quantity }
+            ? item.quantity === 0
+              ? { id: item.itemId, deleted: true }
+              : { id: item.itemId, quantity: item.quantity }
             : { price: item.priceId, quantity: item.quantity },
         ),
         proration_behavior: 'create_prorations',
@@ -530,7 +533,9 @@ export const previewItemChange = async (params: {
         subscription_details: {
           items: params.items.map((item) =>
             item.itemId
-              ? { id: item.itemId, quantity: item.quantity }
+              ? item.quantity === 0
+                ? { id: item.itemId, deleted: true }
+                : { id: item.itemId, quantity: item.quantity }
               : { price: item.priceId, quantity: item.quantity },
           ),
           proration_behavior: 'create_prorations',

@@ -82,6 +82,11 @@ const WALK: Record<string, Probe> = {
     request: () => ({ path: '/v1/stacks/primary/projects/prj_victim' }),
     otherTenantStatus: 404,
   },
+  PostPlanChangePreview: {
+    adminOnly: true,
+    request: () => ({ path: '/v1/stacks/primary/plan-changes/preview', body: { plan: 'pro' } }),
+    otherTenantStatus: 404,
+  },
   // Dispatcher routes: no tenant session reaches them (401), member or not.
   GetDispatcherDesiredState: { adminOnly: false, request: () => ({}), otherTenantStatus: 401 },
   PutDispatcherObservedState: {

@@ -7,4 +7,7 @@ Object.assign(process.env, {
   MAIL_FROM: 'billing@stacks.test',
   // The emulator is not Stripe: tests do not wait for Stripe's 25 calls/s (the bench shows the limit).
   PROCESSOR_RATE_LIMIT_PER_SECOND: '1000',
+  // Every Plan Change release gate is ready in tests, as under npm start.
+  PLAN_CHANGE_GATES_READY:
+    'plan-catalog,processor-integration,replacement-path,reconciliation-loop,customer-contract',
 });

@@ -1,0 +1,116 @@
+import { placeablePlans } from '#core/placement.ts';
+import { confirmRefusals } from '#core/plan-change.ts';
+import { PLANS, type PlanValue } from '#core/plans.ts';
+import { itemsAfterPlanChange } from '#core/stack-growth.ts';
+import {
+  ProcessorError,
+  previewItemChange,
+  priceIdForPlan,
+  retrieveSubscription,
+  subscriptionItems,
+  withProcessorDeadline,
+} from '#ports/processor.ts';
+import { getBilling } from '#store/billing.ts';
+import { listInventory } from '#store/capacity.ts';
+import type { Tenant } from '#store/tenants.ts';
+import { viaProcessor } from '../billing/processor-errors.ts';
+import { requireStack } from '../stacks/views.ts';
+import { requireGatesReady } from './gates.ts';
+
+const PROCESSOR_BUDGET_MS = 7_500;
+
+const planView = (plan: PlanValue) => {
+  const entry = PLANS[plan];
+  return {
+    plan,
+    monthlyPrice: entry.monthlyPrice,
+    resources: entry.resources,
+    quotas: {
+      runCap: entry.runCap,
+      reserveCap: entry.reserveCap,
+      watchedProjectsCap: entry.watchedProjectsCap,
+    },
+  };
+};
+
+/**
+ * THE Plan Change preview: both Plans side by side (where the requested one can be placed: in the
+ * Stack's location, elsewhere in the Home Region, or nowhere so it would queue; quotas; monthly
+ * prices), the processor's estimate of the next invoice with its adjustment, tax and discount, the
+ * preserved billing-cycle date, and every refusal a confirmation would meet. A processor that
+ * cannot estimate says so; no figure is ever made up. Writes nothing.
+ */
+export const previewPlanChange = async (params: {
+  tenant: Tenant;
+  stackId: string;
+  plan: PlanValue;
+  now: Date;
+}) => {
+  requireGatesReady();
+  const { tenant, plan, now } = params;
+  const stack = await requireStack(tenant.tenantId, params.stackId);
+  return withProcessorDeadline(performance.now() + PROCESSOR_BUDGET_MS, async () => {
+    const billing = await getBilling(tenant.tenantId);
+    const subscriptionId = billing?.subscriptionId;
+    const subscription = subscriptionId
+      ? await viaProcessor(() => retrieveSubscription(subscriptionId))
+      : undefined;
+    const refusals = confirmRefusals({
+      billingState: tenant.billingState,
+      subscriptionActive: subscription?.status === 'active',
+      cancelScheduled: subscription?.cancelScheduled ?? false,
+      stackLifecycle: stack.lifecycle,
+      currentPlan: stack.plan,
+      requestedPlan: plan,
+      openChanges: [],
+    });
+    const inventory = await listInventory(tenant.homeRegion);
+    const here = inventory.slots.some(
+      (slot) =>
+        slot.location === stack.location &&
+        slot.plan === plan &&
+        slot.total -
+          slot.used -
+          inventory.reservations.filter((r) => r.location === slot.location && r.plan === plan).length >
+          0,
+    );
+    const capacity = here
+      ? 'placeable_in_location'
+      : placeablePlans(inventory, tenant.homeRegion, now).includes(plan)
+        ? 'placeable_elsewhere_in_home_region'
+        : 'would_queue';
+    let estimate: Awaited<ReturnType<typeof previewItemChange>> | null = null;
+    let estimateUnavailable: string | null = null;
+    if (subscriptionId && stack.plan !== plan) {
+      try {
+        const [oldPrice, newPrice] = await Promise.all([
+          priceIdForPlan(stack.plan, now.getTime()),
+          priceIdForPlan(plan, now.getTime()),
+        ]);
+        const items = itemsAfterPlanChange(await subscriptionItems(subscriptionId), oldPrice, newPrice);
+        estimate = await previewItemChange({ subscriptionId, items, prorationDate: now });
+      } catch (error) {
+        if (!(error instanceof ProcessorError)) throw error;
+        estimateUnavailable =
+          'The payment processor could not estimate the change now; no figure is shown. Try again in a moment.';
+      }
+    }
+    const warnings =
+      stack.projectCount > PLANS[plan].watchedProjectsCap
+        ? [
+            `The Stack watches ${stack.projectCount} Projects, more than the ${plan} Plan's ${PLANS[plan].watchedProjectsCap}: they stay watched, and no new Project can be registered until fewer remain.`,
+          ]
+        : [];
+    return {
+      stackId: stack.stackId,
+      current: planView(stack.plan),
+      requested: { ...planView(plan), capacity },
+      estimate,
+      estimateUnavailable,
+      billingCycleDate: estimate?.invoiceAt ?? null,
+      refusals: refusals.map((code) => ({ code })),
+      warnings,
+      estimatedAt: now.toISOString(),
+    };
+  });
+};
