@@ -23,6 +23,7 @@ import {
   getBilling,
   recordCheckoutSession,
   recordCustomer,
+  STALE_CLAIM_MS,
 } from '#store/billing.ts';
 import { listInventory, releaseReservation, reserveCapacity } from '#store/capacity.ts';
 import { lookNoLaterThan, type Tenant } from '#store/tenants.ts';
@@ -64,7 +65,11 @@ const inProgress = () =>
 const reusableCheckout = async (billing: Billing | undefined, plan: PlanValue, now: Date) => {
   const open = billing?.checkout;
   if (!open || Date.parse(open.expiresAt) <= now.getTime()) return undefined;
-  if (open.state === 'creating' || !open.sessionId) throw inProgress();
+  if (open.state === 'creating' || !open.sessionId) {
+    // A request that crashed while creating leaves a stale claim: the next claim replaces it.
+    if (now.getTime() - Date.parse(open.startedAt) >= STALE_CLAIM_MS) return undefined;
+    throw inProgress();
+  }
   const { sessionId } = open;
   const session = await viaProcessor(() => checkoutSession(sessionId));
   if (session.status === 'complete') throw subscriptionExists();
@@ -88,6 +93,12 @@ export const startCheckout = async (params: {
   const { tenant, plan, now } = params;
   const leaving = leavingRefusal(tenant);
   if (leaving) throw leaving;
+  if (tenant.closeRequestedAt)
+    throw new Refusal(
+      409,
+      'account_closing',
+      'This account is being closed, as its administrator asked: nothing new can be bought.',
+    );
   if (!tenant.slug)
     throw new Refusal(
       409,
@@ -127,6 +138,19 @@ export const startCheckout = async (params: {
       if (current?.state === 'open' && current.plan === plan && current.url) return { url: current.url };
       throw inProgress();
     }
+    if (customerId) {
+      // Earlier sessions (another Plan, another tab) can no longer be paid; one paid meanwhile wins.
+      // Done before reserving: the tenant's current reservation stays as it is if one was paid.
+      try {
+        for (const sessionId of await viaProcessor(() => openCheckoutSessions(customerId)))
+          if ((await viaProcessor(() => expireCheckoutSession(sessionId))) === 'complete')
+            throw subscriptionExists();
+        await refuseWhenSubscribed(customerId);
+      } catch (error) {
+        await clearCheckout(tenant.tenantId, attemptId);
+        throw error;
+      }
+    }
     const reservation = await reserveCapacity(
       { tenantId: tenant.tenantId, region: tenant.homeRegion, plan },
       now,
@@ -138,14 +162,7 @@ export const startCheckout = async (params: {
     }
     try {
       let payer = customerId;
-      if (payer) {
-        // Earlier sessions (another Plan, another tab) can no longer be paid; one paid meanwhile wins.
-        const sessions = await viaProcessor(() => openCheckoutSessions(payer as string));
-        for (const sessionId of sessions)
-          if ((await viaProcessor(() => expireCheckoutSession(sessionId))) === 'complete')
-            throw subscriptionExists();
-        await refuseWhenSubscribed(payer);
-      } else {
+      if (!payer) {
         const admin = await getUser(params.userId);
         payer = await viaProcessor(() =>
           createCustomer({ tenantId: tenant.tenantId, email: admin?.email, slug }),

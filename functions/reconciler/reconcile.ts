@@ -199,7 +199,8 @@ const closeOut = async (
       if (paidPeriodRuns) {
         // Serving until the paid period ends; if the cancel was taken back, it is made again.
         if (!subscription.cancelScheduled)
-          await scheduleCancelAtPeriodEnd(subscription.id, tenant.leftBy ?? '');
+          // A key per look: a cancel taken back again later must be made again, not replayed.
+          await scheduleCancelAtPeriodEnd(subscription.id, now.toISOString());
         servingUntil = earliest(servingUntil, subscription.periodEnd);
         continue;
       }
@@ -214,12 +215,28 @@ const closeOut = async (
   if (!servingUntil && !tenant.billingStoppedAt) record.billingStoppedAt = now.toISOString();
 
   const extra: TransactItem[] = [];
+  const stacks = await listStacks(tenant.tenantId);
+  // A Stack that started running while the tenant was leaving (an add that raced the leave) leaves too.
+  for (const stored of stacks)
+    if (stored.lifecycle === 'running' && tenant.teardownAt)
+      extra.push(
+        stackUpdateWrite(
+          tenant.tenantId,
+          stored,
+          decommissioned(stored, {
+            teardownAt: tenant.teardownAt,
+            admissionOpen:
+              tenant.leftBy === 'cancelled_in_portal' && Date.parse(tenant.teardownAt) > now.getTime(),
+          }),
+        ),
+      );
   const teardownDue = tenant.teardownAt !== undefined && Date.parse(tenant.teardownAt) <= now.getTime();
-  let awaitingConfirmation = 0;
+  // Stacks decommissioned just now are torn down at a later look, not in this commit.
+  let awaitingConfirmation = stacks.filter((stored) => stored.lifecycle === 'running').length;
   if (teardownDue && !tenant.tornDownAt) {
     const torn = [];
-    for (const stored of await listStacks(tenant.tenantId)) {
-      if (stored.lifecycle === 'torn_down') continue;
+    for (const stored of stacks) {
+      if (stored.lifecycle !== 'decommissioning') continue;
       // A Stack whose Dispatcher reports is torn down when it confirms it (observed state); one that
       // never had a Dispatcher has nothing to confirm, and is torn down now.
       if (stored.observed && !stored.observed.tornDown) {

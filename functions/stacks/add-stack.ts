@@ -24,7 +24,7 @@ import {
   releaseIdempotencyKey,
 } from '#store/idempotency.ts';
 import { applyStackWrites, firstStackWrites, getStack, listStacks } from '#store/stacks.ts';
-import type { Tenant } from '#store/tenants.ts';
+import { stackAddedWrite, type Tenant } from '#store/tenants.ts';
 import { viaProcessor } from '../billing/processor-errors.ts';
 import { stackView } from './views.ts';
 
@@ -185,14 +185,18 @@ export const addStack = async (params: {
           reservationToRemove: true,
           reservationHolder: holder,
         }),
+        stackAddedWrite(tenant.tenantId, change.ordinal),
         ...(key ? [idempotencyDoneWrite(tenant.tenantId, key, 201, view)] : []),
       ];
       if (!(await applyStackWrites(writes))) {
         const existing = await getStack(tenant.tenantId, change.stackId);
         if (existing) return stackView(existing);
-        throw new Refusal(409, 'no_capacity', 'The place was taken meanwhile: try again.', {
-          extra: { reason: 'no_capacity' },
-        });
+        await releaseReservation(tenant.homeRegion, holder);
+        throw new Refusal(
+          409,
+          'add_conflict',
+          'The tenant changed meanwhile (another Stack was added, its place was taken, or billing changed): read GET /v1/stacks, then try again.',
+        );
       }
       return view;
     } catch (error) {

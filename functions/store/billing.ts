@@ -5,7 +5,7 @@ import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from '
 import { keys } from './keys.ts';
 
 /** An in-flight claim older than this is taken to have crashed and may be replaced. */
-const STALE_CLAIM_MS = 60_000;
+export const STALE_CLAIM_MS = 60_000;
 
 const CheckoutAttemptSchema = v.object({
   attemptId: v.string(),

@@ -131,3 +131,18 @@ export const requestClose = async (tenantId: string, now: Date): Promise<boolean
     ),
   );
 };
+
+/**
+ * Part of an added Stack's commit: the tenant must still be `active`, and each ordinal is taken
+ * once, so two adds at once cannot both commit (nor an add after the tenant started leaving).
+ */
+export const stackAddedWrite = (tenantId: string, ordinal: number) => ({
+  Update: {
+    TableName: tableName(),
+    Key: keys.tenant(tenantId),
+    UpdateExpression: 'SET lastStackOrdinal = :ordinal',
+    ConditionExpression:
+      'billingState = :active AND (attribute_not_exists(lastStackOrdinal) OR lastStackOrdinal < :ordinal)',
+    ExpressionAttributeValues: { ':ordinal': ordinal, ':active': 'active' },
+  },
+});

@@ -214,4 +214,23 @@ describe('POST /v1/stacks', () => {
     ]);
     expect(await used()).toBe(0);
   });
+
+  it('two adds at once never bill two Stacks as one: the subscription quantity always equals the Stacks on that Plan', async () => {
+    const tenant = await subscribed('standard');
+    const answers = await Promise.all([add(tenant, 'plus'), add(tenant, 'plus'), add(tenant, 'plus')]);
+    const created = answers.filter((a) => a.status === 201).length;
+    expect(created).toBeGreaterThanOrEqual(1);
+    // Refused by our commit (add_conflict) or, for a new price item, by the processor refusing
+    // the same price twice (a 502 that bills nothing).
+    for (const refused of answers.filter((a) => a.status !== 201))
+      expect(['add_conflict', 'processor_error']).toContain(refused.json.error.code);
+    const stacks = await listStacks(tenant.tenantId);
+    expect(stacks.filter((s) => s.plan === 'plus')).toHaveLength(created);
+    expect(new Set(stacks.map((s) => s.name)).size).toBe(stacks.length);
+    const plusItem = subscriptionOf(tenant.tenantId).items.find(
+      (i) => planOfPrice(i.price) === 'stack_plan_plus_monthly',
+    );
+    expect(plusItem?.quantity).toBe(created);
+    expect((await listInventory(tenant.region)).reservations).toEqual([]);
+  });
 });

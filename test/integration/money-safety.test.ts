@@ -128,6 +128,11 @@ describe('leaving stops billing', () => {
     );
     expect(recancel).toHaveLength(1);
     expect(recancel[0]?.idempotencyKey).toMatch(/^cancel-at-period-end:/);
+    // Taken back once more: a new key, so the cancel is made again rather than replayed.
+    api.clock.advance(60);
+    emulator.route('POST', `/v1/subscriptions/${subscription.id}`, { cancel_at_period_end: 'false' });
+    await api.sweep();
+    expect(subscriptionOf(tenant.tenantId).cancelAtPeriodEnd).toBe(true);
 
     // The paid period ends: no renewal invoice, no charge; the Stack is torn down and its place freed.
     const invoices = invoicesOf(subscription.customer).length;
@@ -430,6 +435,35 @@ describe('within the Lambda timeout', () => {
     expect((await listInventory(tenant.region)).reservations).toEqual([]);
     expect((await getBilling(tenant.tenantId))?.checkout).toBeUndefined();
   }, 20_000);
+});
+
+describe('a crashed checkout request', () => {
+  it('leaves a claim that a retry a minute later replaces, instead of "in progress" for half an hour', async () => {
+    const tenant = await api.readyTenant();
+    const stale = new Date(api.clock.now().getTime() - 2 * 60_000).toISOString();
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.billing(tenant.tenantId),
+        UpdateExpression: 'SET #type = :type, tenantId = :tenant, checkout = :attempt',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: {
+          ':type': 'billing',
+          ':tenant': tenant.tenantId,
+          ':attempt': {
+            attemptId: 'crashed',
+            plan: 'plus',
+            state: 'creating',
+            startedAt: stale,
+            expiresAt: new Date(api.clock.now().getTime() + 29 * 60_000).toISOString(),
+          },
+        },
+      }),
+    );
+    const retried = await checkout(tenant, 'plus');
+    expect(retried.status).toBe(200);
+    expect((await getBilling(tenant.tenantId))?.checkout?.attemptId).not.toBe('crashed');
+  });
 });
 
 describe('checkout addresses are built when served', () => {
