@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { checkoutExpiry, mayStartFirstCheckout } from '#core/checkout.ts';
 import { leavingRefusal } from '#core/leaving.ts';
-import { isLiveSubscription } from '#core/lifecycle.ts';
 import { placeablePlans, withoutReservationOf } from '#core/placement.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { Refusal } from '#core/refusal.ts';
@@ -10,9 +9,6 @@ import {
   checkoutSession,
   createCheckoutSession,
   createCustomer,
-  expireCheckoutSession,
-  listSubscriptions,
-  openCheckoutSessions,
   priceIdForPlan,
   withProcessorDeadline,
 } from '#ports/processor.ts';
@@ -29,6 +25,7 @@ import { listInventory, releaseReservation, reserveCapacity } from '#store/capac
 import { lookNoLaterThan, type Tenant } from '#store/tenants.ts';
 import { getUser } from '#store/users.ts';
 import { viaProcessor } from './processor-errors.ts';
+import { expireOpenSessions, hasLiveSubscription } from './sessions.ts';
 
 /**
  * Time a checkout request may spend on processor calls: the API function's timeout is 10 s, and
@@ -142,9 +139,7 @@ export const startCheckout = async (params: {
       // Earlier sessions (another Plan, another tab) can no longer be paid; one paid meanwhile wins.
       // Done before reserving: the tenant's current reservation stays as it is if one was paid.
       try {
-        for (const sessionId of await viaProcessor(() => openCheckoutSessions(customerId)))
-          if ((await viaProcessor(() => expireCheckoutSession(sessionId))) === 'complete')
-            throw subscriptionExists();
+        if ((await viaProcessor(() => expireOpenSessions(customerId))) === 'paid') throw subscriptionExists();
         await refuseWhenSubscribed(customerId);
       } catch (error) {
         await clearCheckout(tenant.tenantId, attemptId);
@@ -204,6 +199,5 @@ export const startCheckout = async (params: {
  * event is still on its way (the sweep makes the tenant active from it).
  */
 const refuseWhenSubscribed = async (customerId: string): Promise<void> => {
-  const subscriptions = await viaProcessor(() => listSubscriptions(customerId));
-  if (subscriptions.some((s) => isLiveSubscription(s.status))) throw subscriptionExists();
+  if (await viaProcessor(() => hasLiveSubscription(customerId))) throw subscriptionExists();
 };

@@ -1,11 +1,10 @@
 import { leavingRefusal } from '#core/leaving.ts';
-import { isLiveSubscription } from '#core/lifecycle.ts';
 import { Refusal } from '#core/refusal.ts';
-import { expireCheckoutSession, listSubscriptions, openCheckoutSessions } from '#ports/processor.ts';
 import { clearCheckout, getBilling } from '#store/billing.ts';
 import { releaseReservation } from '#store/capacity.ts';
 import { requestClose, type Tenant } from '#store/tenants.ts';
 import { viaProcessor } from './processor-errors.ts';
+import { expireOpenSessions, hasLiveSubscription } from './sessions.ts';
 
 const paidMeanwhile = () =>
   new Refusal(
@@ -34,16 +33,10 @@ export const closeAccount = async (params: { tenant: Tenant; now: Date }) => {
   const billing = await getBilling(tenant.tenantId);
   if (billing?.subscriptionId) throw paidMeanwhile();
   const customerId = billing?.customerId;
-  if (
-    customerId &&
-    (await viaProcessor(() => listSubscriptions(customerId))).some((s) => isLiveSubscription(s.status))
-  )
-    throw paidMeanwhile();
+  if (customerId && (await viaProcessor(() => hasLiveSubscription(customerId)))) throw paidMeanwhile();
   // Every session that could still be paid is expired; one paid in between wins.
-  const sessions = new Set(customerId ? await viaProcessor(() => openCheckoutSessions(customerId)) : []);
-  if (billing?.checkout?.sessionId) sessions.add(billing.checkout.sessionId);
-  for (const sessionId of sessions)
-    if ((await viaProcessor(() => expireCheckoutSession(sessionId))) === 'complete') throw paidMeanwhile();
+  if ((await viaProcessor(() => expireOpenSessions(customerId, billing?.checkout?.sessionId))) === 'paid')
+    throw paidMeanwhile();
   if (billing?.checkout) {
     await releaseReservation(tenant.homeRegion, tenant.tenantId);
     await clearCheckout(tenant.tenantId, billing.checkout.attemptId);

@@ -1,4 +1,4 @@
-import { placeablePlans } from '#core/placement.ts';
+import { freeSlots, placeablePlans } from '#core/placement.ts';
 import { confirmRefusals } from '#core/plan-change.ts';
 import { PLANS, type PlanValue } from '#core/plans.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
@@ -69,10 +69,7 @@ export const previewPlanChange = async (params: {
       (slot) =>
         slot.location === stack.location &&
         slot.plan === plan &&
-        slot.total -
-          slot.used -
-          inventory.reservations.filter((r) => r.location === slot.location && r.plan === plan).length >
-          0,
+        freeSlots(slot, inventory.reservations, now) > 0,
     );
     const capacity = here
       ? 'placeable_in_location'

@@ -11,7 +11,7 @@ import {
   type Transition,
   teardownTime,
 } from '#core/lifecycle.ts';
-import { chooseLocation } from '#core/placement.ts';
+import { chooseLocation, withoutReservationOf } from '#core/placement.ts';
 import { isPlanValue, type PlanValue } from '#core/plans.ts';
 import { stackName } from '#core/slug.ts';
 import { decommissioned, stackOnPlan, tornDown } from '#core/stacks.ts';
@@ -22,7 +22,6 @@ import {
   expireCheckoutSession,
   failedPaymentAt,
   listSubscriptions,
-  openCheckoutSessions,
   retrieveSubscription,
   scheduleCancelAtPeriodEnd,
   voidOpenInvoices,
@@ -39,6 +38,7 @@ import { commitReconciliation, type TransactItem, waitlistDeletes } from '#store
 import { firstStackWrites, listStacks, stackUpdateWrite, teardownWrites } from '#store/stacks.ts';
 import { getTenant, type Tenant } from '#store/tenants.ts';
 import { refundSubscription } from '../billing/refund.ts';
+import { expireOpenSessions } from '../billing/sessions.ts';
 
 /** The id of a tenant's first Stack: fixed, so that the Stack can be created only once. */
 export const FIRST_STACK_ID = 'primary';
@@ -118,9 +118,7 @@ const lapseCheckout = async (tenant: Tenant, billing: Billing | undefined, now: 
   const checkout = billing?.checkout;
   if (!checkout) {
     // A session the processor created after our request gave up waiting for it: nobody may pay it.
-    if (billing?.customerId && !billing.subscriptionId)
-      for (const sessionId of await openCheckoutSessions(billing.customerId))
-        await expireCheckoutSession(sessionId);
+    if (billing?.customerId && !billing.subscriptionId) await expireOpenSessions(billing.customerId);
     return;
   }
   if (Date.parse(checkout.expiresAt) > now.getTime()) return;
@@ -139,10 +137,7 @@ const lapseCheckout = async (tenant: Tenant, billing: Billing | undefined, now: 
 const firstStack = async (tenant: Tenant, plan: PlanValue, now: Date): Promise<TransactItem[]> => {
   const inventory = await listInventory(tenant.homeRegion);
   const reservation = inventory.reservations.find((r) => r.tenantId === tenant.tenantId);
-  const others = {
-    slots: inventory.slots,
-    reservations: inventory.reservations.filter((r) => r.tenantId !== tenant.tenantId),
-  };
+  const others = withoutReservationOf(inventory, tenant.tenantId);
   const reservedSlot = inventory.slots.find(
     (s) => s.location === reservation?.location && s.plan === plan && s.used < s.total,
   );
