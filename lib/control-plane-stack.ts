@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import type { ContextSetting, Environment } from '../functions/ports/config.ts';
 import { OperatorAlarms } from './constructs/alarms.ts';
 import { ControlPlaneApi } from './constructs/api.ts';
+import { PlanChanges } from './constructs/plan-changes.ts';
 import { Reconciler } from './constructs/reconciler.ts';
 import { ControlPlaneTable } from './constructs/table.ts';
 import { ProcessorEventQueue } from './constructs/webhooks.ts';
@@ -50,6 +51,7 @@ export class ControlPlaneStack extends Stack {
   readonly api: ControlPlaneApi;
   readonly processorEvents: ProcessorEventQueue;
   readonly reconciler: Reconciler;
+  readonly planChanges: PlanChanges;
   readonly alarms: OperatorAlarms;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
@@ -111,12 +113,18 @@ export class ControlPlaneStack extends Stack {
       processorApiKey: secrets.processorApiKey,
       mailFrom: settings.mailFrom,
     });
+    this.planChanges = new PlanChanges(this, 'PlanChanges', {
+      table: this.table.table,
+      environment,
+      processorApiKey: secrets.processorApiKey,
+    });
     this.api = new ControlPlaneApi(this, 'Api', {
       table: this.table.table,
       environment,
       secrets,
       queues: { processorEvents: this.processorEvents.queue },
       reconciler: this.reconciler.function,
+      planChanges: this.planChanges,
     });
     this.alarms = new OperatorAlarms(this, 'Alarms', {
       reconciler: this.reconciler.function,
@@ -124,5 +132,6 @@ export class ControlPlaneStack extends Stack {
       api: this.api.api,
       ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });
+    this.planChanges.addAlarms(this.alarms);
   }
 }

@@ -28,6 +28,8 @@ export interface Route {
   secrets?: readonly SecretName[];
   /** Queues the function sends to; the CDK grants exactly these. */
   sendsTo?: readonly 'processorEvents'[];
+  /** Starts and stops Plan Change executions; the CDK grants exactly that on the state machine. */
+  startsPlanChanges?: boolean;
   summary: string;
 }
 
@@ -222,6 +224,55 @@ export const routes: readonly Route[] = [
     secrets: ['processorApiKey'],
     summary:
       "A Plan Change's preview: both Plans, capacity, the processor's estimate, every refusal (administrators)",
+  },
+  {
+    id: 'PostPlanChange',
+    method: 'POST',
+    path: '/v1/stacks/{stackId}/plan-changes',
+    handler: 'functions/api/post-plan-change.ts',
+    auth: 'session',
+    table: 'readwrite',
+    secrets: ['processorApiKey'],
+    startsPlanChanges: true,
+    summary:
+      'Confirms a Plan Change: it starts, or queues for capacity; refusals say why (administrators; Idempotency-Key)',
+  },
+  {
+    id: 'PostPlanChangeCancel',
+    method: 'POST',
+    path: '/v1/plan-changes/{changeId}/cancel',
+    handler: 'functions/api/post-plan-change-cancel.ts',
+    auth: 'session',
+    table: 'readwrite',
+    startsPlanChanges: true,
+    summary: 'Cancels a Plan Change while it waits for capacity or for work (administrators)',
+  },
+  {
+    id: 'GetPlanChanges',
+    method: 'GET',
+    path: '/v1/plan-changes',
+    handler: 'functions/api/get-plan-changes.ts',
+    auth: 'session',
+    table: 'read',
+    summary: "The tenant's Plan Changes, newest first; one Stack's with ?stackId=",
+  },
+  {
+    id: 'GetPlanChange',
+    method: 'GET',
+    path: '/v1/plan-changes/{changeId}',
+    handler: 'functions/api/get-plan-change.ts',
+    auth: 'session',
+    table: 'read',
+    summary: "One Plan Change's durable record: Plans, status history, estimate and final adjustment",
+  },
+  {
+    id: 'GetPlanChangesExport',
+    method: 'GET',
+    path: '/v1/plan-changes/export',
+    handler: 'functions/api/get-plan-changes-export.ts',
+    auth: 'session',
+    table: 'read',
+    summary: 'The Plan Change audit export as JSON Lines (administrators)',
   },
   {
     id: 'GetDispatcherDesiredState',

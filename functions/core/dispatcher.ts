@@ -48,7 +48,23 @@ export interface ObservedState {
   localHostExecutor: boolean;
   /** The Dispatcher confirms the Stack's teardown is done (only meaningful while decommissioning). */
   tornDown: boolean;
+  /** The outcome of the last Plan Change step it carried out (drain needs no report). */
+  operation?: OperationReport;
   reportedAt: string;
+}
+
+export const OPERATION_OUTCOMES = ['done', 'failed'] as const;
+
+/** What a Dispatcher reports of a Plan Change step: done or failed, and why it failed. */
+export interface OperationReport {
+  /** The Plan Change's id (the desired state's `operation.id`). */
+  id: string;
+  step: 'backup' | 'switch' | 'verify';
+  outcome: (typeof OPERATION_OUTCOMES)[number];
+  /** Why a step failed, in words an operator can act on (never shown to tenants). */
+  reason?: string;
+  /** After `switch`: the replacement's public IP address differs from the old one. */
+  addressChanged?: boolean;
 }
 
 /** A report may not claim a version the control plane never published. */

@@ -32,3 +32,54 @@ export const waitlistCapacityEmail = (params: {
     html: htmlOf(paragraphs),
   };
 };
+
+const money = (amount: number, currency: string) =>
+  `${amount < 0 ? '-' : ''}${currency.toUpperCase() === 'USD' ? 'US$' : `${currency.toUpperCase()} `}${(Math.abs(amount) / 100).toFixed(2)}`;
+
+/** The one email of a Plan Change that ended completed, rolled back or expired (spec §6). */
+export const planChangeOutcomeEmail = (params: {
+  outcome: 'completed' | 'rolled_back' | 'expired';
+  stackName: string;
+  fromPlan: PlanValue;
+  toPlan: PlanValue;
+  /** Completed: the replacement is in another location and its IP address changed. */
+  movedTo?: string | undefined;
+  addressChanged?: boolean | undefined;
+  /** Completed: the exact adjustment on the next invoice (minor units; negative: a credit). */
+  adjustment?: { amount: number; currency: string } | undefined;
+  reason?: string | undefined;
+  appUrl: string;
+}): EmailContent => {
+  const from = PLANS[params.fromPlan].name;
+  const to = PLANS[params.toPlan].name;
+  const paragraphs: string[] = [];
+  let subject: string;
+  if (params.outcome === 'completed') {
+    subject = `${params.stackName} now runs on the ${to} Plan`;
+    paragraphs.push(`Your Stack ${params.stackName} moved from the ${from} Plan to the ${to} Plan.`);
+    if (params.movedTo)
+      paragraphs.push(
+        `It now runs in another location (${params.movedTo})${params.addressChanged === false ? '' : ', and its IP address changed: update any allow-list that names the old one'}.`,
+      );
+    if (params.adjustment)
+      paragraphs.push(
+        params.adjustment.amount >= 0
+          ? `Your next regular invoice carries ${money(params.adjustment.amount, params.adjustment.currency)} for the rest of this billing period on the new Plan.`
+          : `${money(-params.adjustment.amount, params.adjustment.currency)} for the rest of this billing period was credited to your account balance; it lowers your next invoice.`,
+      );
+  } else if (params.outcome === 'rolled_back') {
+    subject = `The Plan Change of ${params.stackName} was rolled back`;
+    paragraphs.push(
+      `The change of ${params.stackName} from the ${from} Plan to the ${to} Plan could not be completed${params.reason ? `: ${params.reason}` : '.'}`,
+      'The Stack runs on its previous Plan as before, and your billing is unchanged. You may ask for the change again.',
+    );
+  } else {
+    subject = `The Plan Change of ${params.stackName} expired`;
+    paragraphs.push(
+      `No place for the ${to} Plan became free within 7 days, so the change of ${params.stackName} expired.`,
+      `The Stack stays on the ${from} Plan and your billing is unchanged. You may ask for the change again at any time.`,
+    );
+  }
+  paragraphs.push(`See the change and its history: ${params.appUrl}`);
+  return { subject, text: `${paragraphs.join('\n\n')}\n`, html: htmlOf(paragraphs) };
+};

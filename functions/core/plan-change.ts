@@ -136,3 +136,92 @@ export const applyPlanChangeEvent = (state: PlanChangeState, event: PlanChangeEv
       : state.status;
   return NEXT[state.status]?.[event.type] ?? state.status;
 };
+
+/** The workflow's steps: which task runs next (docs/plan-changes.md). */
+export const PLAN_CHANGE_STEPS = [
+  'find_capacity',
+  'drain_work',
+  'prepare',
+  'switch',
+  'verify',
+  'commit_billing',
+  'complete',
+  'roll_back',
+  'done',
+] as const;
+export type PlanChangeStep = (typeof PLAN_CHANGE_STEPS)[number];
+
+/** The state a Plan Change execution carries from task to task. */
+export interface PlanChangeExecution {
+  changeId: string;
+  tenantId: string;
+  /** Confirmation + 7 days: compared with the Clock, never waited for. */
+  expiresAt: string;
+  step: PlanChangeStep;
+  /** How long to wait before the step's task runs (0: at once). */
+  waitSeconds: number;
+}
+
+/** Work that never drains: the change rolls back after this long in Waiting for Work. */
+export const DRAIN_LIMIT_HOURS = 24;
+/** A Dispatcher step (backup, switch, verify) that reports nothing for this long rolls the change back. */
+export const DISPATCHER_STEP_LIMIT_HOURS = 2;
+
+export const expiryOf = (confirmedAt: Date): Date =>
+  new Date(confirmedAt.getTime() + QUEUED_EXPIRY_DAYS * 86_400_000);
+
+/** What each confirmation refusal says (HTTP 409 unless noted; the preview lists the same). */
+export const CONFIRM_REFUSAL_TEXT: Record<ConfirmRefusal, string> = {
+  billing_overdue:
+    'Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan.',
+  cancellation_scheduled:
+    'A cancellation is scheduled for the end of the billing period: resume the subscription in the billing portal to change the Plan.',
+  account_closing: 'The account is closing: its Stacks can no longer change Plan.',
+  subscription_not_active:
+    'The payment processor does not report the subscription active yet: try again in a minute.',
+  plan_unchanged: 'The Stack is already on this Plan: choose another Plan.',
+  operation_in_progress:
+    'Another change is already being carried out on this Stack: wait until it completes or rolls back (GET /v1/plan-changes?stackId=...).',
+  stack_not_running: 'The Stack is not running: only a running Stack can change Plan.',
+};
+
+/** What the tenant can do next, for each status (the record's recovery message). */
+export const recoveryMessage = (status: PlanChangeStatus): string => {
+  switch (status) {
+    case 'waiting_for_capacity':
+      return 'No place for the new Plan is free yet; the change starts as soon as one is, within 7 days of confirmation. You may cancel it meanwhile.';
+    case 'waiting_for_work':
+      return 'New work is paused while active work finishes; you may still cancel.';
+    case 'preparing':
+    case 'switching':
+    case 'verifying':
+      return 'The change is being carried out and can no longer be cancelled; it completes or rolls back on its own.';
+    case 'completed':
+      return 'Nothing to do: the Stack runs on the new Plan.';
+    case 'rolled_back':
+      return 'The Stack is back on its previous Plan and billing is unchanged. You may confirm the change again.';
+    case 'expired':
+      return 'No place was free within 7 days. The Stack and billing are unchanged; you may confirm the change again.';
+    case 'superseded':
+      return 'A newer change of this Stack replaced this one; follow that one.';
+    case 'cancelled':
+      return 'The Stack and billing are unchanged. You may confirm a change again while billing is active.';
+  }
+};
+
+/** Why the final adjustment differs from the estimate shown at confirmation (or that it does not). */
+export const adjustmentExplanation = (params: {
+  estimate: number | null;
+  final: number;
+  confirmedAt: string;
+  healthyAt: string;
+}): string => {
+  if (params.estimate === null)
+    return 'The payment processor could not estimate the change at confirmation; this is the exact adjustment.';
+  if (params.estimate === params.final) return 'The final adjustment equals the estimate.';
+  const why =
+    Math.abs(params.final) < Math.abs(params.estimate)
+      ? 'so fewer days of the billing period remained to prorate'
+      : 'and the subscription or its prices changed meanwhile';
+  return `The estimate was prorated from the confirmation (${params.confirmedAt}); the final adjustment is prorated from the moment the replacement was healthy (${params.healthyAt}), ${why}.`;
+};

@@ -19,6 +19,26 @@ export interface StackRecord {
   /** While decommissioning after a portal cancel: the Stack keeps admitting work until teardown. */
   admissionOpenUntilTeardown?: boolean;
   tornDownAt?: string;
+  /** A Plan Change's infrastructure operation on the Stack (from Waiting for Work until it ends). */
+  operation?: StackOperation;
+}
+
+/**
+ * The steps of a Plan Change the Dispatcher carries out, in order: `drain` (admission paused,
+ * active work finishes), `backup` (the final backup), `switch` (the replacement is created at the
+ * target location; Durable Stack State and Credentials move; workspaces and caches are rebuilt
+ * there), `verify` (the replacement reports healthy).
+ */
+export const OPERATION_STEPS = ['drain', 'backup', 'switch', 'verify'] as const;
+export type OperationStep = (typeof OPERATION_STEPS)[number];
+
+export interface StackOperation {
+  kind: 'plan_change';
+  /** The Plan Change's id. */
+  id: string;
+  step: OperationStep;
+  /** Where and what the replacement is. */
+  target: { plan: PlanValue; location: string };
 }
 
 export const STACK_LIFECYCLES = ['running', 'decommissioning', 'torn_down'] as const;
@@ -34,6 +54,13 @@ export interface DesiredState {
   lifecycle: StackLifecycle;
   /** Present while decommissioning: when the Stack will be torn down. */
   teardown_at?: string;
+  /** Present while a Plan Change runs on the Stack: the step to carry out and the replacement. */
+  operation?: {
+    id: string;
+    kind: 'plan_change';
+    step: OperationStep;
+    target: { plan: PlanValue; location: string; resources: HostedResources; run_cap: number };
+  };
 }
 
 /** A Stack on a Plan takes that Plan's caps and hosted resources (spec §3, first Stack). */
@@ -59,19 +86,37 @@ export const stackOnPlan = (params: {
  * Renders the desired state: Plan, resources, `run_cap`, admission. The Watched-Projects cap is
  * deliberately absent: it is enforced on the control plane only (spec §2).
  */
-export const renderDesiredState = (stack: StackRecord): DesiredState => ({
-  stack: stack.name,
-  plan: stack.plan,
-  resources: stack.resources,
-  run_cap: stack.runCap,
-  admission:
+export const renderDesiredState = (stack: StackRecord): DesiredState => {
+  const admitting =
     stack.lifecycle === 'running' ||
-    (stack.lifecycle === 'decommissioning' && stack.admissionOpenUntilTeardown === true)
-      ? 'open'
-      : 'closed',
-  lifecycle: stack.lifecycle,
-  ...(stack.lifecycle === 'decommissioning' && stack.teardownAt ? { teardown_at: stack.teardownAt } : {}),
-});
+    (stack.lifecycle === 'decommissioning' && stack.admissionOpenUntilTeardown === true);
+  const operation = stack.lifecycle === 'torn_down' ? undefined : stack.operation;
+  return {
+    stack: stack.name,
+    plan: stack.plan,
+    resources: stack.resources,
+    run_cap: stack.runCap,
+    // A Plan Change pauses admission of new work; active work is never stopped.
+    admission: !admitting ? 'closed' : operation ? 'paused' : 'open',
+    lifecycle: stack.lifecycle,
+    ...(stack.lifecycle === 'decommissioning' && stack.teardownAt ? { teardown_at: stack.teardownAt } : {}),
+    ...(operation
+      ? {
+          operation: {
+            id: operation.id,
+            kind: operation.kind,
+            step: operation.step,
+            target: {
+              plan: operation.target.plan,
+              location: operation.target.location,
+              resources: PLANS[operation.target.plan].resources,
+              run_cap: PLANS[operation.target.plan].runCap,
+            },
+          },
+        }
+      : {}),
+  };
+};
 
 /** A Stack entering decommissioning: admission stays open until teardown only after a portal cancel. */
 export const decommissioned = (

@@ -37,6 +37,8 @@ export interface HttpRequest<TBody, TAuth> {
 export interface HttpResult {
   status: number;
   body?: unknown;
+  /** A body sent as is (e.g. JSON Lines), with its own content-type header; instead of `body`. */
+  text?: string;
   headers?: Record<string, string>;
   cookies?: string[];
 }
@@ -251,6 +253,10 @@ export const httpHandler = <
         statusCode: result.status,
         headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...result.headers },
         ...(result.cookies ? { cookies: result.cookies } : {}),
-        ...(result.body === undefined ? {} : { body: JSON.stringify(result.body) }),
+        ...(result.text !== undefined
+          ? { body: result.text }
+          : result.body === undefined
+            ? {}
+            : { body: JSON.stringify(result.body) }),
       };
     });

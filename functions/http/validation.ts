@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import { Refusal } from '#core/refusal.ts';
 
 type Issue = v.BaseIssue<unknown>;
 
@@ -24,4 +25,19 @@ export const describeIssue = (issue: Issue): string => {
   // Checks such as integer() name no expected value; their message says what is wanted.
   const expected = issue.expected ?? issue.message;
   return `Field "${field}" is invalid: expected ${expected}, received ${issue.received}.`;
+};
+
+/** The optional Idempotency-Key header: 1 to 255 visible ASCII characters (400 otherwise). */
+export const idempotencyKeyOf = (headers: Record<string, string | undefined>): string | undefined => {
+  const key = headers['idempotency-key'];
+  if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key))
+    throw new Refusal(
+      400,
+      'invalid_idempotency_key',
+      'Idempotency-Key must be 1 to 255 visible ASCII characters.',
+      {
+        field: 'Idempotency-Key',
+      },
+    );
+  return key;
 };

@@ -1,8 +1,9 @@
 import { freeSlots, placeablePlans } from '#core/placement.ts';
-import { confirmRefusals } from '#core/plan-change.ts';
+import { CONFIRM_REFUSAL_TEXT, confirmRefusals } from '#core/plan-change.ts';
 import { PLANS, type PlanValue } from '#core/plans.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import {
+  type InvoiceEstimate,
   ProcessorError,
   previewItemChange,
   priceIdForPlan,
@@ -34,6 +35,36 @@ const planView = (plan: PlanValue) => {
 };
 
 /**
+ * The processor's estimate of the next invoice with the Stack moved from one Plan's price to the
+ * other's now, or why there is none (a figure is never made up).
+ */
+export const estimateChange = async (
+  subscriptionId: string,
+  fromPlan: PlanValue,
+  toPlan: PlanValue,
+  now: Date,
+): Promise<{ estimate: InvoiceEstimate | null; estimateUnavailable: string | null }> => {
+  try {
+    const [oldPrice, newPrice] = await Promise.all([
+      priceIdForPlan(fromPlan, now.getTime()),
+      priceIdForPlan(toPlan, now.getTime()),
+    ]);
+    const items = itemsAfterPlanChange(await subscriptionItems(subscriptionId), oldPrice, newPrice);
+    return {
+      estimate: await previewItemChange({ subscriptionId, items, prorationDate: now }),
+      estimateUnavailable: null,
+    };
+  } catch (error) {
+    if (!(error instanceof ProcessorError)) throw error;
+    return {
+      estimate: null,
+      estimateUnavailable:
+        'The payment processor could not estimate the change now; no figure is shown. Try again in a moment.',
+    };
+  }
+};
+
+/**
  * THE Plan Change preview: both Plans side by side (where the requested one can be placed: in the
  * Stack's location, elsewhere in the Home Region, or nowhere so it would queue; quotas; monthly
  * prices), the processor's estimate of the next invoice with its adjustment, tax and discount, the
@@ -62,7 +93,7 @@ export const previewPlanChange = async (params: {
       stackLifecycle: stack.lifecycle,
       currentPlan: stack.plan,
       requestedPlan: plan,
-      openChanges: [],
+      openChanges: stack.openChange ? [stack.openChange.status] : [],
     });
     const inventory = await listInventory(tenant.homeRegion);
     const here = inventory.slots.some(
@@ -76,22 +107,10 @@ export const previewPlanChange = async (params: {
       : placeablePlans(inventory, tenant.homeRegion, now).includes(plan)
         ? 'placeable_elsewhere_in_home_region'
         : 'would_queue';
-    let estimate: Awaited<ReturnType<typeof previewItemChange>> | null = null;
-    let estimateUnavailable: string | null = null;
-    if (subscriptionId && stack.plan !== plan) {
-      try {
-        const [oldPrice, newPrice] = await Promise.all([
-          priceIdForPlan(stack.plan, now.getTime()),
-          priceIdForPlan(plan, now.getTime()),
-        ]);
-        const items = itemsAfterPlanChange(await subscriptionItems(subscriptionId), oldPrice, newPrice);
-        estimate = await previewItemChange({ subscriptionId, items, prorationDate: now });
-      } catch (error) {
-        if (!(error instanceof ProcessorError)) throw error;
-        estimateUnavailable =
-          'The payment processor could not estimate the change now; no figure is shown. Try again in a moment.';
-      }
-    }
+    const { estimate, estimateUnavailable } =
+      subscriptionId && stack.plan !== plan
+        ? await estimateChange(subscriptionId, stack.plan, plan, now)
+        : { estimate: null, estimateUnavailable: null };
     const warnings =
       stack.projectCount > PLANS[plan].watchedProjectsCap
         ? [
@@ -105,7 +124,7 @@ export const previewPlanChange = async (params: {
       estimate,
       estimateUnavailable,
       billingCycleDate: estimate?.invoiceAt ?? null,
-      refusals: refusals.map((code) => ({ code })),
+      refusals: refusals.map((code) => ({ code, message: CONFIRM_REFUSAL_TEXT[code] })),
       warnings,
       estimatedAt: now.toISOString(),
     };

@@ -114,6 +114,10 @@ export const ENVIRONMENT = {
     meaning: "the dead-letter queue, for the operators' count",
   },
   RECONCILER_FUNCTION_NAME: { where: 'webhook intake (set by the stack)', meaning: 'the sweep it nudges' },
+  PLAN_CHANGE_STATE_MACHINE_ARN: {
+    where: "API: confirm and cancel a Plan Change (set by the stack); local: the Step Functions stand-in's",
+    meaning: 'the Plan Change state machine (one execution per change, named after its id)',
+  },
   MAIL_FROM: {
     where: 'reconciler (context `mailFrom`)',
     meaning: "sender of the tenant emails (a verified SES identity's domain)",
@@ -150,6 +154,10 @@ export const ENVIRONMENT = {
   AWS_ENDPOINT_URL_DYNAMODB: { where: 'local: the local cloud', meaning: 'points the SDK at DynamoDB Local' },
   AWS_ENDPOINT_URL_SQS: { where: 'local: the local cloud', meaning: 'points the SDK at the SQS stand-in' },
   AWS_ENDPOINT_URL_SESV2: { where: 'local: the local cloud', meaning: 'points the SDK at the SES stand-in' },
+  AWS_ENDPOINT_URL_SFN: {
+    where: 'local: the local cloud',
+    meaning: 'points the SDK at the Step Functions stand-in',
+  },
   CDK_DEFAULT_ACCOUNT: { where: 'deploy', meaning: 'target account' },
   CDK_DEFAULT_REGION: { where: 'deploy', meaning: 'target region', default: DEFAULT_CDK_DEFAULT_REGION },
 } as const satisfies Record<string, Variable>;
@@ -260,6 +268,10 @@ export const config = {
   processorRateLimitPerSecond: () => env('PROCESSOR_RATE_LIMIT_PER_SECOND'),
   /** The sender of the tenant emails. */
   mailFrom: () => required('MAIL_FROM'),
+  /** The Plan Change state machine's ARN. */
+  planChangeStateMachineArn: () => required('PLAN_CHANGE_STATE_MACHINE_ARN'),
+  /** The Step Functions endpoint when it is not AWS's own (the local stand-in). */
+  stepFunctionsEndpoint: () => env('AWS_ENDPOINT_URL_SFN'),
   /** The reconciler a sweep nudge invokes (unset: no nudge). */
   reconcilerFunctionName: () => env('RECONCILER_FUNCTION_NAME'),
   /** True inside a Lambda function (its runtime sets AWS_LAMBDA_FUNCTION_NAME); false for npm start and tests. */

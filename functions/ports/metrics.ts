@@ -43,6 +43,8 @@ export const METRIC = {
   checkoutCreated: 'CheckoutCreated',
   checkoutNoCapacity: 'CheckoutNoCapacity',
   checkoutFailed: 'CheckoutFailed',
+  // Plan Changes.
+  planChangeBillingCommitRefused: 'PlanChangeBillingCommitRefused',
 } as const;
 
 /** `TenantsMovedTo<State>` per billing state, e.g. `TenantsMovedToPastDue`. */
@@ -165,3 +167,7 @@ export const recordCheckoutRefusal = (error: unknown): EmfDocument | undefined =
 /** Messages waiting in the processor events' dead-letter queue, as the sweep saw them. */
 export const recordDlqDepth = (depth: number): EmfDocument =>
   emit({ [METRIC.deadLetterDepth]: count(depth) });
+
+/** A Plan Change's billing commit the processor refused (it is retried; the operators' alarm watches this). */
+export const recordBillingCommitRefused = (): EmfDocument =>
+  emit({ [METRIC.planChangeBillingCommitRefused]: count(1) });

@@ -500,6 +500,64 @@ export const changeSubscriptionItems = async (
   );
 };
 
+/**
+ * Commits a Plan Change's item change: prorated from `prorationDate` (the moment the replacement
+ * was healthy), the billing-cycle date unchanged, with our key (from the change id) so a retried
+ * commit changes nothing twice. Answers the exact adjustment: the sum of the proration items this
+ * update created (pending on the next regular invoice: a charge when positive, a credit to the
+ * customer balance when negative, never cash).
+ */
+export const commitItemChange = async (params: {
+  subscriptionId: string;
+  items: { itemId?: string; priceId: string; quantity: number }[];
+  prorationDate: Date;
+  idempotencyKey: string;
+}): Promise<{ adjustment: number; currency: string }> => {
+  const prorationDate = Math.floor(params.prorationDate.getTime() / 1000);
+  const subscription = await call((stripe, options) =>
+    stripe.subscriptions.update(
+      params.subscriptionId,
+      {
+        items: params.items.map((item) =>
+          item.itemId
+            ? item.quantity === 0
+              ? { id: item.itemId, deleted: true }
+              : { id: item.itemId, price: item.priceId, quantity: item.quantity }
+            : { price: item.priceId, quantity: item.quantity },
+        ),
+        proration_behavior: 'create_prorations',
+        proration_date: prorationDate,
+        billing_cycle_anchor: { type: 'unchanged' },
+      },
+      { ...options, idempotencyKey: params.idempotencyKey },
+    ),
+  );
+  const customer =
+    typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
+  let adjustment = 0;
+  let currency = subscription.currency;
+  let startingAfter: string | undefined;
+  for (;;) {
+    const page = await call((stripe, options) =>
+      stripe.invoiceItems.list(
+        { customer, pending: true, limit: 100, ...(startingAfter ? { starting_after: startingAfter } : {}) },
+        options,
+      ),
+    );
+    for (const item of page.data) {
+      const parent = item.parent?.subscription_details?.subscription;
+      if (parent !== params.subscriptionId || !item.proration || item.period.start !== prorationDate)
+        continue;
+      adjustment += item.amount;
+      currency = item.currency;
+    }
+    const last = page.data.at(-1);
+    if (!page.has_more || !last) break;
+    startingAfter = last.id;
+  }
+  return { adjustment, currency };
+};
+
 /** The processor's estimate of the next invoice with a change applied: amounts in minor units. */
 export interface InvoiceEstimate {
   currency: string;

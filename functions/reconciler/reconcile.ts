@@ -234,7 +234,9 @@ const closeOut = async (
       if (stored.lifecycle !== 'decommissioning') continue;
       // A Stack whose Dispatcher reports is torn down when it confirms it (observed state); one that
       // never had a Dispatcher has nothing to confirm, and is torn down now.
-      if (stored.observed && !stored.observed.tornDown) {
+      // A Plan Change still open on the Stack ends first (a waiting one is cancelled at its next
+      // look; one past Waiting for Work completes or rolls back); the teardown waits for it.
+      if (stored.openChange || (stored.observed && !stored.observed.tornDown)) {
         awaitingConfirmation++;
         continue;
       }

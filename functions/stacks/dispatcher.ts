@@ -3,6 +3,7 @@ import {
   desiredStateEtag,
   type Health,
   matchesEtag,
+  type OperationReport,
   pollAfterSeconds,
   reportProblem,
 } from '#core/dispatcher.ts';
@@ -43,20 +44,32 @@ export const reportObservedState = async (params: {
     activeRuns: number;
     localHostExecutor: boolean;
     tornDown: boolean;
+    /** Stored as reported, whatever its id: the workflow compares it with the change it runs. */
+    operation?: OperationReport | undefined;
   };
   now: Date;
 }) => {
   const stack = await requireStack(params.tenantId, params.stackId);
   const problem = reportProblem(params.report, stack.desiredVersion);
   if (problem) throw new Refusal(409, 'unknown_version', `${problem}: report the version you applied.`);
-  const observed = { ...params.report, reportedAt: params.now.toISOString() };
+  // Past the cancel window (backup, switch, verify) a Plan Change finishes before the teardown: a
+  // teardown confirmation now is not taken (nor stored, so no sweep takes it either); the
+  // Dispatcher confirms again on a later poll, once the change has ended.
+  const changeUnderWay = stack.operation !== undefined && stack.operation.step !== 'drain';
+  const { operation, ...report } = params.report;
+  const observed = {
+    ...report,
+    tornDown: report.tornDown && !changeUnderWay,
+    ...(operation ? { operation } : {}),
+    reportedAt: params.now.toISOString(),
+  };
   if (!(await recordObservedState(params.tenantId, params.stackId, observed)))
     throw new Refusal(409, 'unknown_version', 'The Stack changed meanwhile: read the desired state again.');
   const teardownDue =
     stack.lifecycle === 'decommissioning' &&
     stack.teardownAt !== undefined &&
     Date.parse(stack.teardownAt) <= params.now.getTime();
-  if (params.report.tornDown && teardownDue) {
+  if (observed.tornDown && teardownDue) {
     // The Dispatcher confirms the teardown: the Stack is torn down and its place given back; the
     // sweep then records the tenant's close-out as complete.
     const region = stack.region ?? (await getTenant(params.tenantId))?.homeRegion ?? '';

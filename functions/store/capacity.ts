@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import {
   type CapacitySlot,
   chooseLocation,
+  freeSlots,
   type Inventory,
   placeablePlans,
   type Reservation,
@@ -11,6 +12,7 @@ import {
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
+import type { TransactItem } from './stacks.ts';
 
 const SlotSchema = v.object({
   type: v.literal('capacity'),
@@ -109,9 +111,45 @@ export const setCapacityTotal = async (
 export type ReserveOutcome = { reserved: Reservation } | { reserved: undefined; availablePlans: PlanValue[] };
 
 /**
- * Holds one place of `plan` in the tenant's Home Region until `expiresAt`. The reservation and a
- * bump of the chosen slot's version are one transaction conditioned on the version read, so two
- * tenants racing for the last place cannot both get it. A tenant's earlier reservation is replaced.
+ * The writes that hold one place of `slot` for `holder`: the reservation, and a bump of the slot's
+ * version conditioned on the version read, so two holders racing for the last place cannot both
+ * get it. A holder's earlier reservation in the region is replaced.
+ */
+const reservationWrites = (
+  inventory: VersionedInventory,
+  reservation: Reservation,
+  slot: CapacitySlot,
+): TransactItem[] => {
+  const read = inventory.versions.get(slotKey(slot)) ?? 0;
+  return [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.reservation(reservation.region, reservation.tenantId),
+          type: 'reservation',
+          ...reservation,
+          ttl: Math.floor(Date.parse(reservation.expiresAt) / 1000) + 86400,
+        },
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.capacity(slot.region, slot.location, slot.plan),
+        UpdateExpression: 'SET #version = :next',
+        ConditionExpression:
+          'attribute_exists(PK) AND (#version = :read OR (attribute_not_exists(#version) AND :read = :zero))',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':read': read, ':next': read + 1, ':zero': 0 },
+      },
+    },
+  ];
+};
+
+/**
+ * Holds one place of `plan` in the tenant's Home Region until `expiresAt` (the location with the
+ * most free places). A tenant's earlier reservation is replaced.
  */
 export const reserveCapacity = async (
   request: { tenantId: string; region: string; plan: PlanValue },
@@ -132,36 +170,7 @@ export const reserveCapacity = async (
     };
     try {
       await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName(),
-                Item: {
-                  ...keys.reservation(request.region, request.tenantId),
-                  type: 'reservation',
-                  ...reservation,
-                  ttl: Math.floor(expiresAt.getTime() / 1000) + 86400,
-                },
-              },
-            },
-            {
-              Update: {
-                TableName: tableName(),
-                Key: keys.capacity(slot.region, slot.location, slot.plan),
-                UpdateExpression: 'SET #version = :next',
-                ConditionExpression:
-                  'attribute_exists(PK) AND (#version = :read OR (attribute_not_exists(#version) AND :read = :zero))',
-                ExpressionAttributeNames: { '#version': 'version' },
-                ExpressionAttributeValues: {
-                  ':read': inventory.versions.get(slotKey(slot)) ?? 0,
-                  ':next': (inventory.versions.get(slotKey(slot)) ?? 0) + 1,
-                  ':zero': 0,
-                },
-              },
-            },
-          ],
-        }),
+        new TransactWriteCommand({ TransactItems: reservationWrites(inventory, reservation, slot) }),
       );
       return { reserved: reservation };
     } catch (error) {
@@ -171,6 +180,51 @@ export const reserveCapacity = async (
   }
   throw new Error('capacity reservation kept conflicting; try again');
 };
+
+/**
+ * A place of `plan` for `holder` as read now, to be written in the caller's own transaction:
+ * in `location` only when given (`only`), else the Stack's location first (`prefer`), then the
+ * location with the most free places. Undefined when no place is free.
+ */
+export const placeHold = async (request: {
+  holder: string;
+  region: string;
+  plan: PlanValue;
+  now: Date;
+  expiresAt: Date;
+  only?: string;
+  prefer?: string;
+}): Promise<{ location: string; writes: TransactItem[] } | undefined> => {
+  const inventory = await readInventory(request.region);
+  const others = withoutReservationOf(inventory, request.holder);
+  const fits = (location: string) =>
+    others.slots.find(
+      (slot) =>
+        slot.region === request.region &&
+        slot.location === location &&
+        slot.plan === request.plan &&
+        freeSlots(slot, others.reservations, request.now) > 0,
+    );
+  const slot =
+    request.only !== undefined
+      ? fits(request.only)
+      : ((request.prefer !== undefined ? fits(request.prefer) : undefined) ??
+        chooseLocation(others, request.region, request.plan, request.now));
+  if (!slot) return undefined;
+  const reservation: Reservation = {
+    tenantId: request.holder,
+    region: request.region,
+    location: slot.location,
+    plan: request.plan,
+    expiresAt: request.expiresAt.toISOString(),
+  };
+  return { location: slot.location, writes: reservationWrites(inventory, reservation, slot) };
+};
+
+/** The write that gives a held place back (part of the caller's transaction). */
+export const releaseHoldWrite = (region: string, holder: string): TransactItem => ({
+  Delete: { TableName: tableName(), Key: keys.reservation(region, holder) },
+});
 
 export const releaseReservation = async (region: string, tenantId: string): Promise<void> => {
   await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.reservation(region, tenantId) }));

@@ -58,6 +58,12 @@ export const keys = {
     PK: `TENANT#${tenantId}`,
     SK: `IDEMPOTENCY#${key}`,
   }),
+  /** A Plan Change of one of the tenant's Stacks (its id sorts by confirmation time). */
+  planChange: (tenantId: string, changeId: string): Key => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `PLANCHANGE#${changeId}`,
+  }),
+  planChangePrefix: 'PLANCHANGE#',
   /** GSI1 key that finds a tenant's billing record from its processor customer id. */
   customerIndex: (customerId: string) => ({ GSI1PK: `CUSTOMER#${customerId}`, GSI1SK: 'BILLING' }),
   /** Prefix of a tenant's waitlist entries (SK). */

@@ -6,9 +6,10 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { HEALTH_VALUES, type ObservedState } from '#core/dispatcher.ts';
+import { HEALTH_VALUES, type ObservedState, OPERATION_OUTCOMES } from '#core/dispatcher.ts';
+import { PLAN_CHANGE_STATUSES } from '#core/plan-change.ts';
 import { PLAN_VALUES } from '#core/plans.ts';
-import { renderDesiredState, STACK_LIFECYCLES, type StackRecord } from '#core/stacks.ts';
+import { OPERATION_STEPS, renderDesiredState, STACK_LIFECYCLES, type StackRecord } from '#core/stacks.ts';
 import { appliedUnlessConditionFails, db, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
@@ -47,9 +48,29 @@ const StackSchema = v.object({
       activeRuns: v.number(),
       localHostExecutor: v.boolean(),
       tornDown: v.boolean(),
+      operation: v.optional(
+        v.object({
+          id: v.string(),
+          step: v.picklist(['backup', 'switch', 'verify']),
+          outcome: v.picklist(OPERATION_OUTCOMES),
+          reason: v.optional(v.string()),
+          addressChanged: v.optional(v.boolean()),
+        }),
+      ),
       reportedAt: v.string(),
     }),
   ),
+  /** A Plan Change's operation on the Stack (rendered into the desired state). */
+  operation: v.optional(
+    v.object({
+      kind: v.literal('plan_change'),
+      id: v.string(),
+      step: v.picklist(OPERATION_STEPS),
+      target: v.object({ plan: v.picklist(PLAN_VALUES), location: v.string() }),
+    }),
+  ),
+  /** The Stack's Plan Change that has not ended, with its status (conditions on confirm and teardown). */
+  openChange: v.optional(v.object({ id: v.string(), status: v.picklist(PLAN_CHANGE_STATUSES) })),
   /** SHA-256 of the Stack's current Dispatcher credential (never shown). */
   dispatcherCredentialHash: v.optional(v.string()),
   /** Projects registered on the Stack (kept with the Stack so the cap holds under concurrency). */
@@ -112,7 +133,7 @@ export const listStacks = async (tenantId: string): Promise<StoredStack[]> => {
 };
 
 /** Takes one place of a slot: never above its total. */
-const takePlace = (region: string, location: string, plan: string): TransactItem => ({
+export const takePlace = (region: string, location: string, plan: string): TransactItem => ({
   Update: {
     TableName: tableName(),
     Key: keys.capacity(region, location, plan),
@@ -125,7 +146,12 @@ const takePlace = (region: string, location: string, plan: string): TransactItem
 
 /** Gives one place of a slot back. */
 /** Gives `count` places of one slot back (one write per slot: a transaction may touch an item once). */
-const releasePlaces = (region: string, location: string, plan: string, count: number): TransactItem => ({
+export const releasePlaces = (
+  region: string,
+  location: string,
+  plan: string,
+  count: number,
+): TransactItem => ({
   Update: {
     TableName: tableName(),
     Key: keys.capacity(region, location, plan),
@@ -176,6 +202,7 @@ const changeStack = (
   stored: StoredStack,
   next: StackRecord,
   placed: boolean,
+  openChange?: OpenChange | null,
 ): TransactItem => {
   // Only the Stack's own fields: what the Dispatcher reported, the credential and the Project count
   // are written by their own updates and must never be overwritten with what was read here.
@@ -191,6 +218,8 @@ const changeStack = (
     teardownAt: next.teardownAt,
     admissionOpenUntilTeardown: next.admissionOpenUntilTeardown,
     tornDownAt: next.tornDownAt,
+    operation: next.operation,
+    openChange: openChange ?? undefined,
     placed,
     desiredState: renderDesiredState(next),
     desiredVersion: stored.desiredVersion + 1,
@@ -204,11 +233,17 @@ const changeStack = (
     values[`:f${index}`] = value;
     sets.push(`#f${index} = :f${index}`);
   }
+  // An operation that ended is removed from the Stack (and so from its desired state).
+  const removed = [
+    ...(next.operation === undefined && stored.operation !== undefined ? ['operation'] : []),
+    ...(openChange === null ? ['openChange'] : []),
+  ];
+  const removes = removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : '';
   return {
     Update: {
       TableName: tableName(),
       Key: keys.stack(tenantId, stored.stackId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
+      UpdateExpression: `SET ${sets.join(', ')}${removes}`,
       ConditionExpression:
         'attribute_exists(PK) AND lifecycle = :was AND (desiredVersion = :read OR (attribute_not_exists(desiredVersion) AND :read = :one))',
       ExpressionAttributeNames: names,
@@ -216,6 +251,20 @@ const changeStack = (
     },
   };
 };
+
+/** The Stack's Plan Change that has not ended: its id and status. */
+export type OpenChange = NonNullable<StoredStack['openChange']>;
+
+/**
+ * A Stack changed by its Plan Change, with the change's pointer on it: set (`{id, status}`) while
+ * the change runs, removed (`null`) when it ends. Conditioned on the desired-state version read.
+ */
+export const planChangeStackWrite = (
+  tenantId: string,
+  stored: StoredStack,
+  next: StackRecord,
+  openChange: OpenChange | null,
+): TransactItem => changeStack(tenantId, stored, next, stored.placed ?? true, openChange);
 
 /** Stores a changed Stack (and its desired state). */
 export const stackUpdateWrite = (tenantId: string, stored: StoredStack, next: StackRecord): TransactItem =>

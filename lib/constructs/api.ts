@@ -23,6 +23,7 @@ import type {
 } from '../../functions/ports/config.ts';
 import { AUTHORIZER_HANDLER, type Route, routes, type SecretName } from '../routes.ts';
 import { grantInvoke, grantTable, handlerFunction } from './lambda.ts';
+import type { PlanChanges } from './plan-changes.ts';
 
 export interface ControlPlaneApiProps {
   table: Table;
@@ -31,6 +32,8 @@ export interface ControlPlaneApiProps {
   queues: Record<NonNullable<Route['sendsTo']>[number], IQueue>;
   /** Intake nudges the sweep: functions that send to the event queue may invoke it asynchronously. */
   reconciler: IFunction;
+  /** The Plan Change workflow, which the routes of PLAN_CHANGE_WORKFLOW_ROUTES start and stop. */
+  planChanges: PlanChanges;
 }
 
 /** The variable through which a function finds each secret's ARN. */
@@ -48,6 +51,9 @@ const QUEUE_ENVIRONMENT = { processorEvents: 'PROCESSOR_EVENTS_QUEUE_URL' } as c
 
 /** The variable through which intake finds the sweep it nudges. */
 const RECONCILER_ENVIRONMENT: EnvironmentName = 'RECONCILER_FUNCTION_NAME';
+
+/** The variable through which a Plan Change route finds the state machine. */
+const PLAN_CHANGE_ENVIRONMENT: EnvironmentName = 'PLAN_CHANGE_STATE_MACHINE_ARN';
 
 /** The HTTP API: the session authorizer and one function per entry of lib/routes.ts. */
 export class ControlPlaneApi extends Construct {
@@ -114,6 +120,10 @@ export class ControlPlaneApi extends Construct {
       fn.addEnvironment(QUEUE_ENVIRONMENT[name], props.queues[name].queueUrl);
       grantInvoke(props.reconciler, fn);
       fn.addEnvironment(RECONCILER_ENVIRONMENT, props.reconciler.functionName);
+    }
+    if (route.startsPlanChanges) {
+      props.planChanges.grantStartStop(fn);
+      fn.addEnvironment(PLAN_CHANGE_ENVIRONMENT, props.planChanges.stateMachine.stateMachineArn);
     }
     this.routeFunctions.set(route.id, fn);
     return fn;

@@ -8,6 +8,7 @@ import type { Environment } from '../../functions/ports/config.ts';
 import { MAX_RECEIVES } from '../constants.ts';
 import { ensureTable, localCredentials, startDynamoDbLocal } from './dynamodb.ts';
 import { closeServer, freePort } from './ports.ts';
+import { type LocalStepFunctions, startLocalStepFunctions } from './stepfunctions.ts';
 
 export const LOCAL_REGION = 'eu-west-1';
 export const LOCAL_TABLE_NAME = 'stack-control-plane';
@@ -20,13 +21,16 @@ export interface LocalCloudOptions {
   dynamoDbPort?: number;
   sqsPort?: number;
   sesPort?: number;
+  stepFunctionsPort?: number;
 }
 
 export interface LocalCloud {
   /** The environment the handlers need: the standard AWS variables pointing at the stand-ins. */
   environment: Record<string, string>;
-  endpoints: { dynamodb: string; sqs: string; ses: string };
+  endpoints: { dynamodb: string; sqs: string; ses: string; stepFunctions: string };
   dynamoDbPid: number | undefined;
+  /** The Step Functions stand-in: its tasks run in this process (the one that installs the Clock). */
+  stepFunctions: LocalStepFunctions;
   stop(): Promise<void>;
 }
 
@@ -76,7 +80,7 @@ export const createProcessorQueues = async (
 };
 
 /**
- * Starts the local stand-ins for the AWS services (DynamoDB Local, SQS, SES v2) and creates the
+ * Starts the local stand-ins for the AWS services (DynamoDB Local, SQS, SES v2, Step Functions) and creates the
  * table from THE table definition. The handlers reach them through the standard
  * AWS_ENDPOINT_URL_* variables, so their code is exactly what Lambda runs.
  */
@@ -93,13 +97,19 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
   });
   let sqs: Server | undefined;
   let ses: Server | undefined;
+  let stepFunctions: LocalStepFunctions | undefined;
   try {
     sqs = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', region: LOCAL_REGION });
     ses = await startSesServer({ host: '127.0.0.1', port: sesPort });
+    stepFunctions = await startLocalStepFunctions({
+      region: LOCAL_REGION,
+      ...(options.stepFunctionsPort ? { port: options.stepFunctionsPort } : {}),
+    });
     await ensureTable(dynamo.endpoint, LOCAL_TABLE_NAME);
   } catch (error) {
     if (sqs) await closeServer(sqs);
     if (ses) await closeServer(ses);
+    await stepFunctions?.stop();
     await dynamo.stop();
     throw error;
   }
@@ -107,13 +117,16 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
     dynamodb: dynamo.endpoint,
     sqs: `http://127.0.0.1:${sqsPort}`,
     ses: `http://127.0.0.1:${sesPort}`,
+    stepFunctions: stepFunctions.endpoint,
   };
   const sqsServer = sqs;
   const sesServer = ses;
+  const workflows = stepFunctions;
   const queues = await createProcessorQueues(endpoints.sqs);
   return {
     endpoints,
     dynamoDbPid: dynamo.pid,
+    stepFunctions: workflows,
     environment: {
       AWS_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
@@ -121,11 +134,14 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
       AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
       AWS_ENDPOINT_URL_SQS: endpoints.sqs,
       AWS_ENDPOINT_URL_SESV2: endpoints.ses,
+      AWS_ENDPOINT_URL_SFN: endpoints.stepFunctions,
+      PLAN_CHANGE_STATE_MACHINE_ARN: workflows.stateMachineArn,
       TABLE_NAME: LOCAL_TABLE_NAME,
       PROCESSOR_EVENTS_QUEUE_URL: queues.events,
       PROCESSOR_EVENTS_DLQ_URL: queues.deadLetters,
     } satisfies Environment,
     stop: async () => {
+      await workflows.stop();
       await Promise.all([closeServer(sqsServer), closeServer(sesServer), dynamo.stop()]);
     },
   };

@@ -1,12 +1,42 @@
 /**
  * The reference Dispatcher, locally: a fleet simulator that runs one simulated Dispatcher per
  * Stack over the same HTTP contract a real one uses (docs/dispatcher.md): it reads the desired
- * state (with ETag), applies it, and reports the observed state. Tests and the README start and
- * finish simulated runs and inject faults through `/_local/fleet/...`.
+ * state (with ETag), applies it, carries out a Plan Change's steps, and reports the observed
+ * state. Tests and the README start and finish simulated runs and inject faults through
+ * `/_local/fleet/...`.
  */
+import type { OperationReport } from '../../functions/core/dispatcher.ts';
 
+/** Standing faults of a whole Dispatcher (until changed): silent, unhealthy, or applying nothing. */
 export const FLEET_FAULTS = ['stop_reporting', 'unhealthy', 'fail_operation'] as const;
 export type FleetFault = (typeof FLEET_FAULTS)[number];
+
+/** The Plan Change steps a fault can hit, and what it does to the step. */
+export const FAULT_STEPS = ['drain', 'backup', 'switch', 'verify'] as const;
+export type FaultStep = (typeof FAULT_STEPS)[number];
+export const STEP_FAULT_KINDS = ['fail', 'delay'] as const;
+export type StepFaultKind = (typeof STEP_FAULT_KINDS)[number];
+
+/**
+ * A fault of one Plan Change step. `fail`: the step reports `failed` with `reason` (a `drain` never
+ * ends instead: active runs do not finish). `delay`: the step takes `polls` more polls (default 1)
+ * before it is carried out (for `drain`: before the paused version is applied). A fault hits the
+ * next occurrence of its step only, unless `sticky`; a new fault for a step replaces a pending one.
+ */
+export interface StepFault {
+  step: FaultStep;
+  kind: StepFaultKind;
+  polls?: number;
+  reason?: string;
+  sticky?: boolean;
+}
+
+interface DesiredOperation {
+  id: string;
+  kind: 'plan_change';
+  step: FaultStep;
+  target: { plan: string; location: string; resources: unknown; run_cap: number };
+}
 
 interface DesiredDocument {
   version: number;
@@ -16,7 +46,18 @@ interface DesiredDocument {
   admission: 'open' | 'paused' | 'closed';
   lifecycle: 'running' | 'decommissioning' | 'torn_down';
   teardown_at?: string;
+  operation?: DesiredOperation;
   poll_after_seconds: number;
+}
+
+/** The Plan Change step the Dispatcher is on (one per operation id and step). */
+interface StepWork {
+  id: string;
+  step: FaultStep;
+  fault: StepFault | null;
+  /** Polls still to wait before the step is carried out (a `delay` fault). */
+  pollsLeft: number;
+  state: 'in_progress' | 'done' | 'failed';
 }
 
 export interface DispatcherStatus {
@@ -27,12 +68,27 @@ export interface DispatcherStatus {
   admission: string | null;
   runCap: number | null;
   activeRuns: number;
-  health: 'healthy' | 'unhealthy';
+  health: 'healthy' | 'unhealthy' | 'unknown';
   fault: FleetFault | null;
   localHostExecutor: boolean;
   tornDown: boolean;
+  /** Where the Dispatcher knows it runs (null: not told at start, and no switch yet). */
+  location: string | null;
+  /** The Plan Change step it is on, if any. */
+  operation: { id: string; step: FaultStep; state: StepWork['state']; pollsLeft: number } | null;
+  /** The step faults not used yet. */
+  pendingFaults: StepFault[];
+  /** The operation outcome it reports (the last one, on every poll). */
+  lastOperation: OperationReport | null;
   lastError: string | null;
 }
+
+const DEFAULT_REASONS: Record<FaultStep, string> = {
+  drain: 'simulated fault: active runs do not finish',
+  backup: 'simulated fault: the final backup failed',
+  switch: 'simulated fault: the replacement could not be created',
+  verify: 'simulated fault: the replacement did not report healthy',
+};
 
 class SimulatedDispatcher {
   readonly id: string;
@@ -40,16 +96,32 @@ class SimulatedDispatcher {
   readonly localHostExecutor: boolean;
   private etag: string | undefined;
   private desired: DesiredDocument | undefined;
+  /** The desired state it now runs (its admission gate follows this one). */
+  private applied: DesiredDocument | undefined;
+  private inFlight: Promise<void> | undefined;
+  private work: StepWork | null = null;
+  private pending: StepFault[] = [];
+  private location: string | null;
   appliedVersion = 0;
   activeRuns = 0;
   fault: FleetFault | null = null;
   tornDown = false;
+  lastOperation: OperationReport | null = null;
   lastError: string | null = null;
 
-  constructor(id: string, credential: string, localHostExecutor: boolean) {
+  constructor(
+    id: string,
+    credential: string,
+    options: { localHostExecutor: boolean; location: string | null },
+  ) {
     this.id = id;
     this.credential = credential;
-    this.localHostExecutor = localHostExecutor;
+    this.localHostExecutor = options.localHostExecutor;
+    this.location = options.location;
+  }
+
+  get stackName(): string | null {
+    return this.desired?.stack ?? null;
   }
 
   private request(
@@ -70,8 +142,16 @@ class SimulatedDispatcher {
     });
   }
 
-  /** One poll: read the desired state, apply it (unless a fault says otherwise), report. */
-  async poll(apiUrl: string, now: Date): Promise<void> {
+  /** One poll (a poll asked for while one runs is that same poll: steps count real polls). */
+  poll(apiUrl: string, now: Date): Promise<void> {
+    this.inFlight ??= this.pollOnce(apiUrl, now).finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  /** Read the desired state, apply it and carry out its step (unless a fault says otherwise), report. */
+  private async pollOnce(apiUrl: string, now: Date): Promise<void> {
     const read = await this.request(apiUrl, 'GET', '/v1/dispatcher/desired-state', undefined, {
       ...(this.etag ? { 'if-none-match': this.etag } : {}),
     });
@@ -85,8 +165,9 @@ class SimulatedDispatcher {
     const desired = this.desired;
     if (!desired) return;
     // Applying: a failed operation leaves the previous version in place.
-    if (this.fault !== 'fail_operation') {
+    if (this.fault !== 'fail_operation' && this.carryOut(desired)) {
       this.appliedVersion = desired.version;
+      this.applied = desired;
       const teardownDue =
         desired.lifecycle === 'torn_down' ||
         (desired.lifecycle === 'decommissioning' &&
@@ -104,24 +185,102 @@ class SimulatedDispatcher {
       activeRuns: this.activeRuns,
       localHostExecutor: this.localHostExecutor,
       tornDown: this.tornDown,
+      ...(this.lastOperation ? { operation: this.lastOperation } : {}),
     });
     this.lastError = report.ok ? null : `observed state answered ${report.status}`;
   }
 
-  health(): 'healthy' | 'unhealthy' {
-    return this.fault === 'unhealthy' || this.fault === 'fail_operation' ? 'unhealthy' : 'healthy';
+  /**
+   * Works on the desired state's Plan Change step, if any; says whether the desired version is
+   * applied now (not while a delayed step is still under way).
+   */
+  private carryOut(desired: DesiredDocument): boolean {
+    const operation = desired.operation;
+    if (!operation) {
+      this.work = null;
+      return true;
+    }
+    if (this.work?.id !== operation.id || this.work.step !== operation.step) {
+      const fault = this.takeFault(operation.step);
+      this.work = {
+        id: operation.id,
+        step: operation.step,
+        fault,
+        pollsLeft: fault?.kind === 'delay' ? (fault.polls ?? 1) : 0,
+        state: 'in_progress',
+      };
+    }
+    const work = this.work;
+    if (work.state !== 'in_progress') return true;
+    if (work.pollsLeft > 0) {
+      work.pollsLeft -= 1;
+      return false;
+    }
+    const failed = work.fault?.kind === 'fail';
+    work.state = failed ? 'failed' : 'done';
+    if (operation.step === 'drain') return true; // admission is paused; a failed drain holds its runs
+    const reason = failed ? { reason: work.fault?.reason ?? DEFAULT_REASONS[operation.step] } : {};
+    let addressChanged: { addressChanged: boolean } | Record<string, never> = {};
+    if (operation.step === 'switch' && !failed) {
+      // The public address moves with the Stack within a location and changes across locations; a
+      // Dispatcher that does not know where it ran says it changed (the tenant is told, needlessly
+      // at worst).
+      addressChanged = { addressChanged: this.location !== operation.target.location };
+      this.location = operation.target.location;
+    }
+    this.lastOperation = {
+      id: operation.id,
+      step: operation.step,
+      outcome: failed ? 'failed' : 'done',
+      ...reason,
+      ...addressChanged,
+    };
+    return true;
+  }
+
+  private takeFault(step: FaultStep): StepFault | null {
+    const index = this.pending.findIndex((fault) => fault.step === step);
+    const fault = this.pending[index];
+    if (!fault) return null;
+    if (!fault.sticky) this.pending.splice(index, 1);
+    return fault;
+  }
+
+  injectFault(fault: StepFault): void {
+    this.pending = [...this.pending.filter((pending) => pending.step !== fault.step), { ...fault }];
+  }
+
+  /** No fault any more: none pending, no standing fault, and the step under way goes on normally. */
+  clearFaults(): void {
+    this.pending = [];
+    this.fault = null;
+    if (this.work) {
+      this.work.fault = null;
+      this.work.pollsLeft = 0;
+    }
+  }
+
+  health(): 'healthy' | 'unhealthy' | 'unknown' {
+    if (this.fault === 'unhealthy' || this.fault === 'fail_operation') return 'unhealthy';
+    // The replacement is being created or has not shown it is healthy yet; after `verify`, it has.
+    if (this.work?.step === 'verify' && this.work.state === 'failed') return 'unhealthy';
+    if ((this.work?.step === 'switch' || this.work?.step === 'verify') && this.work.state === 'in_progress')
+      return 'unknown';
+    return 'healthy';
   }
 
   /** Starts runs through the admission gate: only while admission is open, never above run_cap. */
   startRuns(count: number): { started: number; refused: number } {
-    const open = this.desired?.admission === 'open' && !this.tornDown;
-    const room = open ? Math.max(0, (this.desired?.run_cap ?? 0) - this.activeRuns) : 0;
+    const open = this.applied?.admission === 'open' && !this.tornDown;
+    const room = open ? Math.max(0, (this.applied?.run_cap ?? 0) - this.activeRuns) : 0;
     const started = Math.min(room, count);
     this.activeRuns += started;
     return { started, refused: count - started };
   }
 
+  /** Finishes runs; while a drain fails (a `fail` fault), runs never finish. */
   finishRuns(count: number): number {
+    if (this.work?.step === 'drain' && this.work.fault?.kind === 'fail') return 0;
     const finished = Math.min(this.activeRuns, count);
     this.activeRuns -= finished;
     return finished;
@@ -133,13 +292,19 @@ class SimulatedDispatcher {
       stack: this.desired?.stack ?? null,
       desiredVersion: this.desired?.version ?? null,
       appliedVersion: this.appliedVersion,
-      admission: this.desired?.admission ?? null,
-      runCap: this.desired?.run_cap ?? null,
+      admission: this.applied?.admission ?? null,
+      runCap: this.applied?.run_cap ?? null,
       activeRuns: this.activeRuns,
       health: this.health(),
       fault: this.fault,
       localHostExecutor: this.localHostExecutor,
       tornDown: this.tornDown,
+      location: this.location,
+      operation: this.work
+        ? { id: this.work.id, step: this.work.step, state: this.work.state, pollsLeft: this.work.pollsLeft }
+        : null,
+      pendingFaults: this.pending.map((fault) => ({ ...fault })),
+      lastOperation: this.lastOperation,
       lastError: this.lastError,
     };
   }
@@ -157,14 +322,19 @@ export class FleetSimulator {
     this.now = now;
   }
 
-  /** Starts a simulated Dispatcher with a Stack's credential; its first poll happens at once. */
-  async start(credential: string, options: { localHostExecutor?: boolean } = {}): Promise<DispatcherStatus> {
+  /**
+   * Starts a simulated Dispatcher with a Stack's credential; its first poll happens at once.
+   * `location`: where it runs (a `switch` elsewhere reports `addressChanged`); unknown by default.
+   */
+  async start(
+    credential: string,
+    options: { localHostExecutor?: boolean; location?: string } = {},
+  ): Promise<DispatcherStatus> {
     this.sequence += 1;
-    const dispatcher = new SimulatedDispatcher(
-      `dsp-${this.sequence}`,
-      credential,
-      options.localHostExecutor ?? false,
-    );
+    const dispatcher = new SimulatedDispatcher(`dsp-${this.sequence}`, credential, {
+      localHostExecutor: options.localHostExecutor ?? false,
+      location: options.location ?? null,
+    });
     await dispatcher.poll(this.apiUrl(), this.now());
     if (dispatcher.lastError) throw new Error(`the Dispatcher could not start: ${dispatcher.lastError}`);
     this.dispatchers.set(dispatcher.id, dispatcher);
@@ -173,6 +343,35 @@ export class FleetSimulator {
 
   get(id: string): SimulatedDispatcher | undefined {
     return this.dispatchers.get(id);
+  }
+
+  /** A Dispatcher by its id, or by its Stack's name (the one started last for that Stack). */
+  find(dispatcherIdOrStackName: string): SimulatedDispatcher | undefined {
+    const byId = this.dispatchers.get(dispatcherIdOrStackName);
+    if (byId) return byId;
+    let found: SimulatedDispatcher | undefined;
+    for (const dispatcher of this.dispatchers.values())
+      if (dispatcher.stackName === dispatcherIdOrStackName) found = dispatcher;
+    return found;
+  }
+
+  /** Adds a step fault to a Dispatcher; undefined when there is no such Dispatcher. */
+  injectFault(dispatcherIdOrStackName: string, fault: StepFault): DispatcherStatus | undefined {
+    const dispatcher = this.find(dispatcherIdOrStackName);
+    dispatcher?.injectFault(fault);
+    return dispatcher?.status();
+  }
+
+  /** Clears every fault of a Dispatcher; undefined when there is no such Dispatcher. */
+  clearFaults(dispatcherIdOrStackName: string): DispatcherStatus | undefined {
+    const dispatcher = this.find(dispatcherIdOrStackName);
+    dispatcher?.clearFaults();
+    return dispatcher?.status();
+  }
+
+  /** One Dispatcher's state: pending faults, the step it is on, the operation outcome it reports. */
+  status(dispatcherIdOrStackName: string): DispatcherStatus | undefined {
+    return this.find(dispatcherIdOrStackName)?.status();
   }
 
   /** Every simulated Dispatcher polls once (what each does on its own schedule in the cloud). */

@@ -66,6 +66,21 @@ const compile = (route: AdapterRoute): CompiledRoute => {
   return { ...route, pattern: new RegExp(`^${source}$`), parameterNames };
 };
 
+/**
+ * Whether path `a` is more specific than path `b` (both match the request): at the first segment
+ * where they differ, a literal beats a `{parameter}`, as in API Gateway's route selection.
+ */
+export const moreSpecific = (a: string, b: string): boolean => {
+  const left = a.split('/');
+  const right = b.split('/');
+  for (let index = 0; index < Math.min(left.length, right.length); index++) {
+    const leftParameter = left[index]?.startsWith('{') ?? false;
+    const rightParameter = right[index]?.startsWith('{') ?? false;
+    if (leftParameter !== rightParameter) return rightParameter;
+  }
+  return false;
+};
+
 /** Imports each route's handler module, as Lambda would load its bundle. */
 export const loadRouteHandlers = async (routes: readonly Route[]): Promise<AdapterRoute[]> =>
   Promise.all(
@@ -156,10 +171,9 @@ export class LocalApiGateway {
     let match: { route: CompiledRoute; values: string[] } | undefined;
     for (const route of this.compiled) {
       const found = route.pattern.exec(url.pathname);
-      if (found && route.method === method) {
+      // As API Gateway does: the most specific route wins, whatever the table's order.
+      if (found && route.method === method && (!match || moreSpecific(route.path, match.route.path)))
         match = { route, values: found.slice(1) };
-        break;
-      }
     }
     if (!match) return gatewayError(404, 'Not Found');
     const { route, values } = match;

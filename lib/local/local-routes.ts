@@ -6,7 +6,7 @@ import { createSession } from '../../functions/store/sessions.ts';
 import { addMember, type CodeHostIdentity, signInIdentity } from '../../functions/store/users.ts';
 import type { AdjustableClock } from './clock.ts';
 import { accountEmail, LOGIN_PATTERN } from './code-host.ts';
-import { FLEET_FAULTS, type FleetSimulator } from './fleet.ts';
+import { FAULT_STEPS, FLEET_FAULTS, type FleetSimulator, STEP_FAULT_KINDS, type StepFault } from './fleet.ts';
 import type { AdapterRoute } from './http-adapter.ts';
 import type { MailArchive } from './mail.ts';
 import { type ProcessorEmulator, StripeApiError } from './processor/emulator.ts';
@@ -135,6 +135,45 @@ export interface LocalRouteParts {
  * sent mail. They run through the same HTTP conventions as the real handlers.
  */
 const DISPATCHER_ID = /^dsp-\d{1,9}$/;
+const LOCATION = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const STACK_NAME = /^[a-z0-9][a-z0-9.-]{0,252}$/;
+
+/** `POST /_local/fleet/faults`: a standing fault (`fault`), or a fault of one Plan Change step. */
+const FaultBody = v.strictObject({
+  dispatcherId: v.optional(v.pipe(v.string(), v.regex(DISPATCHER_ID, 'a Dispatcher id such as dsp-1'))),
+  stack: v.optional(v.pipe(v.string(), v.regex(STACK_NAME, "a Stack's name, such as s2.acme.stacks.local"))),
+  fault: v.optional(v.picklist([...FLEET_FAULTS, 'none'])),
+  step: v.optional(v.picklist(FAULT_STEPS)),
+  kind: v.optional(v.picklist(STEP_FAULT_KINDS)),
+  polls: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer('a whole number of polls'),
+      v.minValue(1, 'a whole number of polls, 1 or more'),
+      v.maxValue(1000, 'at most 1000 polls'),
+    ),
+  ),
+  reason: v.optional(
+    v.pipe(v.string(), v.minLength(1, 'a reason in words'), v.maxLength(500, 'at most 500 characters')),
+  ),
+  sticky: v.optional(v.boolean()),
+});
+
+/** Exactly one of `dispatcherId` and `stack` names the Dispatcher. */
+const faultTarget = (named: {
+  dispatcherId?: string | undefined;
+  stack?: string | undefined;
+}): { dispatcherId: string } | { stack: string } => {
+  if (named.dispatcherId !== undefined && named.stack === undefined)
+    return { dispatcherId: named.dispatcherId };
+  if (named.stack !== undefined && named.dispatcherId === undefined) return { stack: named.stack };
+  throw new HttpError(
+    400,
+    'invalid_body',
+    `Name the Dispatcher with exactly one of "dispatcherId" (such as dsp-1; GET /_local/fleet lists them) and "stack" (the Stack's name, such as s2.acme.stacks.local)${named.dispatcherId !== undefined ? ': remove one of them' : ''}.`,
+    { field: named.dispatcherId !== undefined ? 'stack' : 'dispatcherId' },
+  );
+};
 
 /** The fleet simulator's routes: start a simulated Dispatcher, poll, start and finish runs, inject faults. */
 const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
@@ -149,6 +188,19 @@ const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
     return dispatcher;
   };
   const count = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000));
+  /** The Dispatcher a faults request names: by its id, or by its Stack's name. */
+  const dispatcherFor = (target: { dispatcherId: string } | { stack: string }) => {
+    if ('dispatcherId' in target) return dispatcherOf(target.dispatcherId);
+    const dispatcher = fleet.find(target.stack);
+    if (!dispatcher || dispatcher.stackName !== target.stack)
+      throw new HttpError(
+        404,
+        'dispatcher_not_found',
+        `No simulated Dispatcher runs the Stack "${target.stack}": start one with POST /_local/fleet/dispatchers; GET /_local/fleet lists them.`,
+        { field: 'stack' },
+      );
+    return dispatcher;
+  };
   return [
     {
       method: 'GET',
@@ -172,13 +224,17 @@ const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
               v.regex(/^scd_[A-Za-z0-9_-]{43}$/, 'a Dispatcher credential (scd_…)'),
             ),
             localHostExecutor: v.optional(v.boolean(), false),
+            location: v.optional(v.pipe(v.string(), v.regex(LOCATION, 'a location such as eu-2a'))),
           }),
         },
         async ({ body }) => {
           try {
             return {
               status: 201,
-              body: await fleet.start(body.credential, { localHostExecutor: body.localHostExecutor }),
+              body: await fleet.start(body.credential, {
+                localHostExecutor: body.localHostExecutor,
+                ...(body.location ? { location: body.location } : {}),
+              }),
             };
           } catch (error) {
             throw new HttpError(409, 'dispatcher_not_started', (error as Error).message);
@@ -213,20 +269,64 @@ const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
       method: 'POST',
       path: '/_local/fleet/faults',
       auth: 'none',
-      handler: httpHandler(
-        {
-          auth: 'none',
-          body: v.strictObject({
-            dispatcherId: v.string(),
-            fault: v.picklist([...FLEET_FAULTS, 'none']),
-          }),
-        },
-        async ({ body }) => {
-          const dispatcher = dispatcherOf(body.dispatcherId);
-          dispatcher.fault = body.fault === 'none' ? null : body.fault;
+      handler: httpHandler({ auth: 'none', body: FaultBody }, async ({ body }) => {
+        // The whole body is checked (400) before the Dispatcher is looked up (404).
+        const target = faultTarget(body);
+        const { fault } = body;
+        if (fault !== undefined) {
+          const extra = (['step', 'kind', 'polls', 'reason', 'sticky'] as const).find(
+            (f) => body[f] !== undefined,
+          );
+          if (extra)
+            throw new HttpError(
+              400,
+              'invalid_body',
+              `Send either "fault" (a standing fault of the whole Dispatcher) or "step" and "kind" (a fault of one Plan Change step), not both: remove "${extra}".`,
+              { field: extra },
+            );
+          const dispatcher = dispatcherFor(target);
+          dispatcher.fault = fault === 'none' ? null : fault;
           return { status: 200, body: dispatcher.status() };
-        },
-      ),
+        }
+        const { step, kind } = body;
+        if (step === undefined || kind === undefined)
+          throw new HttpError(
+            400,
+            'invalid_field',
+            `Field "${step === undefined ? 'step' : 'kind'}" is required: a step fault names its "step" (${FAULT_STEPS.join(', ')}) and its "kind" (${STEP_FAULT_KINDS.join(', ')}); or send "fault" (${[...FLEET_FAULTS, 'none'].join(', ')}).`,
+            { field: step === undefined ? 'step' : 'kind' },
+          );
+        if (kind === 'fail' && body.polls !== undefined)
+          throw new HttpError(400, 'invalid_field', 'Field "polls" is for a "delay" fault only: remove it.', {
+            field: 'polls',
+          });
+        if (kind === 'delay' && body.reason !== undefined)
+          throw new HttpError(400, 'invalid_field', 'Field "reason" is for a "fail" fault only: remove it.', {
+            field: 'reason',
+          });
+        const stepFault: StepFault = {
+          step,
+          kind,
+          ...(kind === 'delay' ? { polls: body.polls ?? 1 } : {}),
+          ...(body.reason !== undefined ? { reason: body.reason } : {}),
+          ...(body.sticky ? { sticky: true } : {}),
+        };
+        return { status: 200, body: fleet.injectFault(dispatcherFor(target).id, stepFault) };
+      }),
+    },
+    {
+      method: 'DELETE',
+      path: '/_local/fleet/faults',
+      auth: 'none',
+      handler: httpHandler({ auth: 'none' }, async ({ query }) => {
+        const unknown = Object.keys(query).find((name) => name !== 'dispatcherId' && name !== 'stack');
+        if (unknown)
+          throw new HttpError(400, 'unknown_field', `Unknown query parameter "${unknown}": remove it.`, {
+            field: unknown,
+          });
+        const dispatcher = dispatcherFor(faultTarget(query));
+        return { status: 200, body: fleet.clearFaults(dispatcher.id) };
+      }),
     },
   ];
 };

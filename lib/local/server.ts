@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resumeOpenPlanChanges } from '../../functions/plan-changes/resume.ts';
 import { installClock, systemClock } from '../../functions/ports/clock.ts';
 import { ENVIRONMENT } from '../../functions/ports/config.ts';
 import { installLocalNudge } from '../../functions/ports/nudge.ts';
@@ -216,6 +217,8 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     deliverWebhooksTo(processor, url);
     await syncCatalog();
     gateway = ready;
+    // The Step Functions stand-in keeps executions in memory: open Plan Changes resume from their records.
+    await resumeOpenPlanChanges();
     if (options.sweepMode !== 'manual') {
       sweeper.startTicker(options.sweepEverySeconds ?? 60);
       // The simulated Dispatchers poll on their own, as real ones do (soon enough for a person).

@@ -6,6 +6,7 @@ import { startControlPlane } from '../../lib/local/server.ts';
 import { IMPORT_OVERHEAD_TARGET_MS, measureBundles, SIZE_TARGET_BYTES } from './bundles.ts';
 import { printCost } from './cost.ts';
 import { printDispatcherFigures } from './dispatcher.ts';
+import { printPlanChangeFigures } from './plan-change.ts';
 import {
   IDLE_READS_TARGET,
   LATENCY_TARGET_P95_MS,
@@ -47,6 +48,7 @@ const main = async () => {
     );
   }
   console.log(lifecycleDeepRun());
+  await printPlanChangeFigures(verdict);
 
   process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
   const plane = await startControlPlane({

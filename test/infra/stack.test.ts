@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_DEFINITION } from '#store/table.ts';
 import { buildApp, cdkJsonContext } from '../../lib/app.ts';
 import { ALARM_THRESHOLDS } from '../../lib/constructs/alarms.ts';
+import { PLAN_CHANGE_TASKS } from '../../lib/plan-change-tasks.ts';
 import { routes } from '../../lib/routes.ts';
 
 let template: Template;
@@ -72,9 +73,9 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('has one Lambda function per route, plus the authorizer and the reconciler, all nodejs24.x on arm64', () => {
+  it('has one Lambda function per route and per Plan Change task, plus the authorizer and the reconciler, all nodejs24.x on arm64', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 2 + PLAN_CHANGE_TASKS.length);
     for (const fn of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs24.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -109,7 +110,9 @@ describe('the CDK stack', () => {
       );
     }
     // The reconciler reads the processor API key too.
-    expect(readers).toHaveLength(routes.filter((r) => (r.secrets ?? []).length > 0).length + 1);
+    expect(readers).toHaveLength(
+      routes.filter((r) => (r.secrets ?? []).length > 0).length + 1 + PLAN_CHANGE_TASKS.length,
+    );
     expect(senders).toHaveLength(routes.filter((r) => (r.sendsTo ?? []).length > 0).length);
   });
 
@@ -223,8 +226,8 @@ describe('the operators alarms', () => {
     expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);
   };
 
-  it('has exactly six alarms, each notifying the one alarm topic', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+  it('has exactly eight alarms (two for Plan Changes), each notifying the one alarm topic', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm')))
       notifiesTheTopic(alarm as Resource);

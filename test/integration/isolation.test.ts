@@ -87,6 +87,23 @@ const WALK: Record<string, Probe> = {
     request: () => ({ path: '/v1/stacks/primary/plan-changes/preview', body: { plan: 'pro' } }),
     otherTenantStatus: 404,
   },
+  PostPlanChange: {
+    adminOnly: true,
+    request: () => ({ path: '/v1/stacks/primary/plan-changes', body: { plan: 'pro' } }),
+    otherTenantStatus: 404,
+  },
+  PostPlanChangeCancel: {
+    adminOnly: true,
+    request: () => ({ path: '/v1/plan-changes/pc_victim/cancel' }),
+    otherTenantStatus: 404,
+  },
+  GetPlanChanges: { adminOnly: false, request: () => ({}) },
+  GetPlanChange: {
+    adminOnly: false,
+    request: () => ({ path: '/v1/plan-changes/pc_victim' }),
+    otherTenantStatus: 404,
+  },
+  GetPlanChangesExport: { adminOnly: true, request: () => ({}) },
   // Dispatcher routes: no tenant session reaches them (401), member or not.
   GetDispatcherDesiredState: { adminOnly: false, request: () => ({}), otherTenantStatus: 401 },
   PutDispatcherObservedState: {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONFIRM_REFUSAL_TEXT } from '../../functions/core/plan-change.ts';
 import { type TestControlPlane, testGateway } from '../support/gateway.ts';
 
 /** The Plan Change preview and the release gates, against DynamoDB Local and the processor emulator. */
@@ -46,7 +47,9 @@ describe('POST /v1/stacks/{stackId}/plan-changes/preview', () => {
     const down = await preview(sessionToken, 'standard');
     expect(down.json.estimate.adjustment).toBeLessThan(0);
     const same = await preview(sessionToken, 'plus');
-    expect(same.json.refusals).toEqual([{ code: 'plan_unchanged' }]);
+    expect(same.json.refusals).toEqual([
+      { code: 'plan_unchanged', message: CONFIRM_REFUSAL_TEXT.plan_unchanged },
+    ]);
   });
 
   it('lists the refusals that apply: billing overdue', async () => {
@@ -55,7 +58,10 @@ describe('POST /v1/stacks/{stackId}/plan-changes/preview', () => {
     await api.sweep();
     const { sessionToken } = await api.signIn(tenant.login);
     const answer = await preview(sessionToken, 'pro');
-    expect(answer.json.refusals).toContainEqual({ code: 'billing_overdue' });
+    expect(answer.json.refusals).toContainEqual({
+      code: 'billing_overdue',
+      message: expect.stringContaining('Billing is overdue'),
+    });
   });
 
   it('with a release gate down, /v1/me hides the controls and the endpoint refuses, starting nothing', async () => {

@@ -10,7 +10,7 @@ import { setCapacityTotal } from '../../functions/store/capacity.ts';
 import { db, tableName } from '../../functions/store/client.ts';
 import { keys } from '../../functions/store/keys.ts';
 import { AdjustableClock } from '../../lib/local/clock.ts';
-import { createProcessorQueues } from '../../lib/local/cloud.ts';
+import { createProcessorQueues, LOCAL_REGION } from '../../lib/local/cloud.ts';
 import { FleetSimulator } from '../../lib/local/fleet.ts';
 import { LocalApiGateway, loadAuthorizer, loadRouteHandlers } from '../../lib/local/http-adapter.ts';
 import { localRoutes } from '../../lib/local/local-routes.ts';
@@ -22,6 +22,7 @@ import {
   startLocalProcessor,
 } from '../../lib/local/processor/local.ts';
 import { serve } from '../../lib/local/server.ts';
+import { type LocalStepFunctionsOptions, startLocalStepFunctions } from '../../lib/local/stepfunctions.ts';
 import { LocalSweeper } from '../../lib/local/sweeper.ts';
 import { routes } from '../../lib/routes.ts';
 import { payOnCheckout, TEST_CARDS } from './hosted-pages.ts';
@@ -55,10 +56,23 @@ export const uniqueSlug = (prefix = 'acme') => `${prefix}-${Math.random().toStri
  * that signed webhooks really arrive.
  */
 export const testGateway = async (
-  options: { processor?: boolean; visibilityTimeoutSeconds?: number } = {},
+  options: {
+    processor?: boolean;
+    visibilityTimeoutSeconds?: number;
+    /** The Plan Change workflow's stand-in (handler overrides, wait ms, ...). */
+    stepFunctions?: Omit<LocalStepFunctionsOptions, 'region'>;
+  } = {},
 ) => {
   const clock = new AdjustableClock();
   installClock(clock);
+  // The Plan Change workflow runs in this process, so its tasks see this clock (the global
+  // setup's stand-in runs in vitest's main process, which has neither).
+  const stepFunctions = await startLocalStepFunctions({
+    region: process.env.AWS_REGION ?? LOCAL_REGION,
+    ...options.stepFunctions,
+  });
+  process.env.AWS_ENDPOINT_URL_SFN = stepFunctions.endpoint;
+  process.env.PLAN_CHANGE_STATE_MACHINE_ARN = stepFunctions.stateMachineArn;
   let emulator: ProcessorEmulator | undefined;
   let queueUrl: string | undefined;
   if (options.processor) {
@@ -157,6 +171,7 @@ export const testGateway = async (
   };
 
   const stop = async () => {
+    await stepFunctions.stop();
     await emulator?.stop();
     await closeServer(server);
     sqs.destroy();
@@ -186,6 +201,7 @@ export const testGateway = async (
 
   return {
     subscribe,
+    stepFunctions,
     fleet,
     gateway,
     clock,

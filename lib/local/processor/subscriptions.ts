@@ -67,10 +67,17 @@ export const updateSubscription = (ctx: EmulatorContext, id: string, params: For
       400,
       'A canceled subscription can only update its cancellation_details and metadata.',
     );
-  const anchor = str(params.billing_cycle_anchor);
-  if (anchor !== undefined && anchor !== 'unchanged')
-    throw new StripeApiError(400, 'Only billing_cycle_anchor=unchanged is emulated.', {
-      param: 'billing_cycle_anchor',
+  // The current API takes `billing_cycle_anchor[type]`; only `unchanged` is emulated.
+  const anchorParam = params.billing_cycle_anchor;
+  const anchor =
+    anchorParam === undefined
+      ? undefined
+      : typeof anchorParam === 'string'
+        ? anchorParam
+        : str(obj(anchorParam).type);
+  if (anchorParam !== undefined && anchor !== 'unchanged')
+    throw new StripeApiError(400, 'Only billing_cycle_anchor[type]=unchanged is emulated.', {
+      param: 'billing_cycle_anchor[type]',
     });
   const { behavior, at } = prorationParams(subscription, params, ctx.nowSeconds());
   const previous = ctx.render.subscription(subscription);

@@ -1,0 +1,7 @@
+import type { PlanChangeExecution } from '#core/plan-change.ts';
+import { clock } from '#ports/clock.ts';
+import { dispatcherStep } from '../plan-changes/dispatcher-step.ts';
+
+/** Step Functions task `Verify` of the Plan Change workflow (statemachines/plan-change.asl.json). */
+export const handler = (input: PlanChangeExecution): Promise<PlanChangeExecution> =>
+  dispatcherStep(input, 'verify', clock().now());

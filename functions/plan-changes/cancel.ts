@@ -1,0 +1,48 @@
+import { isCancellable, isTerminal } from '#core/plan-change.ts';
+import { Refusal } from '#core/refusal.ts';
+import { stopPlanChange } from '#ports/workflows.ts';
+import { getPlanChange } from '#store/plan-changes.ts';
+import { applyStackWrites } from '#store/stacks.ts';
+import { requireStack } from '../stacks/views.ts';
+import { endWrites, planChangeView, requirePlanChange } from './record.ts';
+
+/**
+ * THE cancel of a Plan Change: allowed while it waits (for capacity or for work); from Preparing on
+ * the cancel window is closed. The change ends `cancelled`: admission reopens on the previous Plan,
+ * a held place is given back, billing is untouched, and its execution stops.
+ */
+export const cancelPlanChange = async (params: { tenantId: string; changeId: string; now: Date }) => {
+  let change = await requirePlanChange(params.tenantId, params.changeId);
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if (isTerminal(change.status))
+      throw new Refusal(
+        409,
+        'plan_change_ended',
+        `This change has already ended (${change.status}); there is nothing to cancel.`,
+        { extra: { status: change.status } },
+      );
+    if (!isCancellable(change.status))
+      throw new Refusal(
+        409,
+        'plan_change_not_cancellable',
+        `This change is ${change.status}: the cancel window closed when the final backup began (Preparing). It completes or rolls back on its own.`,
+        { extra: { status: change.status } },
+      );
+    const stack = await requireStack(params.tenantId, change.stackId);
+    const writes = endWrites({
+      change,
+      stack,
+      event: { type: 'cancel' },
+      outcome: 'Cancelled by an administrator.',
+      now: params.now,
+    });
+    if (await applyStackWrites(writes)) {
+      await stopPlanChange(change.changeId, 'cancelled by an administrator');
+      const ended = await getPlanChange(params.tenantId, change.changeId);
+      return planChangeView(ended ?? change);
+    }
+    // The change moved on meanwhile (its workflow took a step): decide again on what it is now.
+    change = await requirePlanChange(params.tenantId, params.changeId);
+  }
+  throw new Refusal(409, 'cancel_conflict', 'The change kept moving while it was cancelled: try again.');
+};

@@ -1,0 +1,79 @@
+import { planChangeOutcomeEmail } from '#core/emails.ts';
+import type { PlanChangeExecution } from '#core/plan-change.ts';
+import { stackOnPlan } from '#core/stacks.ts';
+import { config } from '#ports/config.ts';
+import { releaseHoldWrite } from '#store/capacity.ts';
+import { outboxPut } from '#store/outbox.ts';
+import { changeHolder, planChangeUpdate } from '#store/plan-changes.ts';
+import { applyStackWrites, planChangeStackWrite, releasePlaces, takePlace } from '#store/stacks.ts';
+import { executionOf, readRun, requesterEmail, statusAfter } from './record.ts';
+
+/**
+ * THE completion: after the billing commit, the Stack runs on the new Plan (its caps and resources
+ * in the desired state, admission reopened, at the held place, which becomes its placement) and its
+ * old place is given back; the one completion email says the final adjustment and, when the Stack
+ * moved, that its IP address changed. All in one transaction.
+ */
+export const completeChange = async (input: PlanChangeExecution, now: Date): Promise<PlanChangeExecution> => {
+  const run = await readRun(input);
+  if (!run) return { ...input, step: 'done', waitSeconds: 0 };
+  const { change, stack } = run;
+  if (change.status !== 'verifying' || change.step !== 'complete' || !change.final)
+    return executionOf(change);
+  const target = change.targetLocation ?? stack.location;
+  const onNewPlan = {
+    ...stack,
+    ...stackOnPlan({
+      stackId: stack.stackId,
+      name: stack.name,
+      plan: change.toPlan,
+      location: target,
+      createdAt: stack.createdAt,
+    }),
+    lifecycle: stack.lifecycle,
+    operation: undefined,
+  };
+  const placed = stack.placed ?? true;
+  const to = await requesterEmail(change);
+  const moved = target !== change.fromLocation;
+  const writes = [
+    planChangeUpdate(
+      change,
+      {
+        status: statusAfter(change, { type: 'healthy_and_billed' }),
+        step: 'done',
+        outcome: 'The Stack runs on the new Plan.',
+      },
+      now,
+    ),
+    planChangeStackWrite(change.tenantId, stack, onNewPlan, null),
+    releaseHoldWrite(change.region, changeHolder(change.changeId)),
+    ...(placed
+      ? [
+          takePlace(change.region, target, change.toPlan),
+          releasePlaces(change.region, stack.location, stack.plan, 1),
+        ]
+      : []),
+    ...(to
+      ? [
+          outboxPut(
+            `plan-change:${change.changeId}:completed`,
+            to,
+            planChangeOutcomeEmail({
+              outcome: 'completed',
+              stackName: stack.name,
+              fromPlan: change.fromPlan,
+              toPlan: change.toPlan,
+              movedTo: moved ? target : undefined,
+              addressChanged: moved ? (change.addressChanged ?? true) : undefined,
+              adjustment: { amount: change.final.adjustment, currency: change.final.currency },
+              appUrl: config.tenantAppUrl(),
+            }),
+            now,
+          ),
+        ]
+      : []),
+  ];
+  const done = await applyStackWrites(writes);
+  return done ? { ...input, step: 'done', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
+};

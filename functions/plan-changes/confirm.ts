@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import { CONFIRM_REFUSAL_TEXT, confirmRefusals, expiryOf, startingStatus } from '#core/plan-change.ts';
+import type { PlanValue } from '#core/plans.ts';
+import { Refusal } from '#core/refusal.ts';
+import { retrieveSubscription, withProcessorDeadline } from '#ports/processor.ts';
+import { startPlanChange, stopPlanChange } from '#ports/workflows.ts';
+import { getBilling } from '#store/billing.ts';
+import { placeHold } from '#store/capacity.ts';
+import { claimIdempotencyKey, idempotencyDoneWrite, releaseIdempotencyKey } from '#store/idempotency.ts';
+import {
+  changeHolder,
+  getPlanChange,
+  type PlanChange,
+  planChangePut,
+  planChangeUpdate,
+} from '#store/plan-changes.ts';
+import { applyStackWrites, planChangeStackWrite } from '#store/stacks.ts';
+import type { Tenant } from '#store/tenants.ts';
+import { viaProcessor } from '../billing/processor-errors.ts';
+import { requireStack } from '../stacks/views.ts';
+import { requireGatesReady } from './gates.ts';
+import { estimateChange } from './preview.ts';
+import { executionOf, planChangeView, statusAfter } from './record.ts';
+
+const PROCESSOR_BUDGET_MS = 7_500;
+/** A held place outlives any wait; it is given back when the change ends. */
+const HOLD_DAYS = 30;
+
+/** A change id: `pc_`, the confirmation time (sorts by it), and 48 random bits. */
+const newChangeId = (now: Date) =>
+  `pc_${now.getTime().toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`;
+
+/**
+ * THE Plan Change confirmation. Refused (409, one code each, nothing written) while billing is
+ * overdue, a cancellation is scheduled or the tenant is closing, when the Plan is unchanged, and
+ * while another infrastructure operation runs on the Stack. Missing capacity is not a refusal: the
+ * change queues. It starts in Waiting for Work, holding the place in the same transaction, only when
+ * the Stack's location has room; a change of the Stack still waiting for capacity is superseded
+ * (its execution stops). With an Idempotency-Key a retried request confirms once.
+ */
+export const confirmPlanChange = async (params: {
+  tenant: Tenant;
+  userId: string;
+  stackId: string;
+  plan: PlanValue;
+  idempotencyKey: string | undefined;
+  now: Date;
+}) => {
+  requireGatesReady();
+  const { tenant, plan, now } = params;
+  const key = params.idempotencyKey;
+  const fingerprint = JSON.stringify({ stackId: params.stackId, plan });
+  if (key) {
+    const prior = await claimIdempotencyKey(tenant.tenantId, key, { fingerprint, plan: {} }, now);
+    if (!prior.claimed) {
+      if (prior.existing.fingerprint !== fingerprint)
+        throw new Refusal(
+          409,
+          'idempotency_key_reused',
+          'This Idempotency-Key was used with another request body: use a new key for a new request.',
+        );
+      if (prior.existing.state !== 'done')
+        throw new Refusal(
+          409,
+          'request_in_progress',
+          'This request is being handled: repeat it in a few seconds.',
+        );
+      // The same request again: make sure its execution runs (a start is a no-op when it does).
+      const done = prior.existing.result as ReturnType<typeof planChangeView>;
+      const change = await getPlanChange(tenant.tenantId, done.changeId);
+      if (change) await startPlanChange(executionOf(change));
+      return done;
+    }
+  }
+  let decided: Awaited<ReturnType<typeof decideAndRecord>>;
+  try {
+    decided = await withProcessorDeadline(performance.now() + PROCESSOR_BUDGET_MS, () =>
+      decideAndRecord({ ...params, key }),
+    );
+  } catch (error) {
+    // Nothing was recorded: the same key may be used again.
+    if (key) await releaseIdempotencyKey(tenant.tenantId, key);
+    throw error;
+  }
+  // Recorded: from here a retry with the same key replays the answer and (re)starts the execution.
+  const { change, superseded } = decided;
+  if (superseded) await stopPlanChange(superseded, `superseded by ${change.changeId}`);
+  await startPlanChange(executionOf(change));
+  return planChangeView(change);
+};
+
+const decideAndRecord = async (params: {
+  tenant: Tenant;
+  userId: string;
+  stackId: string;
+  plan: PlanValue;
+  key: string | undefined;
+  now: Date;
+}): Promise<{ change: PlanChange; superseded: string | undefined }> => {
+  const { tenant, plan, now } = params;
+  const billing = await getBilling(tenant.tenantId);
+  const subscriptionId = billing?.subscriptionId;
+  const subscription = subscriptionId
+    ? await viaProcessor(() => retrieveSubscription(subscriptionId))
+    : undefined;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const stack = await requireStack(tenant.tenantId, params.stackId);
+    const open = stack.openChange ? await getPlanChange(tenant.tenantId, stack.openChange.id) : undefined;
+    const refusals = confirmRefusals({
+      billingState: tenant.billingState,
+      subscriptionActive: subscription?.status === 'active',
+      cancelScheduled: subscription?.cancelScheduled ?? false,
+      stackLifecycle: stack.lifecycle,
+      currentPlan: stack.plan,
+      requestedPlan: plan,
+      openChanges: open ? [open.status] : [],
+    });
+    const refusal = refusals[0];
+    if (refusal) throw new Refusal(409, refusal, CONFIRM_REFUSAL_TEXT[refusal]);
+    const { estimate } =
+      subscriptionId !== undefined
+        ? await estimateChange(subscriptionId, stack.plan, plan, now)
+        : { estimate: null };
+    const changeId = newChangeId(now);
+    const region = stack.region ?? tenant.homeRegion;
+    const hold = await placeHold({
+      holder: changeHolder(changeId),
+      region,
+      plan,
+      now,
+      expiresAt: new Date(now.getTime() + HOLD_DAYS * 86_400_000),
+      only: stack.location,
+    });
+    const status = startingStatus(hold !== undefined);
+    const change: PlanChange = {
+      changeId,
+      tenantId: tenant.tenantId,
+      stackId: stack.stackId,
+      fromPlan: stack.plan,
+      toPlan: plan,
+      status,
+      step: hold ? 'drain_work' : 'find_capacity',
+      confirmedAt: now.toISOString(),
+      expiresAt: expiryOf(now).toISOString(),
+      updatedAt: now.toISOString(),
+      requestedBy: params.userId,
+      region,
+      fromLocation: stack.location,
+      ...(hold ? { targetLocation: hold.location, stepVersion: stack.desiredVersion + 1 } : {}),
+      history: [{ status, at: now.toISOString() }],
+      estimate: estimate
+        ? {
+            currency: estimate.currency,
+            subtotal: estimate.subtotal,
+            discount: estimate.discount,
+            tax: estimate.tax,
+            total: estimate.total,
+            amountDue: estimate.amountDue,
+            adjustment: estimate.adjustment,
+            invoiceAt: estimate.invoiceAt,
+          }
+        : null,
+      stepStartedAt: now.toISOString(),
+      commitAttempts: 0,
+      version: 1,
+    };
+    const nextStack = hold
+      ? {
+          ...stack,
+          operation: {
+            kind: 'plan_change' as const,
+            id: changeId,
+            step: 'drain' as const,
+            target: { plan, location: hold.location },
+          },
+        }
+      : stack;
+    const writes = [
+      planChangePut(change),
+      planChangeStackWrite(tenant.tenantId, stack, nextStack, { id: changeId, status }),
+      ...(hold?.writes ?? []),
+      ...(open
+        ? [
+            planChangeUpdate(
+              open,
+              {
+                status: statusAfter(open, { type: 'superseded' }),
+                step: 'done',
+                outcome: 'A newer change of this Stack replaced it.',
+              },
+              now,
+            ),
+          ]
+        : []),
+      ...(params.key ? [idempotencyDoneWrite(tenant.tenantId, params.key, 202, planChangeView(change))] : []),
+    ];
+    if (await applyStackWrites(writes)) return { change, superseded: open?.changeId };
+    // The Stack, its open change or the slot changed meanwhile: read again and decide again.
+  }
+  throw new Refusal(
+    409,
+    'confirm_conflict',
+    'The Stack kept changing while the change was confirmed: read GET /v1/plan-changes?stackId=..., then try again.',
+  );
+};

@@ -1,0 +1,106 @@
+import {
+  DISPATCHER_STEP_LIMIT_HOURS,
+  type PlanChangeExecution,
+  type PlanChangeStatus,
+} from '#core/plan-change.ts';
+import { nextDispatcherLook } from '#core/plan-change-pacing.ts';
+import type { OperationStep } from '#core/stacks.ts';
+import { type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
+import { applyStackWrites, planChangeStackWrite, type StoredStack } from '#store/stacks.ts';
+import { executionOf, readRun, statusAfter } from './record.ts';
+import { toRollBack } from './roll-back.ts';
+
+type DispatcherStep = Extract<OperationStep, 'backup' | 'switch' | 'verify'>;
+
+/** Each Dispatcher step: the status it runs in, the event a done step is, and the step after it. */
+const STEPS: Record<
+  DispatcherStep,
+  {
+    status: PlanChangeStatus;
+    /** Verifying: healthy does not move the status; billing commits first. */
+    done?: 'backup_done' | 'switched';
+    next: { step: PlanChangeExecution['step']; operation?: DispatcherStep };
+  }
+> = {
+  backup: { status: 'preparing', done: 'backup_done', next: { step: 'switch', operation: 'switch' } },
+  switch: { status: 'switching', done: 'switched', next: { step: 'verify', operation: 'verify' } },
+  verify: { status: 'verifying', next: { step: 'commit_billing' } },
+};
+
+const FAILED: Record<DispatcherStep, string> = {
+  backup: 'the final backup failed',
+  switch: 'the replacement could not be created',
+  verify: 'the replacement did not become healthy',
+};
+
+/**
+ * THE Dispatcher step tasks (Preparing: the final backup; Switching: the replacement is created at
+ * the held place and the Durable Stack State and Credentials move; Verifying: the replacement
+ * reports healthy). Each looks at what the Stack's Dispatcher reported for this change and step:
+ * done moves the change on (and the desired state to the next step), failed rolls it back, nothing
+ * for two hours rolls it back too.
+ */
+export const dispatcherStep = async (
+  input: PlanChangeExecution,
+  step: DispatcherStep,
+  now: Date,
+): Promise<PlanChangeExecution> => {
+  const run = await readRun(input);
+  if (!run) return { ...input, step: 'done', waitSeconds: 0 };
+  const { change, stack } = run;
+  const rule = STEPS[step];
+  if (change.status !== rule.status || change.step !== input.step) return executionOf(change);
+  const report = stack.observed?.operation;
+  const reported = report?.id === change.changeId && report.step === step ? report : undefined;
+  const healthy = step !== 'verify' || stack.observed?.health === 'healthy';
+  if (reported?.outcome === 'done' && healthy) {
+    const moved = await applyStackWrites(doneWrites(change, stack, step, now));
+    return moved ? { ...input, step: rule.next.step, waitSeconds: 0 } : { ...input, waitSeconds: 1 };
+  }
+  const failure =
+    reported?.outcome === 'failed'
+      ? `${FAILED[step]}${reported.reason ? ` (${reported.reason})` : ''}.`
+      : now.getTime() - Date.parse(change.stepStartedAt) >= DISPATCHER_STEP_LIMIT_HOURS * 3_600_000
+        ? `${FAILED[step]}: the Stack did not report within ${DISPATCHER_STEP_LIMIT_HOURS} hours.`
+        : undefined;
+  if (failure) {
+    const moved = await applyStackWrites([toRollBack(change, failure, now)]);
+    return moved ? { ...input, step: 'roll_back', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
+  }
+  return { ...input, waitSeconds: nextDispatcherLook(input.waitSeconds) };
+};
+
+const doneWrites = (change: PlanChange, stack: StoredStack, step: DispatcherStep, now: Date) => {
+  const rule = STEPS[step];
+  const status = rule.done ? statusAfter(change, { type: rule.done }) : change.status;
+  const report = stack.observed?.operation;
+  const extra =
+    step === 'switch'
+      ? { addressChanged: report?.addressChanged ?? change.targetLocation !== change.fromLocation }
+      : step === 'verify'
+        ? { healthyAt: stack.observed?.reportedAt ?? now.toISOString() }
+        : {};
+  const writes = [
+    planChangeUpdate(
+      change,
+      {
+        status,
+        step: rule.next.step,
+        stepStartedAt: now.toISOString(),
+        ...(rule.next.operation ? { stepVersion: stack.desiredVersion + 1 } : {}),
+        ...extra,
+      },
+      now,
+    ),
+  ];
+  if (rule.next.operation && stack.operation?.id === change.changeId)
+    writes.push(
+      planChangeStackWrite(
+        change.tenantId,
+        stack,
+        { ...stack, operation: { ...stack.operation, step: rule.next.operation } },
+        { id: change.changeId, status },
+      ),
+    );
+  return writes;
+};

@@ -1,0 +1,151 @@
+import type { EmailContent } from '#core/emails.ts';
+import {
+  adjustmentExplanation,
+  applyPlanChangeEvent,
+  isCancellable,
+  isTerminal,
+  type PlanChangeEvent,
+  type PlanChangeExecution,
+  type PlanChangeStatus,
+  recoveryMessage,
+} from '#core/plan-change.ts';
+import { Refusal } from '#core/refusal.ts';
+import { releaseHoldWrite } from '#store/capacity.ts';
+import { outboxPut } from '#store/outbox.ts';
+import { changeHolder, getPlanChange, type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
+import { getStack, planChangeStackWrite, type StoredStack, type TransactItem } from '#store/stacks.ts';
+import { getTenant, type Tenant } from '#store/tenants.ts';
+import { getUser } from '#store/users.ts';
+
+/**
+ * What a tenant sees of a Plan Change: both Plans, its status and history, what to do next, the
+ * estimate shown at confirmation and, once billing committed, the exact adjustment beside it with
+ * the reason they differ. Never a processor id, an operator or a storage locator.
+ */
+export const planChangeView = (change: PlanChange) => ({
+  changeId: change.changeId,
+  stackId: change.stackId,
+  currentPlan: change.fromPlan,
+  requestedPlan: change.toPlan,
+  status: change.status,
+  cancellable: isCancellable(change.status),
+  confirmedAt: change.confirmedAt,
+  updatedAt: change.updatedAt,
+  expiresAt: change.expiresAt,
+  history: change.history.map((entry) => ({ status: entry.status, at: entry.at })),
+  recovery: recoveryMessage(change.status),
+  outcome: change.outcome ?? null,
+  location: {
+    from: change.fromLocation,
+    to: change.targetLocation ?? null,
+    addressChanged: change.addressChanged ?? null,
+  },
+  estimate: change.estimate,
+  final: change.final
+    ? {
+        adjustment: change.final.adjustment,
+        currency: change.final.currency,
+        committedAt: change.final.committedAt,
+        estimatedAdjustment: change.estimate?.adjustment ?? null,
+        difference: change.estimate ? change.final.adjustment - change.estimate.adjustment : null,
+        explanation: adjustmentExplanation({
+          estimate: change.estimate?.adjustment ?? null,
+          final: change.final.adjustment,
+          confirmedAt: change.confirmedAt,
+          healthyAt: change.healthyAt ?? change.final.committedAt,
+        }),
+      }
+    : null,
+});
+
+export const requirePlanChange = async (tenantId: string, changeId: string): Promise<PlanChange> => {
+  const change = /^pc_[a-z0-9]{1,40}$/.test(changeId) ? await getPlanChange(tenantId, changeId) : undefined;
+  if (!change)
+    throw new Refusal(
+      404,
+      'plan_change_not_found',
+      `This tenant has no Plan Change "${changeId}": GET /v1/plan-changes lists them.`,
+    );
+  return change;
+};
+
+/** The execution state that resumes a change where its record says it is. */
+export const executionOf = (change: PlanChange, waitSeconds = 0): PlanChangeExecution => ({
+  changeId: change.changeId,
+  tenantId: change.tenantId,
+  expiresAt: change.expiresAt,
+  step: isTerminal(change.status) ? 'done' : change.step,
+  waitSeconds,
+});
+
+/** What a task reads first: the change, its Stack and tenant (undefined when any is gone). */
+export const readRun = async (
+  input: PlanChangeExecution,
+): Promise<{ change: PlanChange; stack: StoredStack; tenant: Tenant } | undefined> => {
+  const change = await getPlanChange(input.tenantId, input.changeId);
+  if (!change) return undefined;
+  const [stack, tenant] = await Promise.all([
+    getStack(change.tenantId, change.stackId),
+    getTenant(change.tenantId),
+  ]);
+  if (!stack || !tenant) return undefined;
+  return { change, stack, tenant };
+};
+
+/**
+ * The status an event moves the change to, by THE status machine (functions/core/plan-change.ts):
+ * every task and route asks it, so the workflow cannot take a move the rules do not allow.
+ */
+export const statusAfter = (change: PlanChange, event: PlanChangeEvent): PlanChangeStatus => {
+  const next = applyPlanChangeEvent({ status: change.status, confirmedAt: change.confirmedAt }, event);
+  if (next === change.status)
+    throw new Error(`a ${change.status} Plan Change does not move on ${event.type}`);
+  return next;
+};
+
+/** The administrator who confirmed: the outcome email goes to them. */
+export const requesterEmail = async (change: PlanChange): Promise<string | undefined> =>
+  (await getUser(change.requestedBy))?.email;
+
+/**
+ * The writes that end a change without moving the Stack (rolled back, expired, cancelled,
+ * superseded): the record ends, the Stack's operation and pointer go (admission reopens on the
+ * previous Plan), a held place is given back, and the one email of the outcome, if any, goes into
+ * the outbox in the same transaction (its key makes it once).
+ */
+export const endWrites = (params: {
+  change: PlanChange;
+  stack: StoredStack;
+  /** What ends it: a cancel, the tenant leaving, a failure, the clock (expiry) or a newer change. */
+  event: PlanChangeEvent;
+  outcome: string;
+  now: Date;
+  email?: { to: string; content: EmailContent } | undefined;
+}): TransactItem[] => {
+  const { change, stack, now } = params;
+  const status = statusAfter(change, params.event);
+  if (!isTerminal(status))
+    throw new Error(`${params.event.type} does not end a ${change.status} Plan Change`);
+  const writes: TransactItem[] = [
+    planChangeUpdate(change, { status, step: 'done', outcome: params.outcome }, now),
+  ];
+  if (stack.openChange?.id === change.changeId) {
+    const next = stack.operation?.id === change.changeId ? { ...stack, operation: undefined } : stack;
+    writes.push(planChangeStackWrite(change.tenantId, stack, next, null));
+  }
+  if (change.targetLocation !== undefined)
+    writes.push(releaseHoldWrite(change.region, changeHolder(change.changeId)));
+  if (params.email)
+    writes.push(
+      outboxPut(`plan-change:${change.changeId}:${status}`, params.email.to, params.email.content, now),
+    );
+  return writes;
+};
+
+/** Why a waiting change can no longer go on (the tenant left `active`, or a teardown began). */
+export const noLongerWanted = (tenant: Tenant, stack: StoredStack): string | undefined => {
+  if (stack.lifecycle !== 'running') return 'The Stack is being torn down, so the change was cancelled.';
+  if (tenant.billingState !== 'active')
+    return 'Billing is no longer active, so the change was cancelled; the Stack and billing are unchanged.';
+  return undefined;
+};

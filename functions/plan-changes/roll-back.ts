@@ -1,0 +1,58 @@
+import { planChangeOutcomeEmail } from '#core/emails.ts';
+import { isTerminal, type PlanChangeExecution } from '#core/plan-change.ts';
+import { CAPACITY_LOOK_SECONDS } from '#core/plan-change-pacing.ts';
+import { config } from '#ports/config.ts';
+import { type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
+import { applyStackWrites, type StoredStack, type TransactItem } from '#store/stacks.ts';
+import { endWrites, readRun, requesterEmail } from './record.ts';
+
+/** The write that sends a change to its roll back, with the reason (what the RollBack task reads). */
+export const toRollBack = (change: PlanChange, reason: string, now: Date): TransactItem =>
+  planChangeUpdate(change, { step: 'roll_back', outcome: reason }, now);
+
+const GENERIC_REASON = 'a step of the move failed.';
+
+/**
+ * THE roll back task: any failure before the billing commit ends the change `rolled_back`: the
+ * held place is given back, admission reopens on the previous Plan, billing is unchanged, and one
+ * email tells the administrator. A change whose billing committed is never rolled back: it
+ * completes instead.
+ */
+export const rollBack = async (input: PlanChangeExecution, now: Date): Promise<PlanChangeExecution> => {
+  const run = await readRun(input);
+  if (!run) return { ...input, step: 'done', waitSeconds: 0 };
+  const { change, stack } = run;
+  if (isTerminal(change.status)) return { ...input, step: 'done', waitSeconds: 0 };
+  if (change.final) return { ...input, step: 'complete', waitSeconds: 0 };
+  // A look for capacity that failed holds nothing to undo: the change keeps waiting (and expires).
+  if (change.status === 'waiting_for_capacity')
+    return { ...input, step: 'find_capacity', waitSeconds: CAPACITY_LOOK_SECONDS };
+  const ended = await applyStackWrites(
+    await rollBackWrites(change, stack, change.outcome ?? GENERIC_REASON, now),
+  );
+  return ended ? { ...input, step: 'done', waitSeconds: 0 } : { ...input, step: 'roll_back', waitSeconds: 1 };
+};
+
+const rollBackWrites = async (change: PlanChange, stack: StoredStack, reason: string, now: Date) => {
+  const to = await requesterEmail(change);
+  return endWrites({
+    change,
+    stack,
+    event: { type: 'failed' },
+    outcome: reason,
+    now,
+    email: to
+      ? {
+          to,
+          content: planChangeOutcomeEmail({
+            outcome: 'rolled_back',
+            stackName: stack.name,
+            fromPlan: change.fromPlan,
+            toPlan: change.toPlan,
+            reason,
+            appUrl: config.tenantAppUrl(),
+          }),
+        }
+      : undefined,
+  });
+};

@@ -1,0 +1,172 @@
+import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { PLAN_CHANGE_STATUSES, PLAN_CHANGE_STEPS, TERMINAL_STATUSES } from '#core/plan-change.ts';
+import { PLAN_VALUES } from '#core/plans.ts';
+import { db, tableName } from './client.ts';
+import { keys } from './keys.ts';
+import type { TransactItem } from './stacks.ts';
+
+const AmountsSchema = v.object({
+  currency: v.string(),
+  subtotal: v.number(),
+  discount: v.number(),
+  tax: v.number(),
+  total: v.number(),
+  amountDue: v.number(),
+  adjustment: v.number(),
+  invoiceAt: v.nullable(v.string()),
+});
+export type ChangeAmounts = v.InferOutput<typeof AmountsSchema>;
+
+const PlanChangeSchema = v.object({
+  changeId: v.string(),
+  tenantId: v.string(),
+  stackId: v.string(),
+  fromPlan: v.picklist(PLAN_VALUES),
+  toPlan: v.picklist(PLAN_VALUES),
+  status: v.picklist(PLAN_CHANGE_STATUSES),
+  /** The workflow's next step (what a restarted execution resumes with). */
+  step: v.picklist(PLAN_CHANGE_STEPS),
+  confirmedAt: v.string(),
+  /** Confirmation + 7 days: a change still waiting for capacity then expires. */
+  expiresAt: v.string(),
+  updatedAt: v.string(),
+  /** The administrator who confirmed (the outcome email goes to them; never shown). */
+  requestedBy: v.string(),
+  region: v.string(),
+  fromLocation: v.string(),
+  /** Where the replacement goes, once a place is held (reservation holder `change:<id>`). */
+  targetLocation: v.optional(v.string()),
+  history: v.array(v.object({ status: v.picklist(PLAN_CHANGE_STATUSES), at: v.string() })),
+  /** The processor's estimate shown at confirmation (null: it could not estimate). */
+  estimate: v.nullable(AmountsSchema),
+  /** The adjustment the processor created at the billing commit (its proration lines). */
+  final: v.optional(v.object({ adjustment: v.number(), currency: v.string(), committedAt: v.string() })),
+  /** When the current step began (drain and Dispatcher steps give up after a limit). */
+  stepStartedAt: v.string(),
+  /** The desired-state version that carries the current step. */
+  stepVersion: v.optional(v.number()),
+  /** Why it ended, for the tenant: safe words, no ids. */
+  outcome: v.optional(v.string()),
+  /** The moment the replacement reported healthy (the proration date). */
+  healthyAt: v.optional(v.string()),
+  addressChanged: v.optional(v.boolean()),
+  /** The subscription's items after the change, decided once before the first commit attempt. */
+  billingItems: v.optional(
+    v.array(v.object({ itemId: v.optional(v.string()), priceId: v.string(), quantity: v.number() })),
+  ),
+  /** Billing commit attempts the processor refused (the alarm counts them). */
+  commitAttempts: v.optional(v.number(), 0),
+  version: v.number(),
+});
+export type PlanChange = v.InferOutput<typeof PlanChangeSchema>;
+
+/** The reservation holder of a change's place (one per change, apart from checkouts and added Stacks). */
+export const changeHolder = (changeId: string): string => `change:${changeId}`;
+
+export const getPlanChange = async (tenantId: string, changeId: string): Promise<PlanChange | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.planChange(tenantId, changeId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? v.parse(PlanChangeSchema, Item) : undefined;
+};
+
+/** The tenant's Plan Changes, oldest first (ids sort by confirmation time); one Stack's with `stackId`. */
+export const listPlanChanges = async (tenantId: string, stackId?: string): Promise<PlanChange[]> => {
+  const changes: PlanChange[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).PK, ':prefix': keys.planChangePrefix },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const change = v.parse(PlanChangeSchema, item);
+      if (stackId === undefined || change.stackId === stackId) changes.push(change);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return changes;
+};
+
+/** The write that records a new change (once). */
+export const planChangePut = (change: PlanChange): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...keys.planChange(change.tenantId, change.changeId), type: 'plan_change', ...change },
+    ConditionExpression: 'attribute_not_exists(PK)',
+  },
+});
+
+/**
+ * The write that moves a change on from what was read: its new fields, one more history entry when
+ * the status changes, and the next version; conditioned on the version read, so two tasks (or a
+ * task and a cancel) never both move it.
+ */
+export const planChangeUpdate = (
+  read: PlanChange,
+  next: Partial<Omit<PlanChange, 'changeId' | 'tenantId' | 'version' | 'history'>>,
+  now: Date,
+): TransactItem => {
+  const fields: Record<string, unknown> = {
+    ...next,
+    updatedAt: now.toISOString(),
+    version: read.version + 1,
+  };
+  if (next.status !== undefined && next.status !== read.status)
+    fields.history = [...read.history, { status: next.status, at: now.toISOString() }];
+  const names: Record<string, string> = { '#version': 'version' };
+  const values: Record<string, unknown> = { ':read': read.version };
+  const sets: string[] = [];
+  for (const [index, [name, value]] of Object.entries(fields).entries()) {
+    if (value === undefined) continue;
+    names[`#f${index}`] = name;
+    values[`:f${index}`] = value;
+    sets.push(`#f${index} = :f${index}`);
+  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.planChange(read.tenantId, read.changeId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'attribute_exists(PK) AND #version = :read',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+};
+
+/**
+ * Every Plan Change that has not ended, in every tenant: a full table scan, for the local control
+ * plane only (its Step Functions stand-in keeps executions in memory, so a restart resumes them).
+ */
+export const scanOpenPlanChanges = async (): Promise<PlanChange[]> => {
+  const open: PlanChange[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#type = :type AND NOT #status IN (:s0, :s1, :s2, :s3, :s4)',
+        ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':type': 'plan_change',
+          ...Object.fromEntries(TERMINAL_STATUSES.map((status, index) => [`:s${index}`, status])),
+        },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) open.push(v.parse(PlanChangeSchema, item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return open;
+};

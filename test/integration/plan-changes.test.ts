@@ -1,0 +1,389 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PLANS } from '#core/plans.ts';
+import { listInventory, setCapacityTotal } from '#store/capacity.ts';
+import { db, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
+import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { TEST_CARDS } from '../support/hosted-pages.ts';
+
+/**
+ * Plan Changes end to end in one process: the confirm / cancel / read routes, the workflow run by
+ * the local Step Functions stand-in from statemachines/plan-change.asl.json with the real task
+ * handlers, the reference Dispatcher carrying out each step, and the processor emulator billing.
+ */
+
+let api: TestControlPlane;
+let emulator: ProcessorEmulator;
+beforeAll(async () => {
+  api = await testGateway({ processor: true, stepFunctions: { waitMs: 10 } });
+  emulator = api.emulator as ProcessorEmulator;
+});
+afterAll(async () => {
+  await api.stop();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A paying tenant in a Home Region of its own whose first Stack has a running reference Dispatcher. */
+const payingWithDispatcher = async (
+  plan: string,
+  capacity: Record<string, number> = {},
+  card: string = TEST_CARDS.succeeds,
+) => {
+  const region = uniqueRegion();
+  for (const p of ['standard', 'plus', 'pro'])
+    await setCapacityTotal(
+      { region, location: `${region}-a`, plan: p as 'plus', total: capacity[p] ?? 3 },
+      api.clock.now(),
+    );
+  const tenant = await api.subscribe({ plan, region, card });
+  const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
+    token: tenant.sessionToken,
+  });
+  const started = await api.call('POST', '/_local/fleet/dispatchers', {
+    body: { credential: issued.json.credential, location: `${region}-a` },
+  });
+  expect(started.status).toBe(201);
+  const stacks = await api.call('GET', '/v1/stacks', { token: tenant.sessionToken });
+  const stack = stacks.json.stacks[0];
+  return {
+    ...tenant,
+    region,
+    stackId: stack.stackId as string,
+    stackName: stack.name as string,
+    dispatcherId: started.json.dispatcherId as string,
+  };
+};
+type Paying = Awaited<ReturnType<typeof payingWithDispatcher>>;
+
+const confirm = (tenant: Paying, plan: string, key?: string) =>
+  api.call('POST', `/v1/stacks/${tenant.stackId}/plan-changes`, {
+    token: tenant.sessionToken,
+    body: { plan },
+    ...(key ? { headers: { 'idempotency-key': key } } : {}),
+  });
+const read = async (tenant: Paying, changeId: string) =>
+  (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: tenant.sessionToken })).json;
+
+/** Ticks the fleet (each Dispatcher polls once) until the change reaches one of `statuses`. */
+const until = async (tenant: Paying, changeId: string, statuses: string[], rounds = 300) => {
+  for (let round = 0; round < rounds; round++) {
+    await api.fleet.tick();
+    const change = await read(tenant, changeId);
+    if (statuses.includes(change.status)) return change;
+    await sleep(15);
+  }
+  throw new Error(
+    `the change never reached ${statuses.join('/')}: ${JSON.stringify(await read(tenant, changeId))}`,
+  );
+};
+
+const subscriptionOf = (tenantId: string) => {
+  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
+  if (!found) throw new Error('no subscription');
+  return found;
+};
+const itemsByPlan = (tenantId: string) =>
+  Object.fromEntries(
+    subscriptionOf(tenantId).items.map((item) => [
+      /^stack_plan_(\w+)_monthly$/.exec(emulator.state.prices[item.price]?.lookupKey ?? '')?.[1],
+      item.quantity,
+    ]),
+  );
+const updatesOf = (tenantId: string) =>
+  emulator.calls.filter(
+    (c) => c.method === 'POST' && c.path === `/v1/subscriptions/${subscriptionOf(tenantId).id}`,
+  );
+const slot = async (region: string, location: string, plan: string) =>
+  (await listInventory(region)).slots.find((s) => s.location === location && s.plan === plan);
+const outboxFor = async (changeId: string) => {
+  const found = [];
+  for (const status of ['completed', 'rolled_back', 'expired', 'cancelled', 'superseded']) {
+    const { Items } = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.outbox(`plan-change:${changeId}:${status}`).PK },
+      }),
+    );
+    found.push(...(Items ?? []));
+  }
+  return found;
+};
+
+describe('an immediate upgrade', () => {
+  it('waits for work, backs up, switches, verifies, commits billing exactly, completes, one email', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    const confirmed = await confirm(tenant, 'pro', 'up-1');
+    expect(confirmed.status).toBe(202);
+    expect(confirmed.json).toMatchObject({
+      status: 'waiting_for_work',
+      currentPlan: 'plus',
+      requestedPlan: 'pro',
+      cancellable: true,
+    });
+    expect(confirmed.json.estimate.adjustment).toBeGreaterThan(0);
+    // The place is held at once: the pro slot has one place fewer to give.
+    const held = await listInventory(tenant.region);
+    expect(held.reservations.filter((r) => r.tenantId === `change:${confirmed.json.changeId}`)).toHaveLength(
+      1,
+    );
+
+    const done = await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back']);
+    expect(done.status).toBe('completed');
+    expect(done.history.map((h: { status: string }) => h.status)).toEqual([
+      'waiting_for_work',
+      'preparing',
+      'switching',
+      'verifying',
+      'completed',
+    ]);
+    // Billing: one update with our key, the price swapped, quantity kept, the cycle date unchanged.
+    const updates = updatesOf(tenant.tenantId);
+    expect(updates).toHaveLength(1);
+    expect(updates[0]?.idempotencyKey).toBe(`plan-change:${confirmed.json.changeId}`);
+    expect(updates[0]?.params).toMatchObject({
+      proration_behavior: 'create_prorations',
+      billing_cycle_anchor: { type: 'unchanged' },
+    });
+    expect(itemsByPlan(tenant.tenantId)).toEqual({ pro: 1 });
+    // The exact adjustment is the processor's pending proration lines, beside the estimate.
+    const pending = Object.values(emulator.state.invoiceItems).filter(
+      (i) => i.subscription === subscriptionOf(tenant.tenantId).id && i.invoice === null && i.proration,
+    );
+    expect(done.final.adjustment).toBe(pending.reduce((sum, i) => sum + i.amount, 0));
+    expect(done.final.adjustment).toBeGreaterThan(0);
+    expect(done.final.estimatedAdjustment).toBe(confirmed.json.estimate.adjustment);
+    expect(done.final.explanation).toMatch(/equals the estimate|fewer days/);
+    // The Stack runs on pro; its old place is given back, the held one became its placement.
+    const stack = (await api.call('GET', `/v1/stacks/${tenant.stackId}`, { token: tenant.sessionToken }))
+      .json;
+    expect(stack).toMatchObject({ plan: 'pro', caps: { runCap: PLANS.pro.runCap } });
+    expect((await slot(tenant.region, `${tenant.region}-a`, 'plus'))?.used).toBe(0);
+    expect((await slot(tenant.region, `${tenant.region}-a`, 'pro'))?.used).toBe(1);
+    expect((await listInventory(tenant.region)).reservations).toEqual([]);
+    await api.fleet.tick();
+    const desired = api.fleet.status(tenant.dispatcherId);
+    expect(desired).toMatchObject({ admission: 'open' });
+    // Exactly one email, for the completion.
+    const emails = await outboxFor(confirmed.json.changeId);
+    expect(emails.map((e) => e.subject)).toEqual([`${tenant.stackName} now runs on the Pro Plan`]);
+    // A replayed confirmation answers the same change and starts nothing more.
+    const again = await confirm(tenant, 'pro', 'up-1');
+    expect(again.json.changeId).toBe(confirmed.json.changeId);
+    expect(updatesOf(tenant.tenantId)).toHaveLength(1);
+  });
+});
+
+describe('a downgrade', () => {
+  it('credits the balance, never cash: a negative adjustment, no refund', async () => {
+    const tenant = await payingWithDispatcher('pro');
+    const confirmed = await confirm(tenant, 'standard');
+    const done = await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back']);
+    expect(done.status).toBe('completed');
+    expect(done.final.adjustment).toBeLessThan(0);
+    expect(itemsByPlan(tenant.tenantId)).toEqual({ standard: 1 });
+    expect(
+      emulator.calls.filter((c) => c.path.startsWith('/v1/refunds') && c.method === 'POST'),
+    ).toHaveLength(0);
+  });
+});
+
+describe('a queued change', () => {
+  it('waits for capacity, then completes elsewhere in the Home Region when a place opens; the email says the IP changed', async () => {
+    const tenant = await payingWithDispatcher('plus', { pro: 0 });
+    const confirmed = await confirm(tenant, 'pro');
+    expect(confirmed.json.status).toBe('waiting_for_capacity');
+    await sleep(100);
+    expect((await read(tenant, confirmed.json.changeId)).status).toBe('waiting_for_capacity');
+    await setCapacityTotal(
+      { region: tenant.region, location: `${tenant.region}-b`, plan: 'pro', total: 1 },
+      api.clock.now(),
+    );
+    const done = await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back']);
+    expect(done.status).toBe('completed');
+    expect(done.location).toEqual({
+      from: `${tenant.region}-a`,
+      to: `${tenant.region}-b`,
+      addressChanged: true,
+    });
+    const [email] = await outboxFor(confirmed.json.changeId);
+    expect(email?.text).toContain('IP address changed');
+    expect((await slot(tenant.region, `${tenant.region}-b`, 'pro'))?.used).toBe(1);
+    expect((await slot(tenant.region, `${tenant.region}-a`, 'plus'))?.used).toBe(0);
+  });
+
+  it('expires 7 days after confirmation with the Plan and billing untouched, one email', async () => {
+    const tenant = await payingWithDispatcher('plus', { pro: 0 });
+    const confirmed = await confirm(tenant, 'pro');
+    api.clock.advance(7 * 86_400 + 60);
+    // Sessions last less than 7 days: sign in again, as the tenant would.
+    tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
+    const ended = await until(tenant, confirmed.json.changeId, ['expired']);
+    expect(ended.recovery).toContain('confirm the change again');
+    expect(updatesOf(tenant.tenantId)).toHaveLength(0);
+    expect(itemsByPlan(tenant.tenantId)).toEqual({ plus: 1 });
+    expect((await outboxFor(confirmed.json.changeId)).map((e) => e.subject)).toEqual([
+      `The Plan Change of ${tenant.stackName} expired`,
+    ]);
+    const stack = (await api.call('GET', `/v1/stacks/${tenant.stackId}`, { token: tenant.sessionToken }))
+      .json;
+    expect(stack.plan).toBe('plus');
+  });
+
+  it('is superseded by a second confirmation: its execution stops, it stays in history', async () => {
+    const tenant = await payingWithDispatcher('plus', { pro: 0 });
+    const first = await confirm(tenant, 'pro');
+    const second = await confirm(tenant, 'standard');
+    expect(second.status).toBe(202);
+    expect((await read(tenant, first.json.changeId)).status).toBe('superseded');
+    await until(tenant, second.json.changeId, ['completed']);
+    // Stopped, or ended on its own at its next look (it finds itself superseded): never still running.
+    expect(['ABORTED', 'SUCCEEDED']).toContain(api.stepFunctions.execution(first.json.changeId)?.status);
+    const listed = await api.call('GET', `/v1/plan-changes?stackId=${tenant.stackId}`, {
+      token: tenant.sessionToken,
+    });
+    expect(listed.json.planChanges.map((c: { status: string }) => c.status)).toEqual([
+      'completed',
+      'superseded',
+    ]);
+  });
+});
+
+describe('a tenant that leaves active while its change waits', () => {
+  it('ends the queued change cancelled, nothing billed, no email', async () => {
+    const tenant = await payingWithDispatcher('plus', { pro: 0 }, TEST_CARDS.failsLater);
+    api.clock.advance(29 * 86_400);
+    tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
+    const confirmed = await confirm(tenant, 'pro');
+    expect(confirmed.json.status).toBe('waiting_for_capacity');
+    // The renewal fails: the sweep moves the tenant to past-due.
+    api.clock.advance(3 * 86_400);
+    await api.sweep();
+    tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
+    const ended = await until(tenant, confirmed.json.changeId, ['cancelled', 'expired']);
+    expect(ended.status).toBe('cancelled');
+    expect(ended.outcome).toContain('Billing is no longer active');
+    expect(updatesOf(tenant.tenantId)).toHaveLength(0);
+    expect(await outboxFor(confirmed.json.changeId)).toEqual([]);
+    const refused = await confirm(tenant, 'standard');
+    expect([refused.status, refused.json.error.code]).toEqual([409, 'billing_overdue']);
+  });
+});
+
+describe('cancel', () => {
+  it('succeeds while waiting for work: admission reopens on the previous Plan, the place is released, billing untouched', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    // An active run keeps the change in Waiting for Work.
+    await api.call('POST', `/_local/fleet/dispatchers/${tenant.dispatcherId}/runs`, { body: { start: 1 } });
+    const confirmed = await confirm(tenant, 'pro');
+    await api.fleet.tick();
+    await sleep(50);
+    expect((await read(tenant, confirmed.json.changeId)).status).toBe('waiting_for_work');
+    const cancelled = await api.call('POST', `/v1/plan-changes/${confirmed.json.changeId}/cancel`, {
+      token: tenant.sessionToken,
+    });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.json.status).toBe('cancelled');
+    expect((await listInventory(tenant.region)).reservations).toEqual([]);
+    await api.fleet.tick();
+    expect(api.fleet.status(tenant.dispatcherId)).toMatchObject({ admission: 'open' });
+    expect(updatesOf(tenant.tenantId)).toHaveLength(0);
+    expect(await outboxFor(confirmed.json.changeId)).toEqual([]);
+  });
+
+  it('is refused once Preparing began, with its own code; the change then completes', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    api.fleet.injectFault(tenant.dispatcherId, { step: 'backup', kind: 'delay', polls: 3 });
+    const confirmed = await confirm(tenant, 'pro');
+    await until(tenant, confirmed.json.changeId, ['preparing']);
+    const refused = await api.call('POST', `/v1/plan-changes/${confirmed.json.changeId}/cancel`, {
+      token: tenant.sessionToken,
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error.code).toBe('plan_change_not_cancellable');
+    expect((await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back'])).status).toBe(
+      'completed',
+    );
+  });
+});
+
+describe('faults roll back with billing untouched', () => {
+  for (const step of ['switch', 'verify'] as const) {
+    it(`a failure in ${step === 'switch' ? 'Switching' : 'Verifying'}`, async () => {
+      const tenant = await payingWithDispatcher('plus');
+      api.fleet.injectFault(tenant.dispatcherId, { step, kind: 'fail', reason: 'disk full' });
+      const confirmed = await confirm(tenant, 'pro');
+      const ended = await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back']);
+      expect(ended.status).toBe('rolled_back');
+      expect(ended.outcome).toContain('disk full');
+      expect(updatesOf(tenant.tenantId)).toHaveLength(0);
+      expect(itemsByPlan(tenant.tenantId)).toEqual({ plus: 1 });
+      expect((await listInventory(tenant.region)).reservations).toEqual([]);
+      expect((await slot(tenant.region, `${tenant.region}-a`, 'pro'))?.used).toBe(0);
+      const stack = (await api.call('GET', `/v1/stacks/${tenant.stackId}`, { token: tenant.sessionToken }))
+        .json;
+      expect(stack.plan).toBe('plus');
+      expect((await outboxFor(confirmed.json.changeId)).map((e) => e.subject)).toEqual([
+        `The Plan Change of ${tenant.stackName} was rolled back`,
+      ]);
+    });
+  }
+});
+
+describe('refusals write nothing', () => {
+  it('answers its own code: unchanged Plan, another operation running, a member, an unknown Stack', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    const same = await confirm(tenant, 'plus');
+    expect([same.status, same.json.error.code]).toEqual([409, 'plan_unchanged']);
+    api.fleet.injectFault(tenant.dispatcherId, { step: 'backup', kind: 'delay', polls: 50 });
+    const first = await confirm(tenant, 'pro');
+    await until(tenant, first.json.changeId, ['preparing']);
+    const busy = await confirm(tenant, 'standard');
+    expect([busy.status, busy.json.error.code]).toEqual([409, 'operation_in_progress']);
+    const unknown = await api.call('POST', '/v1/stacks/stk_nope/plan-changes', {
+      token: tenant.sessionToken,
+      body: { plan: 'pro' },
+    });
+    expect(unknown.status).toBe(404);
+    const listed = await api.call('GET', `/v1/plan-changes?stackId=${tenant.stackId}`, {
+      token: tenant.sessionToken,
+    });
+    expect(listed.json.planChanges).toHaveLength(1);
+    api.fleet.clearFaults(tenant.dispatcherId);
+    await until(tenant, first.json.changeId, ['completed']);
+  });
+});
+
+describe('the record and the audit export', () => {
+  it('never carry processor ids, credentials, storage locators or operator identities; the export route is not an id', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    const confirmed = await confirm(tenant, 'pro');
+    await until(tenant, confirmed.json.changeId, ['completed']);
+    const bodies = [
+      JSON.stringify(confirmed.json),
+      JSON.stringify(await read(tenant, confirmed.json.changeId)),
+      JSON.stringify((await api.call('GET', '/v1/plan-changes', { token: tenant.sessionToken })).json),
+    ];
+    const exported = await api.gateway.dispatch({
+      method: 'GET',
+      url: '/v1/plan-changes/export',
+      headers: { authorization: `Bearer ${tenant.sessionToken}` },
+      body: Buffer.alloc(0),
+    });
+    expect(exported.status).toBe(200);
+    expect(exported.headers['content-type']).toContain('application/x-ndjson');
+    const lines = exported.body.toString('utf8').trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line).changeId)).toEqual([confirmed.json.changeId]);
+    bodies.push(exported.body.toString('utf8'));
+    const subscription = subscriptionOf(tenant.tenantId);
+    for (const body of bodies) {
+      expect(body).not.toMatch(/\b(sub|cus|si|ii|in|pi|price|prod|cs)_[A-Za-z0-9]{6,}/);
+      expect(body).not.toContain(subscription.id);
+      expect(body).not.toMatch(/arn:aws|requestedBy|scd_|s3:\/\/|change:/);
+      expect(body).not.toContain(tenant.userId);
+    }
+  });
+});
