@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import type { ContextSetting, Environment } from '../functions/ports/config.ts';
 import { OperatorAlarms } from './constructs/alarms.ts';
 import { ControlPlaneApi } from './constructs/api.ts';
+import { CredentialsKey } from './constructs/credentials-key.ts';
 import { PlanChanges } from './constructs/plan-changes.ts';
 import { Reconciler } from './constructs/reconciler.ts';
 import { ControlPlaneTable } from './constructs/table.ts';
@@ -52,6 +53,7 @@ export class ControlPlaneStack extends Stack {
   readonly processorEvents: ProcessorEventQueue;
   readonly reconciler: Reconciler;
   readonly planChanges: PlanChanges;
+  readonly credentialsKey: CredentialsKey;
   readonly alarms: OperatorAlarms;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
@@ -118,6 +120,7 @@ export class ControlPlaneStack extends Stack {
       environment,
       processorApiKey: secrets.processorApiKey,
     });
+    this.credentialsKey = new CredentialsKey(this, 'CredentialsKey');
     this.api = new ControlPlaneApi(this, 'Api', {
       table: this.table.table,
       environment,
@@ -125,6 +128,7 @@ export class ControlPlaneStack extends Stack {
       queues: { processorEvents: this.processorEvents.queue },
       reconciler: this.reconciler.function,
       planChanges: this.planChanges,
+      credentialsKey: this.credentialsKey,
     });
     this.alarms = new OperatorAlarms(this, 'Alarms', {
       reconciler: this.reconciler.function,

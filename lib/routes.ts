@@ -30,6 +30,11 @@ export interface Route {
   sendsTo?: readonly 'processorEvents'[];
   /** Starts and stops Plan Change executions; the CDK grants exactly that on the state machine. */
   startsPlanChanges?: boolean;
+  /**
+   * Seals or opens Credentials' secret material (functions/ports/secrets-vault.ts); the CDK grants
+   * exactly kms:GenerateDataKey and kms:Decrypt on the Credentials key and sets CREDENTIALS_KEY_ID.
+   */
+  usesCredentialsKey?: boolean;
   summary: string;
 }
 
@@ -275,6 +280,64 @@ export const routes: readonly Route[] = [
     summary: 'The Plan Change audit export as JSON Lines (administrators)',
   },
   {
+    id: 'PostCredential',
+    method: 'POST',
+    path: '/v1/credentials/{name}',
+    handler: 'functions/api/post-credential.ts',
+    auth: 'session',
+    table: 'readwrite',
+    usesCredentialsKey: true,
+    summary:
+      'Provisions or rotates a Credential of a Stack (administrators; ?stackId=, the first Stack by default)',
+  },
+  {
+    id: 'GetCredentials',
+    method: 'GET',
+    path: '/v1/credentials',
+    handler: 'functions/api/get-credentials.ts',
+    auth: 'session',
+    table: 'read',
+    summary: "A Stack's Credentials (never their material) and its Guide selection (?stackId=)",
+  },
+  {
+    id: 'PostCredentialArchive',
+    method: 'POST',
+    path: '/v1/credentials/{name}/archive',
+    handler: 'functions/api/post-credential-archive.ts',
+    auth: 'session',
+    table: 'readwrite',
+    summary: 'Archives a Credential: kept, no longer usable (administrators; ?stackId=)',
+  },
+  {
+    id: 'DeleteCredential',
+    method: 'DELETE',
+    path: '/v1/credentials/{name}',
+    handler: 'functions/api/delete-credential.ts',
+    auth: 'session',
+    table: 'readwrite',
+    summary:
+      'Deletes a Credential: blocked while a route names it, confirmed first when Threads are bound to it (administrators; ?stackId=)',
+  },
+  {
+    id: 'PutProjectCredentialRoutes',
+    method: 'PUT',
+    path: '/v1/stacks/{stackId}/projects/{projectId}/credential-routes',
+    handler: 'functions/api/put-project-credential-routes.ts',
+    auth: 'session',
+    table: 'readwrite',
+    summary:
+      "Sets a Project's intake and dispatch Credential Routes: Primary and optional Fallback (administrators)",
+  },
+  {
+    id: 'PutGuideCredential',
+    method: 'PUT',
+    path: '/v1/stacks/{stackId}/guide-credential',
+    handler: 'functions/api/put-guide-credential.ts',
+    auth: 'session',
+    table: 'readwrite',
+    summary: "Selects (or clears) the Stack's Guide Credential (administrators)",
+  },
+  {
     id: 'GetDispatcherDesiredState',
     method: 'GET',
     path: '/v1/dispatcher/desired-state',
@@ -291,6 +354,45 @@ export const routes: readonly Route[] = [
     auth: 'dispatcher',
     table: 'readwrite',
     summary: 'What the calling Dispatcher applied: version, health, active runs',
+  },
+  {
+    id: 'GetDispatcherCredential',
+    method: 'GET',
+    path: '/v1/dispatcher/credentials/{name}',
+    handler: 'functions/api/get-dispatcher-credential.ts',
+    auth: 'dispatcher',
+    table: 'read',
+    usesCredentialsKey: true,
+    summary: "A Credential's material, to its own Stack's Dispatcher only, to validate it with the provider",
+  },
+  {
+    id: 'PostDispatcherCredentialValidation',
+    method: 'POST',
+    path: '/v1/dispatcher/credentials/{name}/validation',
+    handler: 'functions/api/post-dispatcher-credential-validation.ts',
+    auth: 'dispatcher',
+    table: 'readwrite',
+    summary: "The Dispatcher's verdict on a Credential's material: valid, or invalid with the reason",
+  },
+  {
+    id: 'PostDispatcherThread',
+    method: 'POST',
+    path: '/v1/dispatcher/threads',
+    handler: 'functions/api/post-dispatcher-thread.ts',
+    auth: 'dispatcher',
+    table: 'readwrite',
+    usesCredentialsKey: true,
+    summary: 'A new Thread: the routed Credential, model and effort, bound for good, and what to inject',
+  },
+  {
+    id: 'PostDispatcherGuideSession',
+    method: 'POST',
+    path: '/v1/dispatcher/guide-sessions',
+    handler: 'functions/api/post-dispatcher-guide-session.ts',
+    auth: 'dispatcher',
+    table: 'readwrite',
+    usesCredentialsKey: true,
+    summary: "A Guide Session: the Stack's Guide Credential only, or a precise error",
   },
   {
     id: 'PostDispatcherBlockingVerdict',

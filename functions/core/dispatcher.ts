@@ -76,9 +76,24 @@ export const reportProblem = (
     ? `appliedVersion ${report.appliedVersion} is newer than the desired state's version ${desiredVersion}`
     : undefined;
 
-/** The desired-state document as the Dispatcher reads it. */
-export const desiredStateDocument = (desired: DesiredState, version: number, pollAfter: number) => ({
+/** A Credential the Dispatcher is to validate: its name and the version of its material. */
+export interface CredentialToValidate {
+  name: string;
+  version: number;
+}
+
+/**
+ * The desired-state document as the Dispatcher reads it; `credentials` (the Credentials waiting for
+ * validation) only when there are some.
+ */
+export const desiredStateDocument = (
+  desired: DesiredState,
+  version: number,
+  pollAfter: number,
+  credentials: CredentialToValidate[] = [],
+) => ({
   version,
   ...desired,
+  ...(credentials.length > 0 ? { credentials } : {}),
   poll_after_seconds: pollAfter,
 });

@@ -24,3 +24,15 @@ export class Refusal extends Error {
     this.extra = options.extra ?? {};
   }
 }
+
+/** The same Idempotency-Key with another request body. */
+export const idempotencyKeyReused = (): Refusal =>
+  new Refusal(
+    409,
+    'idempotency_key_reused',
+    'This Idempotency-Key was used with another request body: use a new key for a new request.',
+  );
+
+/** The first request with this Idempotency-Key has not finished yet. */
+export const requestInProgress = (): Refusal =>
+  new Refusal(409, 'request_in_progress', 'This request is being handled: repeat it in a few seconds.');

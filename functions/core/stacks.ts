@@ -1,5 +1,8 @@
 import { type HostedResources, PLANS, type PlanValue } from './plans.ts';
 
+/** The first Stack's id (the one checkout creates); routes default to it. */
+export const FIRST_STACK_ID = 'primary';
+
 /** What a Stack is on the control plane: its Plan, the Plan's caps and resources, and where it runs. */
 export interface StackRecord {
   stackId: string;

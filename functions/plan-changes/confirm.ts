@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CONFIRM_REFUSAL_TEXT, confirmRefusals, expiryOf, startingStatus } from '#core/plan-change.ts';
 import type { PlanValue } from '#core/plans.ts';
-import { Refusal } from '#core/refusal.ts';
+import { idempotencyKeyReused, Refusal, requestInProgress } from '#core/refusal.ts';
 import { retrieveSubscription, withProcessorDeadline } from '#ports/processor.ts';
 import { startPlanChange, stopPlanChange } from '#ports/workflows.ts';
 import { getBilling } from '#store/billing.ts';
@@ -53,18 +53,8 @@ export const confirmPlanChange = async (params: {
   if (key) {
     const prior = await claimIdempotencyKey(tenant.tenantId, key, { fingerprint, plan: {} }, now);
     if (!prior.claimed) {
-      if (prior.existing.fingerprint !== fingerprint)
-        throw new Refusal(
-          409,
-          'idempotency_key_reused',
-          'This Idempotency-Key was used with another request body: use a new key for a new request.',
-        );
-      if (prior.existing.state !== 'done')
-        throw new Refusal(
-          409,
-          'request_in_progress',
-          'This request is being handled: repeat it in a few seconds.',
-        );
+      if (prior.existing.fingerprint !== fingerprint) throw idempotencyKeyReused();
+      if (prior.existing.state !== 'done') throw requestInProgress();
       // The same request again: make sure its execution runs (a start is a no-op when it does).
       const done = prior.existing.result as ReturnType<typeof planChangeView>;
       const change = await getPlanChange(tenant.tenantId, done.changeId);

@@ -5,9 +5,10 @@
  *
  * Functions read the environment only through this module; the CDK stack (lib/) and the local run
  * (lib/local/) type the environments they set as `Environment`, so a name that is not declared
- * here does not compile. No imports: every Lambda bundle includes this module.
+ * here does not compile. No runtime imports (types only): every Lambda bundle includes this module.
  * README.md's Configuration table lists the same names (test/unit/configuration.test.ts).
  */
+import type { CredentialKind, Effort, Provider } from '../core/credentials.ts';
 
 export interface Variable {
   /** What it means. */
@@ -118,6 +119,10 @@ export const ENVIRONMENT = {
     where: "API: confirm and cancel a Plan Change (set by the stack); local: the Step Functions stand-in's",
     meaning: 'the Plan Change state machine (one execution per change, named after its id)',
   },
+  CREDENTIALS_KEY_ID: {
+    where: "API: routes that seal or open Credentials (set by the stack); local: the KMS stand-in's",
+    meaning: 'the KMS key (ARN or alias) that envelope-encrypts the secret material of Credentials',
+  },
   MAIL_FROM: {
     where: 'reconciler (context `mailFrom`)',
     meaning: "sender of the tenant emails (a verified SES identity's domain)",
@@ -158,6 +163,7 @@ export const ENVIRONMENT = {
     where: 'local: the local cloud',
     meaning: 'points the SDK at the Step Functions stand-in',
   },
+  AWS_ENDPOINT_URL_KMS: { where: 'local: the local cloud', meaning: 'points the SDK at the KMS stand-in' },
   CDK_DEFAULT_ACCOUNT: { where: 'deploy', meaning: 'target account' },
   CDK_DEFAULT_REGION: { where: 'deploy', meaning: 'target region', default: DEFAULT_CDK_DEFAULT_REGION },
 } as const satisfies Record<string, Variable>;
@@ -272,8 +278,51 @@ export const config = {
   planChangeStateMachineArn: () => required('PLAN_CHANGE_STATE_MACHINE_ARN'),
   /** The Step Functions endpoint when it is not AWS's own (the local stand-in). */
   stepFunctionsEndpoint: () => env('AWS_ENDPOINT_URL_SFN'),
+  /** The KMS key that envelope-encrypts Credentials' secret material (ARN or alias). */
+  credentialsKeyId: () => required('CREDENTIALS_KEY_ID'),
+  /** The KMS endpoint when it is not AWS's own (the local stand-in). */
+  kmsEndpoint: () => env('AWS_ENDPOINT_URL_KMS'),
   /** The reconciler a sweep nudge invokes (unset: no nudge). */
   reconcilerFunctionName: () => env('RECONCILER_FUNCTION_NAME'),
   /** True inside a Lambda function (its runtime sets AWS_LAMBDA_FUNCTION_NAME); false for npm start and tests. */
   inLambda: () => Boolean(env('AWS_LAMBDA_FUNCTION_NAME')),
+};
+
+/**
+ * The AI-runtime Provider catalog (docs/credentials.md): what each accepted Credential kind
+ * injects into the runtime, and the model and effort a blank Runtime Profile falls back to.
+ */
+export const PROVIDER_CATALOG: Record<
+  Provider,
+  {
+    name: string;
+    defaults: { model: string; effort: Effort };
+    inject: Partial<
+      Record<CredentialKind, { env?: string; authFileField?: string; authFile?: true; ambient?: true }>
+    >;
+  }
+> = {
+  'provider-a': {
+    name: 'Provider A',
+    defaults: { model: 'a-large', effort: 'medium' },
+    inject: {
+      oauth_token: { env: 'PROVIDER_A_OAUTH_TOKEN' },
+      api_key: { env: 'PROVIDER_A_API_KEY' },
+      ambient: { ambient: true },
+    },
+  },
+  'provider-b': {
+    name: 'Provider B',
+    defaults: { model: 'b-pro', effort: 'medium' },
+    inject: {
+      auth_file: { authFile: true },
+      api_key: { authFileField: 'api_key' },
+      ambient: { ambient: true },
+    },
+  },
+  'provider-c': {
+    name: 'Provider C (an aggregator)',
+    defaults: { model: 'c-auto', effort: 'low' },
+    inject: { api_key: { env: 'PROVIDER_C_API_KEY' } },
+  },
 };

@@ -14,7 +14,7 @@ import {
 import { chooseLocation, withoutReservationOf } from '#core/placement.ts';
 import { isPlanValue, type PlanValue } from '#core/plans.ts';
 import { stackName } from '#core/slug.ts';
-import { decommissioned, stackOnPlan, tornDown } from '#core/stacks.ts';
+import { decommissioned, FIRST_STACK_ID, stackOnPlan, tornDown } from '#core/stacks.ts';
 import { logger } from '#http/logger.ts';
 import { config } from '#ports/config.ts';
 import {
@@ -41,7 +41,7 @@ import { refundSubscription } from '../billing/refund.ts';
 import { expireOpenSessions } from '../billing/sessions.ts';
 
 /** The id of a tenant's first Stack: fixed, so that the Stack can be created only once. */
-export const FIRST_STACK_ID = 'primary';
+export { FIRST_STACK_ID };
 
 export type ReconcileOutcome = { tenantId: string; transitions: Transition[]; committed: boolean };
 

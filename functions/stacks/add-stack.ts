@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { leavingRefusal } from '#core/leaving.ts';
 import { placeablePlans } from '#core/placement.ts';
 import { PLANS, type PlanValue } from '#core/plans.ts';
-import { Refusal } from '#core/refusal.ts';
+import { idempotencyKeyReused, Refusal, requestInProgress } from '#core/refusal.ts';
 import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-growth.ts';
 import { stackOnPlan } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
@@ -106,20 +106,10 @@ export const addStack = async (params: {
     if (key) {
       const prior = await claimIdempotencyKey(tenant.tenantId, key, { fingerprint, plan: {} }, now);
       if (!prior.claimed) {
-        if (prior.existing.fingerprint !== fingerprint)
-          throw new Refusal(
-            409,
-            'idempotency_key_reused',
-            'This Idempotency-Key was used with another request body: use a new key for a new request.',
-          );
+        if (prior.existing.fingerprint !== fingerprint) throw idempotencyKeyReused();
         if (prior.existing.state === 'done') return prior.existing.result as ReturnType<typeof stackView>;
         if (prior.existing.plan.stackId) decided = prior.existing.plan as typeof decided;
-        else
-          throw new Refusal(
-            409,
-            'request_in_progress',
-            'This request is being handled: repeat it in a few seconds.',
-          );
+        else throw requestInProgress();
       }
     }
     try {

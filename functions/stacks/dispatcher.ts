@@ -9,9 +9,17 @@ import {
 } from '#core/dispatcher.ts';
 import { Refusal } from '#core/refusal.ts';
 import { renderDesiredState, tornDown } from '#core/stacks.ts';
+import { listCredentials } from '#store/credentials.ts';
 import { applyStackWrites, recordObservedState, teardownWrites } from '#store/stacks.ts';
 import { getTenant, lookNoLaterThan } from '#store/tenants.ts';
 import { requireStack } from './views.ts';
+
+/** The Stack's Credentials waiting for validation by its Dispatcher (archived ones never are). */
+const credentialsToValidate = async (tenantId: string, stackId: string) =>
+  (await listCredentials(tenantId, stackId))
+    .filter((credential) => credential.validation.state === 'pending' && credential.archivedAt === undefined)
+    .map((credential) => ({ name: credential.name, version: credential.materialVersion }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 
 /**
  * THE desired-state read of the Dispatcher contract: the Stack's desired state with its version as
@@ -30,7 +38,12 @@ export const readDesiredState = async (params: {
   return {
     notModified: false as const,
     headers,
-    body: desiredStateDocument(renderDesiredState(stack), version, pollAfter),
+    body: desiredStateDocument(
+      renderDesiredState(stack),
+      version,
+      pollAfter,
+      await credentialsToValidate(params.tenantId, params.stackId),
+    ),
   };
 };
 

@@ -8,6 +8,7 @@ const projectView = (project: Project) => ({
   name: project.name,
   repository: project.repository,
   registeredAt: project.registeredAt,
+  credentialRoutes: project.credentialRoutes,
 });
 
 /**
@@ -43,6 +44,7 @@ export const addProject = async (params: {
     name: params.name,
     repository: params.repository,
     registeredAt: params.now.toISOString(),
+    credentialRoutes: {},
   };
   if (await registerProject(params.tenantId, project, stack.watchedProjectsCap)) return projectView(project);
   const now = await requireStack(params.tenantId, params.stackId);

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { config } from '#ports/config.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
@@ -38,4 +39,39 @@ export const appliedUnlessConditionFails = async (write: Promise<unknown>): Prom
     if (isConditionFailure(error)) return false;
     throw error;
   }
+};
+
+/** One item by its key (read consistently), parsed with `schema`; undefined when there is none. */
+export const getItem = async <T extends v.GenericSchema>(
+  key: { PK: string; SK: string },
+  schema: T,
+): Promise<v.InferOutput<T> | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
+  );
+  return Item ? v.parse(schema, Item) : undefined;
+};
+
+/** Every item of one partition whose sort key starts with `prefix`, page after page, parsed with `schema`. */
+export const queryPrefix = async <T extends v.GenericSchema>(
+  pk: string,
+  prefix: string,
+  schema: T,
+): Promise<v.InferOutput<T>[]> => {
+  const items: v.InferOutput<T>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) items.push(v.parse(schema, item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 };

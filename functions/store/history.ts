@@ -1,7 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { BILLING_STATES } from '#core/billing-state.ts';
-import { db, tableName } from './client.ts';
+import { queryPrefix } from './client.ts';
 import { keys } from './keys.ts';
 
 const HistorySchema = v.object({
@@ -13,21 +12,5 @@ const HistorySchema = v.object({
 export type HistoryEntry = v.InferOutput<typeof HistorySchema>;
 
 /** The tenant-visible history of lifecycle transitions, oldest first (written by the sweep only). */
-export const listHistory = async (tenantId: string): Promise<HistoryEntry[]> => {
-  const entries: HistoryEntry[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :history)',
-        ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).PK, ':history': 'HISTORY#' },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) entries.push(v.parse(HistorySchema, item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return entries;
-};
+export const listHistory = (tenantId: string): Promise<HistoryEntry[]> =>
+  queryPrefix(keys.tenant(tenantId).PK, 'HISTORY#', HistorySchema);

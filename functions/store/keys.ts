@@ -64,6 +64,23 @@ export const keys = {
     SK: `PLANCHANGE#${changeId}`,
   }),
   planChangePrefix: 'PLANCHANGE#',
+  /** A Credential of one of the tenant's Stacks, by its name. */
+  credential: (tenantId: string, stackId: string, name: string): Key => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `CREDENTIAL#${stackId}#${name}`,
+  }),
+  credentialPrefix: (stackId: string) => `CREDENTIAL#${stackId}#`,
+  /** A Stack's Guide Credential selection (and why it was last cleared). */
+  guideSelection: (tenantId: string, stackId: string): Key => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `GUIDE#${stackId}`,
+  }),
+  /** A Thread's binding to a Credential, model and effort (made once, when the Thread is created). */
+  thread: (tenantId: string, stackId: string, threadId: string): Key => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `THREAD#${stackId}#${threadId}`,
+  }),
+  threadPrefix: (stackId: string) => `THREAD#${stackId}#`,
   /** GSI1 key that finds a tenant's billing record from its processor customer id. */
   customerIndex: (customerId: string) => ({ GSI1PK: `CUSTOMER#${customerId}`, GSI1SK: 'BILLING' }),
   /** Prefix of a tenant's waitlist entries (SK). */

@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_CHANGE_STATUSES, PLAN_CHANGE_STEPS, TERMINAL_STATUSES } from '#core/plan-change.ts';
 import { PLAN_VALUES } from '#core/plans.ts';
-import { db, tableName } from './client.ts';
+import { db, getItem, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './stacks.ts';
 
@@ -64,39 +64,14 @@ export type PlanChange = v.InferOutput<typeof PlanChangeSchema>;
 /** The reservation holder of a change's place (one per change, apart from checkouts and added Stacks). */
 export const changeHolder = (changeId: string): string => `change:${changeId}`;
 
-export const getPlanChange = async (tenantId: string, changeId: string): Promise<PlanChange | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.planChange(tenantId, changeId),
-      ConsistentRead: true,
-    }),
-  );
-  return Item ? v.parse(PlanChangeSchema, Item) : undefined;
-};
+export const getPlanChange = (tenantId: string, changeId: string): Promise<PlanChange | undefined> =>
+  getItem(keys.planChange(tenantId, changeId), PlanChangeSchema);
 
 /** The tenant's Plan Changes, oldest first (ids sort by confirmation time); one Stack's with `stackId`. */
-export const listPlanChanges = async (tenantId: string, stackId?: string): Promise<PlanChange[]> => {
-  const changes: PlanChange[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).PK, ':prefix': keys.planChangePrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const change = v.parse(PlanChangeSchema, item);
-      if (stackId === undefined || change.stackId === stackId) changes.push(change);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return changes;
-};
+export const listPlanChanges = async (tenantId: string, stackId?: string): Promise<PlanChange[]> =>
+  (await queryPrefix(keys.tenant(tenantId).PK, keys.planChangePrefix, PlanChangeSchema)).filter(
+    (change) => stackId === undefined || change.stackId === stackId,
+  );
 
 /** The write that records a new change (once). */
 export const planChangePut = (change: PlanChange): TransactItem => ({

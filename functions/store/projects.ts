@@ -1,6 +1,6 @@
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { appliedUnlessConditionFails, db, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, getItem, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
 const ProjectSchema = v.object({
@@ -9,6 +9,14 @@ const ProjectSchema = v.object({
   name: v.string(),
   repository: v.string(),
   registeredAt: v.string(),
+  /** Per activity, the Primary and optional Fallback Credential (names on the same Stack). */
+  credentialRoutes: v.optional(
+    v.object({
+      intake: v.optional(v.object({ primary: v.string(), fallback: v.optional(v.string()) })),
+      dispatch: v.optional(v.object({ primary: v.string(), fallback: v.optional(v.string()) })),
+    }),
+    {},
+  ),
 });
 export type Project = v.InferOutput<typeof ProjectSchema>;
 
@@ -59,27 +67,8 @@ export const registerProject = async (tenantId: string, project: Project, cap: n
     ),
   );
 
-export const listProjects = async (tenantId: string, stackId: string): Promise<Project[]> => {
-  const projects: Project[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': keys.tenant(tenantId).PK,
-          ':prefix': keys.projectPrefix(stackId),
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) projects.push(v.parse(ProjectSchema, item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return projects;
-};
+export const listProjects = (tenantId: string, stackId: string): Promise<Project[]> =>
+  queryPrefix(keys.tenant(tenantId).PK, keys.projectPrefix(stackId), ProjectSchema);
 
 /** Removes a Project, frees its place under the cap and its repository. False when it was not there. */
 export const removeProject = async (tenantId: string, project: Project): Promise<boolean> =>
@@ -113,3 +102,28 @@ export const removeProject = async (tenantId: string, project: Project): Promise
       }),
     ),
   );
+
+/** Sets a Project's Credential Routes (the Project must exist). */
+export const setCredentialRoutes = async (
+  tenantId: string,
+  stackId: string,
+  projectId: string,
+  routes: Project['credentialRoutes'],
+): Promise<boolean> =>
+  appliedUnlessConditionFails(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.project(tenantId, stackId, projectId),
+        UpdateExpression: 'SET credentialRoutes = :routes',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':routes': routes },
+      }),
+    ),
+  );
+
+export const getProject = (
+  tenantId: string,
+  stackId: string,
+  projectId: string,
+): Promise<Project | undefined> => getItem(keys.project(tenantId, stackId, projectId), ProjectSchema);

@@ -22,6 +22,7 @@ import type {
   SecretVariable,
 } from '../../functions/ports/config.ts';
 import { AUTHORIZER_HANDLER, type Route, routes, type SecretName } from '../routes.ts';
+import type { CredentialsKey } from './credentials-key.ts';
 import { grantInvoke, grantTable, handlerFunction } from './lambda.ts';
 import type { PlanChanges } from './plan-changes.ts';
 
@@ -34,6 +35,8 @@ export interface ControlPlaneApiProps {
   reconciler: IFunction;
   /** The Plan Change workflow, which the routes of PLAN_CHANGE_WORKFLOW_ROUTES start and stop. */
   planChanges: PlanChanges;
+  /** The key that envelope-encrypts Credentials, which the routes with `usesCredentialsKey` use. */
+  credentialsKey: CredentialsKey;
 }
 
 /** The variable through which a function finds each secret's ARN. */
@@ -54,6 +57,9 @@ const RECONCILER_ENVIRONMENT: EnvironmentName = 'RECONCILER_FUNCTION_NAME';
 
 /** The variable through which a Plan Change route finds the state machine. */
 const PLAN_CHANGE_ENVIRONMENT: EnvironmentName = 'PLAN_CHANGE_STATE_MACHINE_ARN';
+
+/** The variable through which a Credentials route finds the key. */
+const CREDENTIALS_KEY_ENVIRONMENT: EnvironmentName = 'CREDENTIALS_KEY_ID';
 
 /** The HTTP API: the session authorizer and one function per entry of lib/routes.ts. */
 export class ControlPlaneApi extends Construct {
@@ -124,6 +130,10 @@ export class ControlPlaneApi extends Construct {
     if (route.startsPlanChanges) {
       props.planChanges.grantStartStop(fn);
       fn.addEnvironment(PLAN_CHANGE_ENVIRONMENT, props.planChanges.stateMachine.stateMachineArn);
+    }
+    if (route.usesCredentialsKey) {
+      props.credentialsKey.grantSealOpen(fn);
+      fn.addEnvironment(CREDENTIALS_KEY_ENVIRONMENT, props.credentialsKey.key.keyArn);
     }
     this.routeFunctions.set(route.id, fn);
     return fn;

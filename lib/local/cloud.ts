@@ -7,6 +7,7 @@ import { createSqsServer } from 'local-aws-sqs';
 import type { Environment } from '../../functions/ports/config.ts';
 import { MAX_RECEIVES } from '../constants.ts';
 import { ensureTable, localCredentials, startDynamoDbLocal } from './dynamodb.ts';
+import { type LocalKms, startLocalKms } from './kms.ts';
 import { closeServer, freePort } from './ports.ts';
 import { type LocalStepFunctions, startLocalStepFunctions } from './stepfunctions.ts';
 
@@ -22,12 +23,13 @@ export interface LocalCloudOptions {
   sqsPort?: number;
   sesPort?: number;
   stepFunctionsPort?: number;
+  kmsPort?: number;
 }
 
 export interface LocalCloud {
   /** The environment the handlers need: the standard AWS variables pointing at the stand-ins. */
   environment: Record<string, string>;
-  endpoints: { dynamodb: string; sqs: string; ses: string; stepFunctions: string };
+  endpoints: { dynamodb: string; sqs: string; ses: string; stepFunctions: string; kms: string };
   dynamoDbPid: number | undefined;
   /** The Step Functions stand-in: its tasks run in this process (the one that installs the Clock). */
   stepFunctions: LocalStepFunctions;
@@ -80,7 +82,7 @@ export const createProcessorQueues = async (
 };
 
 /**
- * Starts the local stand-ins for the AWS services (DynamoDB Local, SQS, SES v2, Step Functions) and creates the
+ * Starts the local stand-ins for the AWS services (DynamoDB Local, SQS, SES v2, Step Functions, KMS) and creates the
  * table from THE table definition. The handlers reach them through the standard
  * AWS_ENDPOINT_URL_* variables, so their code is exactly what Lambda runs.
  */
@@ -98,6 +100,7 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
   let sqs: Server | undefined;
   let ses: Server | undefined;
   let stepFunctions: LocalStepFunctions | undefined;
+  let kms: LocalKms | undefined;
   try {
     sqs = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', region: LOCAL_REGION });
     ses = await startSesServer({ host: '127.0.0.1', port: sesPort });
@@ -105,11 +108,18 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
       region: LOCAL_REGION,
       ...(options.stepFunctionsPort ? { port: options.stepFunctionsPort } : {}),
     });
+    // The master key lives in the data folder, beside the table whose Credentials it seals.
+    kms = await startLocalKms({
+      region: LOCAL_REGION,
+      ...(options.dataDirectory ? { dataDirectory: options.dataDirectory } : {}),
+      ...(options.kmsPort ? { port: options.kmsPort } : {}),
+    });
     await ensureTable(dynamo.endpoint, LOCAL_TABLE_NAME);
   } catch (error) {
     if (sqs) await closeServer(sqs);
     if (ses) await closeServer(ses);
     await stepFunctions?.stop();
+    await kms?.stop();
     await dynamo.stop();
     throw error;
   }
@@ -118,10 +128,12 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
     sqs: `http://127.0.0.1:${sqsPort}`,
     ses: `http://127.0.0.1:${sesPort}`,
     stepFunctions: stepFunctions.endpoint,
+    kms: kms.endpoint,
   };
   const sqsServer = sqs;
   const sesServer = ses;
   const workflows = stepFunctions;
+  const keys = kms;
   const queues = await createProcessorQueues(endpoints.sqs);
   return {
     endpoints,
@@ -136,13 +148,15 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
       AWS_ENDPOINT_URL_SESV2: endpoints.ses,
       AWS_ENDPOINT_URL_SFN: endpoints.stepFunctions,
       PLAN_CHANGE_STATE_MACHINE_ARN: workflows.stateMachineArn,
+      AWS_ENDPOINT_URL_KMS: endpoints.kms,
+      CREDENTIALS_KEY_ID: keys.keyId,
       TABLE_NAME: LOCAL_TABLE_NAME,
       PROCESSOR_EVENTS_QUEUE_URL: queues.events,
       PROCESSOR_EVENTS_DLQ_URL: queues.deadLetters,
     } satisfies Environment,
     stop: async () => {
       await workflows.stop();
-      await Promise.all([closeServer(sqsServer), closeServer(sesServer), dynamo.stop()]);
+      await Promise.all([closeServer(sqsServer), closeServer(sesServer), keys.stop(), dynamo.stop()]);
     },
   };
 };

@@ -2,7 +2,9 @@
  * The reference Dispatcher, locally: a fleet simulator that runs one simulated Dispatcher per
  * Stack over the same HTTP contract a real one uses (docs/dispatcher.md): it reads the desired
  * state (with ETag), applies it, carries out a Plan Change's steps, and reports the observed
- * state. Tests and the README start and finish simulated runs and inject faults through
+ * state. It validates the Stack's Credentials the desired state lists (valid unless told
+ * otherwise per Credential) and asks for Threads and Guide Sessions. Tests and the README start and
+ * finish simulated runs, inject faults, set validation answers and ask for Threads through
  * `/_local/fleet/...`.
  */
 import type { OperationReport } from '../../functions/core/dispatcher.ts';
@@ -47,7 +49,41 @@ interface DesiredDocument {
   lifecycle: 'running' | 'decommissioning' | 'torn_down';
   teardown_at?: string;
   operation?: DesiredOperation;
+  /** Credentials waiting for validation: the name and the version of the material to check. */
+  credentials?: { name: string; version: number }[];
   poll_after_seconds: number;
+}
+
+/** What the simulated Dispatcher concludes when it checks a Credential with its provider. */
+export interface ValidationAnswer {
+  outcome: 'valid' | 'invalid';
+  reason?: string;
+}
+
+/** A validation it reported (never the material it read). */
+export interface ValidationReport {
+  name: string;
+  version: number;
+  outcome: 'valid' | 'invalid';
+  reason?: string;
+  /** The control plane's answer: `200`, or `409 stale_version` (a rotation came first) and so on. */
+  status: number;
+}
+
+/** A Thread or Guide Session request, as the Dispatcher sends it. */
+export interface ThreadRequest {
+  threadId: string;
+  projectId: string;
+  activity: 'intake' | 'dispatch';
+  model?: string;
+  effort?: 'low' | 'medium' | 'high';
+}
+export type GuideSessionRequest = Omit<ThreadRequest, 'projectId' | 'activity'>;
+
+/** The control plane's answer, relayed as is (it carries the material: the caller's to use, not kept here). */
+export interface ControlPlaneAnswer {
+  status: number;
+  body: unknown;
 }
 
 /** The Plan Change step the Dispatcher is on (one per operation id and step). */
@@ -80,6 +116,10 @@ export interface DispatcherStatus {
   pendingFaults: StepFault[];
   /** The operation outcome it reports (the last one, on every poll). */
   lastOperation: OperationReport | null;
+  /** The validation answers set for it, per Credential name (sticky until changed). */
+  validationAnswers: Record<string, ValidationAnswer>;
+  /** The validations it reported, the last per Credential name. */
+  validations: ValidationReport[];
   lastError: string | null;
 }
 
@@ -108,6 +148,9 @@ class SimulatedDispatcher {
   tornDown = false;
   lastOperation: OperationReport | null = null;
   lastError: string | null = null;
+  private readonly answers = new Map<string, ValidationAnswer>();
+  /** The last validation reported per Credential name (a version not reported yet is checked). */
+  private readonly validated = new Map<string, ValidationReport>();
 
   constructor(
     id: string,
@@ -179,6 +222,7 @@ class SimulatedDispatcher {
       }
     }
     if (this.fault === 'stop_reporting') return;
+    await this.validateCredentials(apiUrl, desired);
     const report = await this.request(apiUrl, 'PUT', '/v1/dispatcher/observed-state', {
       appliedVersion: this.appliedVersion,
       health: this.health(),
@@ -236,6 +280,53 @@ class SimulatedDispatcher {
       ...addressChanged,
     };
     return true;
+  }
+
+  /**
+   * Checks each Credential the desired state lists that it has not validated at that version:
+   * reads the material, decides (the answer set for that name, `valid` by default) and reports the
+   * verdict. The material lives only inside this call: never logged, never kept.
+   */
+  private async validateCredentials(apiUrl: string, desired: DesiredDocument): Promise<void> {
+    for (const { name, version } of desired.credentials ?? []) {
+      if (this.validated.get(name)?.version === version) continue;
+      const path = `/v1/dispatcher/credentials/${encodeURIComponent(name)}`;
+      const read = await this.request(apiUrl, 'GET', path);
+      if (read.status === 404) continue; // deleted meanwhile: nothing to validate
+      if (!read.ok) {
+        this.lastError = `credential ${name} answered ${read.status}`;
+        continue;
+      }
+      // What a real Dispatcher would hand the provider; the simulation only needs to have read it.
+      const material = (await read.json()) as { version: number };
+      const answer = this.answers.get(name) ?? { outcome: 'valid' };
+      const verdict = {
+        version: material.version,
+        outcome: answer.outcome,
+        ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
+      };
+      const posted = await this.request(apiUrl, 'POST', `${path}/validation`, verdict);
+      // A refused verdict (409 stale_version: a rotation came first) is not retried for that version.
+      this.validated.set(name, { name, ...verdict, status: posted.status });
+      if (!posted.ok && posted.status !== 409)
+        this.lastError = `validation of ${name} answered ${posted.status}`;
+    }
+  }
+
+  setValidationAnswer(name: string, answer: ValidationAnswer): void {
+    this.answers.set(name, { ...answer });
+  }
+
+  /** Asks the control plane for a new Thread (or the same one again) and relays its answer. */
+  async createThread(apiUrl: string, request: ThreadRequest): Promise<ControlPlaneAnswer> {
+    const response = await this.request(apiUrl, 'POST', '/v1/dispatcher/threads', request);
+    return { status: response.status, body: await response.json() };
+  }
+
+  /** Asks the control plane for a Guide Session and relays its answer. */
+  async startGuideSession(apiUrl: string, request: GuideSessionRequest): Promise<ControlPlaneAnswer> {
+    const response = await this.request(apiUrl, 'POST', '/v1/dispatcher/guide-sessions', request);
+    return { status: response.status, body: await response.json() };
   }
 
   private takeFault(step: FaultStep): StepFault | null {
@@ -305,6 +396,8 @@ class SimulatedDispatcher {
         : null,
       pendingFaults: this.pending.map((fault) => ({ ...fault })),
       lastOperation: this.lastOperation,
+      validationAnswers: Object.fromEntries([...this.answers].map(([name, answer]) => [name, { ...answer }])),
+      validations: [...this.validated.values()].map((report) => ({ ...report })),
       lastError: this.lastError,
     };
   }
@@ -367,6 +460,36 @@ export class FleetSimulator {
     const dispatcher = this.find(dispatcherIdOrStackName);
     dispatcher?.clearFaults();
     return dispatcher?.status();
+  }
+
+  /**
+   * What a Dispatcher concludes of a Credential when it validates it (`valid` unless set), for
+   * every later validation of that name until changed; undefined when there is no such Dispatcher.
+   */
+  setValidationAnswer(
+    dispatcherIdOrStackName: string,
+    name: string,
+    answer: ValidationAnswer,
+  ): DispatcherStatus | undefined {
+    const dispatcher = this.find(dispatcherIdOrStackName);
+    dispatcher?.setValidationAnswer(name, answer);
+    return dispatcher?.status();
+  }
+
+  /** A Dispatcher asks for a Thread; undefined when there is no such Dispatcher. */
+  async createThread(
+    dispatcherIdOrStackName: string,
+    request: ThreadRequest,
+  ): Promise<ControlPlaneAnswer | undefined> {
+    return this.find(dispatcherIdOrStackName)?.createThread(this.apiUrl(), request);
+  }
+
+  /** A Dispatcher asks for a Guide Session; undefined when there is no such Dispatcher. */
+  async startGuideSession(
+    dispatcherIdOrStackName: string,
+    request: GuideSessionRequest,
+  ): Promise<ControlPlaneAnswer | undefined> {
+    return this.find(dispatcherIdOrStackName)?.startGuideSession(this.apiUrl(), request);
   }
 
   /** One Dispatcher's state: pending faults, the step it is on, the operation outcome it reports. */

@@ -6,7 +6,14 @@ import { createSession } from '../../functions/store/sessions.ts';
 import { addMember, type CodeHostIdentity, signInIdentity } from '../../functions/store/users.ts';
 import type { AdjustableClock } from './clock.ts';
 import { accountEmail, LOGIN_PATTERN } from './code-host.ts';
-import { FAULT_STEPS, FLEET_FAULTS, type FleetSimulator, STEP_FAULT_KINDS, type StepFault } from './fleet.ts';
+import {
+  type ControlPlaneAnswer,
+  FAULT_STEPS,
+  FLEET_FAULTS,
+  type FleetSimulator,
+  STEP_FAULT_KINDS,
+  type StepFault,
+} from './fleet.ts';
 import type { AdapterRoute } from './http-adapter.ts';
 import type { MailArchive } from './mail.ts';
 import { type ProcessorEmulator, StripeApiError } from './processor/emulator.ts';
@@ -159,6 +166,40 @@ const FaultBody = v.strictObject({
   sticky: v.optional(v.boolean()),
 });
 
+const THREAD_ID = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'a thread id: 1 to 64 letters, digits, "_" and "-"'),
+);
+const MODEL = v.pipe(v.string(), v.minLength(1, 'a model name'), v.maxLength(100, 'at most 100 characters'));
+
+/** `POST /_local/fleet/dispatchers/{dispatcherId}/threads`: what the Dispatcher sends for a new Thread. */
+const ThreadBody = v.strictObject({
+  threadId: THREAD_ID,
+  projectId: v.pipe(v.string(), v.minLength(1, 'a Project id (prj_…)'), v.maxLength(200)),
+  activity: v.picklist(['intake', 'dispatch']),
+  model: v.optional(MODEL),
+  effort: v.optional(v.picklist(['low', 'medium', 'high'])),
+});
+
+/** `POST /_local/fleet/dispatchers/{dispatcherId}/guide-sessions`. */
+const GuideSessionBody = v.strictObject({
+  threadId: THREAD_ID,
+  model: v.optional(MODEL),
+  effort: v.optional(v.picklist(['low', 'medium', 'high'])),
+});
+
+/** `POST /_local/fleet/dispatchers/{dispatcherId}/validation-answers`: what it concludes of a Credential. */
+const ValidationAnswerBody = v.strictObject({
+  name: v.pipe(
+    v.string(),
+    v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'a Credential name (lowercase letters, digits, hyphens)'),
+  ),
+  outcome: v.picklist(['valid', 'invalid']),
+  reason: v.optional(
+    v.pipe(v.string(), v.minLength(1, 'a reason in words'), v.maxLength(500, 'at most 500 characters')),
+  ),
+});
+
 /** Exactly one of `dispatcherId` and `stack` names the Dispatcher. */
 const faultTarget = (named: {
   dispatcherId?: string | undefined;
@@ -188,6 +229,16 @@ const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
     return dispatcher;
   };
   const count = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000));
+  /** The control plane's answer to a Dispatcher's request, relayed with its own status. */
+  const relayed = (answer: ControlPlaneAnswer | undefined, id: string): ControlPlaneAnswer => {
+    if (!answer)
+      throw new HttpError(
+        404,
+        'dispatcher_not_found',
+        `No simulated Dispatcher "${id}": GET /_local/fleet lists them.`,
+      );
+    return answer;
+  };
   /** The Dispatcher a faults request names: by its id, or by its Stack's name. */
   const dispatcherFor = (target: { dispatcherId: string } | { stack: string }) => {
     if ('dispatcherId' in target) return dispatcherOf(target.dispatcherId);
@@ -264,6 +315,63 @@ const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
           return { status: 200, body: { started, refused, finished, activeRuns: dispatcher.activeRuns } };
         },
       ),
+    },
+    {
+      method: 'POST',
+      path: '/_local/fleet/dispatchers/{dispatcherId}/validation-answers',
+      auth: 'none',
+      handler: httpHandler({ auth: 'none', body: ValidationAnswerBody }, async ({ body, pathParameters }) => {
+        if (body.outcome === 'valid' && body.reason !== undefined)
+          throw new HttpError(
+            400,
+            'invalid_field',
+            'Field "reason" is for an "invalid" answer only: remove it.',
+            {
+              field: 'reason',
+            },
+          );
+        const dispatcher = dispatcherOf(pathParameters.dispatcherId);
+        dispatcher.setValidationAnswer(body.name, {
+          outcome: body.outcome,
+          ...(body.reason !== undefined ? { reason: body.reason } : {}),
+        });
+        return { status: 200, body: dispatcher.status() };
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/_local/fleet/dispatchers/{dispatcherId}/threads',
+      auth: 'none',
+      handler: httpHandler({ auth: 'none', body: ThreadBody }, async ({ body, pathParameters }) => {
+        const dispatcher = dispatcherOf(pathParameters.dispatcherId);
+        // The control plane's answer as the Dispatcher got it, refusals included.
+        return relayed(
+          await fleet.createThread(dispatcher.id, {
+            threadId: body.threadId,
+            projectId: body.projectId,
+            activity: body.activity,
+            ...(body.model !== undefined ? { model: body.model } : {}),
+            ...(body.effort !== undefined ? { effort: body.effort } : {}),
+          }),
+          dispatcher.id,
+        );
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/_local/fleet/dispatchers/{dispatcherId}/guide-sessions',
+      auth: 'none',
+      handler: httpHandler({ auth: 'none', body: GuideSessionBody }, async ({ body, pathParameters }) => {
+        const dispatcher = dispatcherOf(pathParameters.dispatcherId);
+        return relayed(
+          await fleet.startGuideSession(dispatcher.id, {
+            threadId: body.threadId,
+            ...(body.model !== undefined ? { model: body.model } : {}),
+            ...(body.effort !== undefined ? { effort: body.effort } : {}),
+          }),
+          dispatcher.id,
+        );
+      }),
     },
     {
       method: 'POST',

@@ -1,0 +1,48 @@
+import * as v from 'valibot';
+import { ACTIVITIES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credentials.ts';
+import { httpHandler } from '#http/handler.ts';
+import { requireTenant } from '#http/tenant.ts';
+import { provisionCredential } from '../credentials/provision.ts';
+
+const entry = v.strictObject({
+  model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))),
+  effort: v.optional(v.picklist(EFFORTS)),
+});
+
+/** POST /v1/credentials/{name}[?stackId=]: provisions or rotates a Credential (administrators). */
+export const handler = httpHandler(
+  {
+    auth: 'session',
+    role: 'administrator',
+    body: v.strictObject({
+      provider: v.picklist(PROVIDERS),
+      kind: v.picklist(CREDENTIAL_KINDS),
+      material: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64 * 1024))),
+      consent: v.optional(
+        v.strictObject({
+          textVersion: v.pipe(v.string(), v.regex(/^[\w.-]{1,32}$/, 'a version such as 2026-11')),
+        }),
+      ),
+      runtimeProfile: v.optional(
+        v.strictObject(
+          Object.fromEntries(ACTIVITIES.map((activity) => [activity, v.optional(entry)])) as Record<
+            (typeof ACTIVITIES)[number],
+            v.OptionalSchema<typeof entry, undefined>
+          >,
+        ),
+      ),
+    }),
+  },
+  async ({ principal, pathParameters, query, body, now }) => {
+    const tenant = await requireTenant(principal.tenantId);
+    const { created, view } = await provisionCredential({
+      tenant,
+      userId: principal.userId,
+      stackId: query.stackId,
+      name: pathParameters.name ?? '',
+      request: body,
+      now,
+    });
+    return { status: created ? 201 : 200, body: view };
+  },
+);

@@ -1,0 +1,80 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { CONFIRMATION_MINUTES, deletionDecision, routeUses } from '#core/credentials.ts';
+import { Refusal } from '#core/refusal.ts';
+import {
+  clearGuide,
+  countThreadsBoundTo,
+  deleteCredential as deleteStored,
+  updateCredential,
+} from '#store/credentials.ts';
+import { listProjects } from '#store/projects.ts';
+import type { Tenant } from '#store/tenants.ts';
+import { credentialStack, requireCredential } from './views.ts';
+
+const hash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/**
+ * THE deletion use case: blocked (409 `credential_in_use`) while any Project's current intake or
+ * dispatch route names the Credential, with every Project, activity and position to change;
+ * otherwise, when historical Threads are bound to it, a first request answers 409
+ * `confirmation_required` with the Thread count and a token, and only a second request carrying
+ * that token deletes (those Threads become non-resumable); with neither, it deletes at once.
+ */
+export const deleteCredential = async (params: {
+  tenant: Tenant;
+  stackId: string | undefined;
+  name: string;
+  confirmationToken: string | undefined;
+  now: Date;
+}) => {
+  const { tenant, now } = params;
+  const stack = await credentialStack(tenant.tenantId, params.stackId);
+  const credential = await requireCredential(tenant.tenantId, stack.stackId, params.name);
+  const projects = await listProjects(tenant.tenantId, stack.stackId);
+  const uses = routeUses(
+    credential.name,
+    projects.map((project) => ({ projectId: project.projectId, routes: project.credentialRoutes })),
+  );
+  const threadCount = await countThreadsBoundTo(tenant.tenantId, stack.stackId, credential.name);
+  const pending = credential.deletion;
+  const confirmed =
+    params.confirmationToken !== undefined &&
+    pending !== undefined &&
+    pending.tokenHash === hash(params.confirmationToken) &&
+    Date.parse(pending.expiresAt) > now.getTime() &&
+    pending.threadCount === threadCount;
+  const decision = deletionDecision({ uses, threadCount, confirmed });
+  if (decision.kind === 'blocked')
+    throw new Refusal(
+      409,
+      'credential_in_use',
+      `Credential Routes name "${credential.name}": change each one listed (PUT /v1/stacks/${stack.stackId}/projects/{projectId}/credential-routes), then delete it.`,
+      { extra: { uses: decision.uses } },
+    );
+  if (decision.kind === 'confirmation_required') {
+    if (params.confirmationToken !== undefined && !confirmed && pending === undefined)
+      throw new Refusal(
+        400,
+        'invalid_confirmation',
+        'This confirmation token is not valid: ask again without it.',
+      );
+    const token = randomBytes(24).toString('base64url');
+    const expiresAt = new Date(now.getTime() + CONFIRMATION_MINUTES * 60_000).toISOString();
+    if (
+      !(await updateCredential(tenant.tenantId, credential, {
+        deletion: { tokenHash: hash(token), threadCount, expiresAt },
+      }))
+    )
+      throw new Refusal(409, 'credential_conflict', 'This Credential changed meanwhile: try again.');
+    throw new Refusal(
+      409,
+      'confirmation_required',
+      `${threadCount} Thread${threadCount === 1 ? ' is' : 's are'} bound to "${credential.name}" and will no longer be resumable. Repeat the request with confirmationToken=<the token> within ${CONFIRMATION_MINUTES} minutes to delete it.`,
+      { extra: { threadCount, confirmationToken: token, expiresAt } },
+    );
+  }
+  if (!(await deleteStored(tenant.tenantId, credential)))
+    throw new Refusal(409, 'credential_conflict', 'This Credential changed meanwhile: try again.');
+  await clearGuide(tenant.tenantId, stack.stackId, credential.name, 'deleted', now);
+  return { name: credential.name, deleted: true, nonResumableThreads: threadCount };
+};

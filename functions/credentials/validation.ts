@@ -1,0 +1,54 @@
+import { Refusal } from '#core/refusal.ts';
+import { clearGuide, updateCredential } from '#store/credentials.ts';
+import { requireCredential } from './dispatcher-material.ts';
+
+/** A concurrent change of the same Credential (a rotation, an archive) is re-read this many times. */
+const ATTEMPTS = 3;
+
+/** The reason a Guide selection keeps when the validation of its Credential fails. */
+export const validationFailedReason = (reason: string | undefined): string =>
+  reason ? `validation_failed: ${reason}` : 'validation_failed';
+
+/**
+ * THE validation report: the Stack's Dispatcher checked a Credential's material with its provider.
+ * The verdict counts only for the material it checked: a version other than the current one means
+ * a rotation happened meanwhile (409 `stale_version`: validate the new one). An invalid verdict
+ * clears a Guide selection naming the Credential, keeping why.
+ */
+export const reportValidation = async (params: {
+  tenantId: string;
+  stackId: string;
+  name: string;
+  version: number;
+  outcome: 'valid' | 'invalid';
+  reason?: string | undefined;
+  now: Date;
+}) => {
+  const validation = {
+    state: params.outcome,
+    ...(params.reason ? { reason: params.reason } : {}),
+    checkedAt: params.now.toISOString(),
+  };
+  for (let attempt = 1; ; attempt += 1) {
+    const stored = await requireCredential(params.tenantId, params.stackId, params.name);
+    if (stored.materialVersion !== params.version)
+      throw new Refusal(
+        409,
+        'stale_version',
+        `Version ${params.version} is not the Credential's current material (version ${stored.materialVersion}): it was rotated; read it again and validate the new one.`,
+        { extra: { currentVersion: stored.materialVersion } },
+      );
+    if (await updateCredential(params.tenantId, stored, { validation })) break;
+    if (attempt >= ATTEMPTS)
+      throw new Refusal(409, 'credential_changed', 'The Credential kept changing meanwhile: report again.');
+  }
+  if (params.outcome === 'invalid')
+    await clearGuide(
+      params.tenantId,
+      params.stackId,
+      params.name,
+      validationFailedReason(params.reason),
+      params.now,
+    );
+  return { name: params.name, version: params.version, validation };
+};

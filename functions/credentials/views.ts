@@ -1,0 +1,84 @@
+import { isMetered, unusableReason } from '#core/credentials.ts';
+import { Refusal } from '#core/refusal.ts';
+import { FIRST_STACK_ID } from '#core/stacks.ts';
+import { type GuideSelection, getCredential, type StoredCredential } from '#store/credentials.ts';
+import type { StoredStack } from '#store/stacks.ts';
+import { requireStack } from '../stacks/views.ts';
+
+/** The Stack a Credential route acts on: `?stackId=`, else the tenant's first Stack. */
+export const credentialStack = (tenantId: string, stackId: string | undefined): Promise<StoredStack> =>
+  requireStack(tenantId, stackId || FIRST_STACK_ID);
+
+export const requireCredential = async (
+  tenantId: string,
+  stackId: string,
+  name: string,
+): Promise<StoredCredential> => {
+  const found = await getCredential(tenantId, stackId, name);
+  if (!found)
+    throw new Refusal(
+      404,
+      'credential_not_found',
+      `This Stack has no Credential "${name}": GET /v1/credentials?stackId=${stackId} lists them.`,
+    );
+  return found;
+};
+
+/**
+ * What a tenant sees of a Credential: name, Provider, kind, whether its usage is metered (an API
+ * key, charged by the provider on top of the flat fee) or spends a personal subscription, the
+ * Runtime Profile, validation, consent, times, and whether it can be used now. Never its material.
+ */
+export const credentialView = (credential: StoredCredential, billingState: string) => {
+  const unusable = unusableReason({
+    archived: credential.archivedAt !== undefined,
+    validation: credential.validation.state,
+    billingState,
+  });
+  return {
+    name: credential.name,
+    provider: credential.provider,
+    kind: credential.kind,
+    usage: isMetered(credential.kind) ? 'metered' : 'personal_subscription',
+    runtimeProfile: credential.profile,
+    validation: {
+      state: credential.validation.state,
+      reason: credential.validation.reason ?? null,
+      checkedAt: credential.validation.checkedAt ?? null,
+    },
+    usable: unusable === undefined,
+    unusableReason: unusable ?? null,
+    consent: credential.consent
+      ? {
+          by: credential.consent.login,
+          at: credential.consent.at,
+          textVersion: credential.consent.textVersion,
+        }
+      : null,
+    createdAt: credential.createdAt,
+    rotatedAt: credential.rotatedAt ?? null,
+    archivedAt: credential.archivedAt ?? null,
+  };
+};
+
+export const guideView = (
+  selection: GuideSelection,
+  credentials: StoredCredential[],
+  billingState: string,
+) => {
+  const selected = selection.name ? credentials.find((c) => c.name === selection.name) : undefined;
+  const unusable = selected
+    ? unusableReason({
+        archived: selected.archivedAt !== undefined,
+        validation: selected.validation.state,
+        billingState,
+      })
+    : undefined;
+  return {
+    name: selected?.name ?? null,
+    selectedAt: selected ? (selection.selectedAt ?? null) : null,
+    usable: selected !== undefined && unusable === undefined,
+    unusableReason: unusable ?? null,
+    cleared: selection.cleared ?? null,
+  };
+};

@@ -1,0 +1,264 @@
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { ACTIVITIES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credentials.ts';
+import { appliedUnlessConditionFails, db, getItem, queryPrefix, tableName } from './client.ts';
+import { keys } from './keys.ts';
+import type { TransactItem } from './stacks.ts';
+
+const ProfileEntrySchema = v.object({
+  model: v.optional(v.string()),
+  effort: v.optional(v.picklist(EFFORTS)),
+});
+export const RuntimeProfileSchema = v.object(
+  Object.fromEntries(ACTIVITIES.map((activity) => [activity, v.optional(ProfileEntrySchema)])) as Record<
+    (typeof ACTIVITIES)[number],
+    v.OptionalSchema<typeof ProfileEntrySchema, undefined>
+  >,
+);
+
+const SealedSchema = v.object({
+  keyCiphertext: v.string(),
+  iv: v.string(),
+  tag: v.string(),
+  ciphertext: v.string(),
+});
+
+const CredentialSchema = v.object({
+  stackId: v.string(),
+  name: v.string(),
+  provider: v.picklist(PROVIDERS),
+  kind: v.picklist(CREDENTIAL_KINDS),
+  profile: v.optional(RuntimeProfileSchema, {}),
+  /** The administrator's consent (kinds that spend a personal subscription). */
+  consent: v.nullable(
+    v.object({ userId: v.string(), login: v.string(), at: v.string(), textVersion: v.string() }),
+  ),
+  /** The envelope-encrypted material (absent for `ambient`, which stores no authentication value). */
+  sealed: v.optional(SealedSchema),
+  /** Goes up at every provisioning: a validation or a Thread names the version it saw. */
+  materialVersion: v.number(),
+  validation: v.object({
+    state: v.picklist(['pending', 'valid', 'invalid']),
+    reason: v.optional(v.string()),
+    checkedAt: v.optional(v.string()),
+  }),
+  createdAt: v.string(),
+  rotatedAt: v.optional(v.string()),
+  archivedAt: v.optional(v.string()),
+  /** A deletion waiting for its confirmation: the SHA-256 of the token, and what it confirms. */
+  deletion: v.optional(v.object({ tokenHash: v.string(), threadCount: v.number(), expiresAt: v.string() })),
+  version: v.number(),
+});
+export type StoredCredential = v.InferOutput<typeof CredentialSchema>;
+export type SealedMaterial = v.InferOutput<typeof SealedSchema>;
+
+export const getCredential = (
+  tenantId: string,
+  stackId: string,
+  name: string,
+): Promise<StoredCredential | undefined> =>
+  getItem(keys.credential(tenantId, stackId, name), CredentialSchema);
+
+export const listCredentials = (tenantId: string, stackId: string): Promise<StoredCredential[]> =>
+  queryPrefix(keys.tenant(tenantId).PK, keys.credentialPrefix(stackId), CredentialSchema);
+
+/**
+ * The write that stores a Credential as provisioned or rotated: a new one only if the name is
+ * free, a rotation only if the record is still the version read (so two rotations never interleave).
+ */
+export const credentialPutWrite = (
+  tenantId: string,
+  credential: StoredCredential,
+  readVersion: number | undefined,
+): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: {
+      ...keys.credential(tenantId, credential.stackId, credential.name),
+      type: 'credential',
+      ...credential,
+    },
+    ConditionExpression: readVersion === undefined ? 'attribute_not_exists(PK)' : '#version = :read',
+    ...(readVersion === undefined
+      ? {}
+      : {
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':read': readVersion },
+        }),
+  },
+});
+
+/** Bumps the Stack's desired-state version (a Credential to validate is part of what it publishes). */
+export const desiredStateBumpWrite = (tenantId: string, stackId: string): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: keys.stack(tenantId, stackId),
+    UpdateExpression: 'ADD desiredVersion :one',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':one': 1 },
+  },
+});
+
+/** Changes fields of a Credential, only if it is still the version read. */
+export const updateCredential = async (
+  tenantId: string,
+  read: StoredCredential,
+  fields: Partial<Omit<StoredCredential, 'stackId' | 'name' | 'version'>>,
+  remove: (keyof StoredCredential)[] = [],
+): Promise<boolean> => {
+  const names: Record<string, string> = { '#version': 'version' };
+  const values: Record<string, unknown> = { ':read': read.version, ':next': read.version + 1 };
+  const sets = ['#version = :next'];
+  for (const [index, [name, value]] of Object.entries(fields).entries()) {
+    if (value === undefined) continue;
+    names[`#f${index}`] = name;
+    values[`:f${index}`] = value;
+    sets.push(`#f${index} = :f${index}`);
+  }
+  const removes = remove.map((name, index) => {
+    names[`#r${index}`] = name;
+    return `#r${index}`;
+  });
+  return appliedUnlessConditionFails(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.credential(tenantId, read.stackId, read.name),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: 'attribute_exists(PK) AND #version = :read',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    ),
+  );
+};
+
+/** Deletes a Credential, only if it is still the version read. */
+export const deleteCredential = async (tenantId: string, read: StoredCredential): Promise<boolean> =>
+  appliedUnlessConditionFails(
+    db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.credential(tenantId, read.stackId, read.name),
+        ConditionExpression: '#version = :read',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':read': read.version },
+      }),
+    ),
+  );
+
+const GuideSchema = v.object({
+  /** The selected Credential's name, or absent when none is selected. */
+  name: v.optional(v.string()),
+  selectedAt: v.optional(v.string()),
+  /** The last time a selection was cleared: which Credential, why and when. */
+  cleared: v.optional(v.object({ name: v.string(), reason: v.string(), at: v.string() })),
+});
+export type GuideSelection = v.InferOutput<typeof GuideSchema>;
+
+export const getGuideSelection = async (tenantId: string, stackId: string): Promise<GuideSelection> =>
+  (await getItem(keys.guideSelection(tenantId, stackId), GuideSchema)) ?? {};
+
+export const selectGuide = async (
+  tenantId: string,
+  stackId: string,
+  name: string,
+  now: Date,
+): Promise<void> => {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.guideSelection(tenantId, stackId),
+        type: 'guide_selection',
+        name,
+        selectedAt: now.toISOString(),
+      },
+    }),
+  );
+};
+
+/** Clears the selection if it still names `name`, keeping why; false when it named another (or none). */
+export const clearGuide = async (
+  tenantId: string,
+  stackId: string,
+  name: string,
+  reason: string,
+  now: Date,
+): Promise<boolean> =>
+  appliedUnlessConditionFails(
+    db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.guideSelection(tenantId, stackId),
+          type: 'guide_selection',
+          cleared: { name, reason, at: now.toISOString() },
+        },
+        ConditionExpression: '#name = :name',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':name': name },
+      }),
+    ),
+  );
+
+const ThreadSchema = v.object({
+  threadId: v.string(),
+  stackId: v.string(),
+  projectId: v.optional(v.string()),
+  activity: v.picklist(ACTIVITIES),
+  credentialName: v.string(),
+  position: v.picklist(['primary', 'fallback', 'guide']),
+  model: v.string(),
+  effort: v.picklist(EFFORTS),
+  createdAt: v.string(),
+});
+export type ThreadBinding = v.InferOutput<typeof ThreadSchema>;
+
+/** Binds a Thread for good: the first binding of a Thread id wins. */
+export const bindThread = async (tenantId: string, binding: ThreadBinding): Promise<boolean> =>
+  appliedUnlessConditionFails(
+    db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.thread(tenantId, binding.stackId, binding.threadId), type: 'thread', ...binding },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    ),
+  );
+
+export const getThread = (
+  tenantId: string,
+  stackId: string,
+  threadId: string,
+): Promise<ThreadBinding | undefined> => getItem(keys.thread(tenantId, stackId, threadId), ThreadSchema);
+
+/** How many Threads of the Stack are bound to the Credential (they become non-resumable if it goes). */
+export const countThreadsBoundTo = async (
+  tenantId: string,
+  stackId: string,
+  name: string,
+): Promise<number> => {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        FilterExpression: 'credentialName = :name',
+        ExpressionAttributeValues: {
+          ':pk': keys.tenant(tenantId).PK,
+          ':prefix': keys.threadPrefix(stackId),
+          ':name': name,
+        },
+        Select: 'COUNT',
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+};

@@ -1,0 +1,31 @@
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Construct } from 'constructs';
+
+/** What a function that seals and opens Credentials may do with the key: nothing more. */
+export const SEAL_OPEN_ACTIONS = ['kms:GenerateDataKey', 'kms:Decrypt'] as const;
+
+/**
+ * The KMS key that envelope-encrypts the secret material of Credentials (functions/ports/secrets-vault.ts):
+ * it only ever encrypts data keys. Rotated yearly by KMS (old versions still decrypt); retained when
+ * the stack is deleted, since without it no stored Credential can be read again.
+ */
+export class CredentialsKey extends Construct {
+  readonly key: Key;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.key = new Key(this, 'Key', {
+      description: "Envelope encryption of Credentials' secret material (data keys only)",
+      enableKeyRotation: true,
+      alias: `alias/${Stack.of(this).stackName}-credentials`,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  /** Lets `grantee` generate data keys under this key and decrypt them (seal and open), nothing else. */
+  grantSealOpen(grantee: IGrantable): void {
+    this.key.grant(grantee, ...SEAL_OPEN_ACTIONS);
+  }
+}

@@ -1,0 +1,675 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CredentialKind, Provider, RuntimeProfile } from '#core/credentials.ts';
+import { sealSecret } from '#ports/secrets-vault.ts';
+import {
+  credentialPutWrite,
+  deleteCredential,
+  desiredStateBumpWrite,
+  getCredential,
+  getGuideSelection,
+  getThread,
+  type StoredCredential,
+  selectGuide,
+  updateCredential,
+} from '#store/credentials.ts';
+import { setCredentialRoutes } from '#store/projects.ts';
+import { applyStackWrites } from '#store/stacks.ts';
+import { getTenant } from '#store/tenants.ts';
+import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { TEST_CARDS } from '../support/hosted-pages.ts';
+
+/**
+ * Credentials on the Dispatcher's side (docs/credentials.md): the reference Dispatcher validates
+ * what the desired state lists; Threads take their Project's route, bind model and effort for good
+ * and get what to inject; Guide Sessions use the Guide selection only. Credentials are written
+ * through the store here (sealed as provisioning seals them); everything else goes over HTTP.
+ */
+
+let api: TestControlPlane;
+beforeAll(async () => {
+  api = await testGateway({ processor: true });
+});
+afterAll(async () => {
+  await api.stop();
+});
+
+const DAY = 86_400;
+
+interface Setup {
+  tenantId: string;
+  sessionToken: string;
+  stackId: string;
+  /** The Stack's Dispatcher credential (scd_…). */
+  credential: string;
+  dispatcherId: string;
+}
+
+const dispatcherFor = async (
+  tenant: { tenantId: string; sessionToken: string },
+  stackId: string,
+): Promise<Setup> => {
+  const issued = await api.call('POST', `/v1/stacks/${stackId}/dispatcher-credential`, {
+    token: tenant.sessionToken,
+  });
+  expect(issued.status).toBe(201);
+  const started = await api.call('POST', '/_local/fleet/dispatchers', {
+    body: { credential: issued.json.credential },
+  });
+  expect(started.status).toBe(201);
+  return {
+    tenantId: tenant.tenantId,
+    sessionToken: tenant.sessionToken,
+    stackId,
+    credential: issued.json.credential,
+    dispatcherId: started.json.dispatcherId,
+  };
+};
+
+const stackWithDispatcher = async (card?: string): Promise<Setup> =>
+  dispatcherFor(await api.subscribe({ plan: 'plus', ...(card ? { card } : {}) }), 'primary');
+
+/** Provisions (or rotates) a Credential as the tenant route does: sealed material, the desired state bumped. */
+const putCredential = async (
+  setup: Setup,
+  credential: {
+    name: string;
+    provider: Provider;
+    kind: CredentialKind;
+    material?: string;
+    profile?: RuntimeProfile;
+  },
+): Promise<StoredCredential> => {
+  const { tenantId, stackId } = setup;
+  const existing = await getCredential(tenantId, stackId, credential.name);
+  const sealed =
+    credential.material === undefined
+      ? undefined
+      : await sealSecret(credential.material, { tenantId, stackId, credential: credential.name });
+  const now = api.clock.now().toISOString();
+  const stored: StoredCredential = {
+    stackId,
+    name: credential.name,
+    provider: credential.provider,
+    kind: credential.kind,
+    profile: credential.profile ?? existing?.profile ?? {},
+    consent:
+      credential.kind === 'api_key' ? null : { userId: 'u', login: 'admin', at: now, textVersion: '1' },
+    ...(sealed ? { sealed } : {}),
+    materialVersion: (existing?.materialVersion ?? 0) + 1,
+    validation: { state: 'pending' },
+    createdAt: existing?.createdAt ?? now,
+    version: (existing?.version ?? 0) + 1,
+  };
+  expect(
+    await applyStackWrites([
+      credentialPutWrite(tenantId, stored, existing?.version),
+      desiredStateBumpWrite(tenantId, stackId),
+    ]),
+  ).toBe(true);
+  return stored;
+};
+
+const stored = async (setup: Setup, name: string) => {
+  const found = await getCredential(setup.tenantId, setup.stackId, name);
+  if (!found) throw new Error(`no Credential ${name}`);
+  return found;
+};
+
+const addProject = async (setup: Setup, routes: Parameters<typeof setCredentialRoutes>[3]) => {
+  const added = await api.call('POST', `/v1/stacks/${setup.stackId}/projects`, {
+    token: setup.sessionToken,
+    body: { name: 'app', repository: 'acme/app' },
+  });
+  expect(added.status).toBe(201);
+  const projectId = added.json.projectId as string;
+  expect(await setCredentialRoutes(setup.tenantId, setup.stackId, projectId, routes)).toBe(true);
+  return projectId;
+};
+
+const tick = () => api.call('POST', '/_local/fleet/tick');
+const answerValidation = (setup: Setup, name: string, outcome: 'valid' | 'invalid', reason?: string) =>
+  api.call('POST', `/_local/fleet/dispatchers/${setup.dispatcherId}/validation-answers`, {
+    body: { name, outcome, ...(reason ? { reason } : {}) },
+  });
+const asDispatcher = (setup: Setup, method: string, path: string, body?: unknown) =>
+  api.call(method, path, { token: setup.credential, ...(body === undefined ? {} : { body }) });
+const thread = (setup: Setup, body: Record<string, unknown>) =>
+  api.call('POST', `/_local/fleet/dispatchers/${setup.dispatcherId}/threads`, { body });
+const guideSession = (setup: Setup, body: Record<string, unknown>) =>
+  api.call('POST', `/_local/fleet/dispatchers/${setup.dispatcherId}/guide-sessions`, { body });
+
+describe('validation through the reference Dispatcher', () => {
+  it('the desired state lists pending Credentials; valid by default, invalid with the chosen reason, which clears the Guide selection naming it', async () => {
+    const setup = await stackWithDispatcher();
+    await putCredential(setup, {
+      name: 'alpha',
+      provider: 'provider-a',
+      kind: 'api_key',
+      material: 'sk-alpha-1',
+    });
+    await putCredential(setup, {
+      name: 'beta',
+      provider: 'provider-c',
+      kind: 'api_key',
+      material: 'sk-beta-1',
+    });
+    await selectGuide(setup.tenantId, setup.stackId, 'beta', api.clock.now());
+    const desired = await asDispatcher(setup, 'GET', '/v1/dispatcher/desired-state');
+    expect(desired.json.credentials).toEqual([
+      { name: 'alpha', version: 1 },
+      { name: 'beta', version: 1 },
+    ]);
+
+    const answered = await answerValidation(setup, 'beta', 'invalid', 'the provider says: key revoked');
+    expect(answered.status).toBe(200);
+    api.clock.advance(60);
+    const before = api.clock.now().getTime();
+    await tick();
+    const after = api.clock.now().getTime();
+    const alpha = (await stored(setup, 'alpha')).validation;
+    expect(alpha).toEqual({ state: 'valid', checkedAt: expect.any(String) });
+    // Checked on the control plane's clock, during this tick.
+    expect(Date.parse(alpha.checkedAt ?? '')).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(alpha.checkedAt ?? '')).toBeLessThanOrEqual(after);
+    const beta = (await stored(setup, 'beta')).validation;
+    expect(beta).toEqual({
+      state: 'invalid',
+      reason: 'the provider says: key revoked',
+      checkedAt: expect.any(String),
+    });
+    expect(await getGuideSelection(setup.tenantId, setup.stackId)).toEqual({
+      cleared: {
+        name: 'beta',
+        reason: 'validation_failed: the provider says: key revoked',
+        at: beta.checkedAt,
+      },
+    });
+    // The simulator reported both and kept no material.
+    const status = (await api.call('GET', '/_local/fleet')).json.dispatchers.find(
+      (d: { dispatcherId: string }) => d.dispatcherId === setup.dispatcherId,
+    );
+    expect(status.validations).toEqual([
+      { name: 'alpha', version: 1, outcome: 'valid', status: 200 },
+      { name: 'beta', version: 1, outcome: 'invalid', reason: 'the provider says: key revoked', status: 200 },
+    ]);
+    expect(JSON.stringify(status)).not.toContain('sk-alpha-1');
+    expect(JSON.stringify(status)).not.toContain('sk-beta-1');
+    // Nothing waits any more.
+    expect((await asDispatcher(setup, 'GET', '/v1/dispatcher/desired-state')).json).not.toHaveProperty(
+      'credentials',
+    );
+
+    // A rotation lists the new version; the answer for beta is sticky, alpha is valid again.
+    await putCredential(setup, {
+      name: 'alpha',
+      provider: 'provider-a',
+      kind: 'api_key',
+      material: 'sk-alpha-2',
+    });
+    await putCredential(setup, {
+      name: 'beta',
+      provider: 'provider-c',
+      kind: 'api_key',
+      material: 'sk-beta-2',
+    });
+    expect((await asDispatcher(setup, 'GET', '/v1/dispatcher/desired-state')).json.credentials).toEqual([
+      { name: 'alpha', version: 2 },
+      { name: 'beta', version: 2 },
+    ]);
+    await tick();
+    expect((await stored(setup, 'alpha')).validation.state).toBe('valid');
+    expect((await stored(setup, 'beta')).validation.state).toBe('invalid');
+    await answerValidation(setup, 'beta', 'valid');
+    await putCredential(setup, {
+      name: 'beta',
+      provider: 'provider-c',
+      kind: 'api_key',
+      material: 'sk-beta-3',
+    });
+    await tick();
+    expect(await stored(setup, 'beta')).toMatchObject({ materialVersion: 3, validation: { state: 'valid' } });
+  });
+
+  it('a verdict on an older version is refused (a rotation came first) and records nothing; bad bodies are 400', async () => {
+    const setup = await stackWithDispatcher();
+    await putCredential(setup, { name: 'key', provider: 'provider-a', kind: 'api_key', material: 'sk-1' });
+    const read = await asDispatcher(setup, 'GET', '/v1/dispatcher/credentials/key');
+    expect(read.json.version).toBe(1);
+    await putCredential(setup, { name: 'key', provider: 'provider-a', kind: 'api_key', material: 'sk-2' });
+
+    const stale = await asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/key/validation', {
+      version: 1,
+      outcome: 'valid',
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.json).toMatchObject({ error: { code: 'stale_version' }, currentVersion: 2 });
+    expect((await stored(setup, 'key')).validation).toEqual({ state: 'pending' });
+
+    for (const body of [
+      { version: 2, outcome: 'maybe' },
+      { version: 0, outcome: 'valid' },
+      { version: 2.5, outcome: 'valid' },
+      { version: 2, outcome: 'invalid', reason: 'x'.repeat(501) },
+      { version: 2, outcome: 'valid', extra: true },
+    ]) {
+      const bad = await asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/key/validation', body);
+      expect(bad.status).toBe(400);
+    }
+    expect((await stored(setup, 'key')).validation).toEqual({ state: 'pending' });
+    const unknown = await asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/nope/validation', {
+      version: 1,
+      outcome: 'valid',
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe('credential_not_found');
+
+    const current = await asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/key/validation', {
+      version: 2,
+      outcome: 'invalid',
+      reason: 'quota exhausted',
+    });
+    expect(current.status).toBe(200);
+    expect((await stored(setup, 'key')).validation).toMatchObject({
+      state: 'invalid',
+      reason: 'quota exhausted',
+    });
+  });
+
+  it("the material reaches only its own Stack's Dispatcher", async () => {
+    const first = await stackWithDispatcher();
+    await putCredential(first, { name: 'key', provider: 'provider-a', kind: 'api_key', material: 'sk-own' });
+    const projectId = await addProject(first, { intake: { primary: 'key' } });
+    const added = await api.call('POST', '/v1/stacks', {
+      token: first.sessionToken,
+      body: { plan: 'standard' },
+    });
+    expect(added.status).toBe(201);
+    const second = await dispatcherFor(first, added.json.stackId);
+
+    const own = await asDispatcher(first, 'GET', '/v1/dispatcher/credentials/key');
+    expect(own.status).toBe(200);
+    expect(own.json).toEqual({
+      name: 'key',
+      provider: 'provider-a',
+      kind: 'api_key',
+      version: 1,
+      inject: { env: { PROVIDER_A_API_KEY: 'sk-own' } },
+    });
+    const other = await asDispatcher(second, 'GET', '/v1/dispatcher/credentials/key');
+    expect(other.status).toBe(404);
+    expect(other.json.error.code).toBe('credential_not_found');
+    expect(JSON.stringify(other.json)).not.toContain('sk-own');
+    // Nor through a Thread: the other Stack does not have the Project.
+    const otherThread = await thread(second, { threadId: 't-1', projectId, activity: 'intake' });
+    expect(otherThread.status).toBe(404);
+    expect(otherThread.json.error.code).toBe('project_not_found');
+    // Nor with a tenant session.
+    const bySession = await api.call('GET', '/v1/dispatcher/credentials/key', { token: first.sessionToken });
+    expect(bySession.status).toBe(401);
+  });
+
+  it('what each Provider and kind injects', async () => {
+    const setup = await dispatcherFor(await api.subscribe({ plan: 'plus' }), 'primary');
+    const authFile = JSON.stringify({ refresh_token: 'rt-b', account: 'me' });
+    const cases: [Provider, CredentialKind, string | undefined, unknown][] = [
+      ['provider-a', 'oauth_token', 'oat-a', { env: { PROVIDER_A_OAUTH_TOKEN: 'oat-a' } }],
+      ['provider-a', 'api_key', 'sk-a', { env: { PROVIDER_A_API_KEY: 'sk-a' } }],
+      ['provider-a', 'ambient', undefined, { ambient: true }],
+      ['provider-b', 'auth_file', authFile, { authFile }],
+      ['provider-b', 'api_key', 'sk-b', { authFile: '{"api_key":"sk-b"}' }],
+      ['provider-b', 'ambient', undefined, { ambient: true }],
+      ['provider-c', 'api_key', 'sk-c', { env: { PROVIDER_C_API_KEY: 'sk-c' } }],
+    ];
+    for (const [provider, kind, material, inject] of cases) {
+      const name = `${provider}-${kind.replace('_', '-')}`;
+      await putCredential(setup, { name, provider, kind, ...(material ? { material } : {}) });
+      const read = await asDispatcher(setup, 'GET', `/v1/dispatcher/credentials/${name}`);
+      expect(read.json, name).toEqual({ name, provider, kind, version: 1, inject });
+    }
+    await tick();
+    // A Thread gets the same injection.
+    const projectId = await addProject(setup, { dispatch: { primary: 'provider-b-api-key' } });
+    const created = await thread(setup, { threadId: 'inject-b', projectId, activity: 'dispatch' });
+    expect(created.json.inject).toEqual({ authFile: '{"api_key":"sk-b"}' });
+  });
+});
+
+describe('Threads', () => {
+  it('bind the resolved profile (explicit > Credential > Provider default, per field) for good', async () => {
+    const setup = await stackWithDispatcher();
+    await putCredential(setup, {
+      name: 'main',
+      provider: 'provider-a',
+      kind: 'api_key',
+      material: 'sk-main',
+      profile: { intake: { model: 'a-small' } },
+    });
+    const projectId = await addProject(setup, { intake: { primary: 'main' }, dispatch: { primary: 'main' } });
+    await tick();
+
+    const first = await thread(setup, { threadId: 't1', projectId, activity: 'intake' });
+    expect(first.status).toBe(200);
+    expect(first.json).toEqual({
+      threadId: 't1',
+      activity: 'intake',
+      projectId,
+      credential: { name: 'main', provider: 'provider-a', kind: 'api_key', position: 'primary' },
+      model: 'a-small',
+      effort: 'medium',
+      inject: { env: { PROVIDER_A_API_KEY: 'sk-main' } },
+    });
+    const explicitEffort = await thread(setup, {
+      threadId: 't2',
+      projectId,
+      activity: 'intake',
+      effort: 'high',
+    });
+    expect(explicitEffort.json).toMatchObject({ model: 'a-small', effort: 'high' });
+    const explicitModel = await thread(setup, {
+      threadId: 't3',
+      projectId,
+      activity: 'dispatch',
+      model: 'a-custom',
+    });
+    expect(explicitModel.json).toMatchObject({ model: 'a-custom', effort: 'medium' });
+    expect(await getThread(setup.tenantId, setup.stackId, 't1')).toMatchObject({
+      credentialName: 'main',
+      position: 'primary',
+      model: 'a-small',
+      effort: 'medium',
+    });
+
+    // The profile changes: the bound Threads keep theirs, a new one takes the new one.
+    expect(
+      await updateCredential(setup.tenantId, await stored(setup, 'main'), {
+        profile: { intake: { model: 'a-other', effort: 'low' } },
+      }),
+    ).toBe(true);
+    const again = await thread(setup, { threadId: 't1', projectId, activity: 'intake', effort: 'high' });
+    expect(again.json).toMatchObject({ threadId: 't1', model: 'a-small', effort: 'medium' });
+    const fresh = await thread(setup, { threadId: 't4', projectId, activity: 'intake' });
+    expect(fresh.json).toMatchObject({ model: 'a-other', effort: 'low' });
+    // Two requests for one new thread id at once: the first binding wins, both answer it.
+    const [one, two] = await Promise.all([
+      thread(setup, { threadId: 'race', projectId, activity: 'intake', effort: 'low' }),
+      thread(setup, { threadId: 'race', projectId, activity: 'intake', effort: 'high' }),
+    ]);
+    const bound = await getThread(setup.tenantId, setup.stackId, 'race');
+    expect([one.json.effort, two.json.effort]).toEqual([bound?.effort, bound?.effort]);
+    // A thread id is one Thread: another Project or activity does not rebind it.
+    const reused = await thread(setup, { threadId: 't1', projectId, activity: 'dispatch' });
+    expect(reused.status).toBe(409);
+    expect(reused.json.error.code).toBe('thread_exists');
+  });
+
+  it('the Fallback when the Primary is unusable, with its own profile', async () => {
+    const setup = await stackWithDispatcher();
+    await putCredential(setup, {
+      name: 'first',
+      provider: 'provider-a',
+      kind: 'api_key',
+      material: 'sk-first',
+      profile: { intake: { model: 'a-first', effort: 'low' } },
+    });
+    await putCredential(setup, {
+      name: 'second',
+      provider: 'provider-c',
+      kind: 'api_key',
+      material: 'sk-second',
+      profile: { intake: { effort: 'high' } },
+    });
+    await answerValidation(setup, 'first', 'invalid', 'revoked');
+    await tick();
+    const projectId = await addProject(setup, { intake: { primary: 'first', fallback: 'second' } });
+    const created = await thread(setup, { threadId: 'fb', projectId, activity: 'intake' });
+    expect(created.status).toBe(200);
+    expect(created.json).toMatchObject({
+      credential: { name: 'second', provider: 'provider-c', kind: 'api_key', position: 'fallback' },
+      model: 'c-auto',
+      effort: 'high',
+      inject: { env: { PROVIDER_C_API_KEY: 'sk-second' } },
+    });
+    expect(await getThread(setup.tenantId, setup.stackId, 'fb')).toMatchObject({
+      credentialName: 'second',
+      position: 'fallback',
+    });
+  });
+
+  it('none usable: 409 with the reason per position, and nothing bound; no route, no Project', async () => {
+    const setup = await stackWithDispatcher();
+    await putCredential(setup, { name: 'later', provider: 'provider-a', kind: 'api_key', material: 'sk-l' });
+    await putCredential(setup, { name: 'old', provider: 'provider-c', kind: 'api_key', material: 'sk-o' });
+    const old = await stored(setup, 'old');
+    expect(await updateCredential(setup.tenantId, old, { archivedAt: api.clock.now().toISOString() })).toBe(
+      true,
+    );
+    const projectId = await addProject(setup, {
+      intake: { primary: 'later', fallback: 'old' },
+      dispatch: { primary: 'ghost' },
+    });
+
+    const refused = await thread(setup, { threadId: 'nu', projectId, activity: 'intake' });
+    expect(refused.status).toBe(409);
+    expect(refused.json).toMatchObject({
+      error: { code: 'no_usable_credential' },
+      activity: 'intake',
+      reasons: [
+        { position: 'primary', name: 'later', reason: 'validation_pending' },
+        { position: 'fallback', name: 'old', reason: 'archived' },
+      ],
+    });
+    expect(await getThread(setup.tenantId, setup.stackId, 'nu')).toBeUndefined();
+    const missing = await thread(setup, { threadId: 'nu', projectId, activity: 'dispatch' });
+    expect(missing.json.reasons).toEqual([{ position: 'primary', name: 'ghost', reason: 'missing' }]);
+
+    await setCredentialRoutes(setup.tenantId, setup.stackId, projectId, { intake: { primary: 'later' } });
+    const noRoute = await thread(setup, { threadId: 'nr', projectId, activity: 'dispatch' });
+    expect(noRoute.status).toBe(409);
+    expect(noRoute.json).toMatchObject({ error: { code: 'no_credential_route' }, activity: 'dispatch' });
+    const noProject = await thread(setup, { threadId: 'np', projectId: 'prj_nothere', activity: 'intake' });
+    expect(noProject.status).toBe(404);
+    expect(noProject.json.error.code).toBe('project_not_found');
+  });
+
+  it('a deleted Credential makes its Thread non-resumable', async () => {
+    const setup = await stackWithDispatcher();
+    await putCredential(setup, { name: 'gone', provider: 'provider-a', kind: 'api_key', material: 'sk-g' });
+    const projectId = await addProject(setup, { dispatch: { primary: 'gone' } });
+    await tick();
+    expect((await thread(setup, { threadId: 'dt', projectId, activity: 'dispatch' })).status).toBe(200);
+    expect(await deleteCredential(setup.tenantId, await stored(setup, 'gone'))).toBe(true);
+    const resumed = await thread(setup, { threadId: 'dt', projectId, activity: 'dispatch' });
+    expect(resumed.status).toBe(409);
+    expect(resumed.json).toMatchObject({
+      error: { code: 'thread_not_resumable' },
+      reason: 'credential_deleted',
+      credential: 'gone',
+    });
+  });
+
+  it('strict bodies: 400 before anything is read or bound', async () => {
+    const setup = await stackWithDispatcher();
+    for (const body of [
+      { threadId: 'bad id', projectId: 'prj_x', activity: 'intake' },
+      { threadId: 'x'.repeat(65), projectId: 'prj_x', activity: 'intake' },
+      { threadId: 'ok', projectId: 'prj_x', activity: 'guide' },
+      { threadId: 'ok', projectId: 'prj_x', activity: 'intake', model: 'm'.repeat(101) },
+      { threadId: 'ok', projectId: 'prj_x', activity: 'intake', effort: 'max' },
+      { threadId: 'ok', projectId: 'prj_x', activity: 'intake', extra: 1 },
+    ]) {
+      expect((await asDispatcher(setup, 'POST', '/v1/dispatcher/threads', body)).status).toBe(400);
+      // The local route validates the same way.
+      expect((await thread(setup, body)).status).toBe(400);
+    }
+    expect(
+      (await asDispatcher(setup, 'POST', '/v1/dispatcher/guide-sessions', { threadId: 'g', projectId: 'p' }))
+        .status,
+    ).toBe(400);
+    expect(await getThread(setup.tenantId, setup.stackId, 'ok')).toBeUndefined();
+    // The simulator's validation answers are checked like its other routes.
+    const answers = `/_local/fleet/dispatchers/${setup.dispatcherId}/validation-answers`;
+    for (const body of [
+      { name: 'Key', outcome: 'valid' },
+      { name: 'key', outcome: 'valid', reason: 'no reason for a valid one' },
+      { name: 'key', outcome: 'unsure' },
+    ])
+      expect((await api.call('POST', answers, { body })).status).toBe(400);
+    const unknown = await api.call('POST', '/_local/fleet/dispatchers/dsp-99999/validation-answers', {
+      body: { name: 'key', outcome: 'valid' },
+    });
+    expect(unknown.status).toBe(404);
+    const set = await api.call('POST', answers, { body: { name: 'key', outcome: 'invalid', reason: 'r' } });
+    expect(set.json.validationAnswers).toEqual({ key: { outcome: 'invalid', reason: 'r' } });
+  });
+});
+
+describe('Guide Sessions', () => {
+  it('use the Guide selection only, with its guide profile', async () => {
+    const setup = await stackWithDispatcher();
+    const none = await guideSession(setup, { threadId: 'g0' });
+    expect(none.status).toBe(409);
+    expect(none.json).toMatchObject({ error: { code: 'guide_unavailable' }, reason: 'none_selected' });
+    expect(none.json).not.toHaveProperty('cleared');
+
+    const authFile = JSON.stringify({ session: 'guide-file' });
+    await putCredential(setup, {
+      name: 'guide',
+      provider: 'provider-b',
+      kind: 'auth_file',
+      material: authFile,
+      profile: { guide: { model: 'b-guide' }, intake: { model: 'b-intake', effort: 'high' } },
+    });
+    await putCredential(setup, { name: 'other', provider: 'provider-a', kind: 'api_key', material: 'sk-x' });
+    await tick();
+    // Valid Credentials exist, none is selected: still none.
+    expect((await guideSession(setup, { threadId: 'g0' })).json.reason).toBe('none_selected');
+
+    await selectGuide(setup.tenantId, setup.stackId, 'guide', api.clock.now());
+    const started = await guideSession(setup, { threadId: 'g1' });
+    expect(started.status).toBe(200);
+    expect(started.json).toEqual({
+      threadId: 'g1',
+      activity: 'guide',
+      credential: { name: 'guide', provider: 'provider-b', kind: 'auth_file', position: 'guide' },
+      model: 'b-guide',
+      effort: 'medium',
+      inject: { authFile },
+    });
+    expect(await getThread(setup.tenantId, setup.stackId, 'g1')).toMatchObject({
+      activity: 'guide',
+      position: 'guide',
+      credentialName: 'guide',
+    });
+    const explicit = await guideSession(setup, { threadId: 'g2', effort: 'low', model: 'b-mini' });
+    expect(explicit.json).toMatchObject({ model: 'b-mini', effort: 'low' });
+  });
+
+  it('an invalid or archived selection is cleared with its reason and refused, never replaced by another Credential', async () => {
+    const setup = await stackWithDispatcher();
+    await putCredential(setup, { name: 'bad', provider: 'provider-a', kind: 'api_key', material: 'sk-bad' });
+    await putCredential(setup, {
+      name: 'fine',
+      provider: 'provider-a',
+      kind: 'api_key',
+      material: 'sk-fine',
+    });
+    await putCredential(setup, {
+      name: 'shelved',
+      provider: 'provider-c',
+      kind: 'api_key',
+      material: 'sk-s',
+    });
+    await answerValidation(setup, 'bad', 'invalid', 'expired token');
+    await tick();
+    // Selected after its failed validation (the tenant route would refuse; the store does not).
+    await selectGuide(setup.tenantId, setup.stackId, 'bad', api.clock.now());
+    const refused = await guideSession(setup, { threadId: 'g-bad' });
+    expect(refused.status).toBe(409);
+    expect(refused.json).toMatchObject({
+      error: { code: 'guide_unavailable' },
+      reason: 'validation_failed',
+      credential: 'bad',
+    });
+    expect(await getGuideSelection(setup.tenantId, setup.stackId)).toMatchObject({
+      cleared: { name: 'bad', reason: 'validation_failed: expired token' },
+    });
+    const after = await guideSession(setup, { threadId: 'g-bad' });
+    expect(after.json).toMatchObject({
+      reason: 'none_selected',
+      cleared: { name: 'bad', reason: 'validation_failed: expired token' },
+    });
+    expect(await getThread(setup.tenantId, setup.stackId, 'g-bad')).toBeUndefined();
+
+    await selectGuide(setup.tenantId, setup.stackId, 'shelved', api.clock.now());
+    expect(
+      await updateCredential(setup.tenantId, await stored(setup, 'shelved'), {
+        archivedAt: api.clock.now().toISOString(),
+      }),
+    ).toBe(true);
+    const archived = await guideSession(setup, { threadId: 'g-arch' });
+    expect(archived.json).toMatchObject({ reason: 'archived', credential: 'shelved' });
+    expect((await getGuideSelection(setup.tenantId, setup.stackId)).cleared).toMatchObject({
+      name: 'shelved',
+      reason: 'archived',
+    });
+
+    // A rotation waiting for its validation keeps the selection.
+    await selectGuide(setup.tenantId, setup.stackId, 'fine', api.clock.now());
+    await putCredential(setup, {
+      name: 'fine',
+      provider: 'provider-a',
+      kind: 'api_key',
+      material: 'sk-fine-2',
+    });
+    const pending = await guideSession(setup, { threadId: 'g-pend' });
+    expect(pending.json).toMatchObject({
+      error: { code: 'guide_unavailable' },
+      reason: 'validation_pending',
+    });
+    expect((await getGuideSelection(setup.tenantId, setup.stackId)).name).toBe('fine');
+    await tick();
+    const ok = await guideSession(setup, { threadId: 'g-pend' });
+    expect(ok.json).toMatchObject({
+      credential: { name: 'fine', position: 'guide' },
+      inject: { env: { PROVIDER_A_API_KEY: 'sk-fine-2' } },
+    });
+  });
+});
+
+// Last: it moves this file's clock five weeks on.
+describe('the subscription policy', () => {
+  it('a suspended tenant gets no Thread and no Guide Session; the Guide selection is cleared with subscription_policy', async () => {
+    const setup = await stackWithDispatcher(TEST_CARDS.failsLater);
+    await putCredential(setup, { name: 'main', provider: 'provider-a', kind: 'api_key', material: 'sk-m' });
+    const projectId = await addProject(setup, { intake: { primary: 'main' } });
+    await tick();
+    await selectGuide(setup.tenantId, setup.stackId, 'main', api.clock.now());
+    expect((await thread(setup, { threadId: 'before', projectId, activity: 'intake' })).status).toBe(200);
+
+    api.clock.advance(31 * DAY);
+    await api.sweep();
+    api.clock.advance(7 * DAY);
+    await api.sweep();
+    expect((await getTenant(setup.tenantId))?.billingState).toBe('suspended');
+
+    const refused = await thread(setup, { threadId: 'after', projectId, activity: 'intake' });
+    expect(refused.status).toBe(409);
+    expect(refused.json).toMatchObject({
+      error: { code: 'no_usable_credential' },
+      reasons: [{ position: 'primary', name: 'main', reason: 'subscription_policy' }],
+    });
+    const resumed = await thread(setup, { threadId: 'before', projectId, activity: 'intake' });
+    expect(resumed.status).toBe(409);
+    expect(resumed.json).toMatchObject({
+      error: { code: 'thread_not_resumable' },
+      reason: 'subscription_policy',
+    });
+    const guide = await guideSession(setup, { threadId: 'g-susp' });
+    expect(guide.status).toBe(409);
+    expect(guide.json).toMatchObject({ error: { code: 'guide_unavailable' }, reason: 'subscription_policy' });
+    expect((await getGuideSelection(setup.tenantId, setup.stackId)).cleared).toMatchObject({
+      name: 'main',
+      reason: 'subscription_policy',
+    });
+  });
+});
