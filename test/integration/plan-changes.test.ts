@@ -387,3 +387,75 @@ describe('the record and the audit export', () => {
     }
   });
 });
+
+describe('Credentials move with the Stack', () => {
+  /** A validated api_key Credential routed for dispatch on a new Project of the tenant's first Stack. */
+  const withCredential = async (tenant: Paying) => {
+    const provisioned = await api.call('POST', `/v1/credentials/work-key?stackId=${tenant.stackId}`, {
+      token: tenant.sessionToken,
+      body: { provider: 'provider-c', kind: 'api_key', material: 'sk-test-moves-with-the-stack' },
+    });
+    expect(provisioned.status).toBe(201);
+    const project = await api.call('POST', `/v1/stacks/${tenant.stackId}/projects`, {
+      token: tenant.sessionToken,
+      body: { name: 'app', repository: 'acme/app' },
+    });
+    expect(project.status).toBe(201);
+    const routed = await api.call(
+      'PUT',
+      `/v1/stacks/${tenant.stackId}/projects/${project.json.projectId}/credential-routes`,
+      { token: tenant.sessionToken, body: { dispatch: { primary: 'work-key' } } },
+    );
+    expect(routed.status).toBe(200);
+    await api.fleet.tick();
+    const listed = await api.call('GET', `/v1/credentials?stackId=${tenant.stackId}`, {
+      token: tenant.sessionToken,
+    });
+    expect(listed.json.credentials[0]).toMatchObject({
+      name: 'work-key',
+      validation: { state: 'valid' },
+      usable: true,
+    });
+    return { projectId: project.json.projectId as string, before: listed.json.credentials[0] };
+  };
+  const thread = (tenant: Paying, projectId: string, threadId: string) =>
+    api.fleet.createThread(tenant.dispatcherId, { threadId, projectId, activity: 'dispatch' });
+
+  it('after a completed change the replacement creates Threads with the same Credential', async () => {
+    const tenant = await payingWithDispatcher('plus', { pro: 0 });
+    const { projectId } = await withCredential(tenant);
+    expect((await thread(tenant, projectId, 'before-move'))?.status).toBe(200);
+    const confirmed = await confirm(tenant, 'pro');
+    await setCapacityTotal(
+      { region: tenant.region, location: `${tenant.region}-b`, plan: 'pro', total: 1 },
+      api.clock.now(),
+    );
+    const done = await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back']);
+    expect(done.location.to).toBe(`${tenant.region}-b`);
+    const after = await thread(tenant, projectId, 'after-move');
+    expect(after?.status).toBe(200);
+    expect(after?.body).toMatchObject({
+      credential: { name: 'work-key', provider: 'provider-c', kind: 'api_key', position: 'primary' },
+      inject: { env: { PROVIDER_C_API_KEY: 'sk-test-moves-with-the-stack' } },
+    });
+  });
+
+  it('after a rolled back change the Credential is unchanged', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    const { projectId, before } = await withCredential(tenant);
+    api.fleet.injectFault(tenant.dispatcherId, {
+      step: 'switch',
+      kind: 'fail',
+      reason: 'no room on the host',
+    });
+    const confirmed = await confirm(tenant, 'pro');
+    expect((await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back'])).status).toBe(
+      'rolled_back',
+    );
+    const listed = await api.call('GET', `/v1/credentials?stackId=${tenant.stackId}`, {
+      token: tenant.sessionToken,
+    });
+    expect(listed.json.credentials[0]).toEqual(before);
+    expect((await thread(tenant, projectId, 'after-rollback'))?.status).toBe(200);
+  });
+});
