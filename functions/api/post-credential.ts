@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ACTIVITIES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credentials.ts';
+import { ACTIVITIES, AUTH_FILE_MAX_BYTES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credentials.ts';
 import { httpHandler } from '#http/handler.ts';
 import { requireTenant } from '#http/tenant.ts';
 import { provisionCredential } from '../credentials/provision.ts';
@@ -14,10 +14,12 @@ export const handler = httpHandler(
   {
     auth: 'session',
     role: 'administrator',
+    // An auth file of AUTH_FILE_MAX_BYTES rides JSON-escaped in the body: room for it, escaped twice over.
+    maxBodyBytes: 2 * AUTH_FILE_MAX_BYTES + 4 * 1024,
     body: v.strictObject({
       provider: v.picklist(PROVIDERS),
       kind: v.picklist(CREDENTIAL_KINDS),
-      material: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64 * 1024))),
+      material: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(2 * AUTH_FILE_MAX_BYTES))),
       consent: v.optional(
         v.strictObject({
           textVersion: v.pipe(v.string(), v.regex(/^[\w.-]{1,32}$/, 'a version such as 2026-11')),

@@ -52,11 +52,16 @@ export const deleteCredential = async (params: {
       { extra: { uses: decision.uses } },
     );
   if (decision.kind === 'confirmation_required') {
-    if (params.confirmationToken !== undefined && !confirmed && pending === undefined)
+    // A token that was never issued (or is not the latest one) confirms nothing and keeps the
+    // pending confirmation; an expired one, or one issued for fewer Threads, gets a new token.
+    if (
+      params.confirmationToken !== undefined &&
+      (pending === undefined || pending.tokenHash !== hash(params.confirmationToken))
+    )
       throw new Refusal(
         400,
         'invalid_confirmation',
-        'This confirmation token is not valid: ask again without it.',
+        'This confirmation token is not the one issued for this Credential: use the latest token, or ask again without one.',
       );
     const token = randomBytes(24).toString('base64url');
     const expiresAt = new Date(now.getTime() + CONFIRMATION_MINUTES * 60_000).toISOString();

@@ -56,6 +56,8 @@ interface Options<TSchema extends BodySchema | undefined, TAuth extends AuthKind
   body?: TSchema;
   /** Hand the handler the raw bytes instead (signed payloads must be verified as received). */
   rawBody?: { maxBytes: number };
+  /** A larger JSON body than MAX_BODY_BYTES (a Credential's auth file rides in one). */
+  maxBodyBytes?: number;
 }
 
 const emptyBody = v.strictObject({});
@@ -125,8 +127,8 @@ const readRawBody = (event: ApiEvent, maxBytes: number): Buffer => {
   return raw;
 };
 
-const readJsonBody = (event: ApiEvent): unknown => {
-  const raw = readRawBody(event, MAX_BODY_BYTES);
+const readJsonBody = (event: ApiEvent, maxBytes: number): unknown => {
+  const raw = readRawBody(event, maxBytes);
   if (raw.byteLength === 0) return undefined;
   try {
     return JSON.parse(raw.toString('utf8'));
@@ -156,9 +158,9 @@ const assertJsonContentType = (event: ApiEvent): void => {
   );
 };
 
-const parseBody = (event: ApiEvent, schema: BodySchema | undefined): unknown => {
+const parseBody = (event: ApiEvent, schema: BodySchema | undefined, maxBytes: number): unknown => {
   assertJsonContentType(event);
-  const json = readJsonBody(event);
+  const json = readJsonBody(event, maxBytes);
   if (json !== undefined && (typeof json !== 'object' || json === null || Array.isArray(json))) {
     throw new HttpError(400, 'invalid_body', 'The request body must be a JSON object.', { field: 'body' });
   }
@@ -236,7 +238,9 @@ export const httpHandler = <
         throw new HttpError(403, 'admin_required', 'Only a tenant administrator can do this.');
       }
       const rawBody = options.rawBody ? readRawBody(event, options.rawBody.maxBytes) : Buffer.alloc(0);
-      const body = options.rawBody ? {} : parseBody(event, options.body);
+      const body = options.rawBody
+        ? {}
+        : parseBody(event, options.body, options.maxBodyBytes ?? MAX_BODY_BYTES);
       const result = await run({
         rawBody,
         // The generic parameters above guarantee these shapes; TypeScript cannot follow them here.

@@ -31,6 +31,10 @@ interface Probe {
   otherTenantStatus?: number;
 }
 
+/** The victim's Credential on its Stack `primary` (its material never reaches anyone else). */
+const VICTIM_CREDENTIAL = 'victim-key';
+const VICTIM_MATERIAL = `victim-material-${Math.random().toString(36).slice(2)}`;
+
 const WALK: Record<string, Probe> = {
   AuthSignIn: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
   AuthCallback: {
@@ -104,6 +108,40 @@ const WALK: Record<string, Probe> = {
     otherTenantStatus: 404,
   },
   GetPlanChangesExport: { adminOnly: true, request: () => ({}) },
+  // Credentials: the victim's own, on its Stack `primary`; another tenant's session finds no such Stack.
+  PostCredential: {
+    adminOnly: true,
+    request: () => ({
+      path: `/v1/credentials/${VICTIM_CREDENTIAL}`,
+      query: 'stackId=primary',
+      body: { provider: 'provider-c', kind: 'api_key', material: 'intruder-material' },
+    }),
+    otherTenantStatus: 404,
+  },
+  GetCredentials: { adminOnly: false, request: () => ({ query: 'stackId=primary' }), otherTenantStatus: 404 },
+  PostCredentialArchive: {
+    adminOnly: true,
+    request: () => ({ path: `/v1/credentials/${VICTIM_CREDENTIAL}/archive`, query: 'stackId=primary' }),
+    otherTenantStatus: 404,
+  },
+  DeleteCredential: {
+    adminOnly: true,
+    request: () => ({ path: `/v1/credentials/${VICTIM_CREDENTIAL}`, query: 'stackId=primary' }),
+    otherTenantStatus: 404,
+  },
+  PutProjectCredentialRoutes: {
+    adminOnly: true,
+    request: () => ({
+      path: '/v1/stacks/primary/projects/prj_victim/credential-routes',
+      body: { dispatch: { primary: VICTIM_CREDENTIAL } },
+    }),
+    otherTenantStatus: 404,
+  },
+  PutGuideCredential: {
+    adminOnly: true,
+    request: () => ({ path: '/v1/stacks/primary/guide-credential', body: { name: VICTIM_CREDENTIAL } }),
+    otherTenantStatus: 404,
+  },
   // Dispatcher routes: no tenant session reaches them (401), member or not.
   GetDispatcherDesiredState: { adminOnly: false, request: () => ({}), otherTenantStatus: 401 },
   PutDispatcherObservedState: {
@@ -116,10 +154,39 @@ const WALK: Record<string, Probe> = {
     request: () => ({ body: { issue: { repository: 'a/b', number: 1 } } }),
     otherTenantStatus: 401,
   },
+  GetDispatcherCredential: {
+    adminOnly: false,
+    request: () => ({ path: `/v1/dispatcher/credentials/${VICTIM_CREDENTIAL}` }),
+    otherTenantStatus: 401,
+  },
+  PostDispatcherCredentialValidation: {
+    adminOnly: false,
+    request: () => ({
+      path: `/v1/dispatcher/credentials/${VICTIM_CREDENTIAL}/validation`,
+      body: { version: 1, outcome: 'invalid', reason: 'intruder' },
+    }),
+    otherTenantStatus: 401,
+  },
+  PostDispatcherThread: {
+    adminOnly: false,
+    request: () => ({ body: { threadId: 't-victim', projectId: 'prj_victim', activity: 'dispatch' } }),
+    otherTenantStatus: 401,
+  },
+  PostDispatcherGuideSession: {
+    adminOnly: false,
+    request: () => ({ body: { threadId: 't-victim' } }),
+    otherTenantStatus: 401,
+  },
   PostTenantClose: {
     adminOnly: true,
     request: (v) => ({ query: `tenantId=${v.tenantId}` }),
     otherTenantStatus: 202,
+  },
+  // The operator route takes IAM-signed requests only: no tenant session gets through (locally: 403).
+  PostOpsRefund: {
+    adminOnly: false,
+    request: (v) => ({ body: { slug: v.slug, email: 'intruder@example.test' } }),
+    otherTenantStatus: 403,
   },
   ProcessorWebhook: {
     adminOnly: false,
@@ -193,6 +260,11 @@ beforeAll(async () => {
   );
   victimAdminToken = admin.sessionToken;
   victimCredential = await credentialOf(admin.sessionToken);
+  const provisioned = await api.call('POST', `/v1/credentials/${VICTIM_CREDENTIAL}`, {
+    token: admin.sessionToken,
+    body: { provider: 'provider-c', kind: 'api_key', material: VICTIM_MATERIAL },
+  });
+  expect(provisioned.status).toBe(201);
   // Another tenant's Stack and its Dispatcher credential.
   const other = await api.signIn(uniqueLogin('other'));
   const otherSlug = `other-${Math.random().toString(36).slice(2, 10)}`;
@@ -227,7 +299,8 @@ const credentialOf = async (adminToken: string): Promise<string> => {
   return issued.json.credential as string;
 };
 
-const guarded = routes.filter((route) => route.auth !== 'none');
+// Session and Dispatcher routes; `iam` (operator) routes take no session at all and are walked below.
+const guarded = routes.filter((route) => route.auth === 'session' || route.auth === 'dispatcher');
 
 describe('every guarded route: no credential, a malformed body, another Stack’s Dispatcher', () => {
   it.each(guarded.map((route) => [route.id, route] as const))(
@@ -271,6 +344,7 @@ describe('every guarded route: no credential, a malformed body, another Stack’
       expect(response.status).toBeLessThan(500);
       expect(await snapshot(victim)).toBe(before);
       expect(JSON.stringify(response.json ?? null)).not.toContain(victim.slug);
+      expect(JSON.stringify(response.json ?? null)).not.toContain(VICTIM_MATERIAL);
     },
   );
 
@@ -280,6 +354,22 @@ describe('every guarded route: no credential, a malformed body, another Stack’
       const before = await snapshot(victim);
       const response = await send(route, victimCredential, probe, victim);
       expect(response.status, route.id).toBe(401);
+      expect(await snapshot(victim)).toBe(before);
+    }
+  });
+
+  it('operator (iam) routes: no credential, a session or a Dispatcher credential all get 403, nothing written', async () => {
+    for (const route of routes.filter((r) => r.auth === 'iam')) {
+      const probe: Probe = WALK[route.id] ?? { adminOnly: true, request: () => ({}) };
+      const before = await snapshot(victim);
+      for (const token of [undefined, victimAdminToken, victimCredential]) {
+        const { body } = probe.request(victim);
+        const response = await api.call(route.method, route.path, {
+          ...(token ? { token } : {}),
+          ...(body === undefined ? {} : { body }),
+        });
+        expect(response.status, route.id).toBe(403);
+      }
       expect(await snapshot(victim)).toBe(before);
     }
   });
@@ -306,6 +396,7 @@ describe('tenant isolation: every route, walked', () => {
       });
       expect(shown).not.toContain(victim.tenantId);
       expect(shown).not.toContain(victim.adminUserId);
+      expect(shown).not.toContain(VICTIM_MATERIAL);
       if (probe.otherTenantStatus === undefined) expect(shown).not.toContain(victim.slug);
     });
 
@@ -314,6 +405,7 @@ describe('tenant isolation: every route, walked', () => {
       const before = await snapshot(victim);
       const response = await send(route, member.sessionToken, probe, victim);
       expect(await snapshot(victim)).toBe(before);
+      expect(JSON.stringify(response.json ?? null)).not.toContain(VICTIM_MATERIAL);
       if (probe.adminOnly) {
         expect(response.status).toBe(403);
         expect(response.json.error.code).toBe('admin_required');

@@ -27,14 +27,23 @@ export const userEnvironment = () =>
 
 export const newDataDirectory = () => mkdtempSync(path.join(tmpdir(), 'scp-e2e-'));
 
-export const startLocalServer = (dataDirectory: string, extraArgs: string[] = []): Promise<Running> =>
+/**
+ * Starts `npm start`'s server. `output()` is everything it wrote to stdout and stderr, from start
+ * to exit. `environment` adds to (or overrides) its environment, such as
+ * `{ POWERTOOLS_LOG_LEVEL: 'DEBUG' }` to keep every log line (WARN by default).
+ */
+export const startLocalServer = (
+  dataDirectory: string,
+  extraArgs: string[] = [],
+  options: { environment?: Record<string, string> } = {},
+): Promise<Running> =>
   new Promise((resolve, reject) => {
     const child = spawn(
       NODE,
       ['lib/local/main.ts', '--port', '0', '--data-dir', dataDirectory, ...extraArgs],
       {
         cwd: REPO,
-        env: { ...userEnvironment(), POWERTOOLS_LOG_LEVEL: 'WARN' },
+        env: { ...userEnvironment(), POWERTOOLS_LOG_LEVEL: 'WARN', ...options.environment },
       },
     );
     let output = '';

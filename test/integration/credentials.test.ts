@@ -1,0 +1,1032 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSecret } from '#ports/secrets-vault.ts';
+import { db, tableName } from '#store/client.ts';
+import { bindThread, getCredential } from '#store/credentials.ts';
+import { keys } from '#store/keys.ts';
+import { type CallResult, type TestControlPlane, testGateway, uniqueLogin } from '../support/gateway.ts';
+
+/**
+ * Credentials, the tenant side, end to end through the local API Gateway: provisioning and
+ * rotation with their refusals, the sealed material, the Stack a route acts on, members, archive,
+ * the Guide selection, Project Credential Routes and deletion (docs/credentials.md).
+ */
+
+let api: TestControlPlane;
+beforeAll(async () => {
+  api = await testGateway({ processor: true });
+});
+afterAll(async () => {
+  await api.stop();
+});
+
+type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
+
+/** Secret-looking material no other test uses (so finding it anywhere is a leak of this one). */
+const secret = (label: string) => `${label}-${Math.random().toString(36).slice(2)}-DO-NOT-LEAK`;
+const authFile = (token: string) => JSON.stringify({ api_key: token, refresh_token: `r-${token}` });
+
+const atStack = (stackId?: string) => (stackId ? `?stackId=${encodeURIComponent(stackId)}` : '');
+
+const provision = (tenant: { sessionToken: string }, name: string, body: unknown, stackId?: string) =>
+  api.call('POST', `/v1/credentials/${name}${atStack(stackId)}`, { token: tenant.sessionToken, body });
+const list = (tenant: { sessionToken: string }, stackId?: string) =>
+  api.call('GET', `/v1/credentials${atStack(stackId)}`, { token: tenant.sessionToken });
+const archive = (tenant: { sessionToken: string }, name: string, stackId?: string) =>
+  api.call('POST', `/v1/credentials/${name}/archive${atStack(stackId)}`, { token: tenant.sessionToken });
+const remove = (tenant: { sessionToken: string }, name: string, confirmationToken?: string) =>
+  api.call(
+    'DELETE',
+    `/v1/credentials/${name}${confirmationToken ? `?confirmationToken=${encodeURIComponent(confirmationToken)}` : ''}`,
+    { token: tenant.sessionToken },
+  );
+const chooseGuide = (tenant: { sessionToken: string }, name: string | null, stackId = 'primary') =>
+  api.call('PUT', `/v1/stacks/${stackId}/guide-credential`, { token: tenant.sessionToken, body: { name } });
+const setRoutes = (tenant: { sessionToken: string }, projectId: string, body: unknown, stackId = 'primary') =>
+  api.call('PUT', `/v1/stacks/${stackId}/projects/${projectId}/credential-routes`, {
+    token: tenant.sessionToken,
+    body,
+  });
+const addProject = async (tenant: Tenant, name: string) => {
+  const added = await api.call('POST', '/v1/stacks/primary/projects', {
+    token: tenant.sessionToken,
+    body: { name, repository: `acme/${name}` },
+  });
+  expect(added.status).toBe(201);
+  return added.json.projectId as string;
+};
+const desiredVersion = async (tenant: Tenant, stackId = 'primary') =>
+  (await api.call('GET', `/v1/stacks/${stackId}`, { token: tenant.sessionToken })).json
+    .desiredStateVersion as number;
+
+/** Everything stored for the tenant: what a refusal must leave as it was. */
+const snapshot = async (tenant: Tenant) => {
+  const { Items } = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.tenant(tenant.tenantId).PK },
+      ConsistentRead: true,
+    }),
+  );
+  return JSON.stringify(Items);
+};
+
+/** The Credential's item exactly as stored. */
+const rawItem = async (tenant: Tenant, name: string, stackId = 'primary') =>
+  (
+    await db().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.credential(tenant.tenantId, stackId, name),
+        ConsistentRead: true,
+      }),
+    )
+  ).Item;
+
+/**
+ * Starts a reference Dispatcher for the tenant's first Stack and lets it report once; with
+ * `localHostExecutor` it says it is a Local Stack using the host Executor.
+ */
+const startDispatcher = async (tenant: Tenant, localHostExecutor: boolean) => {
+  const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
+    token: tenant.sessionToken,
+  });
+  expect(issued.status).toBe(201);
+  const started = await api.call('POST', '/_local/fleet/dispatchers', {
+    body: { credential: issued.json.credential, localHostExecutor },
+  });
+  expect(started.status).toBe(201);
+  await api.fleet.tick();
+  return { dispatcherId: started.json.dispatcherId as string, credential: issued.json.credential as string };
+};
+
+const expectRefused = (response: CallResult, status: number, code: string) => {
+  expect(response.status, JSON.stringify(response.json)).toBe(status);
+  expect(response.json.error.code).toBe(code);
+};
+
+/** docs/api/openapi.json, to hold the answers to what it documents. */
+const openapi = JSON.parse(
+  readFileSync(path.resolve(import.meta.dirname, '../../docs/api/openapi.json'), 'utf8'),
+) as {
+  components: { schemas: Record<string, Schema> };
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content: { 'application/json': { schema: Schema } } }> }>
+  >;
+};
+interface Schema {
+  $ref?: string;
+  allOf?: Schema[];
+  type?: string | string[];
+  enum?: unknown[];
+  required?: string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+}
+const resolve = (schema: Schema): Schema => {
+  if (schema.$ref) {
+    const found = openapi.components.schemas[schema.$ref.replace('#/components/schemas/', '')];
+    if (!found) throw new Error(`no schema ${schema.$ref}`);
+    return resolve(found);
+  }
+  if (schema.allOf) {
+    const merged: Schema = { properties: {}, required: [] };
+    for (const part of schema.allOf.map(resolve)) {
+      Object.assign(merged.properties as Record<string, Schema>, part.properties);
+      merged.required?.push(...(part.required ?? []));
+    }
+    return merged;
+  }
+  return schema;
+};
+/**
+ * The differences between a value and a documented schema: fields not documented, required fields
+ * missing, values outside an enum or of another type (an empty list when it matches).
+ */
+const undocumented = (value: unknown, schema: Schema, at = '$'): string[] => {
+  const s = resolve(schema);
+  const types = s.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type];
+  if (value === null) return types.length === 0 || types.includes('null') ? [] : [`${at}: null`];
+  if (s.enum && !s.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} not in the enum`];
+  const actual = Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
+  if (types.length > 0 && !types.includes(actual) && !(actual === 'integer' && types.includes('number')))
+    return [`${at}: ${actual}, documented ${types.join('|')}`];
+  if (Array.isArray(value))
+    return s.items
+      ? value.flatMap((item, index) => undocumented(item, s.items as Schema, `${at}[${index}]`))
+      : [];
+  if (typeof value !== 'object' || !s.properties) return [];
+  const record = value as Record<string, unknown>;
+  const props = s.properties;
+  return [
+    ...Object.keys(record)
+      .filter((key) => !(key in props))
+      .map((key) => `${at}.${key}: not documented`),
+    ...(s.required ?? []).filter((key) => !(key in record)).map((key) => `${at}.${key}: missing`),
+    ...Object.entries(record).flatMap(([key, field]) =>
+      props[key] ? undocumented(field, props[key] as Schema, `${at}.${key}`) : [],
+    ),
+  ];
+};
+/** Holds `value` to a component schema (by name) or to the answer documented for a route and status. */
+const documented = (value: unknown, schema: string | { path: string; method: string; status: number }) =>
+  expect(
+    undocumented(
+      value,
+      typeof schema === 'string'
+        ? { $ref: `#/components/schemas/${schema}` }
+        : (openapi.paths[schema.path]?.[schema.method]?.responses[String(schema.status)]?.content[
+            'application/json'
+          ].schema ?? { type: 'undefined' }),
+    ),
+  ).toEqual([]);
+
+const CONSENT = { textVersion: '2026-11' };
+
+/** One valid provisioning of every accepted non-ambient kind of every Provider. */
+const NON_AMBIENT = [
+  { provider: 'provider-a', kind: 'oauth_token', consent: true, material: () => secret('oat') },
+  { provider: 'provider-a', kind: 'api_key', consent: false, material: () => secret('ska') },
+  { provider: 'provider-b', kind: 'auth_file', consent: true, material: () => authFile(secret('authb')) },
+  { provider: 'provider-b', kind: 'api_key', consent: false, material: () => secret('skb') },
+  { provider: 'provider-c', kind: 'api_key', consent: false, material: () => secret('skc') },
+] as const;
+
+describe('provisioning', () => {
+  it('every accepted kind of every Provider: 201, consent recorded from the session and the Clock, usage, material sealed and never shown', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    // The Clock, not the machine's time, dates the consent.
+    api.clock.advance(3600);
+    const materials: string[] = [];
+    let version = await desiredVersion(tenant);
+    for (const [index, entry] of NON_AMBIENT.entries()) {
+      const name = `${entry.provider}-${entry.kind.replace('_', '-')}`;
+      const material = entry.material();
+      materials.push(material);
+      const before = api.clock.now().toISOString();
+      const created = await provision(tenant, name, {
+        provider: entry.provider,
+        kind: entry.kind,
+        material,
+        ...(entry.consent ? { consent: CONSENT } : {}),
+        ...(index === 0 ? { runtimeProfile: { intake: { model: 'model-x', effort: 'high' } } } : {}),
+      });
+      const after = api.clock.now().toISOString();
+      expect(created.status, JSON.stringify(created.json)).toBe(201);
+      expect(created.json).toMatchObject({
+        name,
+        provider: entry.provider,
+        kind: entry.kind,
+        usage: entry.kind === 'api_key' ? 'metered' : 'personal_subscription',
+        validation: { state: 'pending', reason: null, checkedAt: null },
+        usable: false,
+        unusableReason: 'validation_pending',
+        rotatedAt: null,
+        archivedAt: null,
+      });
+      expect(created.json.runtimeProfile).toEqual(
+        index === 0 ? { intake: { model: 'model-x', effort: 'high' } } : {},
+      );
+      expect(created.json.createdAt >= before && created.json.createdAt <= after).toBe(true);
+      if (entry.consent) {
+        expect(created.json.consent).toEqual({
+          by: tenant.login,
+          at: created.json.createdAt,
+          textVersion: CONSENT.textVersion,
+        });
+        expect(Date.parse(created.json.consent.at)).toBeGreaterThan(Date.now() + 3000_000);
+      } else {
+        expect(created.json.consent).toBeNull();
+      }
+      expect(JSON.stringify(created.json)).not.toContain(material);
+      documented(created.json, 'Credential');
+      // Each provisioning is published: the desired state's version goes up by one.
+      expect(await desiredVersion(tenant)).toBe(version + 1);
+      version += 1;
+
+      // Stored sealed: neither the plaintext nor its base64 anywhere in the item; it opens, under
+      // its own context only, to the material sent.
+      const item = await rawItem(tenant, name);
+      expect(item).toBeDefined();
+      const stored = JSON.stringify(item);
+      expect(stored).not.toContain(material);
+      expect(stored).not.toContain(Buffer.from(material).toString('base64'));
+      expect(
+        await openSecret(item?.sealed, { tenantId: tenant.tenantId, stackId: 'primary', credential: name }),
+      ).toBe(material);
+      await expect(
+        openSecret(item?.sealed, { tenantId: tenant.tenantId, stackId: 'primary', credential: 'other' }),
+      ).rejects.toThrow();
+    }
+    const listed = await list(tenant);
+    expect(listed.status).toBe(200);
+    expect(listed.json.stackId).toBe('primary');
+    documented(listed.json, 'CredentialList');
+    expect(listed.json.credentials.map((c: { name: string }) => c.name)).toEqual(
+      NON_AMBIENT.map((e) => `${e.provider}-${e.kind.replace('_', '-')}`).sort(),
+    );
+    expect(listed.json.guide).toEqual({
+      name: null,
+      selectedAt: null,
+      usable: false,
+      unusableReason: null,
+      cleared: null,
+    });
+    const everything = JSON.stringify(listed.json) + (await snapshot(tenant));
+    for (const material of materials) {
+      expect(everything).not.toContain(material);
+      expect(everything).not.toContain(Buffer.from(material).toString('base64'));
+    }
+  });
+
+  it('ambient: refused (409 ambient_not_available, nothing written) unless the Stack’s Dispatcher reports the host Executor; there it stores no material', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    // No Dispatcher has reported yet: not available.
+    const unreported = await snapshot(tenant);
+    expectRefused(
+      await provision(tenant, 'early-ambient', { provider: 'provider-a', kind: 'ambient', consent: CONSENT }),
+      409,
+      'ambient_not_available',
+    );
+    expect(await snapshot(tenant)).toBe(unreported);
+    // A Dispatcher that is not a host-Executor Local Stack does not make ambient available either.
+    await startDispatcher(tenant, false);
+    for (const provider of ['provider-a', 'provider-b']) {
+      const before = await snapshot(tenant);
+      expectRefused(
+        await provision(tenant, `${provider}-ambient`, { provider, kind: 'ambient', consent: CONSENT }),
+        409,
+        'ambient_not_available',
+      );
+      expect(await snapshot(tenant)).toBe(before);
+    }
+
+    const local = await api.subscribe({ plan: 'plus' });
+    await startDispatcher(local, true);
+    for (const provider of ['provider-a', 'provider-b']) {
+      const version = await desiredVersion(local);
+      const created = await provision(local, `${provider}-ambient`, {
+        provider,
+        kind: 'ambient',
+        consent: CONSENT,
+      });
+      expect(created.status, JSON.stringify(created.json)).toBe(201);
+      expect(created.json).toMatchObject({
+        provider,
+        kind: 'ambient',
+        usage: 'personal_subscription',
+        consent: { by: local.login, textVersion: CONSENT.textVersion },
+      });
+      const item = await rawItem(local, `${provider}-ambient`);
+      expect(item).toBeDefined();
+      expect(item).not.toHaveProperty('sealed');
+      expect(await desiredVersion(local)).toBe(version + 1);
+    }
+    // provider-c has no ambient kind, even there.
+    const refused = await provision(local, 'c-ambient', {
+      provider: 'provider-c',
+      kind: 'ambient',
+      consent: CONSENT,
+    });
+    expectRefused(refused, 400, 'kind_not_accepted');
+    expect(refused.json.accepted).toEqual(['api_key']);
+  });
+
+  it('every refusal has its code and writes nothing', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    await startDispatcher(tenant, true);
+    expect(
+      (await provision(tenant, 'held', { provider: 'provider-a', kind: 'api_key', material: secret('k') }))
+        .status,
+    ).toBe(201);
+    const cases: [string, string, unknown, number, string][] = [
+      [
+        'c-oauth',
+        'x',
+        { provider: 'provider-c', kind: 'oauth_token', material: 't', consent: CONSENT },
+        400,
+        'kind_not_accepted',
+      ],
+      [
+        'a-file',
+        'x',
+        { provider: 'provider-a', kind: 'auth_file', material: '{"a":1}', consent: CONSENT },
+        400,
+        'kind_not_accepted',
+      ],
+      [
+        'b-oauth',
+        'x',
+        { provider: 'provider-b', kind: 'oauth_token', material: 't', consent: CONSENT },
+        400,
+        'kind_not_accepted',
+      ],
+      [
+        'no-consent',
+        'x',
+        { provider: 'provider-a', kind: 'oauth_token', material: 't' },
+        400,
+        'consent_required',
+      ],
+      [
+        'no-consent-file',
+        'x',
+        { provider: 'provider-b', kind: 'auth_file', material: '{"a":1}' },
+        400,
+        'consent_required',
+      ],
+      ['no-consent-ambient', 'x', { provider: 'provider-a', kind: 'ambient' }, 400, 'consent_required'],
+      [
+        'key-consent',
+        'x',
+        { provider: 'provider-c', kind: 'api_key', material: 'k', consent: CONSENT },
+        400,
+        'consent_not_expected',
+      ],
+      ['key-bare', 'x', { provider: 'provider-a', kind: 'api_key' }, 400, 'material_required'],
+      [
+        'oauth-bare',
+        'x',
+        { provider: 'provider-a', kind: 'oauth_token', consent: CONSENT },
+        400,
+        'material_required',
+      ],
+      [
+        'file-bare',
+        'x',
+        { provider: 'provider-b', kind: 'auth_file', consent: CONSENT },
+        400,
+        'material_required',
+      ],
+      [
+        'ambient-material',
+        'x',
+        { provider: 'provider-b', kind: 'ambient', material: 'm', consent: CONSENT },
+        400,
+        'material_not_expected',
+      ],
+      [
+        'file-text',
+        'x',
+        { provider: 'provider-b', kind: 'auth_file', material: 'not json', consent: CONSENT },
+        400,
+        'invalid_auth_file',
+      ],
+      [
+        'file-array',
+        'x',
+        { provider: 'provider-b', kind: 'auth_file', material: '[{"a":1}]', consent: CONSENT },
+        400,
+        'invalid_auth_file',
+      ],
+      [
+        'file-empty',
+        'x',
+        { provider: 'provider-b', kind: 'auth_file', material: '{}', consent: CONSENT },
+        400,
+        'invalid_auth_file',
+      ],
+      [
+        'Upper',
+        'x',
+        { provider: 'provider-a', kind: 'api_key', material: 'k' },
+        400,
+        'invalid_credential_name',
+      ],
+      [
+        '-dash',
+        'x',
+        { provider: 'provider-a', kind: 'api_key', material: 'k' },
+        400,
+        'invalid_credential_name',
+      ],
+      [
+        'a'.repeat(64),
+        'x',
+        { provider: 'provider-a', kind: 'api_key', material: 'k' },
+        400,
+        'invalid_credential_name',
+      ],
+      [
+        'under_score',
+        'x',
+        { provider: 'provider-a', kind: 'api_key', material: 'k' },
+        400,
+        'invalid_credential_name',
+      ],
+      ['held', 'x', { provider: 'provider-b', kind: 'api_key', material: 'k' }, 409, 'provider_change'],
+      [
+        'strict',
+        'x',
+        { provider: 'provider-a', kind: 'api_key', material: 'k', extra: 1 },
+        400,
+        'unknown_field',
+      ],
+    ];
+    for (const [name, , body, status, code] of cases) {
+      const before = await snapshot(tenant);
+      const response = await provision(tenant, name, body);
+      expectRefused(response, status, code);
+      documented(response.json, 'CredentialRefusal');
+      if (code === 'kind_not_accepted') {
+        const provider = (body as { provider: string }).provider;
+        expect(response.json.accepted).toEqual(
+          {
+            'provider-a': ['oauth_token', 'api_key', 'ambient'],
+            'provider-b': ['auth_file', 'api_key', 'ambient'],
+            'provider-c': ['api_key'],
+          }[provider],
+        );
+      }
+      expect(await snapshot(tenant), `${name}: ${code}`).toBe(before);
+    }
+    // An auth file over 16 KB is refused, and nothing is written.
+    const before = await snapshot(tenant);
+    const big = JSON.stringify({ blob: 'x'.repeat(17 * 1024) });
+    const tooBig = await provision(tenant, 'big-file', {
+      provider: 'provider-b',
+      kind: 'auth_file',
+      material: big,
+      consent: CONSENT,
+    });
+    expect(tooBig.status).toBe(400);
+    expect(await snapshot(tenant)).toBe(before);
+  });
+
+  // Product bug (reported): every request body is capped at 16 KB (functions/http/handler.ts
+  // MAX_BODY_BYTES) before the handler runs, so an auth file of the contract's 16 KB never fits in
+  // the request (the JSON envelope and escaping add to it) and is refused as `body_too_large`; the
+  // `invalid_auth_file` size rule is unreachable over HTTP.
+  it('an auth file up to 16 KB is accepted; a larger one is refused as invalid_auth_file', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const fits = JSON.stringify({ token: 'x'.repeat(16 * 1024 - 20) });
+    expect(Buffer.byteLength(fits)).toBeLessThanOrEqual(16 * 1024);
+    const accepted = await provision(tenant, 'full-file', {
+      provider: 'provider-b',
+      kind: 'auth_file',
+      material: fits,
+      consent: CONSENT,
+    });
+    expect(accepted.status).toBe(201);
+    const big = JSON.stringify({ token: 'x'.repeat(16 * 1024) });
+    expectRefused(
+      await provision(tenant, 'big-file', {
+        provider: 'provider-b',
+        kind: 'auth_file',
+        material: big,
+        consent: CONSENT,
+      }),
+      400,
+      'invalid_auth_file',
+    );
+  });
+});
+
+describe('rotation', () => {
+  it('keeps the Provider, may change the kind, bumps the material version and sends it back to validation', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const { credential } = await startDispatcher(tenant, true);
+    const first = secret('oat');
+    const created = await provision(tenant, 'rot', {
+      provider: 'provider-a',
+      kind: 'oauth_token',
+      material: first,
+      consent: CONSENT,
+      runtimeProfile: { dispatch: { effort: 'low' } },
+    });
+    expect(created.status).toBe(201);
+    // The Dispatcher validates what the desired state lists.
+    await api.fleet.tick();
+    const validated = (await list(tenant)).json.credentials[0];
+    expect(validated).toMatchObject({ name: 'rot', validation: { state: 'valid' }, usable: true });
+    expect((await getCredential(tenant.tenantId, 'primary', 'rot'))?.materialVersion).toBe(1);
+
+    api.clock.advance(60);
+    const version = await desiredVersion(tenant);
+    const second = secret('ska');
+    const rotated = await provision(tenant, 'rot', {
+      provider: 'provider-a',
+      kind: 'api_key',
+      material: second,
+    });
+    expect(rotated.status, JSON.stringify(rotated.json)).toBe(200);
+    expect(rotated.json).toMatchObject({
+      name: 'rot',
+      provider: 'provider-a',
+      kind: 'api_key',
+      usage: 'metered',
+      consent: null,
+      validation: { state: 'pending', reason: null, checkedAt: null },
+      usable: false,
+      createdAt: created.json.createdAt,
+      // Left out, the Runtime Profile stays as it was.
+      runtimeProfile: { dispatch: { effort: 'low' } },
+    });
+    expect(rotated.json.rotatedAt).not.toBeNull();
+    expect(Date.parse(rotated.json.rotatedAt)).toBeGreaterThan(Date.parse(created.json.createdAt) + 59_000);
+    expect(JSON.stringify(rotated.json)).not.toContain(second);
+    documented(rotated.json, 'Credential');
+    expect(await desiredVersion(tenant)).toBe(version + 1);
+    const stored = await getCredential(tenant.tenantId, 'primary', 'rot');
+    expect(stored?.materialVersion).toBe(2);
+    const item = await rawItem(tenant, 'rot');
+    expect(
+      await openSecret(item?.sealed, { tenantId: tenant.tenantId, stackId: 'primary', credential: 'rot' }),
+    ).toBe(second);
+    expect(JSON.stringify(item)).not.toContain(first);
+    // The Dispatcher is asked to validate the new version.
+    const desired = await api.call('GET', '/v1/dispatcher/desired-state', { token: credential });
+    expect(desired.json.credentials).toEqual([{ name: 'rot', version: 2 }]);
+    documented(desired.json, { path: '/v1/dispatcher/desired-state', method: 'get', status: 200 });
+
+    // A rotation to ambient keeps nothing of the old material.
+    const ambient = await provision(tenant, 'rot', {
+      provider: 'provider-a',
+      kind: 'ambient',
+      consent: CONSENT,
+    });
+    expect(ambient.status).toBe(200);
+    expect(ambient.json).toMatchObject({ kind: 'ambient', consent: { by: tenant.login } });
+    expect(await rawItem(tenant, 'rot')).not.toHaveProperty('sealed');
+    expect((await getCredential(tenant.tenantId, 'primary', 'rot'))?.materialVersion).toBe(3);
+  });
+});
+
+describe('the Stack a route acts on, and who may write', () => {
+  it('?stackId= selects another Stack of the tenant; another tenant’s Stack is 404 stack_not_found; a member lists but cannot write', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const added = await api.call('POST', '/v1/stacks', {
+      token: tenant.sessionToken,
+      body: { plan: 'standard' },
+    });
+    expect(added.status).toBe(201);
+    const second = added.json.stackId as string;
+    const version = await desiredVersion(tenant, second);
+    const primaryVersion = await desiredVersion(tenant);
+    const material = secret('skc');
+    const created = await provision(
+      tenant,
+      'elsewhere',
+      { provider: 'provider-c', kind: 'api_key', material },
+      second,
+    );
+    expect(created.status).toBe(201);
+    expect(await desiredVersion(tenant, second)).toBe(version + 1);
+    expect(await desiredVersion(tenant)).toBe(primaryVersion);
+    const there = await list(tenant, second);
+    expect(there.json.stackId).toBe(second);
+    expect(there.json.credentials.map((c: { name: string }) => c.name)).toEqual(['elsewhere']);
+    expect((await list(tenant)).json.credentials).toEqual([]);
+    const item = await rawItem(tenant, 'elsewhere', second);
+    expect(
+      await openSecret(item?.sealed, { tenantId: tenant.tenantId, stackId: second, credential: 'elsewhere' }),
+    ).toBe(material);
+
+    // Another tenant aiming at this tenant's added Stack finds no such Stack.
+    const intruder = await api.subscribe({ plan: 'plus' });
+    const before = await snapshot(tenant);
+    expectRefused(
+      await provision(
+        intruder,
+        'elsewhere',
+        { provider: 'provider-c', kind: 'api_key', material: 'k' },
+        second,
+      ),
+      404,
+      'stack_not_found',
+    );
+    expectRefused(await list(intruder, second), 404, 'stack_not_found');
+    expectRefused(await archive(intruder, 'elsewhere', second), 404, 'stack_not_found');
+    expectRefused(
+      await api.call('DELETE', `/v1/credentials/elsewhere?stackId=${second}`, {
+        token: intruder.sessionToken,
+      }),
+      404,
+      'stack_not_found',
+    );
+    expectRefused(await chooseGuide(intruder, 'elsewhere', second), 404, 'stack_not_found');
+    expectRefused(
+      await setRoutes(intruder, 'prj_x', { dispatch: { primary: 'elsewhere' } }, second),
+      404,
+      'stack_not_found',
+    );
+    expect(await snapshot(tenant)).toBe(before);
+
+    // A member of the tenant lists; every write is the administrators'.
+    const memberLogin = uniqueLogin('member');
+    expect(
+      (
+        await api.call('POST', '/_local/members', {
+          token: tenant.sessionToken,
+          body: { login: memberLogin },
+        })
+      ).status,
+    ).toBe(201);
+    const member = await api.signIn(memberLogin);
+    const listed = await list(member, second);
+    expect(listed.status).toBe(200);
+    expect(listed.json.credentials.map((c: { name: string }) => c.name)).toEqual(['elsewhere']);
+    expect(JSON.stringify(listed.json)).not.toContain(material);
+    const projectId = await addProject(tenant, 'member-view');
+    const memberBefore = await snapshot(tenant);
+    for (const response of [
+      await provision(member, 'mine', { provider: 'provider-c', kind: 'api_key', material: 'k' }),
+      await provision(
+        member,
+        'elsewhere',
+        { provider: 'provider-c', kind: 'api_key', material: 'k' },
+        second,
+      ),
+      await archive(member, 'elsewhere', second),
+      await api.call('DELETE', `/v1/credentials/elsewhere?stackId=${second}`, { token: member.sessionToken }),
+      await chooseGuide(member, 'elsewhere', second),
+      await setRoutes(member, projectId, {}),
+    ])
+      expectRefused(response, 403, 'admin_required');
+    expect(await snapshot(tenant)).toBe(memberBefore);
+  });
+});
+
+describe('archive and the Guide selection', () => {
+  it('archive: unusable, kept in the list, clears a Guide selection naming it; an archived one cannot be the Guide; a rotation brings it back', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const material = secret('oat');
+    expect(
+      (
+        await provision(tenant, 'guide-key', {
+          provider: 'provider-a',
+          kind: 'oauth_token',
+          material,
+          consent: CONSENT,
+        })
+      ).status,
+    ).toBe(201);
+    const selected = await chooseGuide(tenant, 'guide-key');
+    expect(selected.status, JSON.stringify(selected.json)).toBe(200);
+    expect(selected.json).toMatchObject({
+      name: 'guide-key',
+      usable: false,
+      unusableReason: 'validation_pending',
+    });
+    expect(selected.json.selectedAt).not.toBeNull();
+    documented(selected.json, 'GuideSelection');
+
+    api.clock.advance(30);
+    const archived = await archive(tenant, 'guide-key');
+    expect(archived.status).toBe(200);
+    expect(archived.json).toMatchObject({ name: 'guide-key', usable: false, unusableReason: 'archived' });
+    const archivedAt = archived.json.archivedAt as string;
+    expect(archivedAt).not.toBeNull();
+    expect(JSON.stringify(archived.json)).not.toContain(material);
+    documented(archived.json, 'Credential');
+    const listed = await list(tenant);
+    expect(listed.json.credentials).toEqual([archived.json]);
+    expect(listed.json.guide).toEqual({
+      name: null,
+      selectedAt: null,
+      usable: false,
+      unusableReason: null,
+      cleared: { name: 'guide-key', reason: 'archived', at: archivedAt },
+    });
+    // Archiving again changes nothing.
+    const again = await archive(tenant, 'guide-key');
+    expect(again.json.archivedAt).toBe(archivedAt);
+    expectRefused(await archive(tenant, 'no-such'), 404, 'credential_not_found');
+
+    const before = await snapshot(tenant);
+    const refused = await chooseGuide(tenant, 'guide-key');
+    expectRefused(refused, 409, 'credential_unusable');
+    expect(refused.json.reason).toBe('archived');
+    documented(refused.json, 'CredentialRefusal');
+    expect(await snapshot(tenant)).toBe(before);
+
+    // Provisioned again, it is no longer archived.
+    const back = await provision(tenant, 'guide-key', {
+      provider: 'provider-a',
+      kind: 'oauth_token',
+      material: secret('oat'),
+      consent: CONSENT,
+    });
+    expect(back.status).toBe(200);
+    expect(back.json.archivedAt).toBeNull();
+  });
+
+  it('guide: selects one (200 with its name), clears it with null, refuses an unknown one', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    for (const name of ['g-one', 'g-two'])
+      expect(
+        (await provision(tenant, name, { provider: 'provider-c', kind: 'api_key', material: secret('k') }))
+          .status,
+      ).toBe(201);
+    expect((await chooseGuide(tenant, 'g-one')).json.name).toBe('g-one');
+    const switched = await chooseGuide(tenant, 'g-two');
+    expect(switched.status).toBe(200);
+    expect(switched.json.name).toBe('g-two');
+    expect((await list(tenant)).json.guide.name).toBe('g-two');
+    expectRefused(await chooseGuide(tenant, 'g-none'), 404, 'credential_not_found');
+    expect((await list(tenant)).json.guide.name).toBe('g-two');
+    const cleared = await chooseGuide(tenant, null);
+    expect(cleared.status).toBe(200);
+    expect(cleared.json).toMatchObject({
+      name: null,
+      usable: false,
+      cleared: { name: 'g-two', reason: 'cleared_by_administrator' },
+    });
+    expect((await list(tenant)).json.guide).toEqual(cleared.json);
+    documented(cleared.json, 'GuideSelection');
+    // Clearing with nothing selected is fine and changes nothing.
+    const before = await snapshot(tenant);
+    expect((await chooseGuide(tenant, null)).status).toBe(200);
+    expect(await snapshot(tenant)).toBe(before);
+  });
+});
+
+describe('Project Credential Routes', () => {
+  it('sets Primary and Fallback per activity; refuses an unknown Credential (404), an archived one (409), a Fallback equal to the Primary (400)', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    for (const name of ['main', 'spare', 'old'])
+      expect(
+        (await provision(tenant, name, { provider: 'provider-c', kind: 'api_key', material: secret('k') }))
+          .status,
+      ).toBe(201);
+    expect((await archive(tenant, 'old')).status).toBe(200);
+    const projectId = await addProject(tenant, 'routed');
+    const set = await setRoutes(tenant, projectId, {
+      intake: { primary: 'main', fallback: 'spare' },
+      dispatch: { primary: 'spare' },
+    });
+    expect(set.status, JSON.stringify(set.json)).toBe(200);
+    expect(set.json).toEqual({
+      projectId,
+      stackId: 'primary',
+      credentialRoutes: { intake: { primary: 'main', fallback: 'spare' }, dispatch: { primary: 'spare' } },
+    });
+    documented(set.json, {
+      path: '/v1/stacks/{stackId}/projects/{projectId}/credential-routes',
+      method: 'put',
+      status: 200,
+    });
+    const projects = await api.call('GET', '/v1/stacks/primary/projects', { token: tenant.sessionToken });
+    documented(projects.json, { path: '/v1/stacks/{stackId}/projects', method: 'get', status: 200 });
+    expect(
+      projects.json.projects.find((p: { projectId: string }) => p.projectId === projectId),
+    ).toMatchObject({
+      credentialRoutes: set.json.credentialRoutes,
+    });
+
+    const refusals: [unknown, number, string][] = [
+      [{ dispatch: { primary: 'ghost' } }, 404, 'credential_not_found'],
+      [{ intake: { primary: 'main', fallback: 'ghost' } }, 404, 'credential_not_found'],
+      [{ dispatch: { primary: 'old' } }, 409, 'credential_archived'],
+      [{ intake: { primary: 'main', fallback: 'old' } }, 409, 'credential_archived'],
+      [{ dispatch: { primary: 'main', fallback: 'main' } }, 400, 'invalid_route'],
+      [{ dispatch: { primary: 'Main' } }, 400, 'invalid_field'],
+      [{ guide: { primary: 'main' } }, 400, 'unknown_field'],
+    ];
+    for (const [body, status, code] of refusals) {
+      const before = await snapshot(tenant);
+      expectRefused(await setRoutes(tenant, projectId, body), status, code);
+      expect(await snapshot(tenant), JSON.stringify(body)).toBe(before);
+    }
+    expectRefused(
+      await setRoutes(tenant, 'prj_missing', { dispatch: { primary: 'main' } }),
+      404,
+      'project_not_found',
+    );
+
+    // The routes are replaced as a whole: an activity left out has no route.
+    const replaced = await setRoutes(tenant, projectId, { dispatch: { primary: 'main' } });
+    expect(replaced.json.credentialRoutes).toEqual({ dispatch: { primary: 'main' } });
+  });
+});
+
+describe('deletion', () => {
+  it('blocked while routes name it (every use listed), then confirmed when Threads are bound, then deleted; with neither, at once', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    for (const name of ['doomed', 'keeper', 'free'])
+      expect(
+        (await provision(tenant, name, { provider: 'provider-c', kind: 'api_key', material: secret('k') }))
+          .status,
+      ).toBe(201);
+    const first = await addProject(tenant, 'first');
+    const second = await addProject(tenant, 'second');
+    expect(
+      (
+        await setRoutes(tenant, first, {
+          intake: { primary: 'doomed', fallback: 'keeper' },
+          dispatch: { primary: 'doomed' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await setRoutes(tenant, second, { dispatch: { primary: 'keeper', fallback: 'doomed' } })).status,
+    ).toBe(200);
+
+    let before = await snapshot(tenant);
+    const blocked = await remove(tenant, 'doomed');
+    expectRefused(blocked, 409, 'credential_in_use');
+    expect(blocked.json.uses).toHaveLength(3);
+    expect(blocked.json.uses).toEqual(
+      expect.arrayContaining([
+        { projectId: first, activity: 'intake', position: 'primary' },
+        { projectId: first, activity: 'dispatch', position: 'primary' },
+        { projectId: second, activity: 'dispatch', position: 'fallback' },
+      ]),
+    );
+    documented(blocked.json, 'CredentialRefusal');
+    expect(await snapshot(tenant)).toBe(before);
+
+    // The routes change; Threads are still bound to it (and one to another Credential).
+    expect(
+      (await setRoutes(tenant, first, { intake: { primary: 'keeper' }, dispatch: { primary: 'keeper' } }))
+        .status,
+    ).toBe(200);
+    expect((await setRoutes(tenant, second, { dispatch: { primary: 'keeper' } })).status).toBe(200);
+    const bind = (threadId: string, credentialName: string) =>
+      bindThread(tenant.tenantId, {
+        threadId,
+        stackId: 'primary',
+        projectId: first,
+        activity: 'dispatch',
+        credentialName,
+        position: 'primary',
+        model: 'model-x',
+        effort: 'medium',
+        createdAt: api.clock.now().toISOString(),
+      });
+    expect(await bind('t-1', 'doomed')).toBe(true);
+    expect(await bind('t-2', 'doomed')).toBe(true);
+    expect(await bind('t-3', 'keeper')).toBe(true);
+    // It is the Guide Credential too: a deletion clears that selection.
+    expect((await chooseGuide(tenant, 'doomed')).status).toBe(200);
+
+    // A token never issued is refused as such; nothing written.
+    before = await snapshot(tenant);
+    expectRefused(await remove(tenant, 'doomed', 'forged-token'), 400, 'invalid_confirmation');
+    expect(await snapshot(tenant)).toBe(before);
+
+    const asked = await remove(tenant, 'doomed');
+    expectRefused(asked, 409, 'confirmation_required');
+    expect(asked.json.threadCount).toBe(2);
+    expect(asked.json.confirmationToken).toEqual(expect.any(String));
+    expect(asked.json.confirmationToken.length).toBeGreaterThan(20);
+    documented(asked.json, 'CredentialRefusal');
+    // The token itself is never stored.
+    expect(await snapshot(tenant)).not.toContain(asked.json.confirmationToken);
+
+    // A wrong token does not delete, and the issued token stays valid.
+    const wrong = await remove(tenant, 'doomed', `${asked.json.confirmationToken}x`);
+    expectRefused(wrong, 400, 'invalid_confirmation');
+    expect((await list(tenant)).json.credentials.map((c: { name: string }) => c.name)).toContain('doomed');
+
+    // A Thread bound meanwhile makes the count confirmed stale: confirm again.
+    expect(await bind('t-4', 'doomed')).toBe(true);
+    const recount = await remove(tenant, 'doomed', asked.json.confirmationToken);
+    expectRefused(recount, 409, 'confirmation_required');
+    expect(recount.json.threadCount).toBe(3);
+    expect((await list(tenant)).json.credentials.map((c: { name: string }) => c.name)).toContain('doomed');
+
+    const deleted = await remove(tenant, 'doomed', recount.json.confirmationToken);
+    expect(deleted.status, JSON.stringify(deleted.json)).toBe(200);
+    expect(deleted.json).toEqual({ name: 'doomed', deleted: true, nonResumableThreads: 3 });
+    documented(deleted.json, { path: '/v1/credentials/{name}', method: 'delete', status: 200 });
+    const after = await list(tenant);
+    documented(after.json, 'CredentialList');
+    expect(after.json.credentials.map((c: { name: string }) => c.name)).toEqual(['free', 'keeper']);
+    expect(after.json.guide).toMatchObject({ name: null, cleared: { name: 'doomed', reason: 'deleted' } });
+    expect(await rawItem(tenant, 'doomed')).toBeUndefined();
+    expectRefused(await remove(tenant, 'doomed'), 404, 'credential_not_found');
+    expectRefused(
+      await remove(tenant, 'doomed', recount.json.confirmationToken),
+      404,
+      'credential_not_found',
+    );
+
+    // No route and no Thread: deleted at once.
+    const immediate = await remove(tenant, 'free');
+    expect(immediate.status).toBe(200);
+    expect(immediate.json).toEqual({ name: 'free', deleted: true, nonResumableThreads: 0 });
+    expect((await list(tenant)).json.credentials.map((c: { name: string }) => c.name)).toEqual(['keeper']);
+  });
+});
+
+describe('the Dispatcher side, as documented', () => {
+  it('material, verdict, Thread and Guide Session answers and refusals have the fields docs/api/openapi.json gives them', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const { credential } = await startDispatcher(tenant, false);
+    const asDispatcher = (method: string, url: string, body?: unknown) =>
+      api.call(method, url, { token: credential, ...(body === undefined ? {} : { body }) });
+    const material = secret('oat');
+    expect(
+      (
+        await provision(tenant, 'doc-a', {
+          provider: 'provider-a',
+          kind: 'oauth_token',
+          material,
+          consent: CONSENT,
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await provision(tenant, 'doc-b', { provider: 'provider-b', kind: 'api_key', material: secret('skb') }))
+        .status,
+    ).toBe(201);
+    const read = await asDispatcher('GET', '/v1/dispatcher/credentials/doc-a');
+    expect(read.status).toBe(200);
+    expect(read.json).toMatchObject({
+      name: 'doc-a',
+      version: 1,
+      inject: { env: { PROVIDER_A_OAUTH_TOKEN: material } },
+    });
+    documented(read.json, { path: '/v1/dispatcher/credentials/{name}', method: 'get', status: 200 });
+    const verdict = await asDispatcher('POST', '/v1/dispatcher/credentials/doc-a/validation', {
+      version: 1,
+      outcome: 'valid',
+    });
+    expect(verdict.status).toBe(200);
+    documented(verdict.json, {
+      path: '/v1/dispatcher/credentials/{name}/validation',
+      method: 'post',
+      status: 200,
+    });
+    const stale = await asDispatcher('POST', '/v1/dispatcher/credentials/doc-b/validation', {
+      version: 7,
+      outcome: 'valid',
+    });
+    expectRefused(stale, 409, 'stale_version');
+    documented(stale.json, 'DispatcherCredentialRefusal');
+    await api.fleet.tick();
+
+    const projectId = await addProject(tenant, 'documented');
+    const noRoute = await asDispatcher('POST', '/v1/dispatcher/threads', {
+      threadId: 'doc-t0',
+      projectId,
+      activity: 'intake',
+    });
+    expectRefused(noRoute, 409, 'no_credential_route');
+    documented(noRoute.json, 'DispatcherCredentialRefusal');
+    expect(
+      (await setRoutes(tenant, projectId, { dispatch: { primary: 'doc-a', fallback: 'doc-b' } })).status,
+    ).toBe(200);
+    const thread = await asDispatcher('POST', '/v1/dispatcher/threads', {
+      threadId: 'doc-t1',
+      projectId,
+      activity: 'dispatch',
+    });
+    expect(thread.status, JSON.stringify(thread.json)).toBe(200);
+    documented(thread.json, 'ThreadBinding');
+
+    const none = await asDispatcher('POST', '/v1/dispatcher/guide-sessions', { threadId: 'doc-g0' });
+    expectRefused(none, 409, 'guide_unavailable');
+    documented(none.json, 'DispatcherCredentialRefusal');
+    expect((await chooseGuide(tenant, 'doc-b')).status).toBe(200);
+    const guide = await asDispatcher('POST', '/v1/dispatcher/guide-sessions', { threadId: 'doc-g1' });
+    expect(guide.status, JSON.stringify(guide.json)).toBe(200);
+    expect(guide.json).toMatchObject({ activity: 'guide', credential: { name: 'doc-b', position: 'guide' } });
+    documented(guide.json, 'ThreadBinding');
+  });
+});
