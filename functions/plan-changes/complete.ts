@@ -1,5 +1,6 @@
 import { planChangeOutcomeEmail } from '#core/emails.ts';
 import type { PlanChangeExecution } from '#core/plan-change.ts';
+import { targetPriceOf } from '#core/stack-growth.ts';
 import { stackOnPlan } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
 import { releaseHoldWrite } from '#store/capacity.ts';
@@ -32,6 +33,8 @@ export const completeChange = async (input: PlanChangeExecution, now: Date): Pro
     }),
     lifecycle: stack.lifecycle,
     operation: undefined,
+    // Billed from now on at the new Plan's price the commit moved it to.
+    billedPriceId: (change.billingItems && targetPriceOf(change.billingItems)) ?? stack.billedPriceId,
   };
   const placed = stack.placed ?? true;
   const to = await requesterEmail(change);
@@ -50,7 +53,7 @@ export const completeChange = async (input: PlanChangeExecution, now: Date): Pro
     releaseHoldWrite(change.region, changeHolder(change.changeId)),
     ...(placed
       ? [
-          takePlace(change.region, target, change.toPlan),
+          takePlace(change.region, target, change.toPlan, { held: true }),
           releasePlaces(change.region, stack.location, stack.plan, 1),
         ]
       : []),

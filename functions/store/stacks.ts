@@ -9,6 +9,7 @@ import * as v from 'valibot';
 import { HEALTH_VALUES, type ObservedState, OPERATION_OUTCOMES } from '#core/dispatcher.ts';
 import { PLAN_CHANGE_STATUSES } from '#core/plan-change.ts';
 import { PLAN_VALUES } from '#core/plans.ts';
+import { PRICE_LOCK_END_REASONS, PRICE_LOCK_STATES, type PriceLock } from '#core/price-lock.ts';
 import { OPERATION_STEPS, renderDesiredState, STACK_LIFECYCLES, type StackRecord } from '#core/stacks.ts';
 import { appliedUnlessConditionFails, db, tableName } from './client.ts';
 import { keys } from './keys.ts';
@@ -71,17 +72,48 @@ const StackSchema = v.object({
   ),
   /** The Stack's Plan Change that has not ended, with its status (conditions on confirm and teardown). */
   openChange: v.optional(v.object({ id: v.string(), status: v.picklist(PLAN_CHANGE_STATUSES) })),
+  /** The Stack's export that has not ended (rendered into the desired state; one at a time). */
+  runningExport: v.optional(v.object({ exportId: v.string(), requestedAt: v.string() })),
   /** SHA-256 of the Stack's current Dispatcher credential (never shown). */
   dispatcherCredentialHash: v.optional(v.string()),
   /** Projects registered on the Stack (kept with the Stack so the cap holds under concurrency). */
   projectCount: v.optional(v.number(), 0),
+  /**
+   * The processor price the Stack is billed at (internal, never shown): its subscription item is
+   * the one on this price. Absent on Stacks stored before it was kept (billed at their Plan's
+   * price of the day).
+   */
+  billedPriceId: v.optional(v.string()),
+  /** The Founding Price Lock (only a founding tenant's first Stack ever has one). */
+  priceLock: v.optional(
+    v.object({
+      state: v.picklist(PRICE_LOCK_STATES),
+      plan: v.picklist(PLAN_VALUES),
+      monthlyPrice: v.object({ amount: v.number(), currency: v.string() }),
+      lockedAt: v.string(),
+      endedAt: v.optional(v.string()),
+      reason: v.optional(v.picklist(PRICE_LOCK_END_REASONS)),
+    }),
+  ),
+  /** A move of the Stack to today's price of its Plan, decided once before the processor is asked. */
+  priceMove: v.optional(
+    v.object({
+      fromPriceId: v.string(),
+      toPriceId: v.string(),
+      items: v.array(v.object({ itemId: v.optional(v.string()), priceId: v.string(), quantity: v.number() })),
+      decidedAt: v.string(),
+    }),
+  ),
 });
 export type StoredStack = v.InferOutput<typeof StackSchema>;
+
+/** A Stack record with what billing keeps on it: the price it is billed at and its price lock. */
+export type BilledStack = StackRecord & { billedPriceId?: string; priceLock?: PriceLock };
 
 /** The stored Stack with its rendered desired state beside it (what the Dispatcher reads). */
 export const stackItem = (
   tenantId: string,
-  stack: StackRecord,
+  stack: BilledStack,
   place?: { region: string; placed: boolean },
 ) => ({
   ...keys.stack(tenantId, stack.stackId),
@@ -132,14 +164,25 @@ export const listStacks = async (tenantId: string): Promise<StoredStack[]> => {
   return (Items ?? []).map((item) => v.parse(StackSchema, item));
 };
 
-/** Takes one place of a slot: never above its total. */
-export const takePlace = (region: string, location: string, plan: string): TransactItem => ({
+/**
+ * Takes one place of a slot: never above its total, unless the place was `held` (a reservation
+ * removed in the same transaction): a held place was promised when it was taken, and an operator
+ * lowering the total meanwhile does not take it back.
+ */
+export const takePlace = (
+  region: string,
+  location: string,
+  plan: string,
+  options: { held?: boolean } = {},
+): TransactItem => ({
   Update: {
     TableName: tableName(),
     Key: keys.capacity(region, location, plan),
     UpdateExpression: 'ADD #used :one, #version :one',
-    ConditionExpression: 'attribute_exists(PK) AND #used < #total',
-    ExpressionAttributeNames: { '#used': 'used', '#total': 'total', '#version': 'version' },
+    ConditionExpression: options.held ? 'attribute_exists(PK)' : 'attribute_exists(PK) AND #used < #total',
+    ExpressionAttributeNames: options.held
+      ? { '#used': 'used', '#version': 'version' }
+      : { '#used': 'used', '#total': 'total', '#version': 'version' },
     ExpressionAttributeValues: { ':one': 1 },
   },
 });
@@ -169,7 +212,7 @@ export const releasePlaces = (
 export const firstStackWrites = (params: {
   tenantId: string;
   region: string;
-  stack: StackRecord;
+  stack: BilledStack;
   placed: boolean;
   reservationToRemove: boolean;
   /** Whose reservation becomes the placement (the tenant's checkout by default). */
@@ -185,7 +228,8 @@ export const firstStackWrites = (params: {
       },
     },
   ];
-  if (params.placed) writes.push(takePlace(region, stack.location, stack.plan));
+  if (params.placed)
+    writes.push(takePlace(region, stack.location, stack.plan, { held: params.reservationToRemove }));
   if (params.reservationToRemove)
     writes.push({
       Delete: { TableName: tableName(), Key: keys.reservation(region, params.reservationHolder ?? tenantId) },
@@ -200,7 +244,7 @@ export const firstStackWrites = (params: {
 const changeStack = (
   tenantId: string,
   stored: StoredStack,
-  next: StackRecord,
+  next: BilledStack,
   placed: boolean,
   openChange?: OpenChange | null,
 ): TransactItem => {
@@ -219,6 +263,10 @@ const changeStack = (
     admissionOpenUntilTeardown: next.admissionOpenUntilTeardown,
     tornDownAt: next.tornDownAt,
     operation: next.operation,
+    // Billing's own fields ride along (absent ones are left as they are): the price lock ends in
+    // the same write as what ended it (a confirmation, a leaving tenant), never apart from it.
+    billedPriceId: next.billedPriceId,
+    priceLock: next.priceLock,
     openChange: openChange ?? undefined,
     placed,
     desiredState: renderDesiredState(next),
@@ -262,19 +310,19 @@ export type OpenChange = NonNullable<StoredStack['openChange']>;
 export const planChangeStackWrite = (
   tenantId: string,
   stored: StoredStack,
-  next: StackRecord,
+  next: BilledStack,
   openChange: OpenChange | null,
 ): TransactItem => changeStack(tenantId, stored, next, stored.placed ?? true, openChange);
 
 /** Stores a changed Stack (and its desired state). */
-export const stackUpdateWrite = (tenantId: string, stored: StoredStack, next: StackRecord): TransactItem =>
+export const stackUpdateWrite = (tenantId: string, stored: StoredStack, next: BilledStack): TransactItem =>
   changeStack(tenantId, stored, next, stored.placed ?? true);
 
 /** Torn-down Stacks, and their places given back to their slots (one write per slot). */
 export const teardownWrites = (
   tenantId: string,
   region: string,
-  torn: { stored: StoredStack; next: StackRecord }[],
+  torn: { stored: StoredStack; next: BilledStack }[],
 ): TransactItem[] => {
   const writes: TransactItem[] = [];
   const places = new Map<string, { region: string; location: string; plan: string; count: number }>();
@@ -300,3 +348,53 @@ export const teardownWrites = (
 /** Applies writes built here (a new Stack, its place, the request's record) in one transaction. */
 export const applyStackWrites = (writes: TransactItem[]): Promise<boolean> =>
   appliedUnlessConditionFails(db().send(new TransactWriteCommand({ TransactItems: writes })));
+
+/**
+ * Records the decided move of a Stack to today's price (the items to send, once): only when no
+ * move is pending, the Stack is still billed at the price read and no Plan Change is open.
+ */
+export const recordPriceMove = (
+  tenantId: string,
+  stored: StoredStack,
+  move: NonNullable<StoredStack['priceMove']>,
+): Promise<boolean> =>
+  appliedUnlessConditionFails(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.stack(tenantId, stored.stackId),
+        UpdateExpression: 'SET priceMove = :move',
+        ConditionExpression:
+          'attribute_exists(PK) AND attribute_not_exists(priceMove) AND billedPriceId = :billed AND attribute_not_exists(openChange)',
+        ExpressionAttributeValues: { ':move': move, ':billed': stored.billedPriceId },
+      }),
+    ),
+  );
+
+/** A decided move that no longer fits the Stack (billed at another price since) is dropped. */
+export const discardPriceMove = (tenantId: string, stackId: string, toPriceId: string): Promise<boolean> =>
+  appliedUnlessConditionFails(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.stack(tenantId, stackId),
+        UpdateExpression: 'REMOVE priceMove',
+        ConditionExpression: 'attribute_exists(PK) AND priceMove.toPriceId = :to',
+        ExpressionAttributeValues: { ':to': toPriceId },
+      }),
+    ),
+  );
+
+/** The move is made at the processor: the Stack is billed at its new price from now on. */
+export const completePriceMove = (tenantId: string, stackId: string, toPriceId: string): Promise<boolean> =>
+  appliedUnlessConditionFails(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.stack(tenantId, stackId),
+        UpdateExpression: 'SET billedPriceId = :to REMOVE priceMove',
+        ConditionExpression: 'attribute_exists(PK) AND priceMove.toPriceId = :to',
+        ExpressionAttributeValues: { ':to': toPriceId },
+      }),
+    ),
+  );

@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { grantMoneyBack } from '../../functions/billing/money-back.ts';
 import { freeSlots } from '../../functions/core/placement.ts';
 import { isPlanValue, PLAN_VALUES } from '../../functions/core/plans.ts';
+import { Refusal } from '../../functions/core/refusal.ts';
 import { syncCatalog } from '../../functions/ports/processor.ts';
 import { processorQueueStatus, sqsQueueCounts } from '../../functions/ports/queue.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
@@ -13,7 +15,7 @@ import { standInQueueCounts } from '../local/sqs-counts.ts';
 /**
  * `npm run ops -- <command>`: operator actions. By default against the running local control
  * plane (`npm start`); with `--table <name>` against a deployed table using the ambient AWS
- * credentials and region (and PROCESSOR_API_KEY for processor:sync).
+ * credentials and region (and PROCESSOR_API_KEY for processor:sync and refund).
  */
 const USAGE = `Usage: npm run ops -- <command> [options]
 
@@ -21,6 +23,9 @@ const USAGE = `Usage: npm run ops -- <command> [options]
                           --create: add a location the region does not have yet (otherwise refused)
   capacity list [--region eu]
   processor:sync          create or find the Plan products, prices (by lookup key) and the portal configuration
+  refund --slug <slug> --email <address> [--requested-at <ISO time>]
+                          grant a tenant's money-back refund (its email to support: the address it wrote from,
+                          and when support received it; default now). Deployed: --table and PROCESSOR_API_KEY
   queue status            processor events waiting, in flight, and in the dead-letter queue (needs the queue URLs:
                           local from npm start; deployed: PROCESSOR_EVENTS_QUEUE_URL and PROCESSOR_EVENTS_DLQ_URL)
 
@@ -69,6 +74,9 @@ const main = async () => {
       total: { type: 'string' },
       table: { type: 'string' },
       create: { type: 'boolean', default: false },
+      slug: { type: 'string' },
+      email: { type: 'string' },
+      'requested-at': { type: 'string' },
       'data-dir': { type: 'string', default: path.join(REPO_ROOT, '.local') },
       help: { type: 'boolean', default: false },
     },
@@ -86,7 +94,15 @@ const main = async () => {
     if (!isPlanValue(plan)) fail(`--plan must be one of ${PLAN_VALUES.join(', ')}`);
     const count = Number(total);
     if (!Number.isInteger(count) || count < 0) fail('--total must be a whole number, 0 or more');
-    const known = [...new Set((await listInventory(region)).slots.map((slot) => slot.location))].sort();
+    const inventory = await listInventory(region);
+    const known = [...new Set(inventory.slots.map((slot) => slot.location))].sort();
+    // Places in use and places held (open checkouts, added Stacks, Plan Changes) were promised.
+    const current = inventory.slots.find((slot) => slot.location === location && slot.plan === plan);
+    const held = inventory.reservations.filter((r) => r.location === location && r.plan === plan).length;
+    if (current && count < current.used + held)
+      fail(
+        `${location}/${plan} has ${current.used} places in use and ${held} held (${target}): a total below ${current.used + held} would take back places already promised. Nothing was changed.`,
+      );
     if (!known.includes(location as string) && !values.create) {
       fail(
         `Unknown location "${location}" in region ${region} (${target}): ${
@@ -114,6 +130,33 @@ const main = async () => {
     }
     console.log(`Portal configuration: ${synced.portal}.`);
     console.log(`Catalog and portal configuration in sync (${target}).`);
+    return;
+  }
+  if (command === 'refund' && subcommand === undefined) {
+    const { slug, email } = values;
+    if (!slug) fail('--slug is required');
+    if (!email) fail('--email is required (the address the tenant wrote to support from)');
+    const requestedAt = values['requested-at'] === undefined ? now : new Date(values['requested-at']);
+    if (Number.isNaN(requestedAt.getTime()))
+      fail('--requested-at must be an ISO 8601 time, such as 2026-05-01T09:30:00Z');
+    try {
+      const grant = await grantMoneyBack({ slug: slug as string, email: email as string, requestedAt, now });
+      const amount = `${(grant.refundedAmount / 100).toFixed(2)} ${grant.currency.toUpperCase()}`;
+      console.log(
+        `Money-back refund granted to ${grant.slug} (${target})${grant.continued ? ', continuing the grant an earlier run started' : ''}.`,
+      );
+      console.log(
+        `Refunded: ${amount} in ${grant.refunds} refund(s): every payment made from ${grant.window.from} to ${grant.window.until}.`,
+      );
+      console.log('The subscription is cancelled at once (no proration); its open invoices are voided.');
+      console.log(
+        'Next: the sweep moves the tenant to decommissioning (reason refund_granted) with all its Stacks, torn down after the export window, and sends the confirmation email.',
+      );
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      console.error(`Refused (${error.code}): ${error.message}`);
+      process.exit(1);
+    }
     return;
   }
   if (command === 'queue' && subcommand === 'status') {
