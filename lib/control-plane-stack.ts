@@ -5,6 +5,7 @@ import type { ContextSetting, Environment } from '../functions/ports/config.ts';
 import { OperatorAlarms } from './constructs/alarms.ts';
 import { ControlPlaneApi } from './constructs/api.ts';
 import { CredentialsKey } from './constructs/credentials-key.ts';
+import { ExportArchives } from './constructs/exports.ts';
 import { PlanChanges } from './constructs/plan-changes.ts';
 import { Reconciler } from './constructs/reconciler.ts';
 import { ControlPlaneTable } from './constructs/table.ts';
@@ -26,10 +27,23 @@ export interface ControlPlaneSettings extends Partial<Record<ContextSetting, str
   codeHostApiUrl: string;
   /** Sender of the tenant emails; its domain must be a verified SES identity. */
   mailFrom: string;
+  /** Where tenants write for a money-back refund (shown in the billing status). */
+  supportEmail: string;
   /** Optional: subscribed by email to the operators' alarm topic. */
   alarmEmail?: string;
+  /** Optional: the PEM public key that verifies export download URLs (a placeholder without it). */
+  exportsSigningPublicKey?: string;
+  /** Optional: the host serving the console app (default: the host of `tenantAppUrl`). */
+  consoleOrigin?: string;
+  /** Optional: the console's own domain on its distribution, with its us-east-1 certificate. */
+  consoleDomainName?: string;
+  consoleCertificateArn?: string;
   /** Optional: the Plan Change release gates declared ready (none by default in a deploy). */
   planChangeGatesReady?: string;
+  /** Optional: when Open Signup opens (ISO 8601); unset, every completed first subscription is founding. */
+  openSignupAt?: string;
+  /** Optional: today's list prices that differ from the catalog's (`plus=5500`). */
+  planPrices?: string;
 }
 
 const setting = (scope: Construct, key: ContextSetting): string => {
@@ -54,6 +68,7 @@ export class ControlPlaneStack extends Stack {
   readonly reconciler: Reconciler;
   readonly planChanges: PlanChanges;
   readonly credentialsKey: CredentialsKey;
+  readonly exports: ExportArchives;
   readonly alarms: OperatorAlarms;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
@@ -66,8 +81,15 @@ export class ControlPlaneStack extends Stack {
       codeHostTokenUrl: setting(this, 'codeHostTokenUrl'),
       codeHostApiUrl: setting(this, 'codeHostApiUrl'),
       mailFrom: setting(this, 'mailFrom'),
+      supportEmail: setting(this, 'supportEmail'),
       alarmEmail: optionalSetting(this, 'alarmEmail'),
+      exportsSigningPublicKey: optionalSetting(this, 'exportsSigningPublicKey'),
+      consoleOrigin: optionalSetting(this, 'consoleOrigin'),
+      consoleDomainName: optionalSetting(this, 'consoleDomainName'),
+      consoleCertificateArn: optionalSetting(this, 'consoleCertificateArn'),
       planChangeGatesReady: optionalSetting(this, 'planChangeGatesReady'),
+      openSignupAt: optionalSetting(this, 'openSignupAt'),
+      planPrices: optionalSetting(this, 'planPrices'),
     } satisfies Record<ContextSetting, string | undefined> satisfies ControlPlaneSettings;
 
     this.table = new ControlPlaneTable(this, 'Data');
@@ -105,7 +127,10 @@ export class ControlPlaneStack extends Stack {
       CODE_HOST_AUTHORIZE_URL: settings.codeHostAuthorizeUrl,
       CODE_HOST_TOKEN_URL: settings.codeHostTokenUrl,
       CODE_HOST_API_URL: settings.codeHostApiUrl,
+      SUPPORT_EMAIL: settings.supportEmail,
       ...(settings.planChangeGatesReady ? { PLAN_CHANGE_GATES_READY: settings.planChangeGatesReady } : {}),
+      ...(settings.openSignupAt ? { OPEN_SIGNUP_AT: settings.openSignupAt } : {}),
+      ...(settings.planPrices ? { PLAN_PRICES: settings.planPrices } : {}),
     };
     this.reconciler = new Reconciler(this, 'Reconciler', {
       table: this.table.table,
@@ -121,14 +146,22 @@ export class ControlPlaneStack extends Stack {
       processorApiKey: secrets.processorApiKey,
     });
     this.credentialsKey = new CredentialsKey(this, 'CredentialsKey');
+    this.exports = new ExportArchives(this, 'Exports', {
+      consoleOrigin: settings.consoleOrigin ?? new URL(settings.tenantAppUrl).host,
+      signingPublicKey: settings.exportsSigningPublicKey,
+      consoleDomainName: settings.consoleDomainName,
+      consoleCertificateArn: settings.consoleCertificateArn,
+    });
     this.api = new ControlPlaneApi(this, 'Api', {
       table: this.table.table,
       environment,
-      secrets,
+      // The download-signing key is the exports construct's own secret.
+      secrets: { ...secrets, exportsSigningKey: this.exports.signingKey },
       queues: { processorEvents: this.processorEvents.queue },
       reconciler: this.reconciler.function,
       planChanges: this.planChanges,
       credentialsKey: this.credentialsKey,
+      exports: this.exports,
     });
     this.alarms = new OperatorAlarms(this, 'Alarms', {
       reconciler: this.reconciler.function,

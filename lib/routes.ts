@@ -5,7 +5,11 @@
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export type SecretName = 'codeHostClientSecret' | 'processorApiKey' | 'processorWebhookSecret';
+export type SecretName =
+  | 'codeHostClientSecret'
+  | 'processorApiKey'
+  | 'processorWebhookSecret'
+  | 'exportsSigningKey';
 
 export interface Route {
   /** Stable id: names the CDK function and the OpenAPI operation. PascalCase. */
@@ -17,9 +21,11 @@ export interface Route {
   handler: string;
   /**
    * `session`: a tenant user's session. `dispatcher`: a Stack's Dispatcher credential. Both go
-   * through the one authorizer. `none`: public (sign-in, processor webhooks).
+   * through the one authorizer. `iam`: an operator's IAM-signed (SigV4) request, checked by API
+   * Gateway's IAM authorizer; no session, and no tenant reaches it (locally, where there is no IAM,
+   * it answers 403: operators use `npm run ops`). `none`: public (sign-in, processor webhooks).
    */
-  auth: 'session' | 'dispatcher' | 'none';
+  auth: 'session' | 'dispatcher' | 'iam' | 'none';
   /** Why a route with `auth: 'none'` must be public (recorded as the cdk-nag acknowledgement). */
   publicBecause?: string;
   /** What the function may do on the table; the CDK grants exactly this. */
@@ -35,6 +41,18 @@ export interface Route {
    * exactly kms:GenerateDataKey and kms:Decrypt on the Credentials key and sets CREDENTIALS_KEY_ID.
    */
   usesCredentialsKey?: boolean;
+  /**
+   * The export archives' bucket: `upload` makes a multipart upload, presigns its parts for the
+   * Dispatcher and completes it; the CDK grants exactly s3:PutObject and s3:GetObject on the
+   * bucket's objects and sets EXPORTS_BUCKET.
+   */
+  exportsBucket?: 'upload';
+  /**
+   * Signs export download URLs for the console's CloudFront distribution; the CDK sets
+   * EXPORTS_DOWNLOAD_BASE_URL and EXPORTS_SIGNING_KEY_PAIR_ID (the key itself is the
+   * `exportsSigningKey` secret).
+   */
+  signsExportDownloads?: boolean;
   summary: string;
 }
 
@@ -338,6 +356,37 @@ export const routes: readonly Route[] = [
     summary: "Selects (or clears) the Stack's Guide Credential (administrators)",
   },
   {
+    id: 'PostStackExport',
+    method: 'POST',
+    path: '/v1/stacks/{stackId}/exports',
+    handler: 'functions/api/post-stack-export.ts',
+    auth: 'session',
+    table: 'readwrite',
+    summary:
+      "Starts an export archive of the Stack: its journal and its Threads' unshipped work (administrators; until teardown)",
+  },
+  {
+    id: 'GetStackExport',
+    method: 'GET',
+    path: '/v1/stacks/{stackId}/exports/{exportId}',
+    handler: 'functions/api/get-stack-export.ts',
+    auth: 'session',
+    table: 'read',
+    summary: "An export's status: requested, building, ready (size, until when) or failed (why)",
+  },
+  {
+    id: 'PostStackExportDownload',
+    method: 'POST',
+    path: '/v1/stacks/{stackId}/exports/{exportId}/download',
+    handler: 'functions/api/post-stack-export-download.ts',
+    auth: 'session',
+    table: 'read',
+    secrets: ['exportsSigningKey'],
+    signsExportDownloads: true,
+    summary:
+      "A short-lived signed download URL of a ready archive, on the console's own site (administrators)",
+  },
+  {
     id: 'GetDispatcherDesiredState',
     method: 'GET',
     path: '/v1/dispatcher/desired-state',
@@ -395,6 +444,26 @@ export const routes: readonly Route[] = [
     summary: "A Guide Session: the Stack's Guide Credential only, or a precise error",
   },
   {
+    id: 'PostDispatcherExportParts',
+    method: 'POST',
+    path: '/v1/dispatcher/exports/{exportId}/parts',
+    handler: 'functions/api/post-dispatcher-export-parts.ts',
+    auth: 'dispatcher',
+    table: 'readwrite',
+    exportsBucket: 'upload',
+    summary: "Presigned URLs to upload the parts of the Stack's export archive",
+  },
+  {
+    id: 'PostDispatcherExportOutcome',
+    method: 'POST',
+    path: '/v1/dispatcher/exports/{exportId}/outcome',
+    handler: 'functions/api/post-dispatcher-export-outcome.ts',
+    auth: 'dispatcher',
+    table: 'readwrite',
+    exportsBucket: 'upload',
+    summary: 'The export archive is uploaded (its size and parts: the upload is completed) or failed',
+  },
+  {
     id: 'PostDispatcherBlockingVerdict',
     method: 'POST',
     path: '/v1/dispatcher/blocking-verdict',
@@ -402,6 +471,17 @@ export const routes: readonly Route[] = [
     auth: 'dispatcher',
     table: 'none',
     summary: 'The blocking verdict for an issue from its three sources',
+  },
+  {
+    id: 'PostOpsRefund',
+    method: 'POST',
+    path: '/ops/refunds',
+    handler: 'functions/api/post-ops-refund.ts',
+    auth: 'iam',
+    table: 'readwrite',
+    secrets: ['processorApiKey'],
+    summary:
+      "Grants a tenant's money-back refund after its email to support (operators, IAM-signed; locally use npm run ops -- refund)",
   },
   {
     id: 'ProcessorWebhook',

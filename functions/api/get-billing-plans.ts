@@ -1,7 +1,8 @@
 import { isPlaceable } from '#core/placement.ts';
-import { planCatalog } from '#core/plans.ts';
+import { catalogAt } from '#core/price-lock.ts';
 import { httpHandler } from '#http/handler.ts';
 import { requireTenant } from '#http/tenant.ts';
+import { config } from '#ports/config.ts';
 import { listInventory } from '#store/capacity.ts';
 
 /** GET /v1/billing/plans: the customer Plan catalog, with what can be placed now in the caller's Home Region. */
@@ -12,7 +13,8 @@ export const handler = httpHandler({ auth: 'session' }, async ({ principal, now 
     status: 200,
     body: {
       homeRegion: tenant.homeRegion,
-      plans: planCatalog().map((plan) => ({
+      // Today's list prices (PLAN_PRICES, else the catalog's): what a new subscription or Stack pays.
+      plans: catalogAt(config.planPrices()).map((plan) => ({
         ...plan,
         placeable: isPlaceable(inventory, tenant.homeRegion, plan.value, now),
       })),

@@ -83,3 +83,30 @@ export const planChangeOutcomeEmail = (params: {
   paragraphs.push(`See the change and its history: ${params.appUrl}`);
   return { subject, text: `${paragraphs.join('\n\n')}\n`, html: htmlOf(paragraphs) };
 };
+
+/**
+ * The confirmation of a granted money-back refund (sent once per tenant): what was refunded, that
+ * the subscription has ended, and that the Stacks are torn down after the export window.
+ */
+export const moneyBackGrantedEmail = (params: {
+  slug: string;
+  refundedAmount: number;
+  currency: string;
+  refunds: number;
+}): EmailContent => {
+  const payments = params.refunds === 1 ? '1 payment' : `${params.refunds} payments`;
+  const paragraphs = [
+    `Your money-back refund for ${params.slug} is granted.`,
+    params.refunds > 0
+      ? `We refunded ${money(params.refundedAmount, params.currency)} (${payments} made in the 14-day window) to the card that paid; your bank shows it within a few business days.`
+      : 'Every payment made in the 14-day window had already been refunded.',
+    'Your subscription has ended at once: nothing more will be billed.',
+    'Your Stacks stop taking new work now and are torn down at the end of the export window. Export your data before then; the billing status in the app shows the date.',
+    'The money-back refund can be used once per account.',
+  ];
+  return {
+    subject: `Your money-back refund for ${params.slug} is granted`,
+    text: `${paragraphs.join('\n\n')}\n`,
+    html: htmlOf(paragraphs),
+  };
+};

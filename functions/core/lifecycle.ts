@@ -139,6 +139,15 @@ export const nextTransition = (
 ): Transition | undefined => {
   const { state, graceDeadline } = current;
   const elapsed = graceDeadline !== null && now.getTime() >= Date.parse(graceDeadline);
+  // A money-back refund ends the subscription from any state but decommissioning: the tenant
+  // leaves at once, whatever grace was running.
+  if (
+    state !== 'decommissioning' &&
+    state !== 'provisioning' &&
+    truth === 'cancelled' &&
+    observation.cancelReason === 'refund_granted'
+  )
+    return { from: state, to: 'decommissioning', reason: 'refund_granted', graceDeadline: null };
   switch (state) {
     case 'provisioning':
       if (observation.closeRequested)

@@ -38,6 +38,9 @@ export const itemsAfterAdding = (
 /**
  * One Stack moves from `fromPriceId` to `toPriceId`: that item's quantity - 1 (0 removes it), the
  * target's + 1 (or a new item). Quantities are always given: a price swap would reset them.
+ * `fromPriceId` is the price the Stack itself is billed at (`billedPriceId`), not its Plan's price
+ * of the day: after a price rise a locked Stack's item is on the old price, beside the new one.
+ * The answer lists the Stack's old item first and its new one second (`targetPriceOf`).
  */
 export const itemsAfterPlanChange = (
   items: { itemId: string; priceId: string; quantity: number }[],
@@ -51,3 +54,6 @@ export const itemsAfterPlanChange = (
     ...itemsAfterAdding(items, toPriceId),
   ];
 };
+
+/** The price a Stack is billed at after `itemsAfterPlanChange`: its second entry's. */
+export const targetPriceOf = (items: readonly ItemChange[]): string | undefined => items[1]?.priceId;

@@ -7,6 +7,7 @@ import { commitItemChange, ProcessorError, priceIdForPlan, subscriptionItems } f
 import { getBilling } from '#store/billing.ts';
 import { planChangeUpdate } from '#store/plan-changes.ts';
 import { applyStackWrites } from '#store/stacks.ts';
+import { settledBilledPrice } from '../billing/price-rollout.ts';
 import { executionOf, readRun } from './record.ts';
 
 /** A refused commit is tried again after this long, doubling up to an hour. */
@@ -14,8 +15,9 @@ const RETRY_SECONDS = 60;
 const RETRY_MAX_SECONDS = 3_600;
 
 /**
- * THE billing commit: once the replacement is healthy, the subscription's items change (the old
- * Plan's item loses one, the new Plan's gains one, quantities kept), prorated from the moment the
+ * THE billing commit: once the replacement is healthy, the subscription's items change (the item
+ * of the price the Stack is billed at loses one, the new Plan's price of the day gains one,
+ * quantities kept), prorated from the moment the
  * replacement was healthy, the billing-cycle date unchanged, with a key from the change id. The
  * exact adjustment is read from the proration items the processor created. A commit the processor
  * refuses is retried (paced), counted for the operators' alarm, and never rolls the healthy move
@@ -25,6 +27,7 @@ export const commitBilling = async (input: PlanChangeExecution, now: Date): Prom
   const run = await readRun(input);
   if (!run) return { ...input, step: 'done', waitSeconds: 0 };
   let { change } = run;
+  const { stack } = run;
   if (change.status !== 'verifying' || change.step !== 'commit_billing') return executionOf(change);
   const healthyAt = new Date(change.healthyAt ?? now.toISOString());
   try {
@@ -33,8 +36,11 @@ export const commitBilling = async (input: PlanChangeExecution, now: Date): Prom
     if (!subscriptionId) throw new ProcessorError('rejected', 'the tenant has no subscription to change');
     let items = change.billingItems;
     if (!items) {
+      // The Stack leaves the price it is billed at (after a price rise, a locked Stack's item is
+      // on the old price, beside today's) for the new Plan's price of the day.
+      const billed = await settledBilledPrice(change.tenantId, stack, subscriptionId);
       const [oldPrice, newPrice] = await Promise.all([
-        priceIdForPlan(change.fromPlan, healthyAt.getTime()),
+        billed ?? priceIdForPlan(change.fromPlan, healthyAt.getTime()),
         priceIdForPlan(change.toPlan, healthyAt.getTime()),
       ]);
       items = itemsAfterPlanChange(await subscriptionItems(subscriptionId), oldPrice, newPrice);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CONFIRM_REFUSAL_TEXT, confirmRefusals, expiryOf, startingStatus } from '#core/plan-change.ts';
 import type { PlanValue } from '#core/plans.ts';
+import { endPriceLock } from '#core/price-lock.ts';
 import { idempotencyKeyReused, Refusal, requestInProgress } from '#core/refusal.ts';
 import { retrieveSubscription, withProcessorDeadline } from '#ports/processor.ts';
 import { startPlanChange, stopPlanChange } from '#ports/workflows.ts';
@@ -109,7 +110,7 @@ const decideAndRecord = async (params: {
     if (refusal) throw new Refusal(409, refusal, CONFIRM_REFUSAL_TEXT[refusal]);
     const { estimate } =
       subscriptionId !== undefined
-        ? await estimateChange(subscriptionId, stack.plan, plan, now)
+        ? await estimateChange(subscriptionId, stack.plan, plan, now, stack.billedPriceId)
         : { estimate: null };
     const changeId = newChangeId(now);
     const region = stack.region ?? tenant.homeRegion;
@@ -154,9 +155,13 @@ const decideAndRecord = async (params: {
       commitAttempts: 0,
       version: 1,
     };
+    // Confirming accepts the new Plan's price: the Stack's Founding Price Lock ends here, in this
+    // transaction, for good (whether the change then completes, expires, is cancelled or rolls back).
+    const priceLock = endPriceLock(stack.priceLock, 'plan_change_confirmed', now);
     const nextStack = hold
       ? {
           ...stack,
+          priceLock,
           operation: {
             kind: 'plan_change' as const,
             id: changeId,
@@ -164,7 +169,7 @@ const decideAndRecord = async (params: {
             target: { plan, location: hold.location },
           },
         }
-      : stack;
+      : { ...stack, priceLock };
     const writes = [
       planChangePut(change),
       planChangeStackWrite(tenant.tenantId, stack, nextStack, { id: changeId, status }),

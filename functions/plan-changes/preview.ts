@@ -1,7 +1,15 @@
 import { freeSlots, placeablePlans } from '#core/placement.ts';
 import { CONFIRM_REFUSAL_TEXT, confirmRefusals } from '#core/plan-change.ts';
 import { PLANS, type PlanValue } from '#core/plans.ts';
+import {
+  confirmEndsLockWarning,
+  type ListPrice,
+  listPriceOf,
+  lockHolds,
+  priceLockView,
+} from '#core/price-lock.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
+import { config } from '#ports/config.ts';
 import {
   type InvoiceEstimate,
   ProcessorError,
@@ -20,11 +28,12 @@ import { requireGatesReady } from './gates.ts';
 
 const PROCESSOR_BUDGET_MS = 7_500;
 
-const planView = (plan: PlanValue) => {
+/** A Plan as the preview shows it: today's list price, unless the Stack keeps a locked one. */
+const planView = (plan: PlanValue, lockedPrice?: ListPrice) => {
   const entry = PLANS[plan];
   return {
     plan,
-    monthlyPrice: entry.monthlyPrice,
+    monthlyPrice: lockedPrice ?? listPriceOf(plan, config.planPrices()),
     resources: entry.resources,
     quotas: {
       runCap: entry.runCap,
@@ -35,21 +44,27 @@ const planView = (plan: PlanValue) => {
 };
 
 /**
- * The processor's estimate of the next invoice with the Stack moved from one Plan's price to the
- * other's now, or why there is none (a figure is never made up).
+ * The processor's estimate of the next invoice with the Stack moved from the price it is billed
+ * at (`fromPriceId`; a Stack stored without one is on its Plan's price of the day) to the other
+ * Plan's price of the day now, or why there is none (a figure is never made up).
  */
 export const estimateChange = async (
   subscriptionId: string,
   fromPlan: PlanValue,
   toPlan: PlanValue,
   now: Date,
+  fromPriceId?: string,
 ): Promise<{ estimate: InvoiceEstimate | null; estimateUnavailable: string | null }> => {
   try {
     const [oldPrice, newPrice] = await Promise.all([
-      priceIdForPlan(fromPlan, now.getTime()),
+      fromPriceId ?? priceIdForPlan(fromPlan, now.getTime()),
       priceIdForPlan(toPlan, now.getTime()),
     ]);
-    const items = itemsAfterPlanChange(await subscriptionItems(subscriptionId), oldPrice, newPrice);
+    const current = await subscriptionItems(subscriptionId);
+    // A Stack whose price is being moved this very moment has no item to estimate from: no figure.
+    if (!current.some((item) => item.priceId === oldPrice))
+      throw new ProcessorError('unavailable', "the subscription has no item on the Stack's price now");
+    const items = itemsAfterPlanChange(current, oldPrice, newPrice);
     return {
       estimate: await previewItemChange({ subscriptionId, items, prorationDate: now }),
       estimateUnavailable: null,
@@ -109,18 +124,22 @@ export const previewPlanChange = async (params: {
         : 'would_queue';
     const { estimate, estimateUnavailable } =
       subscriptionId && stack.plan !== plan
-        ? await estimateChange(subscriptionId, stack.plan, plan, now)
+        ? await estimateChange(subscriptionId, stack.plan, plan, now, stack.billedPriceId)
         : { estimate: null, estimateUnavailable: null };
-    const warnings =
-      stack.projectCount > PLANS[plan].watchedProjectsCap
+    const locked = lockHolds(stack.priceLock, stack.plan) ? stack.priceLock : undefined;
+    const warnings = [
+      ...(stack.projectCount > PLANS[plan].watchedProjectsCap
         ? [
             `The Stack watches ${stack.projectCount} Projects, more than the ${plan} Plan's ${PLANS[plan].watchedProjectsCap}: they stay watched, and no new Project can be registered until fewer remain.`,
           ]
-        : [];
+        : []),
+      ...(locked && stack.plan !== plan ? [confirmEndsLockWarning(locked)] : []),
+    ];
     return {
       stackId: stack.stackId,
-      current: planView(stack.plan),
+      current: planView(stack.plan, locked?.monthlyPrice),
       requested: { ...planView(plan), capacity },
+      priceLock: priceLockView(stack.priceLock, stack.plan),
       estimate,
       estimateUnavailable,
       billingCycleDate: estimate?.invoiceAt ?? null,

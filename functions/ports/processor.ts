@@ -7,7 +7,8 @@ import {
   type SubscriptionFacts,
   type SubscriptionStatus,
 } from '#core/lifecycle.ts';
-import { isPlanValue, PLANS, type PlanValue, planCatalog } from '#core/plans.ts';
+import { isPlanValue, type PlanValue } from '#core/plans.ts';
+import { catalogAt } from '#core/price-lock.ts';
 import { config } from './config.ts';
 import { awaitProcessorTurn } from './rate-limit.ts';
 import { secretValue } from './secrets.ts';
@@ -453,11 +454,51 @@ export const refundPayment = async (paymentIntentId: string, reason: OurCancelRe
   );
 };
 
+/** The customer's email address at the processor (null: none, or the customer was deleted). */
+export const customerEmail = async (customerId: string): Promise<string | null> => {
+  const customer = await call((stripe, options) => stripe.customers.retrieve(customerId, {}, options));
+  if ('deleted' in customer && customer.deleted) return null;
+  return (customer as Stripe.Customer).email ?? null;
+};
+
+/**
+ * When the customer's first invoice whose total is above zero was paid (its `paid_at`), or null
+ * when none is paid yet. Every paid invoice is read (the processor lists newest first).
+ */
+export const firstPaidInvoiceAt = async (customerId: string): Promise<string | null> => {
+  let first: number | null = null;
+  let startingAfter: string | undefined;
+  for (;;) {
+    const page = await call((stripe, options) =>
+      stripe.invoices.list(
+        {
+          customer: customerId,
+          status: 'paid',
+          limit: 100,
+          ...(startingAfter ? { starting_after: startingAfter } : {}),
+        },
+        options,
+      ),
+    );
+    for (const invoice of page.data) {
+      const paidAt = invoice.status_transitions.paid_at;
+      if (invoice.total <= 0 || typeof paidAt !== 'number') continue;
+      if (first === null || paidAt < first) first = paidAt;
+    }
+    const last = page.data.at(-1);
+    if (!page.has_more || !last?.id) return iso(first);
+    startingAfter = last.id;
+  }
+};
+
 /** One item of a subscription: one price, and how many Stacks are on it. */
 export interface SubscriptionItemFact {
   itemId: string;
   priceId: string;
   quantity: number;
+  /** The price's monthly amount in minor units, and its currency (upper case). */
+  unitAmount: number;
+  currency: string;
 }
 
 export const subscriptionItems = async (subscriptionId: string): Promise<SubscriptionItemFact[]> => {
@@ -468,6 +509,8 @@ export const subscriptionItems = async (subscriptionId: string): Promise<Subscri
     itemId: item.id,
     priceId: item.price.id,
     quantity: item.quantity ?? 1,
+    unitAmount: item.price.unit_amount ?? 0,
+    currency: item.price.currency.toUpperCase(),
   }));
 };
 
@@ -475,12 +518,15 @@ export const subscriptionItems = async (subscriptionId: string): Promise<Subscri
  * Changes a subscription's items (one item per price, `quantity` = Stacks on that price; an item
  * whose quantity becomes 0 is removed): the
  * change is prorated to the next regular invoice, the billing date stays. The idempotency key is
- * ours, made from the operation (an added Stack's id), so a retry changes nothing twice.
+ * ours, made from the operation (an added Stack's id), so a retry changes nothing twice. With
+ * `proration: 'none'` (a price rollout) nothing is prorated: the new price bills from the next
+ * regular invoice on.
  */
 export const changeSubscriptionItems = async (
   subscriptionId: string,
   items: { itemId?: string; priceId: string; quantity: number }[],
   idempotencyKey: string,
+  proration: 'create_prorations' | 'none' = 'create_prorations',
 ): Promise<void> => {
   await call((stripe, options) =>
     stripe.subscriptions.update(
@@ -493,7 +539,7 @@ export const changeSubscriptionItems = async (
               : { id: item.itemId, quantity: item.quantity }
             : { price: item.priceId, quantity: item.quantity },
         ),
-        proration_behavior: 'create_prorations',
+        proration_behavior: proration,
       },
       { ...options, idempotencyKey },
     ),
@@ -675,7 +721,9 @@ export const syncCatalog = async (): Promise<{
   portal: 'created' | 'updated' | 'unchanged';
 }> => {
   const results: { plan: PlanValue; priceId: string; created: boolean }[] = [];
-  for (const plan of planCatalog()) {
+  // Prices may change now: this instance reads them again.
+  priceCache.clear();
+  for (const plan of catalogAt(config.planPrices())) {
     const productId = `stack_plan_${plan.value}`;
     await call(async (stripe, options) => {
       try {
@@ -697,7 +745,8 @@ export const syncCatalog = async (): Promise<{
         stripe.prices.list({ lookup_keys: [planLookupKey(plan.value)], limit: 1 }, options),
       )
     ).data[0];
-    const wanted = PLANS[plan.value].monthlyPrice;
+    // Today's list price: the catalog's, or the one configured in PLAN_PRICES (a price change).
+    const wanted = plan.monthlyPrice;
     if (
       existing &&
       existing.unit_amount === wanted.amount &&
@@ -719,7 +768,11 @@ export const syncCatalog = async (): Promise<{
           tax_behavior: 'exclusive',
           metadata: { plan: plan.value, managed_by: MANAGED_BY },
         },
-        { ...options, idempotencyKey: `price:${plan.value}:${wanted.amount}:${wanted.currency}` },
+        // The price it replaces is in the key: a price that goes back to an earlier amount is a new price.
+        {
+          ...options,
+          idempotencyKey: `price:${plan.value}:${wanted.amount}:${wanted.currency}${existing ? `:after:${existing.id}` : ''}`,
+        },
       ),
     );
     results.push({ plan: plan.value, priceId: price.id, created: true });

@@ -13,6 +13,7 @@ import {
 } from '#core/lifecycle.ts';
 import { chooseLocation, withoutReservationOf } from '#core/placement.ts';
 import { isPlanValue, type PlanValue } from '#core/plans.ts';
+import { endPriceLock, lockAtActivation } from '#core/price-lock.ts';
 import { stackName } from '#core/slug.ts';
 import { decommissioned, FIRST_STACK_ID, stackOnPlan, tornDown } from '#core/stacks.ts';
 import { logger } from '#http/logger.ts';
@@ -21,9 +22,11 @@ import {
   cancelSubscriptionNow,
   expireCheckoutSession,
   failedPaymentAt,
+  firstPaidInvoiceAt,
   listSubscriptions,
   retrieveSubscription,
   scheduleCancelAtPeriodEnd,
+  subscriptionItems,
   voidOpenInvoices,
 } from '#ports/processor.ts';
 import {
@@ -37,6 +40,7 @@ import { listInventory, releaseReservation } from '#store/capacity.ts';
 import { commitReconciliation, type TransactItem, waitlistDeletes } from '#store/lifecycle.ts';
 import { firstStackWrites, listStacks, stackUpdateWrite, teardownWrites } from '#store/stacks.ts';
 import { getTenant, type Tenant } from '#store/tenants.ts';
+import { rollOutPrices } from '../billing/price-rollout.ts';
 import { refundSubscription } from '../billing/refund.ts';
 import { expireOpenSessions } from '../billing/sessions.ts';
 
@@ -134,7 +138,12 @@ const lapseCheckout = async (tenant: Tenant, billing: Billing | undefined, now: 
  * The first Stack on the bought Plan, placed where the checkout reserved (the reservation becomes
  * the placement), or where there is room; a place is never taken beyond a slot's total.
  */
-const firstStack = async (tenant: Tenant, plan: PlanValue, now: Date): Promise<TransactItem[]> => {
+const firstStack = async (
+  tenant: Tenant,
+  plan: PlanValue,
+  subscription: SubscriptionFacts,
+  now: Date,
+): Promise<TransactItem[]> => {
   const inventory = await listInventory(tenant.homeRegion);
   const reservation = inventory.reservations.find((r) => r.tenantId === tenant.tenantId);
   const others = withoutReservationOf(inventory, tenant.tenantId);
@@ -147,13 +156,34 @@ const firstStack = async (tenant: Tenant, plan: PlanValue, now: Date): Promise<T
       tenantId: tenant.tenantId,
       plan,
     });
-  const stack = stackOnPlan({
-    stackId: FIRST_STACK_ID,
-    name: stackName(tenant.slug ?? tenant.tenantId, config.stackDomain()),
-    plan,
-    location: slot?.location ?? `${tenant.homeRegion}-unplaced`,
-    createdAt: now.toISOString(),
-  });
+  // The price the first subscription was bought at: the Stack is billed at it, and a founding
+  // tenant (first subscription completed before Open Signup) keeps it under the Founding Price Lock.
+  const [bought] = await subscriptionItems(subscription.id);
+  if (!bought)
+    logger.error('paid first subscription has no item; its Stack is created without a billed price', {
+      tenantId: tenant.tenantId,
+    });
+  const stack = {
+    ...stackOnPlan({
+      stackId: FIRST_STACK_ID,
+      name: stackName(tenant.slug ?? tenant.tenantId, config.stackDomain()),
+      plan,
+      location: slot?.location ?? `${tenant.homeRegion}-unplaced`,
+      createdAt: now.toISOString(),
+    }),
+    ...(bought
+      ? {
+          billedPriceId: bought.priceId,
+          priceLock: lockAtActivation({
+            completedAt: subscription.createdAt,
+            openSignupAt: config.openSignupAt(),
+            plan,
+            monthlyPrice: { amount: bought.unitAmount, currency: bought.currency },
+            now,
+          }),
+        }
+      : {}),
+  };
   return firstStackWrites({
     tenantId: tenant.tenantId,
     region: tenant.homeRegion,
@@ -215,15 +245,14 @@ const closeOut = async (
   for (const stored of stacks)
     if (stored.lifecycle === 'running' && tenant.teardownAt)
       extra.push(
-        stackUpdateWrite(
-          tenant.tenantId,
-          stored,
-          decommissioned(stored, {
+        stackUpdateWrite(tenant.tenantId, stored, {
+          ...decommissioned(stored, {
             teardownAt: tenant.teardownAt,
             admissionOpen:
               tenant.leftBy === 'cancelled_in_portal' && Date.parse(tenant.teardownAt) > now.getTime(),
           }),
-        ),
+          priceLock: endPriceLock(stored.priceLock, 'subscription_cancelled', now),
+        }),
       );
   const teardownDue = tenant.teardownAt !== undefined && Date.parse(tenant.teardownAt) <= now.getTime();
   // Stacks decommissioned just now are torn down at a later look, not in this commit.
@@ -265,6 +294,42 @@ const closeOut = async (
   return { tenantId: tenant.tenantId, transitions: [], committed };
 };
 
+/**
+ * When the tenant's first invoice above zero was paid (the money-back window opens then; the
+ * billing status shows its end): read from the processor once the tenant is paying, on each look
+ * until found (a first invoice of zero, such as a full promotion, opens nothing), then kept on the
+ * tenant. A failed read records nothing and blocks nothing: the next look reads again.
+ */
+const firstPaymentOf = async (
+  tenant: Tenant,
+  state: Tenant['billingState'],
+  billing: Billing | undefined,
+): Promise<string | undefined> => {
+  if (tenant.firstPaidAt || !billing?.customerId) return undefined;
+  if (state === 'provisioning' || state === 'decommissioning') return undefined;
+  try {
+    return (await firstPaidInvoiceAt(billing.customerId)) ?? undefined;
+  } catch (error) {
+    logger.warn('first paid invoice not read; read again at the next look', {
+      tenantId: tenant.tenantId,
+      error: error as Error,
+    });
+    return undefined;
+  }
+};
+
+/**
+ * Moves the tenant's Stacks whose lock does not hold to today's prices (from their next invoice).
+ * A failure is logged and blocks nothing: the next look (within a day) tries again.
+ */
+const rollOutPricesQuietly = async (tenantId: string, subscriptionId: string, now: Date): Promise<void> => {
+  try {
+    await rollOutPrices(tenantId, subscriptionId, now);
+  } catch (error) {
+    logger.warn('price rollout not done; tried again at the next look', { tenantId, error: error as Error });
+  }
+};
+
 /** Looks at one due tenant: the processor's truth now, the rules, one conditional commit. */
 export const reconcileTenant = async (tenantId: string, now: Date): Promise<ReconcileOutcome> => {
   const tenant = await getTenant(tenantId);
@@ -289,11 +354,13 @@ export const reconcileTenant = async (tenantId: string, now: Date): Promise<Reco
   });
 
   const extra: TransactItem[] = [];
-  const record: Partial<Record<'leftBy' | 'teardownAt', string>> = {};
+  const record: Partial<Record<'leftBy' | 'teardownAt' | 'firstPaidAt', string>> = {};
+  const firstPaidAt = await firstPaymentOf(tenant, state.state, billing);
+  if (firstPaidAt) record.firstPaidAt = firstPaidAt;
   if (transitions.some((t) => t.from === 'provisioning' && t.to === 'active')) {
     const plan = primary?.plan;
-    if (!isPlanValue(plan)) throw new UnknownPlanError(tenantId);
-    extra.push(...(await firstStack(tenant, plan, now)));
+    if (!primary || !isPlanValue(plan)) throw new UnknownPlanError(tenantId);
+    extra.push(...(await firstStack(tenant, plan, primary, now)));
   }
   const leaving = transitions.find((t) => t.to === 'decommissioning');
   if (leaving) {
@@ -310,7 +377,13 @@ export const reconcileTenant = async (tenantId: string, now: Date): Promise<Reco
     record.teardownAt = teardown.teardownAt;
     for (const stored of await listStacks(tenantId)) {
       if (stored.lifecycle !== 'running') continue;
-      extra.push(stackUpdateWrite(tenantId, stored, decommissioned(stored, teardown)));
+      // The subscription ends: every Founding Price Lock ends with it, in this same commit.
+      extra.push(
+        stackUpdateWrite(tenantId, stored, {
+          ...decommissioned(stored, teardown),
+          priceLock: endPriceLock(stored.priceLock, 'subscription_cancelled', now),
+        }),
+      );
     }
     extra.push(...(await waitlistDeletes(tenantId)));
   }
@@ -334,6 +407,8 @@ export const reconcileTenant = async (tenantId: string, now: Date): Promise<Reco
     record,
   });
   if (!committed) return { tenantId, transitions: [], committed };
+  if (state.state === 'active' && truth === 'covered' && primary && !leaving)
+    await rollOutPricesQuietly(tenantId, primary.id, now);
   if (leaving) {
     // Stop the billing in the same sweep; should the processor fail now, the tenant stays due
     // and the next look (in this sweep or the next) tries again.

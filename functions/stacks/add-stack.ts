@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { leavingRefusal } from '#core/leaving.ts';
 import { placeablePlans } from '#core/placement.ts';
-import { PLANS, type PlanValue } from '#core/plans.ts';
+import type { PlanValue } from '#core/plans.ts';
+import { listPriceOf } from '#core/price-lock.ts';
 import { idempotencyKeyReused, Refusal, requestInProgress } from '#core/refusal.ts';
 import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-growth.ts';
 import { stackOnPlan } from '#core/stacks.ts';
@@ -152,13 +153,17 @@ export const addStack = async (params: {
         await releaseReservation(tenant.homeRegion, holder);
         throw error;
       }
-      const stack = stackOnPlan({
-        stackId: change.stackId,
-        name: addedStackName(tenant.slug ?? tenant.tenantId, change.ordinal, config.stackDomain()),
-        plan,
-        location: reservation.reserved.location,
-        createdAt: now.toISOString(),
-      });
+      const stack = {
+        ...stackOnPlan({
+          stackId: change.stackId,
+          name: addedStackName(tenant.slug ?? tenant.tenantId, change.ordinal, config.stackDomain()),
+          plan,
+          location: reservation.reserved.location,
+          createdAt: now.toISOString(),
+        }),
+        // An added Stack is billed at today's price (the one item the add changed) and never locked.
+        billedPriceId: change.items[0]?.priceId,
+      };
       const view = stackView({
         ...stack,
         region: tenant.homeRegion,
@@ -223,7 +228,12 @@ export const previewAddStack = async (params: {
         items,
         prorationDate: now,
       });
-      return { plan, monthlyPrice: PLANS[plan].monthlyPrice, estimatedAt: now.toISOString(), estimate };
+      return {
+        plan,
+        monthlyPrice: listPriceOf(plan, config.planPrices()),
+        estimatedAt: now.toISOString(),
+        estimate,
+      };
     } catch (error) {
       if (!(error instanceof ProcessorError)) throw error;
       throw new Refusal(

@@ -10,7 +10,7 @@ import {
 import { Refusal } from '#core/refusal.ts';
 import { renderDesiredState, tornDown } from '#core/stacks.ts';
 import { listCredentials } from '#store/credentials.ts';
-import { applyStackWrites, recordObservedState, teardownWrites } from '#store/stacks.ts';
+import { applyStackWrites, recordObservedState, type StoredStack, teardownWrites } from '#store/stacks.ts';
 import { getTenant, lookNoLaterThan } from '#store/tenants.ts';
 import { requireStack } from './views.ts';
 
@@ -20,6 +20,12 @@ const credentialsToValidate = async (tenantId: string, stackId: string) =>
     .filter((credential) => credential.validation.state === 'pending' && credential.archivedAt === undefined)
     .map((credential) => ({ name: credential.name, version: credential.materialVersion }))
     .sort((a, b) => a.name.localeCompare(b.name));
+
+/** The Stack's running export, for its Dispatcher to build and upload (none once torn down). */
+const exportToBuild = (stack: StoredStack) =>
+  stack.runningExport && stack.lifecycle !== 'torn_down'
+    ? { export: { id: stack.runningExport.exportId, requestedAt: stack.runningExport.requestedAt } }
+    : {};
 
 /**
  * THE desired-state read of the Dispatcher contract: the Stack's desired state with its version as
@@ -39,7 +45,7 @@ export const readDesiredState = async (params: {
     notModified: false as const,
     headers,
     body: desiredStateDocument(
-      renderDesiredState(stack),
+      { ...renderDesiredState(stack), ...exportToBuild(stack) },
       version,
       pollAfter,
       await credentialsToValidate(params.tenantId, params.stackId),

@@ -1,9 +1,11 @@
+import { priceLockView } from '#core/price-lock.ts';
 import { Refusal } from '#core/refusal.ts';
 import { getStack, listStacks, type StoredStack } from '#store/stacks.ts';
 
 /**
  * What a tenant sees of a Stack: name and address, Plan, hosted resources and caps, location,
- * lifecycle, the desired-state version and the one its Dispatcher last applied, health. Never a
+ * lifecycle, the desired-state version and the one its Dispatcher last applied, health, and its
+ * Founding Price Lock. Never a
  * provider id, a storage locator or a credential.
  */
 export const stackView = (stack: StoredStack) => {
@@ -31,6 +33,8 @@ export const stackView = (stack: StoredStack) => {
     lastReportAt: stack.observed?.reportedAt ?? null,
     projects: stack.projectCount,
     createdAt: stack.createdAt,
+    /** The Founding Price Lock (null: the Stack never had one); the billed price id is never shown. */
+    priceLock: priceLockView(stack.priceLock, stack.plan),
   };
 };
 

@@ -81,6 +81,12 @@ export const keys = {
     SK: `THREAD#${stackId}#${threadId}`,
   }),
   threadPrefix: (stackId: string) => `THREAD#${stackId}#`,
+  /** An export archive of one of the tenant's Stacks (its id sorts by the request time). */
+  stackExport: (tenantId: string, stackId: string, exportId: string): Key => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `EXPORT#${stackId}#${exportId}`,
+  }),
+  stackExportPrefix: (stackId: string) => `EXPORT#${stackId}#`,
   /** GSI1 key that finds a tenant's billing record from its processor customer id. */
   customerIndex: (customerId: string) => ({ GSI1PK: `CUSTOMER#${customerId}`, GSI1SK: 'BILLING' }),
   /** Prefix of a tenant's waitlist entries (SK). */

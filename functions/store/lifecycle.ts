@@ -20,8 +20,13 @@ export const commitReconciliation = async (params: {
   nextCheckAt: string | null;
   now: Date;
   extra?: TransactItem[];
-  /** Facts of a leaving tenant to store with it (why it left, teardown time, close-out progress). */
-  record?: Partial<Record<'leftBy' | 'teardownAt' | 'billingStoppedAt' | 'tornDownAt', string>>;
+  /**
+   * Facts to store with it: a leaving tenant's (why it left, teardown time, close-out progress),
+   * and when its first invoice above zero was paid (the money-back window's start).
+   */
+  record?: Partial<
+    Record<'leftBy' | 'teardownAt' | 'billingStoppedAt' | 'tornDownAt' | 'firstPaidAt', string>
+  >;
 }): Promise<boolean> => {
   const { tenant, settled, transitions, nextCheckAt, now } = params;
   const recorded = Object.entries(params.record ?? {}).filter(([, value]) => value !== undefined);

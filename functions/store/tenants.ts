@@ -1,4 +1,10 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { BILLING_STATES } from '#core/billing-state.ts';
 import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
@@ -7,6 +13,22 @@ import { keys } from './keys.ts';
 
 /** Signup offers only the EU Home Region (spec §2). */
 export const SIGNUP_HOME_REGION = 'eu';
+
+/**
+ * The tenant's money-back refund: claimed once (`requestedAt`: when support received the email;
+ * `startedAt`: when the grant began), then completed (`grantedAt`, what was refunded). A claim
+ * without `grantedAt` is a grant under way: a rerun continues it.
+ */
+const MoneyBackSchema = v.object({
+  requestedAt: v.string(),
+  startedAt: v.string(),
+  email: v.optional(v.string()),
+  grantedAt: v.optional(v.string()),
+  refundedAmount: v.optional(v.number()),
+  refunds: v.optional(v.number()),
+  currency: v.optional(v.string()),
+});
+export type MoneyBackRecord = v.InferOutput<typeof MoneyBackSchema>;
 
 export const TenantSchema = v.object({
   tenantId: v.string(),
@@ -26,6 +48,10 @@ export const TenantSchema = v.object({
   tornDownAt: v.optional(v.string()),
   /** A provisioning tenant's administrator asked to close the account (the sweep carries it out). */
   closeRequestedAt: v.optional(v.string()),
+  /** When the first invoice above zero was paid, as the sweep read it from the processor (opens the money-back window). */
+  firstPaidAt: v.optional(v.string()),
+  /** The money-back refund, once claimed. */
+  moneyBack: v.optional(MoneyBackSchema),
 });
 export type Tenant = v.InferOutput<typeof TenantSchema>;
 
@@ -146,3 +172,103 @@ export const stackAddedWrite = (tenantId: string, ordinal: number) => ({
     ExpressionAttributeValues: { ':ordinal': ordinal, ':active': 'active' },
   },
 });
+
+/** The tenant that holds a slug (its claim item), or undefined when no tenant has it. */
+export const tenantIdOfSlug = async (slug: string): Promise<string | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.slug(slug), ConsistentRead: true }),
+  );
+  return typeof Item?.tenantId === 'string' ? Item.tenantId : undefined;
+};
+
+/** The email addresses of the tenant's administrators (those the code host gave us). */
+export const administratorEmails = async (tenantId: string): Promise<string[]> => {
+  const members = keys.member(tenantId, '');
+  const { Items } = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :member)',
+      ExpressionAttributeValues: { ':pk': members.PK, ':member': members.SK },
+      ConsistentRead: true,
+    }),
+  );
+  const emails: string[] = [];
+  for (const member of Items ?? []) {
+    if (member.role !== 'administrator' || typeof member.userId !== 'string') continue;
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.user(member.userId), ConsistentRead: true }),
+    );
+    if (typeof Item?.email === 'string') emails.push(Item.email);
+  }
+  return emails;
+};
+
+/**
+ * Claims the tenant's one money-back refund: written only when there is none yet and the tenant
+ * is not leaving, or kept when a claim exists that was never completed (a run that stopped
+ * part-way: it is continued, keeping its first `requestedAt`). Not a billing-state write. Answers
+ * the claim as stored and whether this call made it, or undefined when the condition failed
+ * (already granted, or leaving).
+ */
+export const claimMoneyBack = async (
+  tenantId: string,
+  claim: { requestedAt: string; startedAt: string; email: string },
+): Promise<{ record: MoneyBackRecord; continued: boolean } | undefined> => {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.tenant(tenantId),
+        UpdateExpression: 'SET moneyBack = if_not_exists(moneyBack, :claim)',
+        ConditionExpression:
+          'attribute_exists(PK) AND ((attribute_not_exists(moneyBack) AND billingState <> :leaving) OR (attribute_exists(moneyBack) AND attribute_not_exists(moneyBack.grantedAt)))',
+        ExpressionAttributeValues: { ':claim': claim, ':leaving': 'decommissioning' },
+        ReturnValues: 'UPDATED_OLD',
+      }),
+    );
+    const earlier = Attributes?.moneyBack;
+    return earlier === undefined
+      ? { record: claim, continued: false }
+      : { record: v.parse(MoneyBackSchema, earlier), continued: true };
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+};
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * Completes the claimed money-back refund, in one transaction with `email` (its outbox item): the
+ * grant record is written once, and so is the email. False when it was completed already.
+ */
+export const completeMoneyBack = async (
+  tenantId: string,
+  completion: { grantedAt: string; refundedAmount: number; refunds: number; currency: string },
+  email: TransactItem,
+): Promise<boolean> =>
+  appliedUnlessConditionFails(
+    db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.tenant(tenantId),
+              UpdateExpression:
+                'SET moneyBack.grantedAt = :grantedAt, moneyBack.refundedAmount = :amount, moneyBack.refunds = :refunds, moneyBack.currency = :currency',
+              ConditionExpression:
+                'attribute_exists(moneyBack) AND attribute_not_exists(moneyBack.grantedAt)',
+              ExpressionAttributeValues: {
+                ':grantedAt': completion.grantedAt,
+                ':amount': completion.refundedAmount,
+                ':refunds': completion.refunds,
+                ':currency': completion.currency,
+              },
+            },
+          },
+          email,
+        ],
+      }),
+    ),
+  );

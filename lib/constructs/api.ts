@@ -6,7 +6,11 @@ import {
   HttpNoneAuthorizer,
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import {
+  HttpIamAuthorizer,
+  HttpLambdaAuthorizer,
+  HttpLambdaResponseType,
+} from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -23,6 +27,7 @@ import type {
 } from '../../functions/ports/config.ts';
 import { AUTHORIZER_HANDLER, type Route, routes, type SecretName } from '../routes.ts';
 import type { CredentialsKey } from './credentials-key.ts';
+import type { ExportArchives } from './exports.ts';
 import { grantInvoke, grantTable, handlerFunction } from './lambda.ts';
 import type { PlanChanges } from './plan-changes.ts';
 
@@ -37,6 +42,8 @@ export interface ControlPlaneApiProps {
   planChanges: PlanChanges;
   /** The key that envelope-encrypts Credentials, which the routes with `usesCredentialsKey` use. */
   credentialsKey: CredentialsKey;
+  /** The export archives' bucket and download distribution (routes with `exportsBucket`, `signsExportDownloads`). */
+  exports: ExportArchives;
 }
 
 /** The variable through which a function finds each secret's ARN. */
@@ -44,6 +51,7 @@ const SECRET_ENVIRONMENT: Record<SecretName, `${SecretVariable}_ARN`> = {
   codeHostClientSecret: 'CODE_HOST_CLIENT_SECRET_ARN',
   processorApiKey: 'PROCESSOR_API_KEY_ARN',
   processorWebhookSecret: 'PROCESSOR_WEBHOOK_SECRET_ARN',
+  exportsSigningKey: 'EXPORTS_SIGNING_KEY_ARN',
 };
 
 /** The variable through which a function finds each queue. */
@@ -60,6 +68,15 @@ const PLAN_CHANGE_ENVIRONMENT: EnvironmentName = 'PLAN_CHANGE_STATE_MACHINE_ARN'
 
 /** The variable through which a Credentials route finds the key. */
 const CREDENTIALS_KEY_ENVIRONMENT: EnvironmentName = 'CREDENTIALS_KEY_ID';
+
+/** The variable through which an export upload route finds the bucket. */
+const EXPORTS_BUCKET_ENVIRONMENT: EnvironmentName = 'EXPORTS_BUCKET';
+
+/** The variables through which the download route builds and signs URLs. */
+const EXPORTS_DOWNLOAD_ENVIRONMENT = {
+  baseUrl: 'EXPORTS_DOWNLOAD_BASE_URL',
+  keyPairId: 'EXPORTS_SIGNING_KEY_PAIR_ID',
+} as const satisfies Record<string, EnvironmentName>;
 
 /** The HTTP API: the session authorizer and one function per entry of lib/routes.ts. */
 export class ControlPlaneApi extends Construct {
@@ -80,6 +97,8 @@ export class ControlPlaneApi extends Construct {
       identitySource: [],
       resultsCacheTtl: Duration.seconds(0),
     });
+    // Operator routes: only requests signed by an IAM principal allowed execute-api:Invoke on them.
+    const iamAuthorizer = new HttpIamAuthorizer();
 
     this.api = new HttpApi(this, 'HttpApi', { createDefaultStage: false });
     const accessLogs = new LogGroup(this, 'AccessLogs', {
@@ -102,7 +121,12 @@ export class ControlPlaneApi extends Construct {
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${route.id}Integration`, fn),
-        authorizer: route.auth === 'none' ? new HttpNoneAuthorizer() : sessionAuthorizer,
+        authorizer:
+          route.auth === 'none'
+            ? new HttpNoneAuthorizer()
+            : route.auth === 'iam'
+              ? iamAuthorizer
+              : sessionAuthorizer,
       });
       if (route.auth === 'none') {
         if (!route.publicBecause)
@@ -134,6 +158,14 @@ export class ControlPlaneApi extends Construct {
     if (route.usesCredentialsKey) {
       props.credentialsKey.grantSealOpen(fn);
       fn.addEnvironment(CREDENTIALS_KEY_ENVIRONMENT, props.credentialsKey.key.keyArn);
+    }
+    if (route.exportsBucket === 'upload') {
+      props.exports.grantUpload(fn);
+      fn.addEnvironment(EXPORTS_BUCKET_ENVIRONMENT, props.exports.bucket.bucketName);
+    }
+    if (route.signsExportDownloads) {
+      fn.addEnvironment(EXPORTS_DOWNLOAD_ENVIRONMENT.baseUrl, props.exports.downloadBaseUrl);
+      fn.addEnvironment(EXPORTS_DOWNLOAD_ENVIRONMENT.keyPairId, props.exports.publicKey.publicKeyId);
     }
     this.routeFunctions.set(route.id, fn);
     return fn;

@@ -9,6 +9,7 @@ import { MAX_RECEIVES } from '../constants.ts';
 import { ensureTable, localCredentials, startDynamoDbLocal } from './dynamodb.ts';
 import { type LocalKms, startLocalKms } from './kms.ts';
 import { closeServer, freePort } from './ports.ts';
+import { LOCAL_SIGNING_KEY_PAIR_ID, type LocalS3, localSigningKey, startLocalS3 } from './s3.ts';
 import { type LocalStepFunctions, startLocalStepFunctions } from './stepfunctions.ts';
 
 export const LOCAL_REGION = 'eu-west-1';
@@ -24,12 +25,13 @@ export interface LocalCloudOptions {
   sesPort?: number;
   stepFunctionsPort?: number;
   kmsPort?: number;
+  s3Port?: number;
 }
 
 export interface LocalCloud {
   /** The environment the handlers need: the standard AWS variables pointing at the stand-ins. */
   environment: Record<string, string>;
-  endpoints: { dynamodb: string; sqs: string; ses: string; stepFunctions: string; kms: string };
+  endpoints: { dynamodb: string; sqs: string; ses: string; stepFunctions: string; kms: string; s3: string };
   dynamoDbPid: number | undefined;
   /** The Step Functions stand-in: its tasks run in this process (the one that installs the Clock). */
   stepFunctions: LocalStepFunctions;
@@ -82,7 +84,7 @@ export const createProcessorQueues = async (
 };
 
 /**
- * Starts the local stand-ins for the AWS services (DynamoDB Local, SQS, SES v2, Step Functions, KMS) and creates the
+ * Starts the local stand-ins for the AWS services (DynamoDB Local, SQS, SES v2, Step Functions, KMS, S3) and creates the
  * table from THE table definition. The handlers reach them through the standard
  * AWS_ENDPOINT_URL_* variables, so their code is exactly what Lambda runs.
  */
@@ -101,6 +103,7 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
   let ses: Server | undefined;
   let stepFunctions: LocalStepFunctions | undefined;
   let kms: LocalKms | undefined;
+  let s3: LocalS3 | undefined;
   try {
     sqs = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', region: LOCAL_REGION });
     ses = await startSesServer({ host: '127.0.0.1', port: sesPort });
@@ -114,12 +117,18 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
       ...(options.dataDirectory ? { dataDirectory: options.dataDirectory } : {}),
       ...(options.kmsPort ? { port: options.kmsPort } : {}),
     });
+    // The export archives' bucket (its objects in the data folder, beside the table).
+    s3 = await startLocalS3({
+      ...(options.dataDirectory ? { dataDirectory: options.dataDirectory } : {}),
+      ...(options.s3Port ? { port: options.s3Port } : {}),
+    });
     await ensureTable(dynamo.endpoint, LOCAL_TABLE_NAME);
   } catch (error) {
     if (sqs) await closeServer(sqs);
     if (ses) await closeServer(ses);
     await stepFunctions?.stop();
     await kms?.stop();
+    await s3?.stop();
     await dynamo.stop();
     throw error;
   }
@@ -129,11 +138,13 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
     ses: `http://127.0.0.1:${sesPort}`,
     stepFunctions: stepFunctions.endpoint,
     kms: kms.endpoint,
+    s3: s3.endpoint,
   };
   const sqsServer = sqs;
   const sesServer = ses;
   const workflows = stepFunctions;
   const keys = kms;
+  const objects = s3;
   const queues = await createProcessorQueues(endpoints.sqs);
   return {
     endpoints,
@@ -150,13 +161,23 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
       PLAN_CHANGE_STATE_MACHINE_ARN: workflows.stateMachineArn,
       AWS_ENDPOINT_URL_KMS: endpoints.kms,
       CREDENTIALS_KEY_ID: keys.keyId,
+      AWS_ENDPOINT_URL_S3: endpoints.s3,
+      EXPORTS_BUCKET: objects.bucket,
+      EXPORTS_SIGNING_KEY: localSigningKey(),
+      EXPORTS_SIGNING_KEY_PAIR_ID: LOCAL_SIGNING_KEY_PAIR_ID,
       TABLE_NAME: LOCAL_TABLE_NAME,
       PROCESSOR_EVENTS_QUEUE_URL: queues.events,
       PROCESSOR_EVENTS_DLQ_URL: queues.deadLetters,
     } satisfies Environment,
     stop: async () => {
       await workflows.stop();
-      await Promise.all([closeServer(sqsServer), closeServer(sesServer), keys.stop(), dynamo.stop()]);
+      await Promise.all([
+        closeServer(sqsServer),
+        closeServer(sesServer),
+        keys.stop(),
+        objects.stop(),
+        dynamo.stop(),
+      ]);
     },
   };
 };

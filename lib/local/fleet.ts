@@ -7,7 +7,12 @@
  * finish simulated runs, inject faults, set validation answers and ask for Threads through
  * `/_local/fleet/...`.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { OperationReport } from '../../functions/core/dispatcher.ts';
+import { StackData, type ThreadSeed } from './stack-data.ts';
+import { packArchive, partSizeFor, stageArchive, uploadInParts } from './stack-export.ts';
 
 /** Standing faults of a whole Dispatcher (until changed): silent, unhealthy, or applying nothing. */
 export const FLEET_FAULTS = ['stop_reporting', 'unhealthy', 'fail_operation'] as const;
@@ -51,7 +56,22 @@ interface DesiredDocument {
   operation?: DesiredOperation;
   /** Credentials waiting for validation: the name and the version of the material to check. */
   credentials?: { name: string; version: number }[];
+  /** An export archive to build and upload (docs/exports.md). */
+  export?: { id: string; requestedAt: string };
   poll_after_seconds: number;
+}
+
+/** An export the Dispatcher works on or worked on. */
+export interface ExportWork {
+  id: string;
+  state: 'building' | 'ready' | 'failed';
+  /** The archive's size, once uploaded. */
+  sizeBytes?: number;
+  parts?: number;
+  /** Why it failed. */
+  reason?: string;
+  /** The control plane's answer to the outcome (`200`, or a refusal). */
+  status?: number;
 }
 
 /** What the simulated Dispatcher concludes when it checks a Credential with its provider. */
@@ -120,6 +140,8 @@ export interface DispatcherStatus {
   validationAnswers: Record<string, ValidationAnswer>;
   /** The validations it reported, the last per Credential name. */
   validations: ValidationReport[];
+  /** The exports it built (or is building), oldest first. */
+  exports: ExportWork[];
   lastError: string | null;
 }
 
@@ -151,16 +173,121 @@ class SimulatedDispatcher {
   private readonly answers = new Map<string, ValidationAnswer>();
   /** The last validation reported per Credential name (a version not reported yet is checked). */
   private readonly validated = new Map<string, ValidationReport>();
+  /** Exports by id: each one is built once. */
+  private readonly exports = new Map<string, { work: ExportWork; done: Promise<void> }>();
+  /** The reason the next export fails with (a fault), if any. */
+  exportFault: string | null = null;
+  private readonly dataRoot: string;
+  private readonly now: () => Date;
+  private stackData: StackData | undefined;
 
   constructor(
     id: string,
     credential: string,
-    options: { localHostExecutor: boolean; location: string | null },
+    options: { localHostExecutor: boolean; location: string | null; dataRoot: string; now: () => Date },
   ) {
     this.id = id;
     this.credential = credential;
     this.localHostExecutor = options.localHostExecutor;
     this.location = options.location;
+    this.dataRoot = options.dataRoot;
+    this.now = options.now;
+  }
+
+  /** The Stack's data (journal and Thread repositories), in `<data root>/<Stack name>`. */
+  data(): StackData {
+    const stack = this.desired?.stack;
+    if (!stack) throw new Error('the Dispatcher has not read its desired state yet');
+    this.stackData ??= new StackData(path.join(this.dataRoot, stack));
+    return this.stackData;
+  }
+
+  /** Seeds the Stack's data: journal events, and Threads with shipped and unshipped commits. */
+  async seed(params: {
+    events?: number;
+    threads?: ThreadSeed[];
+  }): Promise<{ events: number; threads: number }> {
+    const data = this.data();
+    for (let n = 0; n < (params.events ?? 0); n++)
+      data.append('run_step', { n, note: 'seeded by the reference Dispatcher' }, this.now());
+    for (const thread of params.threads ?? []) await data.addThread(thread, this.now());
+    return { events: data.eventCount(), threads: data.threads().length };
+  }
+
+  /** Resolves once the export has been built and reported (or failed); undefined for an unknown id. */
+  exportDone(exportId: string): Promise<void> | undefined {
+    return this.exports.get(exportId)?.done;
+  }
+
+  /** Starts the desired state's export (once per id); it runs beside the polls. */
+  private startExport(apiUrl: string, desired: DesiredDocument): void {
+    const wanted = desired.export;
+    if (!wanted || this.exports.has(wanted.id)) return;
+    const work: ExportWork = { id: wanted.id, state: 'building' };
+    const done = this.buildExport(apiUrl, desired.stack, wanted, work).catch((error: unknown) => {
+      work.state = 'failed';
+      work.reason = (error as Error).message;
+      this.lastError = `export ${wanted.id}: ${work.reason}`;
+    });
+    this.exports.set(wanted.id, { work, done });
+  }
+
+  /** Stages, packs and uploads the archive, then reports the outcome. */
+  private async buildExport(
+    apiUrl: string,
+    stack: string,
+    wanted: { id: string; requestedAt: string },
+    work: ExportWork,
+  ): Promise<void> {
+    const outcome = (body: unknown) =>
+      this.request(apiUrl, 'POST', `/v1/dispatcher/exports/${encodeURIComponent(wanted.id)}/outcome`, body);
+    const fault = this.exportFault;
+    if (fault !== null) {
+      this.exportFault = null;
+      work.state = 'failed';
+      work.reason = fault;
+      work.status = (await outcome({ outcome: 'failed', reason: fault })).status;
+      return;
+    }
+    const data = this.data();
+    const staged = await stageArchive(
+      data,
+      { exportId: wanted.id, stack, requestedAt: wanted.requestedAt, now: this.now },
+      path.join(data.root, '.exports', wanted.id),
+    );
+    try {
+      const uploaded = await uploadInParts(
+        packArchive(staged),
+        partSizeFor(staged.tarBytes),
+        async (partNumbers) => {
+          const response = await this.request(
+            apiUrl,
+            'POST',
+            `/v1/dispatcher/exports/${encodeURIComponent(wanted.id)}/parts`,
+            { partNumbers },
+          );
+          if (!response.ok)
+            throw new Error(`part URLs answered ${response.status}: ${await response.text()}`);
+          return ((await response.json()) as { parts: { partNumber: number; url: string }[] }).parts;
+        },
+      );
+      const answer = await outcome({
+        outcome: 'ready',
+        sizeBytes: uploaded.sizeBytes,
+        parts: uploaded.parts,
+      });
+      work.status = answer.status;
+      work.sizeBytes = uploaded.sizeBytes;
+      work.parts = uploaded.parts.length;
+      work.state = answer.ok ? 'ready' : 'failed';
+      if (!answer.ok) work.reason = `the outcome answered ${answer.status}: ${await answer.text()}`;
+    } catch (error) {
+      const reason = (error as Error).message.slice(0, 500);
+      work.status = (await outcome({ outcome: 'failed', reason })).status;
+      throw error;
+    } finally {
+      staged.cleanUp();
+    }
   }
 
   get stackName(): string | null {
@@ -222,6 +349,8 @@ class SimulatedDispatcher {
       }
     }
     if (this.fault === 'stop_reporting') return;
+    // An export is built beside the polls (it may take a while); each id once.
+    if (!this.tornDown) this.startExport(apiUrl, desired);
     await this.validateCredentials(apiUrl, desired);
     const report = await this.request(apiUrl, 'PUT', '/v1/dispatcher/observed-state', {
       appliedVersion: this.appliedVersion,
@@ -398,6 +527,7 @@ class SimulatedDispatcher {
       lastOperation: this.lastOperation,
       validationAnswers: Object.fromEntries([...this.answers].map(([name, answer]) => [name, { ...answer }])),
       validations: [...this.validated.values()].map((report) => ({ ...report })),
+      exports: [...this.exports.values()].map(({ work }) => ({ ...work })),
       lastError: this.lastError,
     };
   }
@@ -409,10 +539,22 @@ export class FleetSimulator {
   private readonly apiUrl: () => string;
   private readonly now: () => Date;
   private timer: NodeJS.Timeout | undefined;
+  private readonly dataDirectory: string | undefined;
+  private dataRoot: string | undefined;
 
-  constructor(apiUrl: () => string, now: () => Date) {
+  /**
+   * `dataDirectory`: where the Stacks' data (journals, Thread repositories) live; a temporary
+   * folder when absent.
+   */
+  constructor(apiUrl: () => string, now: () => Date, options: { dataDirectory?: string } = {}) {
     this.apiUrl = apiUrl;
     this.now = now;
+    this.dataDirectory = options.dataDirectory;
+  }
+
+  private root(): string {
+    this.dataRoot ??= this.dataDirectory ?? mkdtempSync(path.join(tmpdir(), 'stack-fleet-'));
+    return this.dataRoot;
   }
 
   /**
@@ -427,6 +569,8 @@ export class FleetSimulator {
     const dispatcher = new SimulatedDispatcher(`dsp-${this.sequence}`, credential, {
       localHostExecutor: options.localHostExecutor ?? false,
       location: options.location ?? null,
+      dataRoot: this.root(),
+      now: this.now,
     });
     await dispatcher.poll(this.apiUrl(), this.now());
     if (dispatcher.lastError) throw new Error(`the Dispatcher could not start: ${dispatcher.lastError}`);

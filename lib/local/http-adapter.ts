@@ -177,6 +177,12 @@ export class LocalApiGateway {
     }
     if (!match) return gatewayError(404, 'Not Found');
     const { route, values } = match;
+    // Operator routes are IAM-authorized in the cloud; there is no IAM here, so none gets through.
+    if (route.auth === 'iam')
+      return gatewayError(
+        403,
+        'Forbidden: this operator route takes IAM-signed requests in the cloud only. Locally, use the ops CLI: npm run ops -- refund --slug <slug> --email <address> [--requested-at <ISO time>].',
+      );
 
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) {

@@ -200,6 +200,25 @@ const ValidationAnswerBody = v.strictObject({
   ),
 });
 
+/** `POST /_local/fleet/dispatchers/{dispatcherId}/data`: seeds the Stack's journal and Threads. */
+const StackDataBody = v.strictObject({
+  events: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100_000))),
+  threads: v.optional(
+    v.pipe(
+      v.array(
+        v.strictObject({
+          threadId: THREAD_ID,
+          projectId: v.pipe(v.string(), v.minLength(1, 'a Project id (prj_…)'), v.maxLength(200)),
+          issue: v.pipe(v.string(), v.minLength(1, 'an issue such as acme/app#12'), v.maxLength(200)),
+          shipped: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50)),
+          unshipped: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50)),
+        }),
+      ),
+      v.maxLength(200, 'at most 200 Threads at a time'),
+    ),
+  ),
+});
+
 /** Exactly one of `dispatcherId` and `stack` names the Dispatcher. */
 const faultTarget = (named: {
   dispatcherId?: string | undefined;
@@ -336,6 +355,22 @@ const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
           ...(body.reason !== undefined ? { reason: body.reason } : {}),
         });
         return { status: 200, body: dispatcher.status() };
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/_local/fleet/dispatchers/{dispatcherId}/data',
+      auth: 'none',
+      handler: httpHandler({ auth: 'none', body: StackDataBody }, async ({ body, pathParameters }) => {
+        const dispatcher = dispatcherOf(pathParameters.dispatcherId);
+        const { events, threads } = body;
+        return {
+          status: 200,
+          body: await dispatcher.seed({
+            ...(events !== undefined ? { events } : {}),
+            ...(threads !== undefined ? { threads } : {}),
+          }),
+        };
       }),
     },
     {

@@ -12,6 +12,7 @@ import { routes } from '../routes.ts';
 import { AdjustableClock, clockStateFile } from './clock.ts';
 import { type LocalCloud, type LocalCloudOptions, startLocalCloud } from './cloud.ts';
 import { codeHostEnvironment, type LocalCodeHost, startCodeHost } from './code-host.ts';
+import { isExportDownload, serveExportDownload } from './exports.ts';
 import { FleetSimulator } from './fleet.ts';
 import {
   LocalApiGateway,
@@ -92,6 +93,8 @@ export const serve =
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landingPage);
       return;
     }
+    // Export archives stream past the adapter (CloudFront's part in the cloud).
+    if (isExportDownload(request)) return serveExportDownload(request, response);
     const body = await readRequestBody(request);
     const result =
       body === undefined
@@ -205,10 +208,13 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     installLocalNudge(options.sweepMode === 'manual' ? () => undefined : () => sweeper.nudge());
     await seedCapacity(clock.now());
     process.env.PUBLIC_API_URL = url;
+    process.env.EXPORTS_DOWNLOAD_BASE_URL = `${url}/_local`;
     process.env.TENANT_APP_URL ??= `${url}/`;
     const fleet = new FleetSimulator(
       () => url,
       () => clock.now(),
+      // The Stacks' journals and Thread repositories, beside the rest of the local state.
+      options.dataDirectory ? { dataDirectory: path.join(options.dataDirectory, 'stacks') } : {},
     );
     const ready = new LocalApiGateway(
       [...localRoutes(clock, sweeper, { processor, mail, fleet }), ...(await loadRouteHandlers(routes))],

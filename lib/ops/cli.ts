@@ -22,7 +22,9 @@ const USAGE = `Usage: npm run ops -- <command> [options]
   capacity set --region eu --location <location> --plan <standard|plus|pro> --total <n> [--create]
                           --create: add a location the region does not have yet (otherwise refused)
   capacity list [--region eu]
-  processor:sync          create or find the Plan products, prices (by lookup key) and the portal configuration
+  processor:sync          create or find the Plan products, prices (by lookup key) and the portal configuration;
+                          a price change: PLAN_PRICES=plus=5500 creates the new price, which takes the lookup key
+                          over (Stacks under the Founding Price Lock keep theirs; the others move at their next look)
   refund --slug <slug> --email <address> [--requested-at <ISO time>]
                           grant a tenant's money-back refund (its email to support: the address it wrote from,
                           and when support received it; default now). Deployed: --table and PROCESSOR_API_KEY

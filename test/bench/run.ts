@@ -6,6 +6,7 @@ import { startControlPlane } from '../../lib/local/server.ts';
 import { IMPORT_OVERHEAD_TARGET_MS, measureBundles, SIZE_TARGET_BYTES } from './bundles.ts';
 import { printCost } from './cost.ts';
 import { printDispatcherFigures } from './dispatcher.ts';
+import { printExportFigures } from './export.ts';
 import { printPlanChangeFigures } from './plan-change.ts';
 import {
   IDLE_READS_TARGET,
@@ -67,6 +68,7 @@ const main = async () => {
       `Idle sweep over ${idle.tenants.toLocaleString('en')} tenants: ${idle.itemsRead} items read, ${idle.reconciled} reconciled, ${idle.durationMs} ms (target <= ${IDLE_READS_TARGET} items)  ${verdict(idle.itemsRead <= IDLE_READS_TARGET)}`,
     );
     await printDispatcherFigures(plane);
+    await printExportFigures(plane, verdict);
     const rate = await measureReconcileRate(plane, 1000);
     console.log(
       `Reconcile rate with ${rate.due} tenants due (against the emulator): ${rate.reconciled} reconciled in ${rate.seconds.toFixed(1)} s = ${rate.perSecond.toFixed(0)} tenants/s`,

@@ -69,8 +69,33 @@ describe('the CDK stack', () => {
       const [found] = Object.values(apiRoutes).filter(
         (resource) => resource.Properties.RouteKey === `${route.method} ${route.path}`,
       );
-      expect(found?.Properties.AuthorizationType).toBe(route.auth === 'none' ? 'NONE' : 'CUSTOM');
+      expect(found?.Properties.AuthorizationType).toBe(
+        route.auth === 'none' ? 'NONE' : route.auth === 'iam' ? 'AWS_IAM' : 'CUSTOM',
+      );
     }
+  });
+
+  it('the operator refund route takes IAM-signed requests only (no Lambda authorizer), and reads the processor key', () => {
+    const [refund] = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter(
+      (resource) => resource.Properties.RouteKey === 'POST /ops/refunds',
+    );
+    expect(refund?.Properties.AuthorizationType).toBe('AWS_IAM');
+    expect(refund?.Properties.AuthorizerId).toBeUndefined();
+    const [, policy] =
+      Object.entries(template.findResources('AWS::IAM::Policy')).find(([id]) =>
+        id.startsWith('ApiPostOpsRefundServiceRoleDefaultPolicy'),
+      ) ?? [];
+    const document = JSON.stringify(policy?.Properties.PolicyDocument);
+    expect(document).toContain('secretsmanager:GetSecretValue');
+    expect(document).toContain('dynamodb:UpdateItem');
+  });
+
+  it('every API function knows the support address (CDK context supportEmail)', () => {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) =>
+      id.startsWith('ApiGetBillingStatus'),
+    );
+    expect(functions).toHaveLength(1);
+    expect(functions[0]?.[1].Properties.Environment.Variables.SUPPORT_EMAIL).toBe('support@example.com');
   });
 
   it('has one Lambda function per route and per Plan Change task, plus the authorizer and the reconciler, all nodejs24.x on arm64', () => {

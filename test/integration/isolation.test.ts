@@ -20,6 +20,8 @@ interface Victim {
   adminUserId: string;
   slug: string;
   memberLogin: string;
+  /** An export of the victim's Stack `primary`. */
+  exportId: string;
 }
 
 interface Probe {
@@ -142,6 +144,22 @@ const WALK: Record<string, Probe> = {
     request: () => ({ path: '/v1/stacks/primary/guide-credential', body: { name: VICTIM_CREDENTIAL } }),
     otherTenantStatus: 404,
   },
+  // Exports of the victim's Stack: another tenant's session finds no such Stack (404).
+  PostStackExport: {
+    adminOnly: true,
+    request: () => ({ path: '/v1/stacks/primary/exports' }),
+    otherTenantStatus: 404,
+  },
+  GetStackExport: {
+    adminOnly: false,
+    request: (v) => ({ path: `/v1/stacks/primary/exports/${v.exportId}` }),
+    otherTenantStatus: 404,
+  },
+  PostStackExportDownload: {
+    adminOnly: true,
+    request: (v) => ({ path: `/v1/stacks/primary/exports/${v.exportId}/download` }),
+    otherTenantStatus: 404,
+  },
   // Dispatcher routes: no tenant session reaches them (401), member or not.
   GetDispatcherDesiredState: { adminOnly: false, request: () => ({}), otherTenantStatus: 401 },
   PutDispatcherObservedState: {
@@ -164,6 +182,19 @@ const WALK: Record<string, Probe> = {
     request: () => ({
       path: `/v1/dispatcher/credentials/${VICTIM_CREDENTIAL}/validation`,
       body: { version: 1, outcome: 'invalid', reason: 'intruder' },
+    }),
+    otherTenantStatus: 401,
+  },
+  PostDispatcherExportParts: {
+    adminOnly: false,
+    request: (v) => ({ path: `/v1/dispatcher/exports/${v.exportId}/parts`, body: { partNumbers: [1] } }),
+    otherTenantStatus: 401,
+  },
+  PostDispatcherExportOutcome: {
+    adminOnly: false,
+    request: (v) => ({
+      path: `/v1/dispatcher/exports/${v.exportId}/outcome`,
+      body: { outcome: 'failed', reason: 'intruder' },
     }),
     otherTenantStatus: 401,
   },
@@ -240,7 +271,7 @@ beforeAll(async () => {
     (await api.call('POST', '/_local/members', { token: admin.sessionToken, body: { login: memberLogin } }))
       .status,
   ).toBe(201);
-  victim = { tenantId: admin.tenantId, adminUserId: admin.userId, slug, memberLogin };
+  victim = { tenantId: admin.tenantId, adminUserId: admin.userId, slug, memberLogin, exportId: '' };
   // The victim has a Stack (as an activation would have created it), for the Stack routes.
   await db().send(
     new PutCommand({
@@ -260,6 +291,10 @@ beforeAll(async () => {
   );
   victimAdminToken = admin.sessionToken;
   victimCredential = await credentialOf(admin.sessionToken);
+  // An export of the victim's Stack, running (the export routes are walked at it).
+  const exported = await api.call('POST', '/v1/stacks/primary/exports', { token: admin.sessionToken });
+  expect(exported.status).toBe(202);
+  victim.exportId = exported.json.exportId;
   const provisioned = await api.call('POST', `/v1/credentials/${VICTIM_CREDENTIAL}`, {
     token: admin.sessionToken,
     body: { provider: 'provider-c', kind: 'api_key', material: VICTIM_MATERIAL },

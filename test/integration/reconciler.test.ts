@@ -57,10 +57,23 @@ describe('the sweep: checkout to active', () => {
   it('a paid checkout makes the tenant active with one Stack on the Plan, its caps and resources', async () => {
     const tenant = await subscribedTenant(TEST_CARDS.succeeds, 'plus');
     const status = await statusOf(tenant);
+    // The money-back window runs 14 days from the payment of the first invoice, as the processor reports it.
+    const firstInvoice = Object.values(api.emulator?.state.invoices ?? {}).find(
+      (i) => i.subscription === subscriptionOf(tenant.tenantId).id,
+    );
     expect(status).toEqual({
       billingState: 'active',
       graceDeadline: null,
       history: [{ at: expect.any(String), from: 'provisioning', to: 'active', reason: 'checkout_completed' }],
+      moneyBack: {
+        supportEmail: 'support@stack-control-plane.test',
+        windowEndsAt: new Date(((firstInvoice?.paidAt ?? 0) + 14 * 86_400) * 1000).toISOString(),
+        available: true,
+        used: null,
+        reminder: expect.stringContaining('Export your data first'),
+      },
+      // No Open Signup configured: the first subscription is a founding one, its Stack locked.
+      priceLock: { founding: true, lockedStacks: 1, ended: [] },
     });
     const stacks = await listStacks(tenant.tenantId);
     expect(stacks).toHaveLength(1);

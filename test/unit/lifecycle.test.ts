@@ -6,6 +6,7 @@ import {
   classifySubscription,
   type LifecycleState,
   nextCheckAt,
+  nextTransition,
   type ProcessorTruth,
   type SubscriptionFacts,
   type SubscriptionStatus,
@@ -213,5 +214,25 @@ describe('property: the rules agree with the oracle for any truths and times', (
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('a money-back refund', () => {
+  it('takes a past-due or suspended tenant to decommissioning at once, not at the end of its grace', () => {
+    const now = new Date('2026-03-10T00:00:00.000Z');
+    for (const state of ['past-due', 'suspended'] as const) {
+      const deadline = '2026-03-20T00:00:00.000Z';
+      expect(
+        nextTransition({ state, graceDeadline: deadline }, 'cancelled', now, {
+          cancelReason: 'refund_granted',
+        }),
+      ).toEqual({ from: state, to: 'decommissioning', reason: 'refund_granted', graceDeadline: null });
+      // Another cancellation still waits for the grace.
+      expect(
+        nextTransition({ state, graceDeadline: deadline }, 'cancelled', now, {
+          cancelReason: 'cancelled_by_operator',
+        }),
+      ).toBeUndefined();
+    }
   });
 });

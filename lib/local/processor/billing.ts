@@ -133,6 +133,38 @@ export const lineDiscounts = (amounts: readonly number[], coupon: CouponTerms | 
   });
 };
 
+/**
+ * `lineDiscounts` for lines under different coupons: each coupon over the lines it covers (a fixed
+ * amount comes off once among them), nothing on lines under none.
+ */
+const discountsByCoupon = (
+  amounts: readonly number[],
+  coupon: CouponTerms | null,
+  lineCoupons: readonly (CouponTerms | null | undefined)[] | undefined,
+): number[] => {
+  if (!lineCoupons) return lineDiscounts(amounts, coupon);
+  const couponOf = (index: number) => {
+    const own = lineCoupons[index];
+    return own === undefined ? coupon : own;
+  };
+  const discounts = amounts.map(() => 0);
+  const groups = new Map<CouponTerms, number[]>();
+  amounts.forEach((_, index) => {
+    const terms = couponOf(index);
+    if (terms) groups.set(terms, [...(groups.get(terms) ?? []), index]);
+  });
+  for (const [terms, indexes] of groups) {
+    const shares = lineDiscounts(
+      indexes.map((index) => amounts[index] ?? 0),
+      terms,
+    );
+    indexes.forEach((index, position) => {
+      discounts[index] = shares[position] ?? 0;
+    });
+  }
+  return discounts;
+};
+
 export interface InvoiceTotals {
   /** Per line: the discount, the taxable amount (amount - discount) and the tax on it. */
   lineDiscounts: number[];
@@ -160,10 +192,15 @@ export interface InvoiceTotals {
 export const invoiceTotals = (input: {
   amounts: readonly number[];
   coupon: CouponTerms | null;
+  /**
+   * Per line, the coupon that line is under when it is not the invoice's (`undefined`: the
+   * invoice's): a proration keeps the discount of the period it was made in.
+   */
+  lineCoupons?: readonly (CouponTerms | null | undefined)[];
   taxRatePercent: number;
   startingBalance: number;
 }): InvoiceTotals => {
-  const discounts = lineDiscounts(input.amounts, input.coupon);
+  const discounts = discountsByCoupon(input.amounts, input.coupon, input.lineCoupons);
   const taxable = input.amounts.map((amount, index) => amount - (discounts[index] ?? 0));
   const taxes = taxable.map((amount) => round((amount * input.taxRatePercent) / 100));
   const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);

@@ -69,6 +69,9 @@ export const prorationItem = (
     proration: true,
     invoice: null,
     created: ctx.nowSeconds(),
+    // The change happens in the current period: its discount (a promotion) comes off this line too,
+    // whichever invoice takes it.
+    discount: discountApplies(ctx, subscription, subscription.currentPeriodStart),
   };
 };
 
@@ -130,9 +133,21 @@ export const composeInvoice = (
   const discount = discountApplies(ctx, subscription, draft.discountPeriodStart ?? draft.periodStart);
   const coupon = discount ? (state.coupons[discount.coupon] ?? null) : null;
   const taxRate = taxRateOf(ctx, subscription.customer, subscription.automaticTax);
+  // A pending item keeps the discount it was made under (undefined: the invoice's).
+  const couponOf = (applied: AppliedDiscount | null) =>
+    applied ? (state.coupons[applied.coupon] ?? null) : null;
+  const lineCoupons = [
+    ...draft.items.map(() => undefined),
+    ...draft.pending.map((item) => (item.discount === undefined ? undefined : couponOf(item.discount))),
+  ];
+  const shownDiscount =
+    (coupon ? discount : null) ??
+    draft.pending.find((item) => item.discount && couponOf(item.discount))?.discount ??
+    null;
   const totals = invoiceTotals({
     amounts: lines.map((line) => line.amount),
     coupon,
+    lineCoupons,
     taxRatePercent: taxRate,
     startingBalance: state.customers[subscription.customer]?.balance ?? 0,
   });
@@ -149,7 +164,7 @@ export const composeInvoice = (
     lines,
     subtotal: totals.subtotal,
     discountAmount: totals.discount,
-    discount: coupon ? discount : null,
+    discount: totals.discount !== 0 ? shownDiscount : coupon ? discount : null,
     tax: totals.tax,
     total: totals.total,
     amountDue: totals.amountDue,

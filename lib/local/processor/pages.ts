@@ -12,6 +12,7 @@ import type { EmulatorContext } from './context.ts';
 import { StripeApiError } from './errors.ts';
 import { type FormObject, str } from './form.ts';
 import { cancelFromPortal, updatePaymentMethod } from './portal.ts';
+import type { CouponRecord } from './state.ts';
 
 /**
  * The hosted pages of the processor emulator: Checkout (`/c/pay/<session>`) and the Billing
@@ -28,6 +29,19 @@ export interface PageResult {
 const CHECKOUT_COUNTRIES = ['US', 'DE', 'FR', 'NL', 'GB', 'CA'];
 
 const money = (minor: number) => `US$${(minor / 100).toFixed(2)}`;
+
+/**
+ * For how many billing periods a coupon applies, as the Checkout page says it: the whole
+ * subscription (every Stack, prorations included) is discounted for those periods, then charged
+ * in full.
+ */
+export const discountTerms = (coupon: CouponRecord): string => {
+  const off =
+    coupon.percentOff !== null ? `${coupon.percentOff}% off` : `${money(coupon.amountOff ?? 0)} off`;
+  if (coupon.duration === 'forever') return `${off} every month`;
+  const months = coupon.duration === 'once' ? 1 : (coupon.durationInMonths ?? 1);
+  return `${off} the whole subscription for the first ${months === 1 ? 'month' : `${months} months`} (${months === 1 ? '1 billing period' : `${months} billing periods`}), then the full price`;
+};
 
 const layout = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -70,6 +84,7 @@ const checkoutPage = (
     ? state.promotionCodes[session.discount.promotionCode]?.code
     : undefined;
   const total = amounts.subtotal - amounts.discount + amounts.tax;
+  const coupon = session.discount ? state.coupons[session.discount.coupon] : undefined;
   const country = state.customers[session.customer]?.country ?? DEFAULT_CHECKOUT_COUNTRY;
   const countries = [...new Set([country, ...CHECKOUT_COUNTRIES])];
   const countryField = asksForCountry(session)
@@ -92,7 +107,7 @@ const checkoutPage = (
     `<h1>Subscribe</h1>
 <table>${rows}
 <tr><td>Subtotal</td><td class="amount">${money(amounts.subtotal)}</td></tr>
-${amounts.discount ? `<tr><td>Discount${applied ? ` (${escapeHtml(applied)})` : ''}</td><td class="amount">−${money(amounts.discount)}</td></tr>` : ''}
+${amounts.discount ? `<tr><td>Discount${applied ? ` (${escapeHtml(applied)})` : ''}${coupon ? `<br><span class="note" data-testid="discount-periods">${escapeHtml(discountTerms(coupon))}</span>` : ''}</td><td class="amount">−${money(amounts.discount)}</td></tr>` : ''}
 <tr><td>Tax</td><td class="amount">${money(amounts.tax)}</td></tr>
 <tr class="total"><td>Total due today</td><td class="amount" data-testid="total">${money(total)}</td></tr></table>
 ${alert(message)}

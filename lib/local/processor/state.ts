@@ -227,6 +227,12 @@ export interface InvoiceItemRecord {
   created: number;
   /** The subscription item a proration is for (absent in older state). */
   subscriptionItem?: string | null;
+  /**
+   * The subscription's discount as it applied when the item was made (a proration keeps the
+   * discount of the period it was made in, as Stripe copies it onto the item); absent in older
+   * state: the discount of the invoice that takes it.
+   */
+  discount?: AppliedDiscount | null;
 }
 
 export interface RefundRecord {

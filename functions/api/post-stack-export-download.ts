@@ -1,0 +1,20 @@
+import { httpHandler } from '#http/handler.ts';
+import { downloadExport } from '../exports/download.ts';
+
+/**
+ * POST /v1/stacks/{stackId}/exports/{exportId}/download: a short-lived signed URL for a ready
+ * archive (administrators), on the console's own site.
+ */
+export const handler = httpHandler(
+  { auth: 'session', role: 'administrator' },
+  async ({ principal, pathParameters, now }) => ({
+    status: 200,
+    body: await downloadExport({
+      tenantId: principal.tenantId,
+      stackId: pathParameters.stackId ?? '',
+      exportId: pathParameters.exportId ?? '',
+      now,
+    }),
+    headers: { 'cache-control': 'no-store' },
+  }),
+);

@@ -1,0 +1,209 @@
+import { moneyBackGrantedEmail } from '#core/emails.ts';
+import {
+  type MoneyBackRefusal,
+  moneyBackRefusal,
+  moneyBackRefusalMessage,
+  moneyBackWindow,
+  sameEmail,
+} from '#core/money-back.ts';
+import { Refusal } from '#core/refusal.ts';
+import {
+  customerEmail,
+  firstPaidInvoiceAt,
+  type Payment,
+  ProcessorError,
+  paymentsOf,
+} from '#ports/processor.ts';
+import { getBilling } from '#store/billing.ts';
+import { outboxPut } from '#store/outbox.ts';
+import {
+  administratorEmails,
+  claimMoneyBack,
+  completeMoneyBack,
+  getTenant,
+  lookNoLaterThan,
+  type MoneyBackRecord,
+  type Tenant,
+  tenantIdOfSlug,
+} from '#store/tenants.ts';
+import { refundSubscription } from './refund.ts';
+
+/** A granted money-back refund, as the operator sees it (no processor ids). */
+export interface MoneyBackGrant {
+  tenantId: string;
+  slug: string;
+  requestedAt: string;
+  grantedAt: string;
+  /** Minor units refunded by the whole grant (a continued grant counts its first run's too). */
+  refundedAmount: number;
+  refunds: number;
+  currency: string;
+  window: { from: string; until: string };
+  /** True when this run finished a grant that an earlier run had started. */
+  continued: boolean;
+}
+
+/** One email per tenant, ever: the outbox key of the confirmation. */
+export const moneyBackEmailKey = (tenantId: string): string => `money-back:${tenantId}`;
+
+const refused = (
+  code: MoneyBackRefusal,
+  facts: { windowUntil?: string | null; requestedAt?: string; grantedAt?: string | null },
+): Refusal => {
+  const { status, message } = moneyBackRefusalMessage(code, facts);
+  return new Refusal(status, code, message, {
+    extra: {
+      ...(facts.windowUntil !== undefined ? { windowEndsAt: facts.windowUntil } : {}),
+      ...(facts.grantedAt ? { grantedAt: facts.grantedAt } : {}),
+    },
+  });
+};
+
+/** Processor failures during a grant: the claim stays, and running the same request again continues it. */
+const viaProcessor = async <T>(operation: () => Promise<T>): Promise<T> => {
+  try {
+    return await operation();
+  } catch (error) {
+    if (!(error instanceof ProcessorError)) throw error;
+    throw new Refusal(
+      502,
+      error.kind === 'unavailable' ? 'processor_unavailable' : 'processor_error',
+      `The payment processor ${error.kind === 'unavailable' ? 'did not answer' : 'refused a request'} (${error.message}). Run the same request again: a grant under way is continued, and no payment is refunded twice.`,
+    );
+  }
+};
+
+/** Does `email` belong to the account: an administrator's address, else the processor customer's? */
+const emailOfAccount = async (tenant: Tenant, customerId: string | undefined, email: string) => {
+  if ((await administratorEmails(tenant.tenantId)).some((known) => sameEmail(known, email))) return true;
+  if (!customerId) return false;
+  return sameEmail(await viaProcessor(() => customerEmail(customerId)), email);
+};
+
+/** What the earlier run of a grant under way refunded in the window (counted in the grant's totals). */
+const refundedBefore = (payments: Payment[], window: { from: string; until: string }) => {
+  const inWindow = payments.filter((p) => p.paidAt >= window.from && p.paidAt <= window.until);
+  const refunded = inWindow.filter((p) => p.amount - p.refundable > 0);
+  return {
+    amount: refunded.reduce((sum, p) => sum + (p.amount - p.refundable), 0),
+    refunds: refunded.length,
+  };
+};
+
+const grantOf = (
+  tenant: Tenant,
+  record: MoneyBackRecord,
+  window: { from: string; until: string },
+  continued: boolean,
+): MoneyBackGrant => ({
+  tenantId: tenant.tenantId,
+  slug: tenant.slug ?? '',
+  requestedAt: record.requestedAt,
+  grantedAt: record.grantedAt ?? '',
+  refundedAmount: record.refundedAmount ?? 0,
+  refunds: record.refunds ?? 0,
+  currency: record.currency ?? 'usd',
+  window,
+  continued,
+});
+
+/**
+ * THE money-back use case, an operator action after the tenant's email to support (the ops CLI
+ * and the IAM-authorized POST /ops/refunds). It checks the request (core/money-back.ts: the
+ * address, once per tenant, the window judged at `requestedAt`, not while leaving), claims the
+ * grant on the tenant item once, refunds every payment made in the window and cancels the
+ * subscription at once through the one refund use case (keyed per payment: a rerun after a crash
+ * continues the same grant and refunds nothing twice), then records the grant and queues the
+ * confirmation email in one transaction. The sweep then moves the tenant to `decommissioning`
+ * (reason `refund_granted`) with all its Stacks; it is made due at once.
+ */
+export const grantMoneyBack = async (params: {
+  slug: string;
+  email: string;
+  /** When support received the email (default: now). */
+  requestedAt?: Date;
+  now: Date;
+}): Promise<MoneyBackGrant> => {
+  const { now } = params;
+  const email = params.email.trim();
+  const requestedAt = params.requestedAt ?? now;
+  const tenantId = await tenantIdOfSlug(params.slug.trim().toLowerCase());
+  const tenant = tenantId ? await getTenant(tenantId) : undefined;
+  if (!tenant)
+    throw new Refusal(404, 'tenant_not_found', `No tenant has the slug "${params.slug}".`, {
+      field: 'slug',
+    });
+  const billing = await getBilling(tenant.tenantId);
+  const customerId = billing?.customerId;
+  const underway = tenant.moneyBack !== undefined && tenant.moneyBack.grantedAt === undefined;
+  // A grant under way keeps the time its first run was given.
+  const judgedAt = underway && tenant.moneyBack ? new Date(tenant.moneyBack.requestedAt) : requestedAt;
+  const emailMatches = await emailOfAccount(tenant, customerId, email);
+  const firstPaidAt =
+    emailMatches && customerId ? await viaProcessor(() => firstPaidInvoiceAt(customerId)) : null;
+  const window = firstPaidAt ? moneyBackWindow(firstPaidAt) : null;
+  const code = moneyBackRefusal({
+    billingState: tenant.billingState,
+    alreadyGranted: tenant.moneyBack?.grantedAt !== undefined,
+    grantUnderway: underway,
+    firstPaidAt,
+    // A future time is refused as given; the window is judged at the grant's own time.
+    requestedAt: requestedAt.getTime() > now.getTime() ? requestedAt : judgedAt,
+    now,
+    emailMatches,
+  });
+  const facts = {
+    windowUntil: window?.until ?? null,
+    requestedAt: (requestedAt.getTime() > now.getTime() ? requestedAt : judgedAt).toISOString(),
+    grantedAt: tenant.moneyBack?.grantedAt ?? null,
+  };
+  if (code) throw refused(code, facts);
+  const subscriptionId = billing?.subscriptionId;
+  if (!window || !subscriptionId)
+    throw new Refusal(
+      409,
+      'payment_not_seen_yet',
+      'The first payment is not recorded yet (the sweep records it within a minute of the payment): try again in a minute.',
+    );
+
+  const claim = await claimMoneyBack(tenant.tenantId, {
+    requestedAt: judgedAt.toISOString(),
+    startedAt: now.toISOString(),
+    email,
+  });
+  if (!claim) {
+    // Granted or leaving in between: say which, as the checks would have.
+    const grantedAt = (await getTenant(tenant.tenantId))?.moneyBack?.grantedAt ?? null;
+    throw refused(grantedAt ? 'already_used' : 'decommissioning', { ...facts, grantedAt });
+  }
+  const { continued } = claim;
+  const payments = await viaProcessor(() => paymentsOf(subscriptionId));
+  const before = continued ? refundedBefore(payments, window) : { amount: 0, refunds: 0 };
+  const outcome = await viaProcessor(() => refundSubscription(subscriptionId, 'refund_granted', window));
+  const completion = {
+    grantedAt: now.toISOString(),
+    refundedAmount: before.amount + outcome.refundedAmount,
+    refunds: before.refunds + outcome.refunds,
+    currency: payments[0]?.currency ?? 'usd',
+  };
+  const slug = tenant.slug ?? params.slug;
+  const completed = await completeMoneyBack(
+    tenant.tenantId,
+    completion,
+    outboxPut(
+      moneyBackEmailKey(tenant.tenantId),
+      claim.record.email ?? email,
+      moneyBackGrantedEmail({ slug, ...completion }),
+      now,
+    ),
+  );
+  // The sweep moves the tenant to decommissioning at its next look: make that now.
+  await lookNoLaterThan(tenant.tenantId, now.toISOString());
+  if (!completed) {
+    // Another run completed the same grant first: answer what it recorded.
+    const stored = (await getTenant(tenant.tenantId))?.moneyBack;
+    if (stored?.grantedAt) return grantOf(tenant, stored, window, true);
+    throw new Error(`the money-back grant of tenant ${tenant.tenantId} could not be recorded`);
+  }
+  return grantOf(tenant, { ...claim.record, ...completion }, window, continued);
+};

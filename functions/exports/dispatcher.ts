@@ -1,0 +1,124 @@
+import {
+  effectiveStatus,
+  exportView,
+  FAILURE_REASON_MAX_LENGTH,
+  isRunning,
+  PART_URL_SECONDS,
+  partNumbersProblem,
+  uploadedPartsProblem,
+} from '#core/exports.ts';
+import { Refusal } from '#core/refusal.ts';
+import { completeUpload, createUpload, partUploadUrls, UploadRefused } from '#ports/export-storage.ts';
+import { endExport, getExport, recordUpload } from '#store/exports.ts';
+import { requireExport } from './read.ts';
+
+/**
+ * The Dispatcher's side of an export (docs/dispatcher.md, docs/exports.md): it asks for presigned
+ * part URLs, PUTs the archive's parts to them, and reports the outcome with the parts' ETags; the
+ * control plane then completes the upload. A Dispatcher reaches only its own Stack's exports.
+ */
+
+const notRunning = (exportId: string, status: string) =>
+  new Refusal(409, 'export_not_running', `Export "${exportId}" is ${status}: there is nothing to upload.`, {
+    extra: { status },
+  });
+
+/** Presigned URLs for the parts asked for; the first request makes the multipart upload. */
+export const exportPartUrls = async (params: {
+  tenantId: string;
+  stackId: string;
+  exportId: string;
+  partNumbers: number[];
+  now: Date;
+}) => {
+  const problem = partNumbersProblem(params.partNumbers);
+  if (problem)
+    throw new Refusal(400, 'invalid_field', `Field "partNumbers" is invalid: ${problem}.`, {
+      field: 'partNumbers',
+    });
+  const { stack, record } = await requireExport(params.tenantId, params.stackId, params.exportId);
+  const { status } = effectiveStatus(record, stack, params.now);
+  if (!isRunning(status)) throw notRunning(record.exportId, status);
+  let uploadId = record.uploadId;
+  if (!uploadId) {
+    const created = await createUpload(record.objectKey);
+    // Two first requests at once: the first recorded upload wins; the other one is left to the
+    // bucket's rule that removes unfinished uploads.
+    if (await recordUpload(params.tenantId, params.stackId, record.exportId, created)) uploadId = created;
+    else uploadId = (await getExport(params.tenantId, params.stackId, record.exportId))?.uploadId;
+    if (!uploadId) throw notRunning(record.exportId, 'no longer running');
+  }
+  const expiresAt = new Date(params.now.getTime() + PART_URL_SECONDS * 1000);
+  return {
+    exportId: record.exportId,
+    parts: await partUploadUrls(record.objectKey, uploadId, params.partNumbers, PART_URL_SECONDS),
+    expiresAt: expiresAt.toISOString(),
+  };
+};
+
+export type ExportOutcome =
+  | { outcome: 'ready'; sizeBytes: number; parts: { partNumber: number; etag: string }[] }
+  | { outcome: 'failed'; reason: string };
+
+/**
+ * The Dispatcher's outcome: `ready` completes the upload (S3 checks every part's ETag) and checks
+ * the size; `failed` ends the export with the reason. A repeated report of an ended export
+ * answers its status and changes nothing.
+ */
+export const reportExportOutcome = async (params: {
+  tenantId: string;
+  stackId: string;
+  exportId: string;
+  report: ExportOutcome;
+  now: Date;
+}) => {
+  const { stack, record } = await requireExport(params.tenantId, params.stackId, params.exportId);
+  const answer = async () => {
+    const stored = await getExport(params.tenantId, params.stackId, params.exportId);
+    return exportView(stored ?? record, stack, params.now);
+  };
+  if (!isRunning(record.status)) return answer();
+  const { status } = effectiveStatus(record, stack, params.now);
+  if (!isRunning(status)) throw notRunning(record.exportId, status);
+  const fail = (failureReason: string) =>
+    endExport(params.tenantId, params.stackId, record.exportId, {
+      status: 'failed',
+      failedAt: params.now.toISOString(),
+      failureReason: failureReason.slice(0, FAILURE_REASON_MAX_LENGTH),
+    });
+  const { report } = params;
+  if (report.outcome === 'failed') {
+    await fail(`The Stack could not build the archive: ${report.reason}`);
+    return answer();
+  }
+  const problem = uploadedPartsProblem(report.parts);
+  if (problem)
+    throw new Refusal(400, 'invalid_field', `Field "parts" is invalid: ${problem}.`, { field: 'parts' });
+  if (!record.uploadId)
+    throw new Refusal(409, 'nothing_uploaded', 'No part was uploaded: ask for part URLs first.');
+  let size: number;
+  try {
+    size = await completeUpload(record.objectKey, record.uploadId, report.parts);
+  } catch (error) {
+    if (!(error instanceof UploadRefused)) throw error;
+    await fail('The uploaded parts did not make a whole archive.');
+    throw new Refusal(409, 'upload_incomplete', `${error.message}: the export has failed; start a new one.`);
+  }
+  if (size !== report.sizeBytes) {
+    await fail(`The archive's size (${size} bytes) is not what the Stack built (${report.sizeBytes} bytes).`);
+    throw new Refusal(
+      409,
+      'size_mismatch',
+      'The stored archive is not the size reported: the export has failed.',
+      {
+        extra: { storedBytes: size },
+      },
+    );
+  }
+  await endExport(params.tenantId, params.stackId, record.exportId, {
+    status: 'ready',
+    readyAt: params.now.toISOString(),
+    sizeBytes: size,
+  });
+  return answer();
+};

@@ -1,0 +1,33 @@
+import { exportView } from '#core/exports.ts';
+import { Refusal } from '#core/refusal.ts';
+import { getExport, type StoredExport } from '#store/exports.ts';
+import type { StoredStack } from '#store/stacks.ts';
+import { requireStack } from '../stacks/views.ts';
+
+/** One export of one of the tenant's Stacks; another tenant's, or another Stack's, is simply not found. */
+export const requireExport = async (
+  tenantId: string,
+  stackId: string,
+  exportId: string,
+): Promise<{ stack: StoredStack; record: StoredExport }> => {
+  const stack = await requireStack(tenantId, stackId);
+  const record = await getExport(tenantId, stackId, exportId);
+  if (!record)
+    throw new Refusal(
+      404,
+      'export_not_found',
+      `This Stack has no export "${exportId}": start one with POST /v1/stacks/${stackId}/exports.`,
+    );
+  return { stack, record };
+};
+
+/** An export's status (any member): never the bucket, the object key or the upload. */
+export const readExport = async (params: {
+  tenantId: string;
+  stackId: string;
+  exportId: string;
+  now: Date;
+}) => {
+  const { stack, record } = await requireExport(params.tenantId, params.stackId, params.exportId);
+  return exportView(record, stack, params.now);
+};

@@ -1,0 +1,157 @@
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { EXPORT_STATUSES, type ExportRecord } from '#core/exports.ts';
+import { appliedUnlessConditionFails, db, getItem, tableName } from './client.ts';
+import { keys } from './keys.ts';
+
+/**
+ * Export archives of a Stack: one item per export under the tenant
+ * (`EXPORT#<stackId>#<exportId>`), and the Stack's pointer to its running export
+ * (`runningExport`, rendered into the desired state). The object key and the multipart upload's
+ * id are kept here only: no view shows them.
+ */
+const ExportSchema = v.object({
+  exportId: v.string(),
+  stackId: v.string(),
+  status: v.picklist(EXPORT_STATUSES),
+  requestedAt: v.string(),
+  requestedBy: v.string(),
+  readyAt: v.optional(v.string()),
+  failedAt: v.optional(v.string()),
+  sizeBytes: v.optional(v.number()),
+  failureReason: v.optional(v.string()),
+  /** The archive's object key in the exports bucket: opaque and random (never shown). */
+  objectKey: v.string(),
+  /** The multipart upload the Dispatcher's parts go to (once the first part URL was asked for). */
+  uploadId: v.optional(v.string()),
+});
+export type StoredExport = v.InferOutput<typeof ExportSchema>;
+
+export const getExport = (tenantId: string, stackId: string, exportId: string) =>
+  getItem(keys.stackExport(tenantId, stackId, exportId), ExportSchema);
+
+/**
+ * Records a new export and points the Stack at it, in one transaction: the Stack must exist, not
+ * be torn down, and still have the running export read (none, or one that has ended or gone
+ * stale); its desired-state version goes up, so its Dispatcher sees the work.
+ */
+export const startExport = (
+  tenantId: string,
+  record: ExportRecord & { objectKey: string },
+  previous: string | undefined,
+): Promise<boolean> =>
+  appliedUnlessConditionFails(
+    db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...keys.stackExport(tenantId, record.stackId, record.exportId),
+                type: 'export',
+                tenantId,
+                ...record,
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.stack(tenantId, record.stackId),
+              UpdateExpression: 'SET runningExport = :running ADD desiredVersion :one',
+              ConditionExpression: `attribute_exists(PK) AND lifecycle <> :tornDown AND ${
+                previous === undefined
+                  ? 'attribute_not_exists(runningExport)'
+                  : '(attribute_not_exists(runningExport) OR runningExport.exportId = :previous)'
+              }`,
+              ExpressionAttributeValues: {
+                ':running': { exportId: record.exportId, requestedAt: record.requestedAt },
+                ':one': 1,
+                ':tornDown': 'torn_down',
+                ...(previous === undefined ? {} : { ':previous': previous }),
+              },
+            },
+          },
+        ],
+      }),
+    ),
+  );
+
+/** The multipart upload is made: the export is building. Only the first one is kept. */
+export const recordUpload = (
+  tenantId: string,
+  stackId: string,
+  exportId: string,
+  uploadId: string,
+): Promise<boolean> =>
+  appliedUnlessConditionFails(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.stackExport(tenantId, stackId, exportId),
+        UpdateExpression: 'SET uploadId = :upload, #status = :building',
+        ConditionExpression:
+          'attribute_exists(PK) AND #status = :requested AND attribute_not_exists(uploadId)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':upload': uploadId,
+          ':building': 'building',
+          ':requested': 'requested',
+        },
+      }),
+    ),
+  );
+
+/**
+ * Ends a running export (ready with its size, or failed with the reason); false when it had ended
+ * already. Then the Stack's pointer is removed, if it still names this export.
+ */
+export const endExport = async (
+  tenantId: string,
+  stackId: string,
+  exportId: string,
+  end:
+    | { status: 'ready'; readyAt: string; sizeBytes: number }
+    | { status: 'failed'; failedAt: string; failureReason: string },
+): Promise<boolean> => {
+  const { status, ...fields } = end;
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = {
+    ':status': status,
+    ':requested': 'requested',
+    ':building': 'building',
+  };
+  const sets = ['#status = :status'];
+  for (const [index, [name, value]] of Object.entries(fields).entries()) {
+    names[`#f${index}`] = name;
+    values[`:f${index}`] = value;
+    sets.push(`#f${index} = :f${index}`);
+  }
+  const ended = await appliedUnlessConditionFails(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.stackExport(tenantId, stackId, exportId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK) AND #status IN (:requested, :building)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    ),
+  );
+  // A crash before this leaves the pointer naming an ended export: the next start replaces it.
+  await appliedUnlessConditionFails(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.stack(tenantId, stackId),
+        UpdateExpression: 'REMOVE runningExport',
+        ConditionExpression: 'runningExport.exportId = :id',
+        ExpressionAttributeValues: { ':id': exportId },
+      }),
+    ),
+  );
+  return ended;
+};

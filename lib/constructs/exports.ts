@@ -1,0 +1,185 @@
+import { Annotations, CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import {
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  KeyGroup,
+  PriceClass,
+  PublicKey,
+  SecurityPolicyProtocol,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type CfnBucket,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct, type IConstruct } from 'constructs';
+import { EXPORT_RETENTION_DAYS } from '../../functions/core/exports.ts';
+
+/**
+ * A public key nobody holds the private key of: the stack deploys with it, and every download URL
+ * is refused until an operator sets the context `exportsSigningPublicKey` to their own key's
+ * public half and pastes the private half into the ExportsSigningKey secret (docs/runbook.md).
+ */
+export const PLACEHOLDER_SIGNING_PUBLIC_KEY = `-----BEGIN PUBLIC KEY-----
+MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA2Xri8r/hV2Ac+o5RHxqN
+svr8h+lKgCYwH2FRbIMiL3iXtsacIs4QgR2FVymexaEfcZKjvaSqEXR12U4UKDDR
+MKJCm3Ny09Ig0/c4FA4QRDHGA6XsoLBVLN8HC/klHioIPsmJ/5YF4NAyfg17q+eP
+6XIQeOgDLRaBjrm6p/82mQ4QiUSMgA2grZ7eWW2D8sK7GRIl53IlCkhmUHxcNbbj
+TQM0Z9NElKCgCpEOsi+3NfDEWvEn1IpHYPI+tjlnXeGx0AaU235h+P311XFvyF8O
+8deFIdDWBUWVi/FvAnTBQnIWEN2hAktVLw+RNZl1chu945hkGXCYHmJf/IynHjof
+FQIDAQAB
+-----END PUBLIC KEY-----
+`;
+
+/** What an upload route may do on the bucket's objects: create and complete uploads (and presign parts), head. */
+export const UPLOAD_ACTIONS = ['s3:PutObject', 's3:GetObject'] as const;
+
+export interface ExportArchivesProps {
+  /** Where the console app is served from (the distribution's default origin): a host name. */
+  consoleOrigin: string;
+  /** The PEM public key of the download-signing key pair (its private key: the secret). */
+  signingPublicKey?: string | undefined;
+  /** The console's own domain on the distribution, with its certificate (us-east-1). */
+  consoleDomainName?: string | undefined;
+  consoleCertificateArn?: string | undefined;
+}
+
+/**
+ * Export archives (docs/exports.md): a private bucket (no public access, TLS only, encrypted,
+ * archives expire after EXPORT_RETENTION_DAYS, unfinished uploads after a day) read only by the
+ * console's CloudFront distribution through origin access control, under `/exports/*`, and only
+ * with a URL signed by the trusted key group's key (its private key in Secrets Manager, read by
+ * the download route alone).
+ */
+export class ExportArchives extends Construct {
+  readonly bucket: Bucket;
+  readonly distribution: Distribution;
+  readonly publicKey: PublicKey;
+  readonly signingKey: Secret;
+  /** `https://<console domain>`: the base of every download URL (`<base>/exports/<random>`). */
+  readonly downloadBaseUrl: string;
+
+  constructor(scope: Construct, id: string, props: ExportArchivesProps) {
+    super(scope, id);
+    this.bucket = new Bucket(this, 'Archives', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [
+        {
+          id: 'expire-exports',
+          expiration: Duration.days(EXPORT_RETENTION_DAYS),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
+    });
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Archives are written only by the upload routes (CloudTrail) and read only through the signed CloudFront route; they live 7 days.',
+    });
+
+    this.signingKey = new Secret(this, 'SigningKey', {
+      description:
+        'The RSA private key (PEM) that signs export download URLs; its public half is the context exportsSigningPublicKey. Set its value after the first deploy.',
+    });
+    Validations.of(this.signingKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A CloudFront signing key is rotated by adding a new public key to the key group, not by a Lambda rotation.',
+    });
+    if (!props.signingPublicKey)
+      // An info, not a warning: cdk-nag's report counts warnings as findings, and this is a setting.
+      Annotations.of(this).addInfo(
+        'No exportsSigningPublicKey in the context: a placeholder key is trusted, and every export download is refused until you set yours (docs/runbook.md).',
+      );
+    this.publicKey = new PublicKey(this, 'DownloadKey', {
+      encodedKey: props.signingPublicKey ?? PLACEHOLDER_SIGNING_PUBLIC_KEY,
+      comment: 'Signs export download URLs (the private key is the ExportsSigningKey secret)',
+    });
+    const keyGroup = new KeyGroup(this, 'DownloadKeys', { items: [this.publicKey] });
+
+    const customDomain =
+      props.consoleDomainName && props.consoleCertificateArn
+        ? {
+            domainNames: [props.consoleDomainName],
+            certificate: Certificate.fromCertificateArn(
+              this,
+              'ConsoleCertificate',
+              props.consoleCertificateArn,
+            ),
+            minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+          }
+        : {};
+    this.distribution = new Distribution(this, 'Console', {
+      comment: "The console's site: the app, and export downloads under /exports/* (signed URLs only)",
+      defaultBehavior: {
+        origin: new HttpOrigin(props.consoleOrigin),
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      },
+      additionalBehaviors: {
+        '/exports/*': {
+          // The path goes to the bucket as is: every archive's key starts with `exports/`.
+          origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
+          viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+          allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+          cachePolicy: CachePolicy.CACHING_DISABLED,
+          // The archive's bytes as stored: what the manifest's sizes and the tenant's tools expect.
+          compress: false,
+          trustedKeyGroups: [keyGroup],
+        },
+      },
+      priceClass: PriceClass.PRICE_CLASS_100,
+      ...customDomain,
+    });
+    for (const [rule, reason] of [
+      [
+        'AwsSolutions-CFR1',
+        'Tenants download from wherever they are; the signed URL, valid five minutes, is the control.',
+      ],
+      [
+        'AwsSolutions-CFR2',
+        'Export downloads need a signature CloudFront itself checks; the app behind it has its own protection.',
+      ],
+      [
+        'AwsSolutions-CFR3',
+        'Downloads are audited where they are handed out (the download route logs each one).',
+      ],
+      ...(customDomain.certificate
+        ? []
+        : [
+            [
+              'AwsSolutions-CFR4',
+              'Without the console domain set, the default CloudFront certificate is used until an operator sets it.',
+            ],
+          ]),
+    ] as const)
+      Validations.of(this.distribution).acknowledge({ id: rule, reason });
+    this.downloadBaseUrl = `https://${props.consoleDomainName ?? this.distribution.distributionDomainName}`;
+    new CfnOutput(scope, 'ConsoleDistributionDomain', { value: this.distribution.distributionDomainName });
+  }
+
+  /** Lets an upload route make, presign and complete multipart uploads, and head the result; nothing else. */
+  grantUpload(grantee: IGrantable & IConstruct): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [...UPLOAD_ACTIONS], resources: [this.bucket.arnForObjects('*')] }),
+    );
+    const bucketLogicalId = Stack.of(this).resolve(
+      (this.bucket.node.defaultChild as CfnBucket).logicalId,
+    ) as string;
+    Validations.of(grantee).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/*]`,
+      reason:
+        "Archives' object keys are random, one per export: the grant is the exports bucket's objects, put and get only.",
+    });
+  }
+}

@@ -1,0 +1,386 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PlanValue } from '#core/plans.ts';
+import { listPriceOf, parsePlanPrices } from '#core/price-lock.ts';
+import { itemsAfterPlanChange } from '#core/stack-growth.ts';
+import { changeSubscriptionItems, subscriptionItems, syncCatalog } from '#ports/processor.ts';
+import { setCapacityTotal } from '#store/capacity.ts';
+import { getStack, recordPriceMove } from '#store/stacks.ts';
+import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { cancelInPortal } from '../support/hosted-pages.ts';
+
+/**
+ * The Founding Price Lock end to end: the sweep locks a founding tenant's first Stack at the
+ * price it bought, a price rise (PLAN_PRICES + processor:sync) moves every other Stack to the new
+ * price from its next invoice while the locked one keeps its item on the old price, a Plan Change
+ * confirmation (even one that expires) and a cancellation end the lock for good, and added Stacks
+ * and later subscriptions pay the prices of the day. Amounts are read at the processor emulator.
+ */
+
+let api: TestControlPlane;
+let emulator: ProcessorEmulator;
+const saved = { openSignupAt: process.env.OPEN_SIGNUP_AT, planPrices: process.env.PLAN_PRICES };
+beforeAll(async () => {
+  // Configuration is read when used: each test says where Open Signup is.
+  delete process.env.OPEN_SIGNUP_AT;
+  delete process.env.PLAN_PRICES;
+  api = await testGateway({ processor: true, stepFunctions: { waitMs: 10 } });
+  emulator = api.emulator as ProcessorEmulator;
+});
+afterAll(async () => {
+  await api.stop();
+  for (const [name, value] of [
+    ['OPEN_SIGNUP_AT', saved.openSignupAt],
+    ['PLAN_PRICES', saved.planPrices],
+  ] as const)
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const nowSeconds = () => Math.floor(api.clock.now().getTime() / 1000);
+
+/** Open Signup `seconds` from now (negative: it already opened). */
+const openSignupIn = (seconds: number) => {
+  process.env.OPEN_SIGNUP_AT = new Date(api.clock.now().getTime() + seconds * 1000).toISOString();
+};
+
+/** Today's list price of a Plan (what the catalog shows). */
+const listPrice = (plan: PlanValue) => listPriceOf(plan, process.env.PLAN_PRICES).amount;
+
+/** A price rise, as an operator makes it: PLAN_PRICES, then processor:sync. Answers the new amount. */
+const raise = async (plan: PlanValue, by = 500) => {
+  const prices = parsePlanPrices(process.env.PLAN_PRICES);
+  prices[plan] = listPrice(plan) + by;
+  process.env.PLAN_PRICES = Object.entries(prices)
+    .map(([name, amount]) => `${name}=${amount}`)
+    .join(',');
+  const synced = await syncCatalog();
+  expect(synced.plans.find((p) => p.plan === plan)?.created).toBe(true);
+  return prices[plan] as number;
+};
+
+type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
+
+/** Sessions last less than the months these tests travel: sign in again, as the tenant would. */
+const as = async (tenant: Tenant, method: string, url: string, body?: unknown) => {
+  tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
+  return api.call(method, url, { token: tenant.sessionToken, ...(body === undefined ? {} : { body }) });
+};
+const stackOf = async (tenant: Tenant, stackId = 'primary') =>
+  (await as(tenant, 'GET', `/v1/stacks/${stackId}`)).json;
+const billingStatus = async (tenant: Tenant) => (await as(tenant, 'GET', '/v1/billing/status')).json;
+
+const subscriptionOf = (tenantId: string) => {
+  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
+  if (!found) throw new Error('no subscription');
+  return found;
+};
+/** The subscription's items as `amount x quantity`, sorted. */
+const itemAmounts = (tenantId: string) =>
+  subscriptionOf(tenantId)
+    .items.map((item) => `${emulator.state.prices[item.price]?.unitAmount}x${item.quantity}`)
+    .sort();
+const numeric = (amounts: number[]) => [...amounts].sort((a, b) => a - b);
+const invoicesOf = (tenantId: string, reason: string) =>
+  Object.values(emulator.state.invoices)
+    .filter((i) => i.subscription === subscriptionOf(tenantId).id && i.billingReason === reason)
+    .sort((a, b) => a.created - b.created);
+/** The full-period lines of an invoice (no prorations), as amounts. */
+const periodLines = (invoice: { lines: { amount: number; proration: boolean }[] } | undefined) =>
+  (invoice?.lines ?? [])
+    .filter((line) => !line.proration)
+    .map((line) => line.amount)
+    .sort((a, b) => a - b);
+
+/** Moves time to just past the latest period end of `tenants` (each renews once), then sweeps. */
+const renew = async (...tenants: Tenant[]) => {
+  const end = Math.max(...tenants.map((t) => subscriptionOf(t.tenantId).currentPeriodEnd));
+  api.clock.advance(end - nowSeconds() + 60);
+  await api.sweep();
+};
+/** A day on, and the sweep's look at every tenant (the price rollout happens at a look). */
+const nextLook = async () => {
+  api.clock.advance(86_400 + 60);
+  await api.sweep();
+};
+
+/** A paying tenant in a Home Region of its own whose first Stack has a running reference Dispatcher. */
+const payingWithDispatcher = async (plan: PlanValue, capacity: Partial<Record<PlanValue, number>> = {}) => {
+  const region = uniqueRegion();
+  for (const p of ['standard', 'plus', 'pro'] as const)
+    await setCapacityTotal(
+      { region, location: `${region}-a`, plan: p, total: capacity[p] ?? 3 },
+      api.clock.now(),
+    );
+  const tenant = await api.subscribe({ plan, region });
+  const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
+    token: tenant.sessionToken,
+  });
+  const started = await api.call('POST', '/_local/fleet/dispatchers', {
+    body: { credential: issued.json.credential, location: `${region}-a` },
+  });
+  expect(started.status).toBe(201);
+  return tenant;
+};
+
+/** Ticks the fleet until the change reaches one of `statuses`. */
+const until = async (tenant: Tenant, changeId: string, statuses: string[], rounds = 300) => {
+  for (let round = 0; round < rounds; round++) {
+    await api.fleet.tick();
+    const change = (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: tenant.sessionToken }))
+      .json;
+    if (statuses.includes(change.status)) return change;
+    await sleep(15);
+  }
+  throw new Error(`the change never reached ${statuses.join('/')}`);
+};
+
+describe('a founding tenant keeps its price across a price rise', () => {
+  it('over three renewals its Stack is billed at the old price, while a tenant that completed after Open Signup moves to the new one', async () => {
+    openSignupIn(3_600);
+    const bought = listPrice('plus');
+    const founding = await api.subscribe({ plan: 'plus' });
+    api.clock.advance(2 * 3_600);
+    // Completed after Open Signup: no lock, so it pays whatever the price of the day is.
+    const later = await api.subscribe({ plan: 'plus' });
+
+    expect((await stackOf(founding)).priceLock).toEqual({
+      state: 'locked',
+      plan: 'plus',
+      monthlyPrice: { amount: bought, currency: 'USD' },
+      lockedAt: expect.any(String),
+      endedAt: null,
+      reason: null,
+    });
+    expect((await billingStatus(founding)).priceLock).toEqual({ founding: true, lockedStacks: 1, ended: [] });
+    expect((await stackOf(later)).priceLock).toBeNull();
+    expect((await billingStatus(later)).priceLock).toEqual({ founding: false, lockedStacks: 0, ended: [] });
+
+    const raised = await raise('plus');
+    await nextLook();
+    // The locked Stack's item stays on the old price; the other moved, with no proration.
+    expect(itemAmounts(founding.tenantId)).toEqual([`${bought}x1`]);
+    expect(itemAmounts(later.tenantId)).toEqual([`${raised}x1`]);
+    const moves = emulator.calls.filter((c) => c.idempotencyKey?.startsWith('reprice:'));
+    expect(moves.map((c) => c.idempotencyKey)).toEqual([expect.stringContaining(later.tenantId)]);
+    expect(moves[0]?.params).toMatchObject({ proration_behavior: 'none' });
+
+    for (let period = 0; period < 3; period++) await renew(founding, later);
+    expect(invoicesOf(founding.tenantId, 'subscription_cycle').map((i) => i.total)).toEqual([
+      bought,
+      bought,
+      bought,
+    ]);
+    expect(invoicesOf(later.tenantId, 'subscription_cycle').map((i) => i.total)).toEqual([
+      raised,
+      raised,
+      raised,
+    ]);
+    // Still locked, and shown at the price it keeps; the catalog shows the new one.
+    expect((await stackOf(founding)).priceLock).toMatchObject({
+      state: 'locked',
+      monthlyPrice: { amount: bought },
+    });
+    const plans = (await as(founding, 'GET', '/v1/billing/plans')).json.plans;
+    expect(plans.find((p: { value: string }) => p.value === 'plus').monthlyPrice.amount).toBe(raised);
+  });
+});
+
+describe('what ends the lock', () => {
+  it('a Plan Change confirmation ends it, even when the change then expires; the Stack then pays the price of the day', async () => {
+    openSignupIn(86_400);
+    const tenant = await payingWithDispatcher('plus', { pro: 0 });
+    const bought = listPrice('plus');
+
+    const preview = await as(tenant, 'POST', '/v1/stacks/primary/plan-changes/preview', { plan: 'pro' });
+    expect(preview.status).toBe(200);
+    expect(preview.json.priceLock).toMatchObject({ state: 'locked', monthlyPrice: { amount: bought } });
+    expect(preview.json.current.monthlyPrice).toEqual({ amount: bought, currency: 'USD' });
+    expect(preview.json.warnings).toEqual([expect.stringMatching(/ends the lock for good/)]);
+    // A preview changes nothing.
+    expect((await stackOf(tenant)).priceLock.state).toBe('locked');
+
+    const raised = await raise('plus');
+    const confirmed = await as(tenant, 'POST', '/v1/stacks/primary/plan-changes', { plan: 'pro' });
+    expect(confirmed.json.status).toBe('waiting_for_capacity');
+    const ended = {
+      state: 'ended',
+      plan: 'plus',
+      monthlyPrice: { amount: bought, currency: 'USD' },
+      endedAt: confirmed.json.confirmedAt,
+      reason: 'plan_change_confirmed',
+    };
+    expect((await stackOf(tenant)).priceLock).toMatchObject(ended);
+
+    api.clock.advance(7 * 86_400 + 60);
+    await as(tenant, 'GET', '/v1/me');
+    expect((await until(tenant, confirmed.json.changeId, ['expired'])).status).toBe('expired');
+    const stack = await stackOf(tenant);
+    expect(stack.plan).toBe('plus');
+    expect(stack.priceLock).toMatchObject(ended);
+    expect((await billingStatus(tenant)).priceLock).toEqual({
+      founding: true,
+      lockedStacks: 0,
+      ended: [
+        { stackId: 'primary', plan: 'plus', endedAt: expect.any(String), reason: 'plan_change_confirmed' },
+      ],
+    });
+
+    // No longer locked: the next look moves it to today's price, billed from the next invoice.
+    await nextLook();
+    expect(itemAmounts(tenant.tenantId)).toEqual([`${raised}x1`]);
+    await renew(tenant);
+    expect(invoicesOf(tenant.tenantId, 'subscription_cycle').at(-1)?.total).toBe(raised);
+    // Not even a later look brings it back.
+    expect((await stackOf(tenant)).priceLock).toMatchObject(ended);
+  });
+
+  it('a cancellation ends it, shown as ended', async () => {
+    openSignupIn(86_400);
+    const tenant = await api.subscribe({ plan: 'standard' });
+    expect((await stackOf(tenant)).priceLock.state).toBe('locked');
+    const portal = (await as(tenant, 'POST', '/v1/billing/portal')).json.url as string;
+    expect((await cancelInPortal(portal)).status).toBeLessThan(400);
+    await api.sweep();
+    const status = await billingStatus(tenant);
+    expect(status.billingState).toBe('decommissioning');
+    expect(status.priceLock).toEqual({
+      founding: true,
+      lockedStacks: 0,
+      ended: [
+        {
+          stackId: 'primary',
+          plan: 'standard',
+          endedAt: expect.any(String),
+          reason: 'subscription_cancelled',
+        },
+      ],
+    });
+    expect((await stackOf(tenant)).priceLock).toMatchObject({
+      state: 'ended',
+      reason: 'subscription_cancelled',
+    });
+  });
+});
+
+describe('the prices of the day', () => {
+  it('a tenant whose first subscription completes after Open Signup pays the new price', async () => {
+    const raised = await raise('pro');
+    openSignupIn(-1);
+    const tenant = await api.subscribe({ plan: 'pro' });
+    expect(invoicesOf(tenant.tenantId, 'subscription_create').map((i) => i.total)).toEqual([raised]);
+    expect(itemAmounts(tenant.tenantId)).toEqual([`${raised}x1`]);
+    expect((await stackOf(tenant)).priceLock).toBeNull();
+    expect((await billingStatus(tenant)).priceLock.founding).toBe(false);
+  });
+
+  it("an added Stack is billed at today's price, beside the locked one that stays at its own", async () => {
+    openSignupIn(86_400);
+    const bought = listPrice('plus');
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const raised = await raise('plus');
+
+    const preview = await as(tenant, 'POST', '/v1/stacks/preview', { plan: 'plus' });
+    expect(preview.json.monthlyPrice).toEqual({ amount: raised, currency: 'USD' });
+    const added = await as(tenant, 'POST', '/v1/stacks', { plan: 'plus' });
+    expect(added.status).toBe(201);
+    expect(added.json.priceLock).toBeNull();
+    // One item per price: the locked Stack's on the old price, the added one's on the new price.
+    expect(itemAmounts(tenant.tenantId)).toEqual([`${bought}x1`, `${raised}x1`].sort());
+    expect((await billingStatus(tenant)).priceLock).toEqual({ founding: true, lockedStacks: 1, ended: [] });
+
+    await renew(tenant);
+    await renew(tenant);
+    const [first, second] = invoicesOf(tenant.tenantId, 'subscription_cycle');
+    expect(periodLines(first)).toEqual(numeric([bought, raised]));
+    expect(first?.lines.filter((l) => l.proration).every((l) => l.amount > 0)).toBe(true);
+    expect(second?.total).toBe(bought + raised);
+    expect((await stackOf(tenant)).priceLock.state).toBe('locked');
+  });
+
+  it("a locked Stack's Plan Change takes one off its own old price's item, not off today's", async () => {
+    openSignupIn(86_400);
+    const tenant = await payingWithDispatcher('plus');
+    const bought = listPrice('plus');
+    const oldItem = subscriptionOf(tenant.tenantId).items[0];
+    const raised = await raise('plus');
+    const added = await as(tenant, 'POST', '/v1/stacks', { plan: 'plus' });
+    expect(added.status).toBe(201);
+    expect(itemAmounts(tenant.tenantId)).toEqual([`${bought}x1`, `${raised}x1`].sort());
+
+    const confirmed = await as(tenant, 'POST', '/v1/stacks/primary/plan-changes', { plan: 'pro' });
+    expect(confirmed.status).toBe(202);
+    const done = await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back']);
+    expect(done.status).toBe('completed');
+    // The old price's item is gone; the added Stack keeps today's plus price; pro at today's price.
+    expect(itemAmounts(tenant.tenantId)).toEqual([`${listPrice('pro')}x1`, `${raised}x1`].sort());
+    const commit = emulator.calls.find((c) => c.idempotencyKey === `plan-change:${confirmed.json.changeId}`);
+    expect(commit?.params.items).toContainEqual({ id: oldItem?.id, deleted: 'true' });
+    // The credit is for the old price the Stack paid, not for today's.
+    const credit = Object.values(emulator.state.invoiceItems).find(
+      (i) => i.subscription === subscriptionOf(tenant.tenantId).id && i.proration && i.amount < 0,
+    );
+    expect(credit?.price).toBe(oldItem?.price);
+    const stack = await stackOf(tenant);
+    expect(stack).toMatchObject({
+      plan: 'pro',
+      priceLock: { state: 'ended', reason: 'plan_change_confirmed' },
+    });
+    // The Stack is billed at pro's price now: no look moves it again.
+    expect((await getStack(tenant.tenantId, 'primary'))?.billedPriceId).toBe(
+      subscriptionOf(tenant.tenantId).items.find((i) =>
+        emulator.state.prices[i.price]?.lookupKey?.includes('pro'),
+      )?.price,
+    );
+    await nextLook();
+    await renew(tenant);
+    expect(
+      invoicesOf(tenant.tenantId, 'subscription_cycle')
+        .at(-1)
+        ?.lines.filter((l) => !l.proration),
+    ).toHaveLength(2);
+    expect(periodLines(invoicesOf(tenant.tenantId, 'subscription_cycle').at(-1))).toEqual(
+      numeric([listPrice('pro'), raised]),
+    );
+  });
+});
+
+describe('the rollout, once', () => {
+  it('a move a look decided and sent but never recorded is sent again with the same key and never moves the Stack twice', async () => {
+    openSignupIn(-1);
+    const tenant = await api.subscribe({ plan: 'standard' });
+    const stored = await getStack(tenant.tenantId, 'primary');
+    const subscriptionId = subscriptionOf(tenant.tenantId).id;
+    const raised = await raise('standard');
+    const toPriceId = (await syncCatalog()).plans.find((p) => p.plan === 'standard')?.priceId as string;
+    // A look that stopped midway: the move decided and stored, sent to the processor, not recorded.
+    const move = {
+      fromPriceId: stored?.billedPriceId as string,
+      toPriceId,
+      items: itemsAfterPlanChange(
+        await subscriptionItems(subscriptionId),
+        stored?.billedPriceId as string,
+        toPriceId,
+      ),
+      decidedAt: api.clock.now().toISOString(),
+    };
+    expect(await recordPriceMove(tenant.tenantId, stored as NonNullable<typeof stored>, move)).toBe(true);
+    const key = `reprice:${tenant.tenantId}:primary:${toPriceId}`;
+    await changeSubscriptionItems(subscriptionId, move.items, key, 'none');
+
+    await nextLook();
+    expect(emulator.calls.filter((c) => c.idempotencyKey === key)).toHaveLength(2);
+    expect(itemAmounts(tenant.tenantId)).toEqual([`${raised}x1`]);
+    const after = await getStack(tenant.tenantId, 'primary');
+    expect(after?.billedPriceId).toBe(toPriceId);
+    expect(after?.priceMove).toBeUndefined();
+    // Later looks have nothing to move.
+    await nextLook();
+    expect(
+      emulator.calls.filter((c) => c.idempotencyKey?.startsWith(`reprice:${tenant.tenantId}`)),
+    ).toHaveLength(2);
+    await renew(tenant);
+    expect(invoicesOf(tenant.tenantId, 'subscription_cycle').at(-1)?.total).toBe(raised);
+  });
+});
