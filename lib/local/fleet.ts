@@ -7,7 +7,7 @@
  * finish simulated runs, inject faults, set validation answers and ask for Threads through
  * `/_local/fleet/...`.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { OperationReport } from '../../functions/core/dispatcher.ts';
@@ -177,14 +177,20 @@ class SimulatedDispatcher {
   private readonly exports = new Map<string, { work: ExportWork; done: Promise<void> }>();
   /** The reason the next export fails with (a fault), if any. */
   exportFault: string | null = null;
-  private readonly dataRoot: string;
+  private readonly dataRoot: () => string;
   private readonly now: () => Date;
   private stackData: StackData | undefined;
 
   constructor(
     id: string,
     credential: string,
-    options: { localHostExecutor: boolean; location: string | null; dataRoot: string; now: () => Date },
+    options: {
+      localHostExecutor: boolean;
+      location: string | null;
+      /** Where the Stacks' data live (made when first needed). */
+      dataRoot: () => string;
+      now: () => Date;
+    },
   ) {
     this.id = id;
     this.credential = credential;
@@ -198,7 +204,7 @@ class SimulatedDispatcher {
   data(): StackData {
     const stack = this.desired?.stack;
     if (!stack) throw new Error('the Dispatcher has not read its desired state yet');
-    this.stackData ??= new StackData(path.join(this.dataRoot, stack));
+    this.stackData ??= new StackData(path.join(this.dataRoot(), stack));
     return this.stackData;
   }
 
@@ -553,7 +559,14 @@ export class FleetSimulator {
   }
 
   private root(): string {
-    this.dataRoot ??= this.dataDirectory ?? mkdtempSync(path.join(tmpdir(), 'stack-fleet-'));
+    if (this.dataRoot === undefined) {
+      if (this.dataDirectory === undefined) {
+        // A temporary folder of the Stacks' journals and repositories goes with the process.
+        const temporary = mkdtempSync(path.join(tmpdir(), 'stack-fleet-'));
+        process.once('exit', () => rmSync(temporary, { recursive: true, force: true }));
+        this.dataRoot = temporary;
+      } else this.dataRoot = this.dataDirectory;
+    }
     return this.dataRoot;
   }
 
@@ -569,7 +582,7 @@ export class FleetSimulator {
     const dispatcher = new SimulatedDispatcher(`dsp-${this.sequence}`, credential, {
       localHostExecutor: options.localHostExecutor ?? false,
       location: options.location ?? null,
-      dataRoot: this.root(),
+      dataRoot: () => this.root(),
       now: this.now,
     });
     await dispatcher.poll(this.apiUrl(), this.now());
@@ -663,5 +676,12 @@ export class FleetSimulator {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Removes the Stacks' data when they live in a temporary folder of this simulator's own. */
+  removeTemporaryData(): void {
+    if (this.dataDirectory === undefined && this.dataRoot !== undefined)
+      rmSync(this.dataRoot, { recursive: true, force: true });
+    this.dataRoot = undefined;
   }
 }

@@ -29,6 +29,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await api.stop();
+  api.fleet.removeTemporaryData();
   rmSync(work, { recursive: true, force: true });
 });
 
