@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { CONFIRM_REFUSAL_TEXT, confirmRefusals, expiryOf, startingStatus } from '#core/plan-change.ts';
+import { CONFIRM_REFUSAL_TEXT, expiryOf, startingStatus } from '#core/plan-change.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { endPriceLock } from '#core/price-lock.ts';
 import { idempotencyKeyReused, Refusal, requestInProgress } from '#core/refusal.ts';
-import { retrieveSubscription, withProcessorDeadline } from '#ports/processor.ts';
+import { withProcessorDeadline } from '#ports/processor.ts';
 import { startPlanChange, stopPlanChange } from '#ports/workflows.ts';
-import { getBilling } from '#store/billing.ts';
 import { placeHold } from '#store/capacity.ts';
 import { claimIdempotencyKey, idempotencyDoneWrite, releaseIdempotencyKey } from '#store/idempotency.ts';
 import {
@@ -17,10 +16,9 @@ import {
 } from '#store/plan-changes.ts';
 import { applyStackWrites, planChangeStackWrite } from '#store/stacks.ts';
 import type { Tenant } from '#store/tenants.ts';
-import { viaProcessor } from '../billing/processor-errors.ts';
 import { requireStack } from '../stacks/views.ts';
 import { requireGatesReady } from './gates.ts';
-import { estimateChange } from './preview.ts';
+import { estimateChange, refusalsFor, subscriptionOf } from './preview.ts';
 import { executionOf, planChangeView, statusAfter } from './record.ts';
 
 const PROCESSOR_BUDGET_MS = 7_500;
@@ -89,23 +87,11 @@ const decideAndRecord = async (params: {
   now: Date;
 }): Promise<{ change: PlanChange; superseded: string | undefined }> => {
   const { tenant, plan, now } = params;
-  const billing = await getBilling(tenant.tenantId);
-  const subscriptionId = billing?.subscriptionId;
-  const subscription = subscriptionId
-    ? await viaProcessor(() => retrieveSubscription(subscriptionId))
-    : undefined;
+  const { subscriptionId, subscription } = await subscriptionOf(tenant.tenantId);
   for (let attempt = 0; attempt < 4; attempt++) {
     const stack = await requireStack(tenant.tenantId, params.stackId);
     const open = stack.openChange ? await getPlanChange(tenant.tenantId, stack.openChange.id) : undefined;
-    const refusals = confirmRefusals({
-      billingState: tenant.billingState,
-      subscriptionActive: subscription?.status === 'active',
-      cancelScheduled: subscription?.cancelScheduled ?? false,
-      stackLifecycle: stack.lifecycle,
-      currentPlan: stack.plan,
-      requestedPlan: plan,
-      openChanges: open ? [open.status] : [],
-    });
+    const refusals = refusalsFor({ tenant, stack, plan, subscription, openStatus: open?.status });
     const refusal = refusals[0];
     if (refusal) throw new Refusal(409, refusal, CONFIRM_REFUSAL_TEXT[refusal]);
     const { estimate } =

@@ -1,5 +1,6 @@
+import type { SubscriptionFacts } from '#core/lifecycle.ts';
 import { freeSlots, placeablePlans } from '#core/placement.ts';
-import { CONFIRM_REFUSAL_TEXT, confirmRefusals } from '#core/plan-change.ts';
+import { CONFIRM_REFUSAL_TEXT, confirmRefusals, type PlanChangeStatus } from '#core/plan-change.ts';
 import { PLANS, type PlanValue } from '#core/plans.ts';
 import {
   confirmEndsLockWarning,
@@ -21,6 +22,7 @@ import {
 } from '#ports/processor.ts';
 import { getBilling } from '#store/billing.ts';
 import { listInventory } from '#store/capacity.ts';
+import type { StoredStack } from '#store/stacks.ts';
 import type { Tenant } from '#store/tenants.ts';
 import { viaProcessor } from '../billing/processor-errors.ts';
 import { requireStack } from '../stacks/views.ts';
@@ -42,6 +44,33 @@ const planView = (plan: PlanValue, lockedPrice?: ListPrice) => {
     },
   };
 };
+
+/** The tenant's subscription as the processor reports it now (none before a checkout completed). */
+export const subscriptionOf = async (tenantId: string) => {
+  const subscriptionId = (await getBilling(tenantId))?.subscriptionId;
+  const subscription = subscriptionId
+    ? await viaProcessor(() => retrieveSubscription(subscriptionId))
+    : undefined;
+  return { subscriptionId, subscription };
+};
+
+/** Every refusal a confirmation of `plan` on `stack` would meet now (the preview lists them; confirm answers the first). */
+export const refusalsFor = (params: {
+  tenant: Tenant;
+  stack: StoredStack;
+  plan: PlanValue;
+  subscription: SubscriptionFacts | undefined;
+  openStatus: PlanChangeStatus | undefined;
+}) =>
+  confirmRefusals({
+    billingState: params.tenant.billingState,
+    subscriptionActive: params.subscription?.status === 'active',
+    cancelScheduled: params.subscription?.cancelScheduled ?? false,
+    stackLifecycle: params.stack.lifecycle,
+    currentPlan: params.stack.plan,
+    requestedPlan: params.plan,
+    openChanges: params.openStatus ? [params.openStatus] : [],
+  });
 
 /**
  * The processor's estimate of the next invoice with the Stack moved from the price it is billed
@@ -96,19 +125,13 @@ export const previewPlanChange = async (params: {
   const { tenant, plan, now } = params;
   const stack = await requireStack(tenant.tenantId, params.stackId);
   return withProcessorDeadline(performance.now() + PROCESSOR_BUDGET_MS, async () => {
-    const billing = await getBilling(tenant.tenantId);
-    const subscriptionId = billing?.subscriptionId;
-    const subscription = subscriptionId
-      ? await viaProcessor(() => retrieveSubscription(subscriptionId))
-      : undefined;
-    const refusals = confirmRefusals({
-      billingState: tenant.billingState,
-      subscriptionActive: subscription?.status === 'active',
-      cancelScheduled: subscription?.cancelScheduled ?? false,
-      stackLifecycle: stack.lifecycle,
-      currentPlan: stack.plan,
-      requestedPlan: plan,
-      openChanges: stack.openChange ? [stack.openChange.status] : [],
+    const { subscriptionId, subscription } = await subscriptionOf(tenant.tenantId);
+    const refusals = refusalsFor({
+      tenant,
+      stack,
+      plan,
+      subscription,
+      openStatus: stack.openChange?.status,
     });
     const inventory = await listInventory(tenant.homeRegion);
     const here = inventory.slots.some(
