@@ -76,23 +76,49 @@ export interface RunningControlPlane {
   stop(): Promise<void>;
 }
 
-/** A stand-in for the tenant app's landing page, where the browser sign-in ends. */
-const landingPage = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Stack Control Plane (local)</title></head>
-<body style="font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
-<h1>Stack Control Plane (local)</h1>
-<p><a href="/v1/auth/sign-in">Sign in with the code host</a> · <a href="/v1/me">Who am I? (GET /v1/me)</a> ·
-<a href="/v1/billing/plans">Plans</a></p>
-<form method="post" action="/v1/auth/sign-out"><button type="submit">Sign out</button></form>
-</body></html>`;
+/** The tenant console's static files (lib/console), served as they are: plain ES modules and CSS. */
+const CONSOLE_DIRECTORY = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'console');
+const CONSOLE_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+/** No inline script or style; the API and the console share this origin. */
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** The console file a GET asks for (`/` is its page, `/console/<name>` its assets), if any. */
+const consoleFile = (pathname: string): string | undefined => {
+  if (pathname === '/' || pathname === '/index.html') return 'index.html';
+  const match = /^\/console\/([a-z][a-z0-9-]*\.(?:js|css))$/.exec(pathname);
+  return match?.[1];
+};
+
+const serveConsole = (file: string, response: ServerResponse): boolean => {
+  let content: Buffer;
+  try {
+    content = readFileSync(path.join(CONSOLE_DIRECTORY, file));
+  } catch {
+    return false;
+  }
+  response
+    .writeHead(200, {
+      'content-type': CONSOLE_TYPES[path.extname(file)] ?? 'application/octet-stream',
+      'content-security-policy': CONSOLE_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'same-origin',
+      'cache-control': 'no-cache',
+    })
+    .end(content);
+  return true;
+};
 
 export const serve =
   (gateway: LocalApiGateway) => async (request: IncomingMessage, response: ServerResponse) => {
     const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (request.method === 'GET' && (pathname === '/' || pathname === '/index.html')) {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landingPage);
-      return;
-    }
+    const file = request.method === 'GET' ? consoleFile(pathname) : undefined;
+    if (file && serveConsole(file, response)) return;
     // Export archives stream past the adapter (CloudFront's part in the cloud).
     if (isExportDownload(request)) return serveExportDownload(request, response);
     const body = await readRequestBody(request);
