@@ -18,12 +18,15 @@ export const waitlistCapacityEmail = (params: {
   plan: PlanValue;
   homeRegion: string;
   appUrl: string;
+  /** Today's list price (minor units), which a price rise may have changed from the catalog's. */
+  monthlyPrice?: number;
 }): EmailContent => {
   const plan = PLANS[params.plan];
+  const monthly = params.monthlyPrice ?? plan.monthlyPrice.amount;
   const paragraphs = [
     `Good news: the ${plan.name} Plan can now be placed in your Home Region (${params.homeRegion}).`,
     `You asked to hear when it could. Places are not held for the waitlist, so check out soon if you still want it: ${params.appUrl}`,
-    `${plan.name}: US$${plan.monthlyPrice.amount / 100} per month, ${plan.resources.vcpu} shared vCPU, ${plan.resources.memoryGb} GB memory, ${plan.resources.storageGb} GB storage.`,
+    `${plan.name}: US$${monthly / 100} per month, ${plan.resources.vcpu} shared vCPU, ${plan.resources.memoryGb} GB memory, ${plan.resources.storageGb} GB storage.`,
     'You are receiving this email once because you joined the waitlist for this Plan.',
   ];
   return {

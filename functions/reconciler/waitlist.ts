@@ -1,5 +1,6 @@
 import { waitlistCapacityEmail } from '#core/emails.ts';
 import { isPlaceable } from '#core/placement.ts';
+import { listPriceOf } from '#core/price-lock.ts';
 import { config } from '#ports/config.ts';
 import { listInventory } from '#store/capacity.ts';
 import { outboxPut } from '#store/outbox.ts';
@@ -31,6 +32,7 @@ export const notifyWaitlist = async (
       plan: entry.plan,
       homeRegion: entry.region,
       appUrl: config.tenantAppUrl(),
+      monthlyPrice: listPriceOf(entry.plan, config.planPrices()).amount,
     });
     if (await notifyWaitlistEntry(entry, outboxPut(key, user.email, content, now), now)) notified++;
   }
