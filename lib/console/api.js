@@ -6,9 +6,12 @@ export class ApiError extends Error {
    * @param {any} body
    */
   constructor(status, body) {
-    super(body?.message ?? `The API answered ${status}.`);
+    // The API's errors are `{ error: { code, message, requestId }, ...extra }`.
+    super(body?.error?.message ?? body?.message ?? `The API answered ${status}.`);
     this.name = 'ApiError';
     this.status = status;
+    /** @type {string | undefined} */
+    this.code = body?.error?.code;
     this.body = body;
   }
 }

@@ -580,31 +580,536 @@ const changeCard = (/** @type {any} */ c, /** @type {any[]} */ plans) =>
   );
 
 // ---------------------------------------------------------------------------------------------
-// Credentials (read-only in this slice) and the Guide.
+// Credentials of a Stack (a Stack picker): provision and rotate, the list, archive, the Guide
+// selection, and deletion with the blocking list and then the Thread-count confirmation.
+
+/** The Provider catalog as the API accepts it (docs/credentials.md); no route lists it. */
+const PROVIDERS = /** @type {Record<string, string[]>} */ ({
+  'provider-a': ['oauth_token', 'api_key', 'ambient'],
+  'provider-b': ['auth_file', 'api_key', 'ambient'],
+  'provider-c': ['api_key'],
+});
+const PERSONAL = ['oauth_token', 'auth_file', 'ambient'];
+const CONSENT_VERSION = '2026-11';
+const CONSENT_TEXT =
+  'I am an administrator of this account. I agree that this Stack uses my own subscription with the provider through this Credential: its usage counts against that subscription, under the provider’s terms, until the Credential is archived or deleted.';
+const ACTIVITIES = /** @type {const} */ (['intake', 'dispatch', 'guide']);
+
+/** `#/<screen>/<stackId>/<more>` → its parts. */
+const hashParts = () => location.hash.split('/').slice(1).map(decodeURIComponent);
+
+/** A Stack picker that moves to `#/<base>/<stackId>`; the chosen Stack, else the first. */
+const stackPicker = (/** @type {string} */ base, /** @type {any[]} */ stacks, /** @type {any} */ chosen) =>
+  form(
+    'Choose a Stack',
+    [
+      label(
+        'Stack',
+        h(
+          'select',
+          { name: 'stack', id: `${base}-stack` },
+          ...stacks.map((/** @type {any} */ s) =>
+            h(
+              'option',
+              s.stackId === chosen.stackId ? { value: s.stackId, selected: '' } : { value: s.stackId },
+              s.name,
+            ),
+          ),
+        ),
+      ),
+    ],
+    'Show this Stack',
+    async (data) => {
+      location.hash = `#/${base}/${encodeURIComponent(String(data.get('stack')))}`;
+    },
+  );
+
+const pickStack = async (/** @type {string | undefined} */ wanted) => {
+  const { stacks } = await api('GET', '/v1/stacks');
+  const chosen = stacks.find((/** @type {any} */ s) => s.stackId === wanted) ?? stacks[0];
+  return { stacks, chosen };
+};
+
+const profileText = (/** @type {any} */ profile) => {
+  const parts = ACTIVITIES.filter((a) => profile?.[a]).map(
+    (a) =>
+      `${a}: ${[profile[a].model, profile[a].effort ? `${profile[a].effort} effort` : ''].filter(Boolean).join(', ')}`,
+  );
+  return parts.length ? parts.join('; ') : 'The Provider’s defaults';
+};
 
 const credentialsScreen = async () => {
-  const data = await api('GET', '/v1/credentials');
+  const { stacks, chosen } = await pickStack(hashParts()[1]);
+  if (!chosen) return screen('Credentials', h('p', {}, 'No Stack yet.'));
+  const q = `?stackId=${encodeURIComponent(chosen.stackId)}`;
+  const [data, { projects }] = await Promise.all([
+    api('GET', `/v1/credentials${q}`),
+    api('GET', `/v1/stacks/${chosen.stackId}/projects`),
+  ]);
+  const again = () => credentialsScreen();
+  const provision = provisionForm(chosen, again);
   screen(
-    'Credentials',
+    `Credentials of ${chosen.name}`,
+    stackPicker('credentials', stacks, chosen),
+    guideSection(chosen, data, again),
+    h('h3', {}, 'Credentials'),
     data.credentials.length
       ? h(
-          'ul',
+          'div',
           {},
           ...data.credentials.map((/** @type {any} */ c) =>
-            h('li', {}, `${c.name}: ${c.provider}, ${label(c.kind)}${c.state ? `, ${label(c.state)}` : ''}`),
+            credentialCard(chosen, c, projects, provision, again),
           ),
         )
       : h('p', {}, 'No Credentials yet.'),
-    h('h3', {}, 'Guide'),
+    provision.element,
+  );
+  if (data.credentials.some((/** @type {any} */ c) => c.validation.state === 'pending'))
+    poll(async () => {
+      const now = await api('GET', `/v1/credentials${q}`);
+      return JSON.stringify(now) !== JSON.stringify(data);
+    }, again);
+};
+
+const guideSection = (
+  /** @type {any} */ stack,
+  /** @type {any} */ data,
+  /** @type {() => Promise<void>} */ again,
+) => {
+  const g = data.guide;
+  const choices = data.credentials.filter(
+    (/** @type {any} */ c) => !c.archivedAt && c.validation.state !== 'invalid',
+  );
+  return h(
+    'section',
+    { class: 'card', 'aria-label': 'Guide Credential' },
+    h('h3', {}, 'Guide Credential'),
+    h('p', {}, 'Every Guide Session of this Stack uses this one Credential, never another.'),
+    dl([
+      [
+        'Selected',
+        g.name
+          ? `${g.name}${g.selectedAt ? ` (since ${dateTime(g.selectedAt)})` : ''}: ${g.usable ? 'usable' : `not usable (${label(g.unusableReason)})`}`
+          : 'None',
+      ],
+      [
+        'Last cleared',
+        g.cleared ? `${g.cleared.name}: ${label(g.cleared.reason)}, ${dateTime(g.cleared.at)}` : 'Never',
+      ],
+    ]),
+    choices.length
+      ? form(
+          'Choose the Guide Credential',
+          [
+            label(
+              'Guide Credential',
+              h(
+                'select',
+                { name: 'name', id: 'guide-name' },
+                ...choices.map((/** @type {any} */ c) =>
+                  h(
+                    'option',
+                    c.name === g.name ? { value: c.name, selected: '' } : { value: c.name },
+                    c.name,
+                  ),
+                ),
+              ),
+            ),
+          ],
+          'Choose as Guide',
+          async (form) => {
+            await api('PUT', `/v1/stacks/${stack.stackId}/guide-credential`, {
+              name: String(form.get('name')),
+            });
+            say(`The Guide now uses ${form.get('name')}.`);
+            await again();
+          },
+        )
+      : h('p', { class: 'muted' }, 'No Credential can be chosen: provision one first.'),
+    g.name
+      ? button(
+          'Clear the Guide',
+          async () => {
+            await api('PUT', `/v1/stacks/${stack.stackId}/guide-credential`, { name: null });
+            say('The Guide selection is cleared.');
+            await again();
+          },
+          'secondary',
+        )
+      : '',
+  );
+};
+
+const credentialCard = (
+  /** @type {any} */ stack,
+  /** @type {any} */ c,
+  /** @type {any[]} */ projects,
+  /** @type {{ rotate: (c: any) => void }} */ provision,
+  /** @type {() => Promise<void>} */ again,
+) => {
+  const q = `?stackId=${encodeURIComponent(stack.stackId)}`;
+  const out = h('div', {});
+  const projectName = (/** @type {string} */ id) => projects.find((p) => p.projectId === id)?.name ?? id;
+  const remove = async (/** @type {string} */ token = '') => {
+    out.replaceChildren();
+    try {
+      await api(
+        'DELETE',
+        `/v1/credentials/${encodeURIComponent(c.name)}${q}${token ? `&confirmationToken=${encodeURIComponent(token)}` : ''}`,
+      );
+      say(`Credential ${c.name} is deleted.`);
+      await again();
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'credential_in_use')
+        out.replaceChildren(
+          h(
+            'div',
+            { role: 'alert' },
+            h('p', {}, h('strong', {}, 'Cannot delete: '), `these routes name ${c.name}. Change them first.`),
+            h(
+              'ul',
+              { 'aria-label': `Routes naming ${c.name}` },
+              ...(error.body.uses ?? []).map((/** @type {any} */ u) =>
+                h('li', {}, `Project ${projectName(u.projectId)}: ${u.activity}, ${u.position}`),
+              ),
+            ),
+          ),
+        );
+      else if (error instanceof ApiError && error.code === 'confirmation_required')
+        out.replaceChildren(
+          h(
+            'div',
+            { role: 'alert' },
+            h(
+              'p',
+              {},
+              `${error.body.threadCount} Thread(s) use ${c.name}: deleting it means they cannot go on. Confirm before ${dateTime(error.body.expiresAt)}.`,
+            ),
+            button(`Confirm: delete ${c.name} and stop ${error.body.threadCount} Thread(s)`, () =>
+              remove(error.body.confirmationToken),
+            ),
+          ),
+        );
+      else out.replaceChildren(errorBox(error));
+    }
+  };
+  const v = c.validation;
+  return h(
+    'section',
+    { class: 'card', 'aria-label': `Credential ${c.name}` },
+    h('h4', {}, c.name),
+    dl([
+      ['Provider', c.provider],
+      ['Kind', label(c.kind)],
+      [
+        'Usage',
+        c.usage === 'metered'
+          ? 'Metered: the provider charges its usage on top of the flat fee'
+          : 'Your personal subscription with the provider',
+      ],
+      [
+        'Validation',
+        `${label(v.state)}${v.reason ? `: ${v.reason}` : ''}${v.checkedAt ? ` (checked ${dateTime(v.checkedAt)})` : ''}`,
+      ],
+      ['Usable', c.usable ? 'Yes' : `No: ${label(c.unusableReason)}`],
+      [
+        'Consent',
+        c.consent
+          ? `Given by ${c.consent.by} on ${dateTime(c.consent.at)} (text version ${c.consent.textVersion})`
+          : 'Not needed',
+      ],
+      ['Runtime Profile', profileText(c.runtimeProfile)],
+      ['Created', dateTime(c.createdAt)],
+      ['Rotated', c.rotatedAt ? dateTime(c.rotatedAt) : 'Never'],
+      ['Archived', c.archivedAt ? dateTime(c.archivedAt) : 'No'],
+    ]),
+    h(
+      'p',
+      { class: 'actions' },
+      button(`Rotate ${c.name}`, () => provision.rotate(c), 'secondary'),
+      ' ',
+      c.archivedAt
+        ? ''
+        : button(
+            `Archive ${c.name}`,
+            async () => {
+              await api('POST', `/v1/credentials/${encodeURIComponent(c.name)}/archive${q}`);
+              say(`Credential ${c.name} is archived.`);
+              await again();
+            },
+            'secondary',
+          ),
+      ' ',
+      button(`Delete ${c.name}`, () => remove(), 'secondary'),
+    ),
+    out,
+  );
+};
+
+/** Provisions (a new name) or rotates (an existing one). The material never stays on the page. */
+const provisionForm = (/** @type {any} */ stack, /** @type {() => Promise<void>} */ again) => {
+  const name = h('input', {
+    name: 'name',
+    id: 'cred-name',
+    required: '',
+    pattern: '[a-z0-9][a-z0-9\\-]{0,62}',
+    autocomplete: 'off',
+  });
+  const provider = /** @type {HTMLSelectElement} */ (
+    h(
+      'select',
+      { name: 'provider', id: 'cred-provider' },
+      ...Object.keys(PROVIDERS).map((p) => h('option', { value: p }, p)),
+    )
+  );
+  const kind = /** @type {HTMLSelectElement} */ (h('select', { name: 'kind', id: 'cred-kind' }));
+  const secret = /** @type {HTMLInputElement} */ (
+    h('input', { name: 'material', id: 'cred-material', type: 'password', autocomplete: 'off' })
+  );
+  const file = /** @type {HTMLTextAreaElement} */ (
+    h('textarea', { name: 'authFile', id: 'cred-auth-file', rows: '5', spellcheck: 'false' })
+  );
+  const upload = /** @type {HTMLInputElement} */ (
+    h('input', { type: 'file', id: 'cred-auth-upload', accept: 'application/json,.json' })
+  );
+  upload.addEventListener('change', async () => {
+    const chosen = upload.files?.[0];
+    if (chosen) file.value = await chosen.text();
+  });
+  const consent = /** @type {HTMLInputElement} */ (
+    h('input', { type: 'checkbox', name: 'consent', id: 'cred-consent' })
+  );
+  const secretRow = label('Secret (token or key)', secret);
+  const fileRow = h(
+    'div',
+    {},
+    label('Auth file (JSON)', file),
+    label('Or read the auth file from disk', upload),
+  );
+  const consentRow = h(
+    'fieldset',
+    {},
+    h('legend', {}, `Consent (text version ${CONSENT_VERSION})`),
+    h('p', { id: 'consent-text' }, CONSENT_TEXT),
+    h(
+      'div',
+      {},
+      consent,
+      ' ',
+      h('label', { for: 'cred-consent' }, `I agree to the consent text above (version ${CONSENT_VERSION})`),
+    ),
+  );
+  const profile = h(
+    'fieldset',
+    {},
+    h('legend', {}, 'Runtime Profile (optional; left empty, the Provider’s defaults apply)'),
+    ...ACTIVITIES.map((a) =>
+      h(
+        'div',
+        { class: 'row' },
+        label(
+          `Model for ${a}`,
+          h('input', { name: `model-${a}`, id: `cred-model-${a}`, autocomplete: 'off' }),
+        ),
+        label(
+          `Effort for ${a}`,
+          h(
+            'select',
+            { name: `effort-${a}`, id: `cred-effort-${a}` },
+            h('option', { value: '' }, 'Default'),
+            h('option', { value: 'low' }, 'low'),
+            h('option', { value: 'medium' }, 'medium'),
+            h('option', { value: 'high' }, 'high'),
+          ),
+        ),
+      ),
+    ),
+  );
+  const heading = h('h3', { tabindex: '-1' }, 'Provision a Credential');
+  const sync = () => {
+    const current = kind.value;
+    kind.replaceChildren(
+      ...(PROVIDERS[provider.value] ?? []).map((k) =>
+        h('option', k === current ? { value: k, selected: '' } : { value: k }, label(k)),
+      ),
+    );
+    const k = kind.value;
+    secretRow.hidden = k === 'auth_file' || k === 'ambient';
+    fileRow.hidden = k !== 'auth_file';
+    consentRow.hidden = !PERSONAL.includes(k);
+    if (secretRow.hidden) secret.removeAttribute('required');
+    else secret.setAttribute('required', '');
+    if (consentRow.hidden) consent.removeAttribute('required');
+    else consent.setAttribute('required', '');
+  };
+  provider.addEventListener('change', sync);
+  kind.addEventListener('change', sync);
+  const element = h(
+    'section',
+    { class: 'card', 'aria-label': 'Provision or rotate a Credential' },
+    heading,
     h(
       'p',
       {},
-      data.guide.name
-        ? `The Guide uses ${data.guide.name}${data.guide.usable ? '' : ` (not usable: ${data.guide.unusableReason ?? 'unknown'})`}.`
-        : data.guide.cleared
-          ? `No Guide Credential: it was cleared (${label(data.guide.cleared.reason ?? data.guide.cleared)}).`
-          : 'No Guide Credential selected.',
+      'A new name adds a Credential; an existing name rotates it (new material, possibly another kind, never another Provider). The secret is sent once and never shown again.',
     ),
+    form(
+      'Provision a Credential',
+      [
+        label('Name (lowercase letters, digits and hyphens)', name),
+        label('Provider', provider),
+        label('Kind', kind),
+        secretRow,
+        fileRow,
+        consentRow,
+        profile,
+      ],
+      'Save the Credential',
+      async (data, formElement) => {
+        const k = String(data.get('kind'));
+        const material =
+          k === 'ambient' ? undefined : String(data.get(k === 'auth_file' ? 'authFile' : 'material'));
+        // The material leaves the page now: the fields are emptied before the answer comes back.
+        secret.value = '';
+        file.value = '';
+        upload.value = '';
+        /** @type {Record<string, any>} */
+        const runtimeProfile = {};
+        for (const a of ACTIVITIES) {
+          const model = String(data.get(`model-${a}`) ?? '').trim();
+          const effort = String(data.get(`effort-${a}`) ?? '');
+          if (model || effort)
+            runtimeProfile[a] = { ...(model ? { model } : {}), ...(effort ? { effort } : {}) };
+        }
+        const saved = await api(
+          'POST',
+          `/v1/credentials/${encodeURIComponent(String(data.get('name')))}?stackId=${encodeURIComponent(stack.stackId)}`,
+          {
+            provider: String(data.get('provider')),
+            kind: k,
+            ...(material ? { material } : {}),
+            ...(PERSONAL.includes(k) ? { consent: { textVersion: CONSENT_VERSION } } : {}),
+            ...(Object.keys(runtimeProfile).length ? { runtimeProfile } : {}),
+          },
+        );
+        formElement.reset();
+        say(`Credential ${saved.name} is saved; its validation is ${label(saved.validation.state)}.`);
+        await again();
+      },
+    ),
+  );
+  sync();
+  return {
+    element,
+    rotate: (/** @type {any} */ c) => {
+      heading.textContent = `Rotate ${c.name}`;
+      name.setAttribute('value', c.name);
+      /** @type {HTMLInputElement} */ (name).value = c.name;
+      provider.value = c.provider;
+      sync();
+      kind.value = c.kind;
+      sync();
+      heading.focus();
+    },
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Export archives of a Stack: start, follow, download. No route lists a Stack's exports, so the
+// last one started is kept in the address (`#/export/<stackId>/<exportId>`) and in this browser.
+
+const EXPORT_KEY = (/** @type {string} */ stackId) => `console.export.${stackId}`;
+
+const exportScreen = async () => {
+  const parts = hashParts();
+  const { stacks, chosen } = await pickStack(parts[1]);
+  if (!chosen) return screen('Export', h('p', {}, 'No Stack yet.'));
+  const exportId = parts[2] || localStorage.getItem(EXPORT_KEY(chosen.stackId)) || '';
+  let current;
+  if (exportId)
+    current = await api('GET', `/v1/stacks/${chosen.stackId}/exports/${encodeURIComponent(exportId)}`).catch(
+      () => undefined,
+    );
+  const out = h('div', {});
+  const follow = async (/** @type {string} */ id) => {
+    localStorage.setItem(EXPORT_KEY(chosen.stackId), id);
+    location.hash = `#/export/${encodeURIComponent(chosen.stackId)}/${encodeURIComponent(id)}`;
+  };
+  const running = current && ['requested', 'building'].includes(current.status);
+  screen(
+    `Export ${chosen.name}`,
+    stackPicker('export', stacks, chosen),
+    h(
+      'p',
+      {},
+      'An export archive holds the Stack’s Event journal and the work of its Threads that never reached a remote (a tar file). The Stack’s Dispatcher builds it; it stays available for 7 days.',
+    ),
+    current ? exportCard(chosen, current) : h('p', {}, 'No export started from this browser yet.'),
+    running
+      ? ''
+      : button('Start an export', async () => {
+          out.replaceChildren();
+          try {
+            const started = await api('POST', `/v1/stacks/${chosen.stackId}/exports`, {});
+            say('The export has started.');
+            await follow(started.exportId);
+          } catch (error) {
+            if (error instanceof ApiError && error.code === 'export_in_progress' && error.body.exportId)
+              await follow(error.body.exportId);
+            else out.replaceChildren(errorBox(error));
+          }
+        }),
+    out,
+  );
+  if (running)
+    poll(async () => {
+      const now = await api(
+        'GET',
+        `/v1/stacks/${chosen.stackId}/exports/${encodeURIComponent(current.exportId)}`,
+      );
+      return now.status !== current.status;
+    }, exportScreen);
+};
+
+const exportCard = (/** @type {any} */ stack, /** @type {any} */ e) => {
+  const out = h('div', {});
+  return h(
+    'section',
+    { class: 'card', 'aria-label': 'The last export' },
+    h('h3', {}, 'The last export'),
+    dl([
+      ['Status', h('span', { 'data-status': e.status }, label(e.status))],
+      ['Requested', dateTime(e.requestedAt)],
+      ['Ready', e.readyAt ? dateTime(e.readyAt) : e.status === 'failed' ? 'Never' : 'Not yet'],
+      ['Size', e.sizeBytes === null ? '—' : `${e.sizeBytes.toLocaleString()} bytes`],
+      ['Available until', e.availableUntil ? dateTime(e.availableUntil) : '—'],
+      ...(e.failureReason
+        ? [[/** @type {string} */ ('Why it failed'), /** @type {string} */ (e.failureReason)]]
+        : []),
+    ]),
+    e.status === 'requested' || e.status === 'building'
+      ? h('p', {}, 'The Stack’s Dispatcher is building it; this page follows it by itself.')
+      : '',
+    e.status === 'ready'
+      ? button('Download the archive', async () => {
+          const d = await api(
+            'POST',
+            `/v1/stacks/${stack.stackId}/exports/${encodeURIComponent(e.exportId)}/download`,
+            {},
+          );
+          out.replaceChildren(
+            h(
+              'p',
+              {},
+              `Downloading ${d.fileName}. If it did not start, `,
+              h('a', { href: d.url, download: d.fileName }, `download ${d.fileName} again`),
+              ` (the link works until ${dateTime(d.expiresAt)}).`,
+            ),
+          );
+          location.assign(d.url);
+        })
+      : '',
+    out,
   );
 };
 
@@ -615,6 +1120,7 @@ const ROUTES = {
   '#/stacks': stacksScreen,
   '#/plan-changes': planChangesScreen,
   '#/credentials': credentialsScreen,
+  '#/export': exportScreen,
 };
 
 const route = async () => {
@@ -636,7 +1142,9 @@ const route = async () => {
       return await plansScreen(me);
     }
     nav.hidden = false;
-    const hash = location.hash in ROUTES ? location.hash : '#/stacks';
+    // `#/<screen>` or `#/<screen>/<stackId>[/<more>]`.
+    const base = `#/${location.hash.split('/')[1] ?? ''}`;
+    const hash = base in ROUTES ? base : '#/stacks';
     for (const link of nav.querySelectorAll('a'))
       link.getAttribute('href') === hash
         ? link.setAttribute('aria-current', 'page')
