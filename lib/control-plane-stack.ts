@@ -1,9 +1,10 @@
-import { Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { ContextSetting, Environment } from '../functions/ports/config.ts';
 import { OperatorAlarms } from './constructs/alarms.ts';
 import { ControlPlaneApi } from './constructs/api.ts';
+import { ConsoleSite } from './constructs/console.ts';
 import { CredentialsKey } from './constructs/credentials-key.ts';
 import { ExportArchives } from './constructs/exports.ts';
 import { PlanChanges } from './constructs/plan-changes.ts';
@@ -18,8 +19,11 @@ import { ProcessorEventQueue } from './constructs/webhooks.ts';
 export interface ControlPlaneSettings extends Partial<Record<ContextSetting, string>> {
   /** Stacks are addressed at `<slug>.<stackDomain>`. */
   stackDomain: string;
-  /** Where the browser lands after sign-in; its origin is the only one accepted for cookie-authenticated writes. */
-  tenantAppUrl: string;
+  /**
+   * Optional: where the browser lands after sign-in; its origin is the only one accepted for
+   * cookie-authenticated writes (default: the console's site, `https://<console domain>/`).
+   */
+  tenantAppUrl?: string;
   /** The code host's OAuth app (GitHub by default). */
   codeHostClientId: string;
   codeHostAuthorizeUrl: string;
@@ -33,8 +37,6 @@ export interface ControlPlaneSettings extends Partial<Record<ContextSetting, str
   alarmEmail?: string;
   /** Optional: the PEM public key that verifies export download URLs (a placeholder without it). */
   exportsSigningPublicKey?: string;
-  /** Optional: the host serving the console app (default: the host of `tenantAppUrl`). */
-  consoleOrigin?: string;
   /** Optional: the console's own domain on its distribution, with its us-east-1 certificate. */
   consoleDomainName?: string;
   consoleCertificateArn?: string;
@@ -68,6 +70,7 @@ export class ControlPlaneStack extends Stack {
   readonly reconciler: Reconciler;
   readonly planChanges: PlanChanges;
   readonly credentialsKey: CredentialsKey;
+  readonly site: ConsoleSite;
   readonly exports: ExportArchives;
   readonly alarms: OperatorAlarms;
 
@@ -75,7 +78,7 @@ export class ControlPlaneStack extends Stack {
     super(scope, id, props);
     const settings = {
       stackDomain: setting(this, 'stackDomain'),
-      tenantAppUrl: setting(this, 'tenantAppUrl'),
+      tenantAppUrl: optionalSetting(this, 'tenantAppUrl'),
       codeHostClientId: setting(this, 'codeHostClientId'),
       codeHostAuthorizeUrl: setting(this, 'codeHostAuthorizeUrl'),
       codeHostTokenUrl: setting(this, 'codeHostTokenUrl'),
@@ -84,7 +87,6 @@ export class ControlPlaneStack extends Stack {
       supportEmail: setting(this, 'supportEmail'),
       alarmEmail: optionalSetting(this, 'alarmEmail'),
       exportsSigningPublicKey: optionalSetting(this, 'exportsSigningPublicKey'),
-      consoleOrigin: optionalSetting(this, 'consoleOrigin'),
       consoleDomainName: optionalSetting(this, 'consoleDomainName'),
       consoleCertificateArn: optionalSetting(this, 'consoleCertificateArn'),
       planChangeGatesReady: optionalSetting(this, 'planChangeGatesReady'),
@@ -93,6 +95,16 @@ export class ControlPlaneStack extends Stack {
     } satisfies Record<ContextSetting, string | undefined> satisfies ControlPlaneSettings;
 
     this.table = new ControlPlaneTable(this, 'Data');
+    // The console's site first: the functions' environment names it (where sign-in lands, the
+    // OAuth callback's base); the API is routed onto it once it exists.
+    this.site = new ConsoleSite(this, 'Console', {
+      consoleDomainName: settings.consoleDomainName,
+      consoleCertificateArn: settings.consoleCertificateArn,
+    });
+    if (settings.tenantAppUrl)
+      Annotations.of(this).addInfo(
+        `tenantAppUrl is set (${settings.tenantAppUrl}): sign-in lands there and only its origin may write with the session cookie; unset it to use the console's site (docs/runbook.md).`,
+      );
     const externalSecret = (id: string, description: string, issuer: string) => {
       const secret = new Secret(this, id, { description });
       Validations.of(secret).acknowledge({
@@ -122,7 +134,9 @@ export class ControlPlaneStack extends Stack {
     const environment: Environment = {
       TABLE_NAME: this.table.table.tableName,
       STACK_DOMAIN: settings.stackDomain,
-      TENANT_APP_URL: settings.tenantAppUrl,
+      TENANT_APP_URL: settings.tenantAppUrl ?? `${this.site.url}/`,
+      // The OAuth callback comes through the site, so the session cookie it sets is first-party.
+      PUBLIC_API_URL: this.site.url,
       CODE_HOST_CLIENT_ID: settings.codeHostClientId,
       CODE_HOST_AUTHORIZE_URL: settings.codeHostAuthorizeUrl,
       CODE_HOST_TOKEN_URL: settings.codeHostTokenUrl,
@@ -147,10 +161,8 @@ export class ControlPlaneStack extends Stack {
     });
     this.credentialsKey = new CredentialsKey(this, 'CredentialsKey');
     this.exports = new ExportArchives(this, 'Exports', {
-      consoleOrigin: settings.consoleOrigin ?? new URL(settings.tenantAppUrl).host,
+      site: this.site,
       signingPublicKey: settings.exportsSigningPublicKey,
-      consoleDomainName: settings.consoleDomainName,
-      consoleCertificateArn: settings.consoleCertificateArn,
     });
     this.api = new ControlPlaneApi(this, 'Api', {
       table: this.table.table,
@@ -163,6 +175,7 @@ export class ControlPlaneStack extends Stack {
       credentialsKey: this.credentialsKey,
       exports: this.exports,
     });
+    this.site.routeApi(this.api.api);
     this.alarms = new OperatorAlarms(this, 'Alarms', {
       reconciler: this.reconciler.function,
       deadLetters: this.processorEvents.deadLetters,

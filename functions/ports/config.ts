@@ -50,12 +50,14 @@ export const ENVIRONMENT = {
     localDefault: 'stacks.localhost',
   },
   TENANT_APP_URL: {
-    where: "Lambda (context `tenantAppUrl`); local default the server's `/`",
+    where:
+      "Lambda (context `tenantAppUrl`, default the console's site `https://<console domain>/`); local default the server's `/`",
     meaning:
       'where the browser lands after sign-in; its origin is the only one allowed for cookie-authenticated writes',
   },
   PUBLIC_API_URL: {
-    where: 'optional in the cloud; set by `npm start`',
+    where:
+      "Lambda (set by the stack: the console's site `https://<console domain>`, which routes `/v1/*`); set by `npm start`",
     meaning: 'base of the OAuth callback URL (default `https://<API domain>`)',
   },
   PLAN_CHANGE_GATES_READY: {
@@ -237,7 +239,12 @@ export type PlanChangeGate = (typeof PLAN_CHANGE_GATES)[number];
 
 export const CDK_CONTEXT = {
   stackDomain: { sets: 'STACK_DOMAIN', required: true },
-  tenantAppUrl: { sets: 'TENANT_APP_URL', required: true },
+  tenantAppUrl: {
+    sets: 'TENANT_APP_URL',
+    required: false,
+    meaning:
+      "optional: where sign-in lands and the only origin allowed for cookie-authenticated writes (default: the console's site)",
+  },
   codeHostClientId: { sets: 'CODE_HOST_CLIENT_ID', required: true },
   codeHostAuthorizeUrl: { sets: 'CODE_HOST_AUTHORIZE_URL', required: true },
   codeHostTokenUrl: { sets: 'CODE_HOST_TOKEN_URL', required: true },
@@ -267,17 +274,11 @@ export const CDK_CONTEXT = {
     meaning:
       'optional: the PEM public key of the export download-signing key pair (its private key goes into the ExportsSigningKey secret); without it a placeholder is trusted and downloads are refused',
   },
-  consoleOrigin: {
-    sets: undefined,
-    required: false,
-    meaning:
-      "optional: the host serving the console app, the default origin of the console's CloudFront distribution (default: the host of `tenantAppUrl`)",
-  },
   consoleDomainName: {
     sets: undefined,
     required: false,
     meaning:
-      "optional: the console's own domain on its CloudFront distribution (with `consoleCertificateArn`); download URLs use it, else the distribution's domain",
+      "optional: the console's own domain on its CloudFront distribution (with `consoleCertificateArn`); the console's site, sign-in and download URLs use it, else the distribution's domain",
   },
   consoleCertificateArn: {
     sets: undefined,

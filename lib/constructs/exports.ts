@@ -1,16 +1,13 @@
-import { Annotations, CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
-import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { Annotations, Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   AllowedMethods,
   CachePolicy,
-  Distribution,
+  type Distribution,
   KeyGroup,
-  PriceClass,
   PublicKey,
-  SecurityPolicyProtocol,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
-import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import {
   BlockPublicAccess,
@@ -22,6 +19,7 @@ import {
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IConstruct } from 'constructs';
 import { EXPORT_RETENTION_DAYS } from '../../functions/core/exports.ts';
+import type { ConsoleSite } from './console.ts';
 
 /**
  * A public key nobody holds the private key of: the stack deploys with it, and every download URL
@@ -43,13 +41,10 @@ FQIDAQAB
 export const UPLOAD_ACTIONS = ['s3:PutObject', 's3:GetObject'] as const;
 
 export interface ExportArchivesProps {
-  /** Where the console app is served from (the distribution's default origin): a host name. */
-  consoleOrigin: string;
+  /** The console's site: its distribution serves the downloads under `/exports/*`. */
+  site: ConsoleSite;
   /** The PEM public key of the download-signing key pair (its private key: the secret). */
   signingPublicKey?: string | undefined;
-  /** The console's own domain on the distribution, with its certificate (us-east-1). */
-  consoleDomainName?: string | undefined;
-  consoleCertificateArn?: string | undefined;
 }
 
 /**
@@ -61,6 +56,7 @@ export interface ExportArchivesProps {
  */
 export class ExportArchives extends Construct {
   readonly bucket: Bucket;
+  /** The console site's distribution, which serves the downloads. */
   readonly distribution: Distribution;
   readonly publicKey: PublicKey;
   readonly signingKey: Secret;
@@ -108,64 +104,23 @@ export class ExportArchives extends Construct {
     });
     const keyGroup = new KeyGroup(this, 'DownloadKeys', { items: [this.publicKey] });
 
-    const customDomain =
-      props.consoleDomainName && props.consoleCertificateArn
-        ? {
-            domainNames: [props.consoleDomainName],
-            certificate: Certificate.fromCertificateArn(
-              this,
-              'ConsoleCertificate',
-              props.consoleCertificateArn,
-            ),
-            minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
-          }
-        : {};
-    this.distribution = new Distribution(this, 'Console', {
-      comment: "The console's site: the app, and export downloads under /exports/* (signed URLs only)",
-      defaultBehavior: {
-        origin: new HttpOrigin(props.consoleOrigin),
-        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+    this.distribution = props.site.distribution;
+    this.distribution.addBehavior(
+      '/exports/*',
+      // The path goes to the bucket as is: every archive's key starts with `exports/`.
+      S3BucketOrigin.withOriginAccessControl(this.bucket, {
+        originAccessControl: props.site.originAccessControl,
+      }),
+      {
+        viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+        allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+        cachePolicy: CachePolicy.CACHING_DISABLED,
+        // The archive's bytes as stored: what the manifest's sizes and the tenant's tools expect.
+        compress: false,
+        trustedKeyGroups: [keyGroup],
       },
-      additionalBehaviors: {
-        '/exports/*': {
-          // The path goes to the bucket as is: every archive's key starts with `exports/`.
-          origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
-          viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
-          allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
-          cachePolicy: CachePolicy.CACHING_DISABLED,
-          // The archive's bytes as stored: what the manifest's sizes and the tenant's tools expect.
-          compress: false,
-          trustedKeyGroups: [keyGroup],
-        },
-      },
-      priceClass: PriceClass.PRICE_CLASS_100,
-      ...customDomain,
-    });
-    for (const [rule, reason] of [
-      [
-        'AwsSolutions-CFR1',
-        'Tenants download from wherever they are; the signed URL, valid five minutes, is the control.',
-      ],
-      [
-        'AwsSolutions-CFR2',
-        'Export downloads need a signature CloudFront itself checks; the app behind it has its own protection.',
-      ],
-      [
-        'AwsSolutions-CFR3',
-        'Downloads are audited where they are handed out (the download route logs each one).',
-      ],
-      ...(customDomain.certificate
-        ? []
-        : [
-            [
-              'AwsSolutions-CFR4',
-              'Without the console domain set, the default CloudFront certificate is used until an operator sets it.',
-            ],
-          ]),
-    ] as const)
-      Validations.of(this.distribution).acknowledge({ id: rule, reason });
-    this.downloadBaseUrl = `https://${props.consoleDomainName ?? this.distribution.distributionDomainName}`;
-    new CfnOutput(scope, 'ConsoleDistributionDomain', { value: this.distribution.distributionDomainName });
+    );
+    this.downloadBaseUrl = props.site.url;
   }
 
   /** Lets an upload route make, presign and complete multipart uploads, and head the result; nothing else. */

@@ -8,6 +8,7 @@ import { ENVIRONMENT } from '../../functions/ports/config.ts';
 import { installLocalNudge } from '../../functions/ports/nudge.ts';
 import { syncCatalog } from '../../functions/ports/processor.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
+import { CONSOLE_CACHE_CONTROL, CONSOLE_SECURITY_HEADERS } from '../console-headers.ts';
 import { routes } from '../routes.ts';
 import { AdjustableClock, clockStateFile } from './clock.ts';
 import { type LocalCloud, type LocalCloudOptions, startLocalCloud } from './cloud.ts';
@@ -83,10 +84,9 @@ const CONSOLE_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
 };
-/** No inline script or style; the API and the console share this origin. */
-export const CONSOLE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
-  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** The console's CSP (lib/console-headers.ts, shared with the cloud's distribution). */
+export { CONSOLE_CSP } from '../console-headers.ts';
 
 /** The console file a GET asks for (`/` is its page, `/console/<name>` its assets), if any. */
 const consoleFile = (pathname: string): string | undefined => {
@@ -105,10 +105,8 @@ const serveConsole = (file: string, response: ServerResponse): boolean => {
   response
     .writeHead(200, {
       'content-type': CONSOLE_TYPES[path.extname(file)] ?? 'application/octet-stream',
-      'content-security-policy': CONSOLE_CSP,
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'same-origin',
-      'cache-control': 'no-cache',
+      ...CONSOLE_SECURITY_HEADERS,
+      'cache-control': CONSOLE_CACHE_CONTROL,
     })
     .end(content);
   return true;

@@ -3,6 +3,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_RETENTION_DAYS } from '#core/exports.ts';
 import { buildApp, cdkJsonContext } from '../../lib/app.ts';
+import { ConsoleSite } from '../../lib/constructs/console.ts';
 import { ExportArchives, PLACEHOLDER_SIGNING_PUBLIC_KEY } from '../../lib/constructs/exports.ts';
 import { routes } from '../../lib/routes.ts';
 
@@ -24,6 +25,15 @@ beforeAll(() => {
 const only = (type: string): [string, Resource] => {
   const found = Object.entries(template.findResources(type)) as [string, Resource][];
   expect(found, type).toHaveLength(1);
+  return found[0] as [string, Resource];
+};
+
+/** The exports bucket (the console's site has a bucket of its own: test/infra/console-hosting.test.ts). */
+const archivesBucket = (): [string, Resource] => {
+  const found = (Object.entries(template.findResources('AWS::S3::Bucket')) as [string, Resource][]).filter(
+    ([id]) => id.startsWith('ExportsArchives'),
+  );
+  expect(found, 'the exports bucket').toHaveLength(1);
   return found[0] as [string, Resource];
 };
 
@@ -49,7 +59,7 @@ const environmentOf = (routeId: string): Record<string, unknown> => {
 
 describe('the exports bucket', () => {
   it('is private, TLS only, encrypted, and forgets archives after the retention and unfinished uploads after a day', () => {
-    const [bucketId] = only('AWS::S3::Bucket');
+    const [bucketId] = archivesBucket();
     template.hasResourceProperties('AWS::S3::Bucket', {
       PublicAccessBlockConfiguration: {
         BlockPublicAcls: true,
@@ -86,7 +96,12 @@ describe('the exports bucket', () => {
 
   it('lets only the distribution read it: one Allow, to CloudFront, GetObject, conditioned on the distribution', () => {
     const [distributionId] = only('AWS::CloudFront::Distribution');
-    const [, policy] = only('AWS::S3::BucketPolicy');
+    const [bucketId] = archivesBucket();
+    const policies = (Object.values(template.findResources('AWS::S3::BucketPolicy')) as Resource[]).filter(
+      (policy) => JSON.stringify(policy.Properties.Bucket) === JSON.stringify({ Ref: bucketId }),
+    );
+    expect(policies).toHaveLength(1);
+    const policy = policies[0] as Resource;
     const statements = (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] })
       .Statement;
     const allows = statements.filter((statement) => statement.Effect === 'Allow');
@@ -144,13 +159,16 @@ describe("the console's distribution", () => {
   it('takes the public key from the context, and then says nothing more', () => {
     const stack = new Stack(new App(), 'Scratch');
     const ownKey = PLACEHOLDER_SIGNING_PUBLIC_KEY.replace('FQIDAQAB', 'FQIDAQAC');
-    new ExportArchives(stack, 'Exports', { consoleOrigin: 'app.example.com', signingPublicKey: ownKey });
+    new ExportArchives(stack, 'Exports', {
+      site: new ConsoleSite(stack, 'Console'),
+      signingPublicKey: ownKey,
+    });
     Template.fromStack(stack).hasResourceProperties('AWS::CloudFront::PublicKey', {
       PublicKeyConfig: { EncodedKey: ownKey },
     });
     Annotations.fromStack(stack).hasNoInfo('*', Match.stringLikeRegexp('exportsSigningPublicKey'));
     const placeholder = new Stack(new App(), 'Placeholder');
-    new ExportArchives(placeholder, 'Exports', { consoleOrigin: 'app.example.com' });
+    new ExportArchives(placeholder, 'Exports', { site: new ConsoleSite(placeholder, 'Console') });
     Annotations.fromStack(placeholder).hasInfo('*', Match.stringLikeRegexp('exportsSigningPublicKey'));
   });
 });
@@ -180,7 +198,7 @@ describe('who may do what with the exports', () => {
   });
 
   it('only the Dispatcher upload routes write the bucket: put and get on its objects, nothing else', () => {
-    const [bucketId] = only('AWS::S3::Bucket');
+    const [bucketId] = archivesBucket();
     const uploaders = routes.filter((route) => route.exportsBucket === 'upload').map((route) => route.id);
     expect(uploaders.sort()).toEqual(['PostDispatcherExportOutcome', 'PostDispatcherExportParts']);
     for (const route of routes) {

@@ -1,0 +1,21 @@
+/**
+ * The headers every file of the tenant console (lib/console/) is served with: by `npm start`
+ * (lib/local/server.ts) and, in the cloud, by the console's CloudFront distribution (its response
+ * headers policy, and the objects' Cache-Control; lib/constructs/console.ts). One source, so the
+ * two cannot drift. No runtime imports: the local server loads it without aws-cdk-lib.
+ */
+
+/** No inline script or style; the API and the console share this origin. */
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** The security headers, by (lower-case) name. */
+export const CONSOLE_SECURITY_HEADERS = {
+  'content-security-policy': CONSOLE_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+} as const;
+
+/** The files are small and change with each deploy: browsers revalidate every time. */
+export const CONSOLE_CACHE_CONTROL = 'no-cache';

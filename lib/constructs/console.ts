@@ -1,0 +1,246 @@
+import path from 'node:path';
+import { CfnOutput, Stack, Validations } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import {
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  HeadersFrameOption,
+  HeadersReferrerPolicy,
+  OriginProtocolPolicy,
+  OriginRequestPolicy,
+  PriceClass,
+  ResponseHeadersPolicy,
+  S3OriginAccessControl,
+  SecurityPolicyProtocol,
+  Signing,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import type { Policy } from 'aws-cdk-lib/aws-iam';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
+import { Construct } from 'constructs';
+import { CONSOLE_CACHE_CONTROL, CONSOLE_SECURITY_HEADERS } from '../console-headers.ts';
+import { REPO_ROOT } from '../constants.ts';
+
+/** The console's static files (index.html, the ES modules, the CSS), deployed as they are. */
+export const CONSOLE_DIRECTORY = path.join(REPO_ROOT, 'lib', 'console');
+
+interface PolicyJson {
+  Statement?: { Effect?: string; Action?: string | string[]; Resource?: unknown }[];
+}
+
+/** The path pattern that sends the API's requests through the console's site. */
+export const API_PATH_PATTERN = '/v1/*';
+
+export interface ConsoleSiteProps {
+  /** The console's own domain on the distribution, with its certificate (us-east-1). */
+  consoleDomainName?: string | undefined;
+  consoleCertificateArn?: string | undefined;
+  /** Where the console's files are (tests may point elsewhere); default lib/console. */
+  consoleDirectory?: string;
+}
+
+const referrerPolicy = Object.values(HeadersReferrerPolicy).find(
+  (policy) => policy === CONSOLE_SECURITY_HEADERS['referrer-policy'],
+);
+
+/**
+ * The tenant console's site (issue 15): one CloudFront distribution on one domain, so the session
+ * cookie the API sets is first-party to the page that uses it.
+ *
+ * - default behaviour: a private bucket (no public access, TLS only, encrypted) holding
+ *   lib/console/ (`/` and `/index.html` the page, `/console/<file>` its assets), read through
+ *   origin access control, with the security headers of lib/console-headers.ts;
+ * - `/v1/*` (routeApi): the HTTP API, uncached, every method, with the viewer's cookies, query
+ *   strings and headers (except Host, which must be the API's own);
+ * - `/exports/*`: added by ExportArchives (signed URLs only).
+ */
+export class ConsoleSite extends Construct {
+  readonly bucket: Bucket;
+  readonly distribution: Distribution;
+  readonly responseHeadersPolicy: ResponseHeadersPolicy;
+  /** One origin access control for every bucket the distribution reads. */
+  readonly originAccessControl: S3OriginAccessControl;
+  /** `https://<console domain>`: the custom domain when given, else the distribution's. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: ConsoleSiteProps = {}) {
+    super(scope, id);
+    this.bucket = new Bucket(this, 'Files', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    });
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        "The bucket holds only the console's public static files, written only by the stack's deployment (CloudTrail).",
+    });
+
+    this.originAccessControl = new S3OriginAccessControl(this, 'OriginAccess', {
+      signing: Signing.SIGV4_ALWAYS,
+    });
+    if (!referrerPolicy) throw new Error('the console referrer policy is not one CloudFront knows');
+    this.responseHeadersPolicy = new ResponseHeadersPolicy(this, 'Headers', {
+      comment: "The console's security headers (lib/console-headers.ts, the same as npm start's)",
+      securityHeadersBehavior: {
+        contentSecurityPolicy: {
+          contentSecurityPolicy: CONSOLE_SECURITY_HEADERS['content-security-policy'],
+          override: true,
+        },
+        contentTypeOptions: { override: true },
+        referrerPolicy: { referrerPolicy, override: true },
+        // frame-ancestors 'none' says the same to browsers that read the CSP.
+        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+      },
+    });
+
+    const customDomain =
+      props.consoleDomainName && props.consoleCertificateArn
+        ? {
+            domainNames: [props.consoleDomainName],
+            certificate: Certificate.fromCertificateArn(
+              this,
+              'ConsoleCertificate',
+              props.consoleCertificateArn,
+            ),
+            minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+          }
+        : {};
+    this.distribution = new Distribution(this, 'Distribution', {
+      comment:
+        "The console's site: its files, the API under /v1/*, export downloads under /exports/* (signed URLs only)",
+      defaultRootObject: 'index.html',
+      defaultBehavior: {
+        origin: S3BucketOrigin.withOriginAccessControl(this.bucket, {
+          originAccessControl: this.originAccessControl,
+        }),
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+        // The objects say `Cache-Control: no-cache`; the edge keeps them a second at most.
+        cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+        responseHeadersPolicy: this.responseHeadersPolicy,
+      },
+      priceClass: PriceClass.PRICE_CLASS_100,
+      ...customDomain,
+    });
+    for (const [rule, reason] of [
+      [
+        'AwsSolutions-CFR1',
+        'Tenants use the console and download exports from wherever they are; sign-in and signed URLs are the controls.',
+      ],
+      [
+        'AwsSolutions-CFR2',
+        'The site is static files, an API with its own authorizer and stage throttling, and signed downloads.',
+      ],
+      [
+        'AwsSolutions-CFR3',
+        'The API has its own access logs; downloads are audited where they are handed out (the download route logs each one).',
+      ],
+      ...(customDomain.certificate
+        ? []
+        : [
+            [
+              'AwsSolutions-CFR4',
+              'Without the console domain set, the default CloudFront certificate is used until an operator sets it.',
+            ],
+          ]),
+    ] as const)
+      Validations.of(this.distribution).acknowledge({ id: rule, reason });
+    // The custom domain only when the distribution answers on it (the name and its certificate).
+    this.url = `https://${customDomain.certificate ? props.consoleDomainName : this.distribution.distributionDomainName}`;
+
+    // The page at the root, its assets under console/ (the paths npm start serves them at).
+    const files = Source.asset(props.consoleDirectory ?? CONSOLE_DIRECTORY);
+    const cacheControl = [CacheControl.fromString(CONSOLE_CACHE_CONTROL)];
+    const page = new BucketDeployment(this, 'DeployPage', {
+      sources: [files],
+      destinationBucket: this.bucket,
+      exclude: ['*'],
+      include: ['index.html'],
+      // Pruning at the root would delete console/*; the page is the only file there.
+      prune: false,
+      cacheControl,
+    });
+    const assets = new BucketDeployment(this, 'DeployAssets', {
+      sources: [files],
+      destinationBucket: this.bucket,
+      destinationKeyPrefix: 'console/',
+      exclude: ['index.html'],
+      prune: true,
+      cacheControl,
+    });
+    this.acknowledgeDeployment(page, assets);
+    new CfnOutput(scope, 'ConsoleDistributionDomain', { value: this.distribution.distributionDomainName });
+    new CfnOutput(scope, 'ConsoleUrl', { value: `${this.url}/` });
+  }
+
+  /** Sends `/v1/*` to the HTTP API: same site as the page, so its session cookie is first-party. */
+  routeApi(api: HttpApi): void {
+    const stack = Stack.of(api);
+    this.distribution.addBehavior(
+      API_PATH_PATTERN,
+      new HttpOrigin(`${api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
+        protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+      }),
+      {
+        viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+        allowedMethods: AllowedMethods.ALLOW_ALL,
+        cachePolicy: CachePolicy.CACHING_DISABLED,
+        // Cookies, query strings and every header but Host (API Gateway routes on its own host name).
+        originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        // The API's bodies as it sent them (JSON, small).
+        compress: false,
+      },
+    );
+  }
+
+  /**
+   * cdk-nag's findings on the deployments' custom resource: one handler shared by both, written
+   * and maintained in aws-cdk-lib, whose role copies the asset's objects into the console bucket.
+   */
+  private acknowledgeDeployment(...deployments: BucketDeployment[]): void {
+    const stack = Stack.of(this);
+    for (const deployment of deployments) {
+      const role = deployment.handlerRole;
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: "The AWS managed basic execution role only lets CDK's deployment handler write its own logs.",
+      });
+      // Its grants: read the asset bucket's objects, write and prune the console bucket's.
+      const policy = role.node.tryFindChild('DefaultPolicy');
+      const document = policy
+        ? (stack.resolve((policy as Policy).document) as PolicyJson)
+        : { Statement: [] };
+      for (const statement of document.Statement ?? []) {
+        if (statement.Effect !== 'Allow') continue;
+        const wildcards = [
+          ...[statement.Action ?? []].flat().map((action) => `Action::${action}`),
+          ...[statement.Resource ?? []]
+            .flat()
+            .map((resource) => `Resource::${flattenCfnReference(resource)}`),
+        ].filter((finding) => finding.includes('*'));
+        for (const finding of wildcards)
+          Validations.of(role).acknowledge({
+            id: `AwsSolutions-IAM5[${finding}]`,
+            reason:
+              "CDK's BucketDeployment handler reads the deployment's asset and copies it into the console bucket (and prunes it): its grants are those two buckets' objects.",
+          });
+      }
+      const handler = stack.node.children.find(
+        (child) => child.node.id.startsWith('Custom::CDKBucketDeployment') && child instanceof LambdaFunction,
+      );
+      if (handler)
+        Validations.of(handler).acknowledge({
+          id: 'AwsSolutions-L1',
+          reason: "The runtime of CDK's BucketDeployment handler is aws-cdk-lib's choice, updated with it.",
+        });
+    }
+  }
+}

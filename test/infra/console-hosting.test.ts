@@ -1,0 +1,280 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, cdkJsonContext } from '../../lib/app.ts';
+import { CONSOLE_CACHE_CONTROL, CONSOLE_CSP, CONSOLE_SECURITY_HEADERS } from '../../lib/console-headers.ts';
+import { API_PATH_PATTERN, CONSOLE_DIRECTORY } from '../../lib/constructs/console.ts';
+import { routes } from '../../lib/routes.ts';
+
+/**
+ * The tenant console in the cloud (lib/constructs/console.ts, issue 15): its files in a private
+ * bucket deployed from lib/console/, the distribution's default behaviour through origin access
+ * control with the console's security headers, and the API on the same site under `/v1/*`.
+ */
+
+type Resource = { Properties: Record<string, unknown> };
+type Behavior = Record<string, unknown>;
+interface DistributionConfig {
+  DefaultRootObject?: string;
+  DefaultCacheBehavior: Behavior;
+  CacheBehaviors: Behavior[];
+  Origins: {
+    Id: string;
+    DomainName: unknown;
+    OriginAccessControlId?: unknown;
+    S3OriginConfig?: unknown;
+    CustomOriginConfig?: Record<string, unknown>;
+  }[];
+  Aliases?: string[];
+}
+
+let template: Template;
+let assemblyDirectory: string;
+
+beforeAll(() => {
+  const { app, stack } = buildApp(new App({ context: cdkJsonContext() }));
+  assemblyDirectory = app.synth().directory;
+  template = Template.fromStack(stack);
+}, 180_000);
+
+const entries = (type: string, from = template): [string, Resource][] =>
+  Object.entries(from.findResources(type)) as [string, Resource][];
+
+const consoleBucket = (): string => {
+  const found = entries('AWS::S3::Bucket').filter(([id]) => id.startsWith('ConsoleFiles'));
+  expect(found, 'the console bucket').toHaveLength(1);
+  return found[0]?.[0] ?? '';
+};
+
+const distribution = (from = template): [string, DistributionConfig] => {
+  const found = entries('AWS::CloudFront::Distribution', from);
+  expect(found, 'one distribution').toHaveLength(1);
+  const [id, resource] = found[0] as [string, Resource];
+  return [id, resource.Properties.DistributionConfig as DistributionConfig];
+};
+
+const originOf = (config: DistributionConfig, behavior: Behavior | undefined) =>
+  config.Origins.find((origin) => origin.Id === behavior?.TargetOriginId);
+
+const lambdaEnvironments = (from: Template): Record<string, unknown>[] =>
+  entries('AWS::Lambda::Function', from)
+    .map(
+      ([, fn]) =>
+        (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables,
+    )
+    .filter((variables): variables is Record<string, unknown> => variables?.TABLE_NAME !== undefined);
+
+describe("the console's bucket", () => {
+  it('is private, TLS only and encrypted', () => {
+    const bucketId = consoleBucket();
+    expect(template.toJSON().Resources[bucketId].Properties).toMatchObject({
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+    });
+  });
+
+  it('its policy allows only this distribution to read it (and denies plain HTTP)', () => {
+    const bucketId = consoleBucket();
+    const [distributionId] = distribution();
+    const policies = entries('AWS::S3::BucketPolicy').filter(
+      ([, policy]) => JSON.stringify(policy.Properties.Bucket) === JSON.stringify({ Ref: bucketId }),
+    );
+    expect(policies).toHaveLength(1);
+    const [, policy] = policies[0] as [string, Resource];
+    const statements = (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] })
+      .Statement;
+    const allows = statements.filter((statement) => statement.Effect === 'Allow');
+    expect(allows).toHaveLength(1);
+    expect(allows[0]).toMatchObject({
+      Action: 's3:GetObject',
+      Principal: { Service: 'cloudfront.amazonaws.com' },
+    });
+    expect(JSON.stringify(allows[0]?.Condition)).toContain('AWS:SourceArn');
+    expect(JSON.stringify(allows[0]?.Condition)).toContain(`{"Ref":"${distributionId}"}`);
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 's3:*',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+  });
+
+  it('is filled from lib/console/: the page at the root, the other files under console/, revalidated every time', () => {
+    const bucketId = consoleBucket();
+    const deployments = entries('Custom::CDKBucketDeployment').map(([, deployment]) => deployment.Properties);
+    expect(deployments).toHaveLength(2);
+    for (const deployment of deployments) {
+      expect(deployment.DestinationBucketName).toEqual({ Ref: bucketId });
+      expect(deployment.SystemMetadata).toEqual({ 'cache-control': CONSOLE_CACHE_CONTROL });
+    }
+    const page = deployments.find((deployment) => deployment.DestinationBucketKeyPrefix === undefined);
+    expect(page).toMatchObject({ Include: ['index.html'], Exclude: ['*'], Prune: false });
+    const assets = deployments.find((deployment) => deployment.DestinationBucketKeyPrefix === 'console/');
+    expect(assets).toMatchObject({ Exclude: ['index.html'], Prune: true });
+
+    // Both deploy the one asset, which is lib/console/ as it is.
+    const keys = new Set(deployments.map((deployment) => JSON.stringify(deployment.SourceObjectKeys)));
+    expect(keys.size).toBe(1);
+    const [key] = (page?.SourceObjectKeys as string[] | undefined) ?? [];
+    const manifest = JSON.parse(
+      readFileSync(path.join(assemblyDirectory, 'StackControlPlane.assets.json'), 'utf8'),
+    ) as {
+      files: Record<
+        string,
+        { source: { path: string }; destinations: Record<string, { objectKey: string }> }
+      >;
+    };
+    const asset = Object.values(manifest.files).find((file) =>
+      Object.values(file.destinations).some((destination) => destination.objectKey === key),
+    );
+    expect(asset, 'the deployed asset').toBeDefined();
+    const staged = readdirSync(path.join(assemblyDirectory, asset?.source.path ?? '')).sort();
+    expect(staged).toEqual(readdirSync(CONSOLE_DIRECTORY).sort());
+    expect(staged).toContain('index.html');
+  });
+});
+
+describe("the console's distribution", () => {
+  it('serves the console bucket as its default behaviour, through origin access control, index.html at /', () => {
+    const bucketId = consoleBucket();
+    const [, config] = distribution();
+    const [oacId] = entries('AWS::CloudFront::OriginAccessControl').map(([id]) => id);
+    template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
+      OriginAccessControlConfig: {
+        OriginAccessControlOriginType: 's3',
+        SigningBehavior: 'always',
+        SigningProtocol: 'sigv4',
+      },
+    });
+    expect(config.DefaultRootObject).toBe('index.html');
+    const origin = originOf(config, config.DefaultCacheBehavior);
+    expect(origin?.DomainName).toEqual({ 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] });
+    expect(origin?.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [oacId, 'Id'] });
+    expect(origin?.S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
+    expect(config.DefaultCacheBehavior).toMatchObject({
+      ViewerProtocolPolicy: 'redirect-to-https',
+      AllowedMethods: ['GET', 'HEAD'],
+    });
+    expect(config.DefaultCacheBehavior.TrustedKeyGroups).toBeUndefined();
+  });
+
+  it("answers the console's files with the same CSP and security headers as npm start", () => {
+    const [, config] = distribution();
+    const policies = entries('AWS::CloudFront::ResponseHeadersPolicy');
+    expect(policies).toHaveLength(1);
+    const [policyId, policy] = policies[0] as [string, Resource];
+    expect(config.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual({ Ref: policyId });
+    const security = (policy.Properties.ResponseHeadersPolicyConfig as { SecurityHeadersConfig: unknown })
+      .SecurityHeadersConfig;
+    expect(security).toMatchObject({
+      ContentSecurityPolicy: { ContentSecurityPolicy: CONSOLE_CSP, Override: true },
+      ContentTypeOptions: { Override: true },
+      ReferrerPolicy: { ReferrerPolicy: CONSOLE_SECURITY_HEADERS['referrer-policy'], Override: true },
+    });
+    expect(CONSOLE_SECURITY_HEADERS['x-content-type-options']).toBe('nosniff');
+    expect(CONSOLE_CSP).toContain("script-src 'self'");
+  });
+
+  it(`sends ${API_PATH_PATTERN} to the HTTP API: uncached, every method, every viewer header but Host`, () => {
+    const [, config] = distribution();
+    const [apiId] = entries('AWS::ApiGatewayV2::Api').map(([id]) => id);
+    const behavior = config.CacheBehaviors.find((candidate) => candidate.PathPattern === API_PATH_PATTERN);
+    expect(behavior).toMatchObject({
+      ViewerProtocolPolicy: 'https-only',
+      AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+      CachePolicyId: CachePolicy.CACHING_DISABLED.cachePolicyId,
+      OriginRequestPolicyId: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
+    });
+    expect(behavior?.TrustedKeyGroups).toBeUndefined();
+    expect(behavior?.ResponseHeadersPolicyId).toBeUndefined();
+    const origin = originOf(config, behavior);
+    expect(origin?.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only' });
+    const domain = JSON.stringify(origin?.DomainName);
+    expect(domain).toContain(`{"Ref":"${apiId}"}`);
+    expect(domain).toContain('.execute-api.');
+    // Every route but the operators' IAM-signed ones (signed for the API's own host) is under the
+    // pattern, so the console reaches all of it on its own site.
+    for (const route of routes.filter((candidate) => candidate.auth !== 'iam'))
+      expect(route.path, route.id).toMatch(/^\/v1\//);
+  });
+
+  it('keeps /exports/* on the exports bucket, signed URLs only, and nothing else', () => {
+    const [, config] = distribution();
+    expect(config.CacheBehaviors.map((behavior) => behavior.PathPattern).sort()).toEqual(
+      ['/exports/*', API_PATH_PATTERN].sort(),
+    );
+    const exportsBehavior = config.CacheBehaviors.find((behavior) => behavior.PathPattern === '/exports/*');
+    expect(exportsBehavior?.TrustedKeyGroups).toBeDefined();
+    const origin = originOf(config, exportsBehavior);
+    expect(JSON.stringify(origin?.DomainName)).toContain('ExportsArchives');
+  });
+
+  it("the deployment's handler (aws-cdk-lib's) is the only function that is not ours, and cdk-nag is clean", () => {
+    const handlers = new Set(
+      entries('Custom::CDKBucketDeployment').map(
+        ([, deployment]) =>
+          (deployment.Properties.ServiceToken as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0],
+      ),
+    );
+    expect(handlers.size).toBe(1);
+    const report = JSON.parse(readFileSync(path.join(assemblyDirectory, 'validation-report.json'), 'utf8'));
+    const violations = (report.pluginReports ?? []).flatMap(
+      (plugin: { violations?: unknown[] }) => plugin.violations ?? [],
+    );
+    expect(violations).toEqual([]);
+  });
+});
+
+describe('where sign-in lands', () => {
+  const withoutTenantAppUrl = (extra: Record<string, string> = {}) => {
+    const { tenantAppUrl: _unused, ...context } = cdkJsonContext();
+    const { stack } = buildApp(new App({ context: { ...context, ...extra } }));
+    return Template.fromStack(stack);
+  };
+
+  it("without tenantAppUrl, every function's app URL and OAuth callback base are the distribution's domain", () => {
+    const built = withoutTenantAppUrl();
+    const [distributionId] = distribution(built);
+    const domain = { 'Fn::GetAtt': [distributionId, 'DomainName'] };
+    const environments = lambdaEnvironments(built);
+    expect(environments.length).toBeGreaterThan(routes.length);
+    for (const variables of environments) {
+      expect(variables.TENANT_APP_URL).toEqual({ 'Fn::Join': ['', ['https://', domain, '/']] });
+      expect(variables.PUBLIC_API_URL).toEqual({ 'Fn::Join': ['', ['https://', domain]] });
+    }
+  }, 120_000);
+
+  it('with the console domain set, they are that domain, and the distribution answers on it', () => {
+    const built = withoutTenantAppUrl({
+      consoleDomainName: 'console.example.com',
+      consoleCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc',
+    });
+    const [, config] = distribution(built);
+    expect(config.Aliases).toEqual(['console.example.com']);
+    for (const variables of lambdaEnvironments(built)) {
+      expect(variables.TENANT_APP_URL).toBe('https://console.example.com/');
+      expect(variables.PUBLIC_API_URL).toBe('https://console.example.com');
+    }
+  }, 120_000);
+
+  it('an explicit tenantAppUrl wins, the OAuth callback still comes through the site', () => {
+    const built = withoutTenantAppUrl({ tenantAppUrl: 'https://app.example.com/' });
+    const [distributionId] = distribution(built);
+    for (const variables of lambdaEnvironments(built)) {
+      expect(variables.TENANT_APP_URL).toBe('https://app.example.com/');
+      expect(JSON.stringify(variables.PUBLIC_API_URL)).toContain(distributionId);
+    }
+  }, 120_000);
+});
