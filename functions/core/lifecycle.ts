@@ -52,6 +52,8 @@ export interface SubscriptionFacts {
   createdAt: string;
   /** End of the period paid for (the end of service after a scheduled cancel). */
   periodEnd: string | null;
+  /** Its first item's price and that price's monthly amount (what the first Stack was bought at). */
+  firstItem?: { priceId: string; unitAmount: number; currency: string };
 }
 
 /** A subscription that can still bill: anything but ended or never started. */

@@ -294,6 +294,15 @@ const planOfSubscription = (subscription: Stripe.Subscription): string | undefin
 const iso = (epochSeconds: number | null | undefined): string | null =>
   typeof epochSeconds === 'number' ? new Date(epochSeconds * 1000).toISOString() : null;
 
+/** One subscription item as a domain fact. */
+const itemFact = (item: Stripe.SubscriptionItem): SubscriptionItemFact => ({
+  itemId: item.id,
+  priceId: item.price.id,
+  quantity: item.quantity ?? 1,
+  unitAmount: item.price.unit_amount ?? 0,
+  currency: item.price.currency.toUpperCase(),
+});
+
 const subscriptionFacts = (subscription: Stripe.Subscription): SubscriptionFacts => {
   const reason: string | null = subscription.cancellation_details?.reason ?? null;
   return {
@@ -309,6 +318,7 @@ const subscriptionFacts = (subscription: Stripe.Subscription): SubscriptionFacts
     createdAt: iso(subscription.created) ?? new Date(0).toISOString(),
     // The current period lives on the items in this API version.
     periodEnd: iso(subscription.items.data[0]?.current_period_end),
+    ...(subscription.items.data[0] ? { firstItem: itemFact(subscription.items.data[0]) } : {}),
   };
 };
 
@@ -505,13 +515,7 @@ export const subscriptionItems = async (subscriptionId: string): Promise<Subscri
   const subscription = await call((stripe, options) =>
     stripe.subscriptions.retrieve(subscriptionId, {}, options),
   );
-  return subscription.items.data.map((item) => ({
-    itemId: item.id,
-    priceId: item.price.id,
-    quantity: item.quantity ?? 1,
-    unitAmount: item.price.unit_amount ?? 0,
-    currency: item.price.currency.toUpperCase(),
-  }));
+  return subscription.items.data.map(itemFact);
 };
 
 /**

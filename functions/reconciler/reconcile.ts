@@ -26,7 +26,6 @@ import {
   listSubscriptions,
   retrieveSubscription,
   scheduleCancelAtPeriodEnd,
-  subscriptionItems,
   voidOpenInvoices,
 } from '#ports/processor.ts';
 import {
@@ -158,7 +157,7 @@ const firstStack = async (
     });
   // The price the first subscription was bought at: the Stack is billed at it, and a founding
   // tenant (first subscription completed before Open Signup) keeps it under the Founding Price Lock.
-  const [bought] = await subscriptionItems(subscription.id);
+  const bought = subscription.firstItem;
   if (!bought)
     logger.error('paid first subscription has no item; its Stack is created without a billed price', {
       tenantId: tenant.tenantId,
