@@ -29,13 +29,28 @@ export const ACCEPTED_KINDS: Record<Provider, readonly CredentialKind[]> = {
 /** Kinds that spend the tenant's personal subscription with the provider need its consent. */
 export const needsConsent = (kind: CredentialKind): boolean => kind !== 'api_key';
 
+/**
+ * THE consent text an administrator agrees to for a kind that needs consent, and its version: a
+ * provisioning's `consent.textVersion` must name this version (the text the console showed).
+ * Changing the text means a new version.
+ */
+export const CONSENT_TEXT_VERSION = '2026-11';
+export const CONSENT_TEXT =
+  'I am an administrator of this account. I agree that this Stack uses my own subscription with the provider through this Credential: its usage counts against that subscription, under the provider’s terms, until the Credential is archived or deleted.';
+
+/** `ambient` uses the host's own runtime login: only a Local Stack using the host Executor has one. */
+export const needsLocalHostExecutor = (kind: CredentialKind): boolean => kind === 'ambient';
+
 /** `api_key` usage is metered and charged by the provider on top of the flat hosted fee. */
 export const isMetered = (kind: CredentialKind): boolean => kind === 'api_key';
 
-/** A Credential name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit. */
-export const CREDENTIAL_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/**
+ * A Credential name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or
+ * digit; never `catalog`, which names the Provider catalog under /v1/credentials.
+ */
+export const CREDENTIAL_NAME = /^(?!catalog$)[a-z0-9][a-z0-9-]{0,62}$/;
 export const CREDENTIAL_NAME_RULE =
-  '1 to 63 lowercase letters, digits and hyphens, starting with a letter or a digit';
+  '1 to 63 lowercase letters, digits and hyphens, starting with a letter or a digit, and not "catalog"';
 
 /** The largest auth file accepted (bytes of its JSON text). */
 export const AUTH_FILE_MAX_BYTES = 16 * 1024;
@@ -44,6 +59,7 @@ export type ProvisionRefusal =
   | { code: 'kind_not_accepted'; accepted: readonly CredentialKind[] }
   | { code: 'consent_required' }
   | { code: 'consent_not_expected' }
+  | { code: 'consent_version_unknown'; given: string; current: string }
   | { code: 'ambient_not_available' }
   | { code: 'material_required' }
   | { code: 'material_not_expected' }
@@ -51,14 +67,16 @@ export type ProvisionRefusal =
 
 /**
  * Whether a provisioning (or rotation) may go ahead: the kind is one the Provider accepts, consent
- * is given exactly when the kind needs it, `ambient` only on a Local Stack using the host Executor
- * and with no material, every other kind with material, and a rotation keeps the Provider.
- * Answers the first refusal, or undefined.
+ * is given exactly when the kind needs it and names the current consent text, `ambient` only on a
+ * Local Stack using the host Executor and with no material, every other kind with material, and a
+ * rotation keeps the Provider. Answers the first refusal, or undefined.
  */
 export const provisionRefusal = (params: {
   provider: Provider;
   kind: CredentialKind;
   consentGiven: boolean;
+  /** The consent text version the request names (with `consentGiven`); checked when given. */
+  consentTextVersion?: string | undefined;
   materialGiven: boolean;
   localHostExecutor: boolean;
   /** The Provider of the existing Credential of that name (a rotation), if any. */
@@ -70,7 +88,13 @@ export const provisionRefusal = (params: {
   if (!accepted.includes(params.kind)) return { code: 'kind_not_accepted', accepted };
   if (needsConsent(params.kind) && !params.consentGiven) return { code: 'consent_required' };
   if (!needsConsent(params.kind) && params.consentGiven) return { code: 'consent_not_expected' };
-  if (params.kind === 'ambient') {
+  if (params.consentTextVersion !== undefined && params.consentTextVersion !== CONSENT_TEXT_VERSION)
+    return {
+      code: 'consent_version_unknown',
+      given: params.consentTextVersion,
+      current: CONSENT_TEXT_VERSION,
+    };
+  if (needsLocalHostExecutor(params.kind)) {
     if (!params.localHostExecutor) return { code: 'ambient_not_available' };
     if (params.materialGiven) return { code: 'material_not_expected' };
     return undefined;

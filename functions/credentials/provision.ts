@@ -56,6 +56,13 @@ const refusalOf = (
         'An api_key needs no consent (its usage is metered by the provider): leave consent out.',
         { field: 'consent' },
       );
+    case 'consent_version_unknown':
+      return new Refusal(
+        400,
+        'consent_version_unknown',
+        `The consent text is at version "${refusal.current}", not "${refusal.given}": show the current text (GET /v1/credentials/catalog) and send consent: { "textVersion": "${refusal.current}" }.`,
+        { field: 'consent', extra: { currentTextVersion: refusal.current } },
+      );
     case 'ambient_not_available':
       return new Refusal(
         409,
@@ -91,9 +98,9 @@ const refusalOf = (
  * THE provision-or-rotate use case. A new name creates the Credential; an existing one rotates
  * its material (and may change its kind, never its Provider; an archived one comes back). The
  * kind must be one the Provider accepts; consent is recorded (who from the session, when from the
- * Clock, the text's version from the request) exactly for the kinds that need it; `ambient` only
- * on a Local Stack with the host Executor, storing nothing. The material is sealed with a KMS data
- * key and never returned. The Stack's Dispatcher then validates it (the desired state lists it).
+ * Clock, the text's version from the request, which must be the current one) exactly for the kinds
+ * that need it; `ambient` only on a Local Stack with the host Executor, storing nothing. The
+ * material is sealed with a KMS data key and never returned. The Stack's Dispatcher then validates it (the desired state lists it).
  */
 export const provisionCredential = async (params: {
   tenant: Tenant;
@@ -119,6 +126,7 @@ export const provisionCredential = async (params: {
     provider: request.provider,
     kind: request.kind,
     consentGiven: request.consent !== undefined,
+    consentTextVersion: request.consent?.textVersion,
     materialGiven: request.material !== undefined,
     localHostExecutor: stack.observed?.localHostExecutor ?? false,
     existingProvider: existing?.provider,
