@@ -1,6 +1,6 @@
 import { exportView } from '#core/exports.ts';
 import { Refusal } from '#core/refusal.ts';
-import { getExport, type StoredExport } from '#store/exports.ts';
+import { getExport, listRecentExports, type StoredExport } from '#store/exports.ts';
 import type { StoredStack } from '#store/stacks.ts';
 import { requireStack } from '../stacks/views.ts';
 
@@ -30,4 +30,17 @@ export const readExport = async (params: {
 }) => {
   const { stack, record } = await requireExport(params.tenantId, params.stackId, params.exportId);
   return exportView(record, stack, params.now);
+};
+
+/** The most exports a list shows (the newest). */
+export const EXPORT_LIST_LIMIT = 20;
+
+/**
+ * A Stack's exports (any member), newest first, at most EXPORT_LIST_LIMIT, each exactly as the
+ * single read shows it; another tenant's Stack is simply not found.
+ */
+export const listExports = async (params: { tenantId: string; stackId: string; now: Date }) => {
+  const stack = await requireStack(params.tenantId, params.stackId);
+  const records = await listRecentExports(params.tenantId, params.stackId, EXPORT_LIST_LIMIT);
+  return { exports: records.map((record) => exportView(record, stack, params.now)) };
 };

@@ -1,4 +1,4 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { EXPORT_STATUSES, type ExportRecord } from '#core/exports.ts';
 import { appliedUnlessConditionFails, db, getItem, tableName } from './client.ts';
@@ -29,6 +29,31 @@ export type StoredExport = v.InferOutput<typeof ExportSchema>;
 
 export const getExport = (tenantId: string, stackId: string, exportId: string) =>
   getItem(keys.stackExport(tenantId, stackId, exportId), ExportSchema);
+
+/**
+ * A Stack's newest exports, newest first, at most `limit`: one query page read backwards (an
+ * export id sorts by its request time), so a Stack's long history costs nothing extra.
+ */
+export const listRecentExports = async (
+  tenantId: string,
+  stackId: string,
+  limit: number,
+): Promise<StoredExport[]> => {
+  const page = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': keys.tenant(tenantId).PK,
+        ':prefix': keys.stackExportPrefix(stackId),
+      },
+      ScanIndexForward: false,
+      Limit: limit,
+      ConsistentRead: true,
+    }),
+  );
+  return (page.Items ?? []).map((item) => v.parse(ExportSchema, item));
+};
 
 /**
  * Records a new export and points the Stack at it, in one transaction: the Stack must exist, not

@@ -340,3 +340,114 @@ describe('export refusals and failures', () => {
     expect(gone.json.error.code).toBe('stack_torn_down');
   });
 });
+
+describe('the export list of a Stack', () => {
+  type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
+  const list = (token: string, stackId = 'primary') =>
+    asTenant('GET', `/v1/stacks/${stackId}/exports`, { token });
+  /** Starts an export of the tenant's `primary` and, with `fail`, lets its Dispatcher report it failed. */
+  const exportOf = async (tenant: Tenant, dispatcherToken: string, fail: boolean) => {
+    const started = await asTenant('POST', '/v1/stacks/primary/exports', { token: tenant.sessionToken });
+    expect(started.status).toBe(202);
+    const exportId = started.json.exportId as string;
+    if (fail) {
+      const reported = await api.call('POST', `/v1/dispatcher/exports/${exportId}/outcome`, {
+        token: dispatcherToken,
+        body: { outcome: 'failed', reason: `listed ${exportId}` },
+      });
+      expect(reported.status).toBe(200);
+      expect(reported.json.status).toBe('failed');
+    }
+    api.clock.advance(60);
+    return exportId;
+  };
+
+  it('lists a Stack’s exports newest first, each exactly as its status read shows it, to any member; none: an empty list', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const empty = await list(tenant.sessionToken);
+    expect(empty.status).toBe(200);
+    expect(empty.json).toEqual({ exports: [] });
+
+    const dispatcher = (
+      await api.call('POST', '/v1/stacks/primary/dispatcher-credential', { token: tenant.sessionToken })
+    ).json.credential as string;
+    const first = await exportOf(tenant, dispatcher, true);
+    const second = await exportOf(tenant, dispatcher, true);
+    const third = await exportOf(tenant, dispatcher, false);
+
+    const listed = await list(tenant.sessionToken);
+    expect(listed.status).toBe(200);
+    expect(listed.json.exports.map((e: { exportId: string }) => e.exportId)).toEqual([third, second, first]);
+    expect(listed.json.exports.map((e: { status: string }) => e.status)).toEqual([
+      'requested',
+      'failed',
+      'failed',
+    ]);
+    for (const shown of listed.json.exports) {
+      const single = await asTenant('GET', `/v1/stacks/primary/exports/${shown.exportId}`, {
+        token: tenant.sessionToken,
+      });
+      expect(shown).toEqual(single.json);
+      // No storage locator: the object key is never shown.
+      const stored = await getExport(tenant.tenantId, 'primary', shown.exportId);
+      expect(JSON.stringify(listed.json)).not.toContain(stored?.objectKey ?? 'no object key');
+    }
+    expect(JSON.stringify(listed.json)).not.toContain(process.env.EXPORTS_BUCKET ?? 'no bucket');
+
+    const member = await api.call('POST', '/_local/members', {
+      token: tenant.sessionToken,
+      body: { login: `member-${Math.random().toString(36).slice(2, 8)}` },
+    });
+    const memberSession = await api.signIn(member.json.login);
+    const asMember = await list(memberSession.sessionToken);
+    expect(asMember.status).toBe(200);
+    expect(asMember.json).toEqual(listed.json);
+
+    expect((await api.call('GET', '/v1/stacks/primary/exports')).status).toBe(401);
+  });
+
+  it('shows the 20 newest at most', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const dispatcher = (
+      await api.call('POST', '/v1/stacks/primary/dispatcher-credential', { token: tenant.sessionToken })
+    ).json.credential as string;
+    const started: string[] = [];
+    for (let i = 0; i < 22; i += 1) started.push(await exportOf(tenant, dispatcher, true));
+    const listed = await list(tenant.sessionToken);
+    expect(listed.json.exports.map((e: { exportId: string }) => e.exportId)).toEqual(
+      started.slice(-20).reverse(),
+    );
+  });
+
+  it('is scoped to the Stack and the tenant: another Stack’s list is its own; another tenant’s Stack is 404 stack_not_found', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const dispatcher = (
+      await api.call('POST', '/v1/stacks/primary/dispatcher-credential', { token: tenant.sessionToken })
+    ).json.credential as string;
+    const onPrimary = await exportOf(tenant, dispatcher, false);
+    const added = await api.call('POST', '/v1/stacks', {
+      token: tenant.sessionToken,
+      body: { plan: 'standard' },
+    });
+    expect(added.status).toBe(201);
+    const second = added.json.stackId as string;
+    expect((await list(tenant.sessionToken, second)).json).toEqual({ exports: [] });
+    const onSecond = await asTenant('POST', `/v1/stacks/${second}/exports`, { token: tenant.sessionToken });
+    expect(onSecond.status).toBe(202);
+    expect(
+      (await list(tenant.sessionToken, second)).json.exports.map((e: { exportId: string }) => e.exportId),
+    ).toEqual([onSecond.json.exportId]);
+    expect(
+      (await list(tenant.sessionToken)).json.exports.map((e: { exportId: string }) => e.exportId),
+    ).toEqual([onPrimary]);
+
+    // Another tenant (whose own first Stack is also `primary`) cannot reach the added Stack.
+    const intruder = await api.subscribe({ plan: 'plus' });
+    const refused = await list(intruder.sessionToken, second);
+    expect(refused.status).toBe(404);
+    expect(refused.json.error.code).toBe('stack_not_found');
+    expect(JSON.stringify(refused.json)).not.toContain(onSecond.json.exportId);
+    expect((await list(intruder.sessionToken)).json).toEqual({ exports: [] });
+    expect((await list(tenant.sessionToken, 'no-such-stack')).status).toBe(404);
+  });
+});
