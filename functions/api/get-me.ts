@@ -4,11 +4,16 @@ import { httpHandler } from '#http/handler.ts';
 import { requireTenant } from '#http/tenant.ts';
 import { config } from '#ports/config.ts';
 import { getUser } from '#store/users.ts';
+import { tenantWaitlist } from '#store/waitlist.ts';
 import { planChangeControls } from '../plan-changes/gates.ts';
 
 /** GET /v1/me: who is signed in, in which tenant and role, and the tenant's slug and state. */
 export const handler = httpHandler({ auth: 'session' }, async ({ principal }) => {
-  const [user, tenant] = await Promise.all([getUser(principal.userId), requireTenant(principal.tenantId)]);
+  const [user, tenant, waitlist] = await Promise.all([
+    getUser(principal.userId),
+    requireTenant(principal.tenantId),
+    tenantWaitlist(principal.tenantId),
+  ]);
   if (!user) throw new HttpError(404, 'user_not_found', 'The user of this session no longer exists.');
   return {
     status: 200,
@@ -20,6 +25,15 @@ export const handler = httpHandler({ auth: 'session' }, async ({ principal }) =>
       stackName: tenant.slug === null ? null : stackName(tenant.slug, config.stackDomain()),
       homeRegion: tenant.homeRegion,
       billingState: tenant.billingState,
+      // A close asked for and not yet carried out by the sweep (the console shows it as closing).
+      closeRequestedAt: tenant.closeRequestedAt ?? null,
+      // The Plans the tenant waits for (or was told of): a reload still shows the join.
+      waitlist: waitlist.map((entry) => ({
+        plan: entry.plan,
+        homeRegion: entry.region,
+        joinedAt: entry.joinedAt,
+        notified: entry.notifiedAt !== undefined,
+      })),
       // The Plan Change controls show only when all five release gates are ready.
       planChangeControls: planChangeControls(),
     },

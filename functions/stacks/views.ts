@@ -31,6 +31,8 @@ export const stackView = (stack: StoredStack) => {
     health: stack.observed?.health ?? 'unknown',
     activeRuns: stack.observed?.activeRuns ?? 0,
     lastReportAt: stack.observed?.reportedAt ?? null,
+    // The `ambient` Credential kind is offered only where the Dispatcher reports a host Executor.
+    localHostExecutor: stack.observed?.localHostExecutor ?? false,
     projects: stack.projectCount,
     createdAt: stack.createdAt,
     /** The Founding Price Lock (null: the Stack never had one); the billed price id is never shown. */

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
-import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, isConditionFailure, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './lifecycle.ts';
 
@@ -61,6 +61,10 @@ export const joinWaitlist = async (
     return { entry: v.parse(WaitlistEntrySchema, Item), created: false };
   }
 };
+
+/** The tenant's waitlist entries, one per Plan, waiting or already notified. */
+export const tenantWaitlist = (tenantId: string): Promise<WaitlistEntry[]> =>
+  queryPrefix(keys.tenant(tenantId).PK, keys.waitlistPrefix, WaitlistEntrySchema);
 
 /** Entries read per query (injectable so that tests can page with a few entries). */
 export const WAITLIST_PAGE = 200;

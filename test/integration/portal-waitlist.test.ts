@@ -260,3 +260,33 @@ describe('POST /v1/billing/waitlist', () => {
     expect(response.status).toBe(403);
   });
 });
+
+describe('GET /v1/me shows what a reload must not lose', () => {
+  it('lists the Plans the tenant waits for, and a close asked for but not yet carried out', async () => {
+    const tenant = await api.readyTenant();
+    const before = await api.call('GET', '/v1/me', { token: tenant.sessionToken });
+    expect(before.json).toMatchObject({ waitlist: [], closeRequestedAt: null });
+
+    const joined = await api.call('POST', '/v1/billing/waitlist', {
+      token: tenant.sessionToken,
+      body: { plan: 'pro' },
+    });
+    expect(joined.status).toBe(201);
+    const me = await api.call('GET', '/v1/me', { token: tenant.sessionToken });
+    expect(me.json.waitlist).toEqual([
+      { plan: 'pro', homeRegion: tenant.region, joinedAt: joined.json.joinedAt, notified: false },
+    ]);
+    // Who joined (a user id) stays ours.
+    expect(JSON.stringify(me.json.waitlist)).not.toContain('joinedBy');
+
+    api.clock.advance(30);
+    const askedFrom = api.clock.now().getTime();
+    expect((await api.call('POST', '/v1/tenant/close', { token: tenant.sessionToken })).status).toBe(202);
+    const askedBy = api.clock.now().getTime();
+    const closing = await api.call('GET', '/v1/me', { token: tenant.sessionToken });
+    expect(closing.json.billingState).toBe('provisioning');
+    const askedAt = Date.parse(closing.json.closeRequestedAt);
+    expect(askedAt).toBeGreaterThanOrEqual(askedFrom);
+    expect(askedAt).toBeLessThanOrEqual(askedBy);
+  });
+});
