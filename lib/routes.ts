@@ -318,6 +318,16 @@ export const routes: readonly Route[] = [
     summary: "A Stack's Credentials (never their material) and its Guide selection (?stackId=)",
   },
   {
+    id: 'GetCredentialCatalog',
+    method: 'GET',
+    path: '/v1/credentials/catalog',
+    handler: 'functions/api/get-credential-catalog.ts',
+    auth: 'session',
+    table: 'none',
+    summary:
+      'The Provider catalog: each Provider, its defaults and accepted kinds (consent, Local-only), and the consent text',
+  },
+  {
     id: 'PostCredentialArchive',
     method: 'POST',
     path: '/v1/credentials/{name}/archive',
@@ -364,6 +374,15 @@ export const routes: readonly Route[] = [
     table: 'readwrite',
     summary:
       "Starts an export archive of the Stack: its journal and its Threads' unshipped work (administrators; until teardown)",
+  },
+  {
+    id: 'GetStackExports',
+    method: 'GET',
+    path: '/v1/stacks/{stackId}/exports',
+    handler: 'functions/api/get-stack-exports.ts',
+    auth: 'session',
+    table: 'read',
+    summary: "A Stack's exports, newest first (at most 20), each as its status read shows it",
   },
   {
     id: 'GetStackExport',

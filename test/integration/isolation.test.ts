@@ -121,6 +121,8 @@ const WALK: Record<string, Probe> = {
     otherTenantStatus: 404,
   },
   GetCredentials: { adminOnly: false, request: () => ({ query: 'stackId=primary' }), otherTenantStatus: 404 },
+  // The same catalog for every tenant: nothing of the victim's in it.
+  GetCredentialCatalog: { adminOnly: false, request: () => ({}) },
   PostCredentialArchive: {
     adminOnly: true,
     request: () => ({ path: `/v1/credentials/${VICTIM_CREDENTIAL}/archive`, query: 'stackId=primary' }),
@@ -147,6 +149,11 @@ const WALK: Record<string, Probe> = {
   // Exports of the victim's Stack: another tenant's session finds no such Stack (404).
   PostStackExport: {
     adminOnly: true,
+    request: () => ({ path: '/v1/stacks/primary/exports' }),
+    otherTenantStatus: 404,
+  },
+  GetStackExports: {
+    adminOnly: false,
     request: () => ({ path: '/v1/stacks/primary/exports' }),
     otherTenantStatus: 404,
   },
