@@ -586,6 +586,20 @@ export const commitItemChange = async (params: {
     typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
   let adjustment = 0;
   let currency = subscription.currency;
+  for (const item of await pendingProrations(customer, params.subscriptionId)) {
+    if (item.periodStart !== prorationDate) continue;
+    adjustment += item.amount;
+    currency = item.currency;
+  }
+  return { adjustment, currency };
+};
+
+/** The proration invoice items of `subscriptionId` pending on its next invoice (not yet invoiced). */
+const pendingProrations = async (
+  customer: string,
+  subscriptionId: string,
+): Promise<{ id: string; amount: number; currency: string; periodStart: number }[]> => {
+  const found: { id: string; amount: number; currency: string; periodStart: number }[] = [];
   let startingAfter: string | undefined;
   for (;;) {
     const page = await call((stripe, options) =>
@@ -595,17 +609,18 @@ export const commitItemChange = async (params: {
       ),
     );
     for (const item of page.data) {
-      const parent = item.parent?.subscription_details?.subscription;
-      if (parent !== params.subscriptionId || !item.proration || item.period.start !== prorationDate)
-        continue;
-      adjustment += item.amount;
-      currency = item.currency;
+      if (item.parent?.subscription_details?.subscription !== subscriptionId || !item.proration) continue;
+      found.push({
+        id: item.id,
+        amount: item.amount,
+        currency: item.currency,
+        periodStart: item.period.start,
+      });
     }
     const last = page.data.at(-1);
-    if (!page.has_more || !last) break;
+    if (!page.has_more || !last) return found;
     startingAfter = last.id;
   }
-  return { adjustment, currency };
 };
 
 /** The processor's estimate of the next invoice with a change applied: amounts in minor units. */
@@ -617,7 +632,11 @@ export interface InvoiceEstimate {
   total: number;
   /** What the card would be charged: the total less any customer credit. */
   amountDue: number;
-  /** The change's share: the sum of the proration lines (negative: a credit). */
+  /**
+   * The change's share: the sum of ITS proration lines (negative: a credit), those whose period
+   * starts at the proration date and that are not already pending. Prorations already pending on
+   * that invoice (an added Stack's, an earlier change's) are in the total and `lines`, never here.
+   */
   adjustment: number;
   /** When that invoice is made (the preserved billing-cycle date). */
   invoiceAt: string | null;
@@ -634,6 +653,7 @@ export const previewItemChange = async (params: {
   items: { itemId?: string; priceId: string; quantity: number }[];
   prorationDate: Date;
 }): Promise<InvoiceEstimate> => {
+  const prorationDate = Math.floor(params.prorationDate.getTime() / 1000);
   const invoice = await call((stripe, options) =>
     stripe.invoices.createPreview(
       {
@@ -647,21 +667,38 @@ export const previewItemChange = async (params: {
               : { price: item.priceId, quantity: item.quantity },
           ),
           proration_behavior: 'create_prorations',
-          proration_date: Math.floor(params.prorationDate.getTime() / 1000),
+          proration_date: prorationDate,
         },
       },
       options,
     ),
   );
+  // Prorations already pending (an added Stack's, an earlier change's) are on the previewed invoice
+  // too, with their own invoice item ids: they belong to the next invoice, not to this change.
+  const customer = typeof invoice.customer === 'string' ? invoice.customer : invoice.customer?.id;
+  const pending = new Set(
+    customer ? (await pendingProrations(customer, params.subscriptionId)).map((item) => item.id) : [],
+  );
   const lines = invoice.lines.data.map((line) => {
     const parent = line.parent as {
-      subscription_item_details?: { proration?: boolean } | null;
-      invoice_item_details?: { proration?: boolean } | null;
+      subscription_item_details?: { proration?: boolean; invoice_item?: string | null } | null;
+      invoice_item_details?: { proration?: boolean; invoice_item?: string | null } | null;
     } | null;
     const proration = Boolean(
       parent?.subscription_item_details?.proration ?? parent?.invoice_item_details?.proration,
     );
-    return { description: line.description ?? '', amount: line.amount, proration };
+    const invoiceItem =
+      parent?.subscription_item_details?.invoice_item ?? parent?.invoice_item_details?.invoice_item;
+    return {
+      description: line.description ?? '',
+      amount: line.amount,
+      proration,
+      // This change's own prorations start at the proration date (the processor's recommended
+      // filter, and how the commit reads its own); one made in the same second by another change
+      // is told apart by being pending already.
+      ofThisChange:
+        proration && line.period.start === prorationDate && !(invoiceItem && pending.has(invoiceItem)),
+    };
   });
   const sum = (amounts: { amount: number }[] | null | undefined) =>
     (amounts ?? []).reduce((t, a) => t + a.amount, 0);
@@ -672,9 +709,9 @@ export const previewItemChange = async (params: {
     tax: sum(invoice.total_taxes),
     total: invoice.total,
     amountDue: invoice.amount_due,
-    adjustment: lines.filter((line) => line.proration).reduce((t, line) => t + line.amount, 0),
+    adjustment: lines.filter((line) => line.ofThisChange).reduce((t, line) => t + line.amount, 0),
     invoiceAt: iso(invoice.next_payment_attempt ?? invoice.period_end ?? invoice.created),
-    lines,
+    lines: lines.map(({ ofThisChange: _, ...line }) => line),
   };
 };
 

@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setCapacityTotal } from '#store/capacity.ts';
+import { estimateChange } from '../../functions/plan-changes/preview.ts';
+import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+
+/**
+ * The rule: a Plan Change's estimated adjustment is that change's prorations only, so the final
+ * adjustment (prorated from the healthy moment) differs from it by no more than the time between
+ * them explains: |new - old monthly price| x elapsed / period, plus a cent of rounding per
+ * proration line (docs/plan-changes.md, "Billing: the estimate and the final adjustment").
+ * Proration items already pending on the next invoice (an added Stack's charge, an earlier
+ * change's) are the next invoice's, not the change's: they are in the estimate's total, never in
+ * its adjustment.
+ */
+
+let api: TestControlPlane;
+let emulator: ProcessorEmulator;
+beforeAll(async () => {
+  api = await testGateway({ processor: true, stepFunctions: { waitMs: 10 } });
+  emulator = api.emulator as ProcessorEmulator;
+});
+afterAll(async () => {
+  await api.stop();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const PRICES = { standard: 4000, plus: 5000, pro: 6000 };
+
+/**
+ * A tenant on a Standard Stack (paid at checkout) that then added a Plus Stack (s2, prorated:
+ * its charge is pending on the next invoice), with a running reference Dispatcher on s2.
+ */
+const standardPlusAddedPlus = async (proPlaces: number) => {
+  const region = uniqueRegion();
+  const location = `${region}-a`;
+  for (const plan of ['standard', 'plus', 'pro'] as const)
+    await setCapacityTotal(
+      { region, location, plan, total: plan === 'pro' ? proPlaces : 3 },
+      api.clock.now(),
+    );
+  const tenant = await api.subscribe({ plan: 'standard', region });
+  api.clock.advance(3 * 86_400);
+  tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
+  const added = await api.call('POST', '/v1/stacks', { token: tenant.sessionToken, body: { plan: 'plus' } });
+  expect(added.status).toBe(201);
+  const stackId = added.json.stackId as string;
+  const issued = await api.call('POST', `/v1/stacks/${stackId}/dispatcher-credential`, {
+    token: tenant.sessionToken,
+  });
+  const started = await api.call('POST', '/_local/fleet/dispatchers', {
+    body: { credential: issued.json.credential, location },
+  });
+  expect(started.status).toBe(201);
+  await api.fleet.tick();
+  const subscription = Object.values(emulator.state.subscriptions).find(
+    (s) => s.metadata.tenantId === tenant.tenantId,
+  );
+  if (!subscription) throw new Error('no subscription');
+  // The added Stack's proration is pending: the next invoice carries it, whatever changes next.
+  const pendingBefore = Object.values(emulator.state.invoiceItems).filter(
+    (i) => i.subscription === subscription.id && i.invoice === null && i.proration,
+  );
+  expect(pendingBefore.reduce((sum, i) => sum + i.amount, 0)).toBeGreaterThan(4000);
+  const addedAt = pendingBefore[0]?.periodStart ?? 0;
+  // A minute later: the change's prorations start at another second than the added Stack's.
+  api.clock.advance(60);
+  return { ...tenant, region, location, stackId, subscription, addedAt };
+};
+type Tenant = Awaited<ReturnType<typeof standardPlusAddedPlus>>;
+
+const preview = (tenant: Tenant, plan: string) =>
+  api.call('POST', `/v1/stacks/${tenant.stackId}/plan-changes/preview`, {
+    token: tenant.sessionToken,
+    body: { plan },
+  });
+const confirm = (tenant: Tenant, plan: string) =>
+  api.call('POST', `/v1/stacks/${tenant.stackId}/plan-changes`, {
+    token: tenant.sessionToken,
+    body: { plan },
+  });
+const read = async (tenant: Tenant, changeId: string) =>
+  (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: tenant.sessionToken })).json;
+const until = async (tenant: Tenant, changeId: string, statuses: string[], rounds = 300) => {
+  for (let round = 0; round < rounds; round++) {
+    await api.fleet.tick();
+    const change = await read(tenant, changeId);
+    if (statuses.includes(change.status)) return change;
+    await sleep(15);
+  }
+  throw new Error(
+    `the change never reached ${statuses.join('/')}: ${JSON.stringify(await read(tenant, changeId))}`,
+  );
+};
+
+/** Plus -> Pro at `at` (epoch seconds), worked by hand: Pro charged, Plus credited, each rounded. */
+const byHand = (tenant: Tenant, at: number) => {
+  const { currentPeriodStart: start, currentPeriodEnd: end } = tenant.subscription;
+  const share = (amount: number) => Math.round((amount * (end - at)) / (end - start));
+  return share(PRICES.pro) - share(PRICES.plus);
+};
+
+/** What the time between estimate and healthy moment explains, plus a cent per rounded line. */
+const tolerance = (tenant: Tenant, estimatedAt: string, healthyAt: string) => {
+  const { currentPeriodStart: start, currentPeriodEnd: end } = tenant.subscription;
+  const elapsed = (Date.parse(healthyAt) - Date.parse(estimatedAt)) / 1000;
+  return Math.ceil((Math.abs(PRICES.pro - PRICES.plus) * elapsed) / (end - start)) + 2;
+};
+
+const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+
+describe('a Plan Change estimate is the change’s own prorations, and the final adjustment agrees with it', () => {
+  it('on the immediate path (the Stack’s location has room)', async () => {
+    const tenant = await standardPlusAddedPlus(3);
+    const previewed = await preview(tenant, 'pro');
+    expect(previewed.status).toBe(200);
+    expect(previewed.json.requested.capacity).toBe('placeable_in_location');
+    // About $10 x 27/30 of the period: not the added Stack's pending $50 on top.
+    expect(previewed.json.estimate.adjustment).toBe(byHand(tenant, seconds(previewed.json.estimatedAt)));
+    // The next invoice still carries the added Stack's pending charge in its total.
+    expect(previewed.json.estimate.subtotal).toBeGreaterThan(
+      PRICES.standard + PRICES.pro + previewed.json.estimate.adjustment,
+    );
+
+    const confirmed = await confirm(tenant, 'pro');
+    expect(confirmed.status).toBe(202);
+    expect(confirmed.json.status).toBe('waiting_for_work');
+    const estimate = confirmed.json.estimate.adjustment as number;
+    expect(estimate).toBe(byHand(tenant, seconds(confirmed.json.confirmedAt)));
+
+    const done = await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back']);
+    expect(done.status).toBe('completed');
+    const healthyAt = done.history.find((h: { status: string }) => h.status === 'completed').at as string;
+    expect(done.final.estimatedAdjustment).toBe(estimate);
+    expect(Math.abs(done.final.adjustment - estimate)).toBeLessThanOrEqual(
+      tolerance(tenant, confirmed.json.confirmedAt, healthyAt),
+    );
+    expect(done.final.explanation).toMatch(/equals the estimate|fewer days/);
+  });
+
+  it('on the queued path (no room for Pro, capacity restored, the clock 15 minutes on)', async () => {
+    const tenant = await standardPlusAddedPlus(0);
+    const previewed = await preview(tenant, 'pro');
+    expect(previewed.json.requested.capacity).toBe('would_queue');
+    expect(previewed.json.estimate.adjustment).toBe(byHand(tenant, seconds(previewed.json.estimatedAt)));
+
+    const confirmed = await confirm(tenant, 'pro');
+    expect(confirmed.status).toBe(202);
+    expect(confirmed.json.status).toBe('waiting_for_capacity');
+    const estimate = confirmed.json.estimate.adjustment as number;
+    expect(estimate).toBe(previewed.json.estimate.adjustment);
+    await sleep(50);
+    expect((await read(tenant, confirmed.json.changeId)).status).toBe('waiting_for_capacity');
+
+    await setCapacityTotal(
+      { region: tenant.region, location: tenant.location, plan: 'pro', total: 1 },
+      api.clock.now(),
+    );
+    api.clock.advance(15 * 60);
+    tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
+    const done = await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back']);
+    expect(done.status).toBe('completed');
+    const healthyAt = done.history.find((h: { status: string }) => h.status === 'completed').at as string;
+    expect(Math.abs(done.final.adjustment - estimate)).toBeLessThanOrEqual(
+      tolerance(tenant, confirmed.json.confirmedAt, healthyAt),
+    );
+    // The final is the commit's own prorations too: worked by hand from the healthy moment.
+    const ownLines = Object.values(emulator.state.invoiceItems).filter(
+      (i) => i.subscription === tenant.subscription.id && i.invoice === null && i.proration,
+    );
+    const committedAt = Math.max(...ownLines.map((i) => i.periodStart));
+    expect(done.final.adjustment).toBe(byHand(tenant, committedAt));
+    expect(done.final.explanation).toMatch(/equals the estimate|fewer days/);
+  });
+
+  it('when the estimate is made in the very second the Stack was added (its proration starts then too)', async () => {
+    const tenant = await standardPlusAddedPlus(3);
+    const sameSecond = new Date(tenant.addedAt * 1000);
+    const { estimate } = await estimateChange(tenant.subscription.id, 'plus', 'pro', sameSecond);
+    expect(estimate?.adjustment).toBe(byHand(tenant, tenant.addedAt));
+    // The added Stack's pending charge is still on the previewed invoice, as a proration line.
+    expect(estimate?.lines.filter((line) => line.proration)).toHaveLength(3);
+  });
+});
