@@ -5,6 +5,7 @@ import { dateTime, h, label, money } from './dom.js';
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));
 const nav = /** @type {HTMLElement} */ (document.getElementById('nav'));
+const navLinks = /** @type {HTMLElement} */ (document.getElementById('nav-links'));
 const status = /** @type {HTMLElement} */ (document.getElementById('status'));
 
 /** @type {number | undefined} */
@@ -142,7 +143,11 @@ const slugScreen = () =>
     ),
   );
 
-const planCard = (/** @type {any} */ plan, /** @type {Node[]} */ actions) =>
+const planCard = (
+  /** @type {any} */ plan,
+  /** @type {Node[]} */ actions,
+  /** @type {boolean} */ waitingFor = false,
+) =>
   h(
     'section',
     { class: 'card', 'aria-label': plan.name },
@@ -150,59 +155,131 @@ const planCard = (/** @type {any} */ plan, /** @type {Node[]} */ actions) =>
     dl([
       ['Resources', resources(plan.resources)],
       ['Caps', caps(plan)],
-      ['Capacity', plan.placeable ? 'Available now' : 'Full: join the waitlist'],
+      [
+        'Capacity',
+        plan.placeable
+          ? 'Available now'
+          : waitingFor
+            ? 'Full: you are on its waitlist'
+            : 'Full: join the waitlist',
+      ],
     ]),
     ...actions,
   );
 
 const plansScreen = async (/** @type {any} */ me) => {
   const { plans } = await api('GET', '/v1/billing/plans');
-  const answer = h('div', {});
+  /** Each Plan card's actions: a refusal of its checkout is shown there, where its button was. */
+  /** @type {Record<string, HTMLElement>} */
+  const slots = {};
+  /** The Plans the tenant already waits for (the API's, so a reload shows them), by Plan. */
+  /** @type {Map<string, any>} */
+  const waiting = new Map((me.waitlist ?? []).map((/** @type {any} */ e) => [e.plan, e]));
+  /** What the tenant is told of its place on the waitlist of a Plan. */
+  const joined = (/** @type {any} */ entry) =>
+    h(
+      'p',
+      { class: 'ok', 'data-waitlist': entry.plan },
+      `You are on the waitlist for ${label_(plans, entry.plan)} in ${entry.homeRegion} since ${dateTime(entry.joinedAt)}. ${
+        entry.notified
+          ? 'We emailed you that it could be placed; nothing is charged until you subscribe.'
+          : 'We email you once, when it can be placed; nothing is charged until you subscribe.'
+      }`,
+    );
+  /** The waitlist join for `plan`, or the place already taken (joining again answers the same entry). */
+  const waitlist = (/** @type {string} */ plan) => {
+    const place = h('div', { class: 'waitlist' });
+    const entry = waiting.get(plan);
+    if (entry) {
+      place.append(joined(entry));
+      return place;
+    }
+    place.append(
+      button(`Join the waitlist for ${label_(plans, plan)}`, async () => {
+        const stored = await api('POST', '/v1/billing/waitlist', { plan });
+        waiting.set(stored.plan, stored);
+        place.replaceChildren(joined(stored));
+        say(`You joined the waitlist for ${label_(plans, stored.plan)}.`);
+      }),
+    );
+    return place;
+  };
   const checkout = async (/** @type {string} */ plan) => {
-    answer.replaceChildren();
+    const slot = slots[plan];
     try {
       const { url } = await api('POST', '/v1/billing/checkout', { plan });
       location.assign(url);
     } catch (error) {
-      if (error instanceof ApiError && error.body?.reason === 'no_capacity') {
-        const fit = plans.filter((/** @type {any} */ p) => error.body.availablePlans?.includes(p.value));
-        answer.replaceChildren(
-          h('p', { class: 'error', role: 'alert' }, `No capacity for that Plan now. ${error.message}`),
-          fit.length
-            ? h('p', {}, `Plans that fit now: ${fit.map((/** @type {any} */ p) => p.name).join(', ')}.`)
-            : h('p', {}, 'No Plan fits now.'),
-          button(`Join the waitlist for ${label_(plans, plan)}`, async () => {
-            await api('POST', '/v1/billing/waitlist', { plan });
-            answer.append(h('p', { class: 'ok' }, 'You are on the waitlist; we will email you.'));
-          }),
-        );
-      } else answer.replaceChildren(errorBox(error));
+      if (!(slot && error instanceof ApiError && error.body?.reason === 'no_capacity')) throw error;
+      // Never a substitute: the tenant picks one of the Plans that fit, or joins the waitlist.
+      const fit = plans.filter(
+        (/** @type {any} */ p) => p.value !== plan && error.body.availablePlans?.includes(p.value),
+      );
+      const refusal = h(
+        'div',
+        { class: 'refusal', role: 'alert', tabindex: '-1' },
+        h('p', {}, h('strong', {}, `${label_(plans, plan)} cannot be bought now: `)),
+        h(
+          'p',
+          {},
+          `there is no room for it in your Home Region (${me.homeRegion}) at the moment. Nothing was charged.`,
+        ),
+      );
+      slot.replaceChildren(
+        refusal,
+        fit.length
+          ? h(
+              'div',
+              {},
+              h('p', { id: `fit-${plan}` }, 'These Plans fit now:'),
+              h(
+                'ul',
+                { 'aria-labelledby': `fit-${plan}`, class: 'fit' },
+                ...fit.map((/** @type {any} */ p) =>
+                  h(
+                    'li',
+                    {},
+                    button(`Subscribe to ${p.name} instead (${money(p.monthlyPrice)} a month)`, () =>
+                      checkout(p.value),
+                    ),
+                  ),
+                ),
+              ),
+            )
+          : h('p', {}, 'No Plan fits in your Home Region now.'),
+        h('p', {}, `Or wait for ${label_(plans, plan)}:`),
+        waitlist(plan),
+      );
+      refusal.focus();
     }
   };
   const params = new URLSearchParams(location.search);
+  const done = params.get('checkout');
   screen(
     'Plans',
-    params.get('checkout') === 'complete'
+    done === 'complete'
       ? h('p', { class: 'ok' }, 'Payment received. Your account becomes active in a moment.')
       : h('p', {}, `Signed in as ${me.user.login}; your Home Region is ${me.homeRegion}.`),
+    done === 'cancelled' ? h('p', {}, 'The checkout was cancelled: nothing was charged.') : '',
     h(
       'div',
       { class: 'plans' },
-      ...plans.map((/** @type {any} */ plan) =>
-        planCard(plan, [
-          plan.placeable
-            ? button(`Subscribe to ${plan.name}`, () => checkout(plan.value))
-            : button(`Join the waitlist for ${plan.name}`, async () => {
-                await api('POST', '/v1/billing/waitlist', { plan: plan.value });
-                answer.replaceChildren(
-                  h('p', { class: 'ok' }, 'You are on the waitlist; we will email you.'),
-                );
-              }),
-        ]),
-      ),
+      ...plans.map((/** @type {any} */ plan) => {
+        slots[plan.value] = h(
+          'div',
+          { class: 'actions' },
+          ...(plan.placeable
+            ? [
+                button(`Subscribe to ${plan.name}`, () => checkout(plan.value)),
+                // Waited for, and there is room now: the place on the waitlist is still said.
+                waiting.has(plan.value) ? waitlist(plan.value) : '',
+              ]
+            : [waitlist(plan.value)]),
+        );
+        return planCard(plan, [slots[plan.value]], waiting.has(plan.value));
+      }),
     ),
-    answer,
-    me.billingState === 'provisioning' && !me.paid ? closeSection() : '',
+    done === 'complete' ? '' : closeSection(me),
   );
   if (params.get('checkout') === 'complete')
     poll(async () => (await api('GET', '/v1/me')).billingState !== 'provisioning', route);
@@ -218,44 +295,195 @@ const poll = (/** @type {() => Promise<boolean>} */ check, /** @type {() => unkn
     if (location.hash !== shown) return;
     try {
       if (await check()) return then();
-    } catch {
-      // shown again on the next tick
+    } catch (error) {
+      // A session that ended (signed out elsewhere, or outlived by time travel): sign in again.
+      if (error instanceof ApiError && error.status === 401) return route();
+      // anything else: looked at again on the next tick
     }
     pollTimer = window.setTimeout(tick, 1500);
   };
   pollTimer = window.setTimeout(tick, 1500);
 };
 
-const closeSection = () =>
+/** Closing an account that never paid: typed confirmation (the slug), then the sweep closes it. */
+const closeSection = (/** @type {any} */ me) =>
   h(
     'section',
-    { class: 'card', 'aria-label': 'Close account' },
+    { class: 'card', 'aria-label': 'Close this account' },
     h('h3', {}, 'Close this account'),
-    h('p', {}, 'An account that never paid can be closed at once; nothing is charged.'),
-    button(
-      'Close account',
-      async () => {
-        if (!window.confirm('Close this account? This cannot be undone.')) return;
+    h(
+      'p',
+      {},
+      'An account that never paid can be closed now: an open checkout can no longer be paid, nothing is charged, and the slug stays taken (it cannot be used again). This cannot be undone.',
+    ),
+    form(
+      'Close this account',
+      [
+        label(
+          `Type your slug, ${me.slug}, to confirm`,
+          h('input', { name: 'confirm', id: 'close-confirm', required: '', autocomplete: 'off' }),
+        ),
+      ],
+      'Close the account',
+      async (data) => {
+        if (String(data.get('confirm')).trim() !== me.slug)
+          throw new Error(`Type ${me.slug} exactly to close the account; nothing was changed.`);
         await api('POST', '/v1/tenant/close');
         say('The account is closing.');
+        // The same screen a reload shows: `closeRequestedAt` is set until the sweep closes it.
         await route();
       },
-      'secondary',
     ),
   );
+
+/**
+ * A close asked for that the sweep has not carried out yet (`closeRequestedAt`, still
+ * provisioning): says so and follows it to Account & Billing, after a reload too.
+ */
+const closingScreen = (/** @type {any} */ me) => {
+  screen(
+    'Closing your account',
+    h(
+      'p',
+      { class: 'ok' },
+      'Your account is being closed; nothing was charged. This page moves on by itself in a minute at most.',
+    ),
+    h(
+      'p',
+      {},
+      `You asked to close ${me.slug} on ${dateTime(me.closeRequestedAt)}. An open checkout can no longer be paid; the slug stays taken.`,
+    ),
+  );
+  poll(
+    async () => (await api('GET', '/v1/me')).billingState !== 'provisioning',
+    () => {
+      if (location.hash === '#/account') return route();
+      location.hash = '#/account';
+    },
+  );
+};
 
 // ---------------------------------------------------------------------------------------------
 // Account & Billing.
 
-const DECOMMISSIONING = ['decommissioning', 'cancelled', 'refunded', 'closed'];
+/** Why a leaving tenant leaves, in the tenant's words (the history's reasons). */
+const LEFT_BECAUSE = {
+  cancelled_in_portal: 'You cancelled the subscription in the billing portal.',
+  refund_granted: 'Your money-back refund was granted: the subscription ended at once.',
+  closed_by_tenant: 'You closed the account before paying for it: nothing was charged.',
+  suspended_grace_elapsed: 'The payment owed was not made before the end of both grace periods.',
+  cancelled_by_operator: 'The subscription was cancelled by the operator.',
+  cancelled_after_failed_payments: 'The subscription ended after its payments failed.',
+  cancelled_payment_disputed: 'The subscription ended after a payment was disputed.',
+};
+
+/** What a leaving (`decommissioning`) tenant is told: why, until when, and what it may still do. */
+const closingCard = (/** @type {any} */ closing, /** @type {any[]} */ stacks) => {
+  const until = closing.teardownAt ? dateTime(closing.teardownAt) : 'the teardown';
+  const standing = stacks.filter((s) => s.lifecycle !== 'torn_down');
+  const exportable = !closing.tornDown && standing.length > 0;
+  return h(
+    'section',
+    { class: 'card closing', 'aria-label': 'This account is closing' },
+    h('h3', {}, 'This account is closing'),
+    h('p', {}, LEFT_BECAUSE[/** @type {keyof LEFT_BECAUSE} */ (closing.reason)] ?? label(closing.reason)),
+    dl([
+      [
+        'Stacks',
+        stacks.length === 0
+          ? 'None: the account never had a Stack'
+          : closing.tornDown || standing.length === 0
+            ? 'Torn down'
+            : closing.stacksServeUntilTeardown
+              ? `Keep serving until ${until}, the end of the paid period; then they are torn down`
+              : `Take no new work; torn down on ${until}`,
+      ],
+      [
+        'Billing',
+        closing.billingStopped
+          ? 'Stopped: nothing more is charged'
+          : `Paid through ${until}: nothing is charged after that`,
+      ],
+    ]),
+    h('h4', {}, 'What you can still do'),
+    h(
+      'ul',
+      {},
+      h('li', {}, 'Sign in, and read this page and the billing history.'),
+      exportable
+        ? h(
+            'li',
+            {},
+            h('a', { href: '#/export' }, 'Export your data'),
+            ` from each Stack until ${until} (the teardown).`,
+          )
+        : h('li', {}, 'Nothing is left to export.'),
+    ),
+    h(
+      'p',
+      {},
+      'Nothing new can be bought or changed: no checkout, billing portal, waitlist, added Stack or Plan Change. Closing is final.',
+    ),
+  );
+};
+
+/** The Founding Price Lock in one line: held on how many Stacks, and the locks that ended. */
+const priceLockText = (/** @type {any} */ lock) => {
+  const ended = lock.ended ?? [];
+  /** @type {string[]} */
+  const parts = [];
+  if (lock.lockedStacks > 0) parts.push(`Founding price locked on ${lock.lockedStacks} Stack(s)`);
+  if (ended.length) {
+    const last = ended.reduce((/** @type {any} */ a, /** @type {any} */ b) =>
+      a.endedAt > b.endedAt ? a : b,
+    );
+    parts.push(
+      `Founding price lock ended on ${ended.length} Stack(s) (last ${dateTime(last.endedAt)}: ${label(last.reason)})`,
+    );
+  }
+  if (!parts.length) return lock.founding ? 'Founding price lock: none held now' : 'No price lock';
+  return parts.join('; ');
+};
+
+/** The money-back guarantee: open (until when, where to write), used (what was refunded), or why not. */
+const moneyBackCard = (/** @type {any} */ mb, /** @type {boolean} */ leaving) => {
+  const used = mb.used;
+  let state;
+  if (used)
+    state = `Used: asked on ${dateTime(used.requestedAt)}${used.grantedAt ? `, granted on ${dateTime(used.grantedAt)}` : ''}; ${money({ amount: used.refundedAmount, currency: used.currency })} refunded in ${used.refunds} refund(s).`;
+  else if (mb.available)
+    state = `You may ask for a full refund until ${dateTime(mb.windowEndsAt)} (your local time).`;
+  else if (leaving) state = 'Not available: this account is closing.';
+  else if (mb.windowEndsAt) state = `Not available: the window ended on ${dateTime(mb.windowEndsAt)}.`;
+  else state = 'Not open yet: the 14-day window opens with your first payment.';
+  return h(
+    'section',
+    { class: 'card', 'aria-label': 'Money-back guarantee' },
+    h('h3', {}, 'Money-back guarantee'),
+    h('p', {}, state),
+    ...(mb.available
+      ? [
+          h(
+            'p',
+            {},
+            'Write to ',
+            h('a', { href: `mailto:${mb.supportEmail}` }, mb.supportEmail),
+            ' from your account’s address, with your slug.',
+          ),
+          h('p', {}, h('strong', {}, 'Before you ask: '), mb.reminder),
+        ]
+      : [h('p', {}, 'Questions: ', h('a', { href: `mailto:${mb.supportEmail}` }, mb.supportEmail), '.')]),
+  );
+};
 
 const accountScreen = async (/** @type {any} */ me) => {
   const billing = await api('GET', '/v1/billing/status');
+  const leaving = billing.billingState === 'decommissioning';
+  const stacks = leaving ? (await api('GET', '/v1/stacks')).stacks : [];
   const portal = button('Open the billing portal', async () => {
     const { url } = await api('POST', '/v1/billing/portal');
     location.assign(url);
   });
-  const mb = billing.moneyBack;
   screen(
     'Account & Billing',
     dl([
@@ -267,35 +495,22 @@ const accountScreen = async (/** @type {any} */ me) => {
           ? `${dateTime(billing.graceDeadline)} (your local time): pay before then to keep your Stacks`
           : 'None',
       ],
-      [
-        'Price lock',
-        billing.priceLock.founding
-          ? `Founding price locked on ${billing.priceLock.lockedStacks} Stack(s)`
-          : 'No price lock',
-      ],
+      ['Price lock', priceLockText(billing.priceLock)],
     ]),
-    DECOMMISSIONING.includes(billing.billingState)
-      ? h(
-          'p',
-          { class: 'error' },
-          'This account is being decommissioned: you may still sign in, read your billing history and export your data until the Stacks are torn down.',
-        )
-      : '',
-    h('p', {}, portal),
-    h(
-      'section',
-      { class: 'card', 'aria-label': 'Money-back guarantee' },
-      h('h3', {}, 'Money-back guarantee'),
-      mb.available
-        ? h('p', {}, `You may ask for a full refund until ${dateTime(mb.windowEndsAt)} (your local time).`)
-        : h(
+    leaving
+      ? closingCard(billing.closing ?? {}, stacks)
+      : h(
+          'section',
+          { class: 'card', 'aria-label': 'Payment method and cancelling' },
+          h('h3', {}, 'Payment method and cancelling'),
+          h(
             'p',
             {},
-            mb.used ? `Used on ${dateTime(mb.used.at ?? mb.used)}.` : 'Not available for this account.',
+            'The billing portal is the payment processor’s page: there you replace your card or cancel the subscription. A cancel takes effect at the end of the paid period; your Stacks serve until then.',
           ),
-      h('p', {}, 'Write to ', h('a', { href: `mailto:${mb.supportEmail}` }, mb.supportEmail), '.'),
-      h('p', {}, h('strong', {}, 'Before you ask: '), mb.reminder),
-    ),
+          h('p', {}, portal),
+        ),
+    moneyBackCard(billing.moneyBack, leaving),
     h('h3', {}, 'Billing history'),
     billing.history.length
       ? h(
@@ -330,9 +545,6 @@ const accountScreen = async (/** @type {any} */ me) => {
           ),
         )
       : h('p', {}, 'No changes yet.'),
-    billing.priceLock.ended?.length
-      ? h('p', {}, `Price locks ended: ${billing.priceLock.ended.length}.`)
-      : '',
   );
 };
 
@@ -357,42 +569,86 @@ const stacksScreen = async (/** @type {any} */ me) => {
   const options = plans.map((/** @type {any} */ p) =>
     h('option', { value: p.value }, `${p.name} (${money(p.monthlyPrice)} a month)`),
   );
+  const leaving = me.billingState === 'decommissioning';
   screen(
     'Stacks',
+    leaving ? leavingNote() : '',
     ...(await Promise.all(stacks.map((/** @type {any} */ s) => stackCard(s, plans, me)))),
-    h(
-      'section',
-      { class: 'card', 'aria-label': 'Add a Stack' },
-      h('h3', {}, 'Add a Stack'),
-      form(
-        'Add a Stack',
-        [label('Plan', h('select', { name: 'plan', id: 'new-stack-plan' }, ...options))],
-        'Preview the cost',
-        async (data) => {
-          const plan = String(data.get('plan'));
-          const preview = await api('POST', '/v1/stacks/preview', { plan });
-          addOut.replaceChildren(
-            h('h4', {}, `Adding a ${label_(plans, plan)} Stack at ${money(preview.monthlyPrice)} a month`),
-            estimateTable(preview.estimate),
-            button('Confirm and add the Stack', async () => {
-              const added = await api('POST', '/v1/stacks', { plan });
-              say(`Stack ${added.name} is being created.`);
-              await route();
-            }),
-          );
-        },
-      ),
-      addOut,
-    ),
+    leaving
+      ? ''
+      : h(
+          'section',
+          { class: 'card', 'aria-label': 'Add a Stack' },
+          h('h3', {}, 'Add a Stack'),
+          form(
+            'Add a Stack',
+            [label('Plan', h('select', { name: 'plan', id: 'new-stack-plan' }, ...options))],
+            'Preview the cost',
+            async (data) => {
+              const plan = String(data.get('plan'));
+              const preview = await api('POST', '/v1/stacks/preview', { plan });
+              addOut.replaceChildren(
+                h(
+                  'h4',
+                  {},
+                  `Adding a ${label_(plans, plan)} Stack at ${money(preview.monthlyPrice)} a month`,
+                ),
+                estimateTable(preview.estimate),
+                button('Confirm and add the Stack', async () => {
+                  const added = await api('POST', '/v1/stacks', { plan });
+                  say(`Stack ${added.name} is being created.`);
+                  await route();
+                }),
+              );
+            },
+          ),
+          addOut,
+        ),
   );
 };
 
+/**
+ * Why a leaving tenant's Stacks screen offers no Add a Stack, Plan Change or new Project: the API
+ * refuses them (`account_closing`; a decommissioning Stack takes no new Project).
+ */
+const leavingNote = () =>
+  h(
+    'section',
+    { class: 'card closing', 'aria-label': 'Nothing new while closing' },
+    h('h3', {}, 'Nothing new while the account closes'),
+    h(
+      'p',
+      {},
+      'This account is closing: no Stack can be added, no Plan changed and no Project added. Your Stacks are listed as they are.',
+    ),
+    h(
+      'p',
+      {},
+      h('a', { href: '#/account' }, 'Account & Billing'),
+      ' says why and until when your Stacks serve; ',
+      h('a', { href: '#/export' }, 'export your data'),
+      ' until the teardown.',
+    ),
+  );
+
 const stackCard = async (/** @type {any} */ s, /** @type {any[]} */ plans, /** @type {any} */ me) => {
-  const { projects, watchedProjectsCap } = await api('GET', `/v1/stacks/${s.stackId}/projects`);
+  const [{ projects, watchedProjectsCap }, credentials] = await Promise.all([
+    api('GET', `/v1/stacks/${s.stackId}/projects`),
+    // The Credentials a route may name; a Stack whose Credentials cannot be read offers none.
+    api('GET', `/v1/credentials?stackId=${encodeURIComponent(s.stackId)}`).then(
+      (/** @type {any} */ d) => d.credentials,
+      () => [],
+    ),
+  ]);
   const change = h('div', {});
   const planOptions = plans
     .filter((p) => p.value !== s.plan)
     .map((p) => h('option', { value: p.value }, p.name));
+  // What the API refuses is not offered: a Stack that is decommissioning or torn down takes no
+  // new Project and changes no Plan (a `creating` Stack is running for the API); a leaving
+  // account (`account_closing`) changes no Plan either.
+  const running = s.lifecycle !== 'decommissioning' && s.lifecycle !== 'torn_down';
+  const mayChangePlan = running && me.billingState !== 'decommissioning' && me.planChangeControls?.visible;
   return h(
     'section',
     { class: 'card', 'aria-label': `Stack ${s.name}` },
@@ -410,29 +666,37 @@ const stackCard = async (/** @type {any} */ s, /** @type {any[]} */ plans, /** @
     ]),
     h('h4', {}, `Projects (${projects.length} of ${watchedProjectsCap} watched)`),
     projects.length
-      ? h('ul', {}, ...projects.map((/** @type {any} */ p) => h('li', {}, `${p.name} (${p.repository})`)))
-      : h('p', { class: 'muted' }, 'No Projects yet.'),
-    projects.length < watchedProjectsCap
-      ? form(
-          `Add a Project to ${s.name}`,
-          [
-            label('Project name', h('input', { name: 'name', id: `pn-${s.stackId}`, required: '' })),
-            label(
-              'Repository (owner/name)',
-              h('input', { name: 'repository', id: `pr-${s.stackId}`, required: '' }),
-            ),
-          ],
-          'Add Project',
-          async (data) => {
-            await api('POST', `/v1/stacks/${s.stackId}/projects`, {
-              name: String(data.get('name')),
-              repository: String(data.get('repository')),
-            });
-            await route();
-          },
+      ? h(
+          'ul',
+          { class: 'projects' },
+          ...projects.map((/** @type {any} */ p) =>
+            h('li', {}, h('span', {}, `${p.name} (${p.repository})`), routesEditor(s, p, credentials)),
+          ),
         )
-      : h('p', {}, 'This Stack watches as many Projects as its Plan allows.'),
-    me.planChangeControls?.visible
+      : h('p', { class: 'muted' }, 'No Projects yet.'),
+    !running
+      ? h('p', { class: 'muted' }, `This Stack is ${label(s.lifecycle)}: no new Project can be added.`)
+      : projects.length < watchedProjectsCap
+        ? form(
+            `Add a Project to ${s.name}`,
+            [
+              label('Project name', h('input', { name: 'name', id: `pn-${s.stackId}`, required: '' })),
+              label(
+                'Repository (owner/name)',
+                h('input', { name: 'repository', id: `pr-${s.stackId}`, required: '' }),
+              ),
+            ],
+            'Add Project',
+            async (data) => {
+              await api('POST', `/v1/stacks/${s.stackId}/projects`, {
+                name: String(data.get('name')),
+                repository: String(data.get('repository')),
+              });
+              await route();
+            },
+          )
+        : h('p', {}, 'This Stack watches as many Projects as its Plan allows.'),
+    mayChangePlan
       ? form(
           `Change the Plan of ${s.name}`,
           [label('New Plan', h('select', { name: 'plan', id: `pc-${s.stackId}` }, ...planOptions))],
@@ -449,10 +713,109 @@ const stackCard = async (/** @type {any} */ s, /** @type {any[]} */ plans, /** @
   );
 };
 
+/** The activities a Project Credential Route is set for (the Guide has its own selection). */
+const ROUTED = /** @type {const} */ ([
+  ['intake', 'Intake (Intake Sessions and Wayfinder work)'],
+  ['dispatch', 'Dispatch (ordinary Runs)'],
+]);
+
+const routesText = (/** @type {any} */ routes) =>
+  ROUTED.map(([a]) => {
+    const r = routes?.[a];
+    return `${a}: ${r ? `${r.primary}${r.fallback ? `, then ${r.fallback}` : ''}` : 'no route'}`;
+  }).join('; ');
+
+/**
+ * A Project's Credential Routes: for intake and for dispatch, a Primary and an optional Fallback
+ * among the Stack's Credentials that are not archived; saved as a whole, refusals shown by the
+ * Save button in the API's words.
+ */
+const routesEditor = (/** @type {any} */ s, /** @type {any} */ p, /** @type {any[]} */ credentials) => {
+  const routes = p.credentialRoutes ?? {};
+  const names = credentials.filter((c) => !c.archivedAt).map((c) => c.name);
+  const current = h('p', { class: 'routes' }, `Credential routes: ${routesText(routes)}`);
+  if (!names.length && !Object.keys(routes).length)
+    return h(
+      'div',
+      {},
+      current,
+      h(
+        'p',
+        { class: 'muted' },
+        'No Credential to route yet: ',
+        h('a', { href: `#/credentials/${encodeURIComponent(s.stackId)}` }, `add one to ${s.name}`),
+        '.',
+      ),
+    );
+  const select = (/** @type {string} */ activity, /** @type {'primary'|'fallback'} */ position) => {
+    const chosen = routes[activity]?.[position] ?? '';
+    // A name routed before it was archived stays shown, so saving as is can be refused in words.
+    const choices = chosen && !names.includes(chosen) ? [...names, chosen] : names;
+    return h(
+      'select',
+      { name: `${activity}-${position}`, id: `route-${s.stackId}-${p.projectId}-${activity}-${position}` },
+      h('option', { value: '' }, position === 'primary' ? 'No route' : 'No Fallback'),
+      ...choices.map((n) =>
+        h(
+          'option',
+          n === chosen ? { value: n, selected: '' } : { value: n },
+          names.includes(n) ? n : `${n} (archived)`,
+        ),
+      ),
+    );
+  };
+  return h(
+    'div',
+    {},
+    current,
+    h(
+      'details',
+      {},
+      h('summary', {}, `Edit the Credential routes of ${p.name}`),
+      form(
+        `Credential routes of ${p.name}`,
+        ROUTED.map(([a, words]) =>
+          h(
+            'fieldset',
+            {},
+            h('legend', {}, words),
+            h(
+              'div',
+              { class: 'row' },
+              label(`Primary for ${a}`, select(a, 'primary')),
+              label(`Fallback for ${a}`, select(a, 'fallback')),
+            ),
+          ),
+        ),
+        `Save the routes of ${p.name}`,
+        async (data) => {
+          /** @type {Record<string, { primary: string, fallback?: string }>} */
+          const body = {};
+          for (const [a] of ROUTED) {
+            const primary = String(data.get(`${a}-primary`) ?? '');
+            const fallback = String(data.get(`${a}-fallback`) ?? '');
+            if (!primary && fallback) throw new Error(`Choose a Primary for ${a} before its Fallback.`);
+            if (primary) body[a] = { primary, ...(fallback ? { fallback } : {}) };
+          }
+          const saved = await api(
+            'PUT',
+            `/v1/stacks/${s.stackId}/projects/${encodeURIComponent(p.projectId)}/credential-routes`,
+            body,
+          );
+          say(`The Credential routes of ${p.name} are saved: ${routesText(saved.credentialRoutes)}.`);
+          await route();
+        },
+      ),
+    ),
+  );
+};
+
+/** The preview's `capacity` (functions/plan-changes/preview.ts) in words. */
 const CAPACITY = {
   placeable_in_location: 'Fits where the Stack is now',
-  placeable_elsewhere: 'Fits in another location (the Stack moves)',
-  unavailable: 'No capacity now: the change waits for it',
+  placeable_elsewhere_in_home_region: 'Fits in another location of your Home Region (the Stack moves)',
+  would_queue:
+    'No room for this Plan in your Home Region now: the change waits for capacity (up to 7 days; you can cancel it meanwhile)',
 };
 
 const planSide = (/** @type {string} */ title, /** @type {any} */ side, /** @type {any[]} */ plans) =>
@@ -521,6 +884,7 @@ const planChangesScreen = async () => {
   const { plans } = await api('GET', '/v1/billing/plans');
   screen(
     'Plan Changes',
+    planChanges.some(OPEN) ? h('p', {}, 'A change is under way: this page follows it by itself.') : '',
     planChanges.length
       ? h('div', {}, ...planChanges.map((/** @type {any} */ c) => changeCard(c, plans)))
       : h('p', {}, 'No Plan Changes yet. Start one from a Stack on the Stacks page.'),
@@ -555,7 +919,14 @@ const changeCard = (/** @type {any} */ c, /** @type {any[]} */ plans) =>
           : 'Not billed yet',
       ],
       ['Outcome', c.outcome ? label(c.outcome.status ?? c.outcome) : 'In progress'],
+      [
+        'Location',
+        c.location?.to && c.location.to !== c.location.from
+          ? `${c.location.from} to ${c.location.to}${c.location.addressChanged ? ' (the public IP address changes)' : ''}`
+          : (c.location?.from ?? '—'),
+      ],
     ]),
+    c.final?.explanation ? h('p', {}, c.final.explanation) : '',
     c.recovery ? h('p', {}, c.recovery) : '',
     h(
       'details',
@@ -583,17 +954,34 @@ const changeCard = (/** @type {any} */ c, /** @type {any[]} */ plans) =>
 // Credentials of a Stack (a Stack picker): provision and rotate, the list, archive, the Guide
 // selection, and deletion with the blocking list and then the Thread-count confirmation.
 
-/** The Provider catalog as the API accepts it (docs/credentials.md); no route lists it. */
-const PROVIDERS = /** @type {Record<string, string[]>} */ ({
-  'provider-a': ['oauth_token', 'api_key', 'ambient'],
-  'provider-b': ['auth_file', 'api_key', 'ambient'],
-  'provider-c': ['api_key'],
-});
-const PERSONAL = ['oauth_token', 'auth_file', 'ambient'];
-const CONSENT_VERSION = '2026-11';
-const CONSENT_TEXT =
-  'I am an administrator of this account. I agree that this Stack uses my own subscription with the provider through this Credential: its usage counts against that subscription, under the provider’s terms, until the Credential is archived or deleted.';
-const ACTIVITIES = /** @type {const} */ (['intake', 'dispatch', 'guide']);
+// The Provider catalog, the consent text and its version, the activities and efforts all come from
+// `GET /v1/credentials/catalog` (the API's own rules), never from this page.
+
+/** The catalog's Provider entry for a Provider value (undefined for one the catalog lost). */
+const providerOf = (/** @type {any} */ catalog, /** @type {string} */ provider) =>
+  catalog.providers.find((/** @type {any} */ p) => p.provider === provider);
+
+/**
+ * The kinds to offer for a Provider on this Stack. A kind that only works on a Local Stack using
+ * the host Executor (`ambient`) is offered only where the Stack view says it is one
+ * (`localHostExecutor`); the API refuses it everywhere else.
+ */
+const kindsFor = (/** @type {any} */ catalog, /** @type {string} */ provider, /** @type {any} */ stack) =>
+  (providerOf(catalog, provider)?.kinds ?? []).filter(
+    (/** @type {any} */ k) => !k.localOnly || stack.localHostExecutor === true,
+  );
+
+const kindNote = (/** @type {any} */ k) =>
+  [
+    k.needsConsent
+      ? 'Spends your own subscription with the provider: your consent is needed.'
+      : 'Metered: the provider charges its usage on top of the flat fee; no consent needed.',
+    k.localOnly
+      ? 'Uses the host’s own login: this Stack is a Local Stack using the host Executor, so no secret is sent.'
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 
 /** `#/<screen>/<stackId>/<more>` → its parts. */
 const hashParts = () => location.hash.split('/').slice(1).map(decodeURIComponent);
@@ -630,24 +1018,42 @@ const pickStack = async (/** @type {string | undefined} */ wanted) => {
   return { stacks, chosen };
 };
 
-const profileText = (/** @type {any} */ profile) => {
-  const parts = ACTIVITIES.filter((a) => profile?.[a]).map(
-    (a) =>
-      `${a}: ${[profile[a].model, profile[a].effort ? `${profile[a].effort} effort` : ''].filter(Boolean).join(', ')}`,
-  );
-  return parts.length ? parts.join('; ') : 'The Provider’s defaults';
+const profileText = (
+  /** @type {any} */ profile,
+  /** @type {any} */ catalog,
+  /** @type {string} */ provider,
+) => {
+  const parts = catalog.activities
+    .filter((/** @type {string} */ a) => profile?.[a])
+    .map(
+      (/** @type {string} */ a) =>
+        `${a}: ${[profile[a].model, profile[a].effort ? `${profile[a].effort} effort` : ''].filter(Boolean).join(', ')}`,
+    );
+  const d = providerOf(catalog, provider)?.defaults;
+  const defaults = d ? ` (${d.model}, ${d.effort} effort)` : '';
+  return parts.length
+    ? `${parts.join('; ')}; otherwise the Provider’s defaults${defaults}`
+    : `The Provider’s defaults${defaults}`;
 };
 
 const credentialsScreen = async () => {
   const { stacks, chosen } = await pickStack(hashParts()[1]);
   if (!chosen) return screen('Credentials', h('p', {}, 'No Stack yet.'));
   const q = `?stackId=${encodeURIComponent(chosen.stackId)}`;
-  const [data, { projects }] = await Promise.all([
+  const [data, { projects }, catalog] = await Promise.all([
     api('GET', `/v1/credentials${q}`),
     api('GET', `/v1/stacks/${chosen.stackId}/projects`),
+    api('GET', '/v1/credentials/catalog'),
   ]);
   const again = () => credentialsScreen();
-  const provision = provisionForm(chosen, again);
+  // A torn-down Stack holds no new Credential (the API refuses `stack_not_running`): no form, no Rotate.
+  const tornDown = chosen.lifecycle === 'torn_down';
+  const provision = tornDown
+    ? {
+        element: h('p', { class: 'muted' }, 'This Stack was torn down: it can hold no new Credential.'),
+        rotate: undefined,
+      }
+    : provisionForm(chosen, catalog, again);
   screen(
     `Credentials of ${chosen.name}`,
     stackPicker('credentials', stacks, chosen),
@@ -658,7 +1064,7 @@ const credentialsScreen = async () => {
           'div',
           {},
           ...data.credentials.map((/** @type {any} */ c) =>
-            credentialCard(chosen, c, projects, provision, again),
+            credentialCard(chosen, c, projects, provision, again, catalog),
           ),
         )
       : h('p', {}, 'No Credentials yet.'),
@@ -744,8 +1150,9 @@ const credentialCard = (
   /** @type {any} */ stack,
   /** @type {any} */ c,
   /** @type {any[]} */ projects,
-  /** @type {{ rotate: (c: any) => void }} */ provision,
+  /** @type {{ rotate: ((c: any) => void) | undefined }} */ provision,
   /** @type {() => Promise<void>} */ again,
+  /** @type {any} */ catalog,
 ) => {
   const q = `?stackId=${encodeURIComponent(stack.stackId)}`;
   const out = h('div', {});
@@ -799,7 +1206,10 @@ const credentialCard = (
     { class: 'card', 'aria-label': `Credential ${c.name}` },
     h('h4', {}, c.name),
     dl([
-      ['Provider', c.provider],
+      [
+        'Provider',
+        `${c.provider}${providerOf(catalog, c.provider) ? `: ${providerOf(catalog, c.provider).name}` : ''}`,
+      ],
       ['Kind', label(c.kind)],
       [
         'Usage',
@@ -818,7 +1228,7 @@ const credentialCard = (
           ? `Given by ${c.consent.by} on ${dateTime(c.consent.at)} (text version ${c.consent.textVersion})`
           : 'Not needed',
       ],
-      ['Runtime Profile', profileText(c.runtimeProfile)],
+      ['Runtime Profile', profileText(c.runtimeProfile, catalog, c.provider)],
       ['Created', dateTime(c.createdAt)],
       ['Rotated', c.rotatedAt ? dateTime(c.rotatedAt) : 'Never'],
       ['Archived', c.archivedAt ? dateTime(c.archivedAt) : 'No'],
@@ -826,7 +1236,7 @@ const credentialCard = (
     h(
       'p',
       { class: 'actions' },
-      button(`Rotate ${c.name}`, () => provision.rotate(c), 'secondary'),
+      provision.rotate ? button(`Rotate ${c.name}`, () => provision.rotate?.(c), 'secondary') : '',
       ' ',
       c.archivedAt
         ? ''
@@ -847,7 +1257,12 @@ const credentialCard = (
 };
 
 /** Provisions (a new name) or rotates (an existing one). The material never stays on the page. */
-const provisionForm = (/** @type {any} */ stack, /** @type {() => Promise<void>} */ again) => {
+const provisionForm = (
+  /** @type {any} */ stack,
+  /** @type {any} */ catalog,
+  /** @type {() => Promise<void>} */ again,
+) => {
+  const { textVersion, text: consentText } = catalog.consent;
   const name = h('input', {
     name: 'name',
     id: 'cred-name',
@@ -859,10 +1274,15 @@ const provisionForm = (/** @type {any} */ stack, /** @type {() => Promise<void>}
     h(
       'select',
       { name: 'provider', id: 'cred-provider' },
-      ...Object.keys(PROVIDERS).map((p) => h('option', { value: p }, p)),
+      ...catalog.providers.map((/** @type {any} */ p) =>
+        h('option', { value: p.provider }, `${p.name} (${p.provider})`),
+      ),
     )
   );
-  const kind = /** @type {HTMLSelectElement} */ (h('select', { name: 'kind', id: 'cred-kind' }));
+  const kind = /** @type {HTMLSelectElement} */ (
+    h('select', { name: 'kind', id: 'cred-kind', 'aria-describedby': 'cred-kind-note' })
+  );
+  const note = h('p', { id: 'cred-kind-note', class: 'muted' });
   const secret = /** @type {HTMLInputElement} */ (
     h('input', { name: 'material', id: 'cred-material', type: 'password', autocomplete: 'off' })
   );
@@ -889,21 +1309,22 @@ const provisionForm = (/** @type {any} */ stack, /** @type {() => Promise<void>}
   const consentRow = h(
     'fieldset',
     {},
-    h('legend', {}, `Consent (text version ${CONSENT_VERSION})`),
-    h('p', { id: 'consent-text' }, CONSENT_TEXT),
+    h('legend', {}, `Consent (text version ${textVersion})`),
+    h('p', { id: 'consent-text' }, consentText),
     h(
       'div',
       {},
       consent,
       ' ',
-      h('label', { for: 'cred-consent' }, `I agree to the consent text above (version ${CONSENT_VERSION})`),
+      h('label', { for: 'cred-consent' }, `I agree to the consent text above (version ${textVersion})`),
     ),
   );
   const profile = h(
     'fieldset',
     {},
     h('legend', {}, 'Runtime Profile (optional; left empty, the Provider’s defaults apply)'),
-    ...ACTIVITIES.map((a) =>
+    h('p', { class: 'muted', id: 'cred-defaults' }),
+    ...catalog.activities.map((/** @type {string} */ a) =>
       h(
         'div',
         { class: 'row' },
@@ -917,26 +1338,32 @@ const provisionForm = (/** @type {any} */ stack, /** @type {() => Promise<void>}
             'select',
             { name: `effort-${a}`, id: `cred-effort-${a}` },
             h('option', { value: '' }, 'Default'),
-            h('option', { value: 'low' }, 'low'),
-            h('option', { value: 'medium' }, 'medium'),
-            h('option', { value: 'high' }, 'high'),
+            ...catalog.efforts.map((/** @type {string} */ e) => h('option', { value: e }, e)),
           ),
         ),
       ),
     ),
   );
+  const defaultsLine = /** @type {HTMLElement} */ (profile.querySelector('#cred-defaults'));
+  /** The catalog's entry of the chosen kind. */
+  const chosenKind = () =>
+    (providerOf(catalog, provider.value)?.kinds ?? []).find((/** @type {any} */ k) => k.kind === kind.value);
   const heading = h('h3', { tabindex: '-1' }, 'Provision a Credential');
   const sync = () => {
     const current = kind.value;
     kind.replaceChildren(
-      ...(PROVIDERS[provider.value] ?? []).map((k) =>
-        h('option', k === current ? { value: k, selected: '' } : { value: k }, label(k)),
+      ...kindsFor(catalog, provider.value, stack).map((/** @type {any} */ k) =>
+        h('option', k.kind === current ? { value: k.kind, selected: '' } : { value: k.kind }, label(k.kind)),
       ),
     );
     const k = kind.value;
-    secretRow.hidden = k === 'auth_file' || k === 'ambient';
+    const entry = chosenKind();
+    note.textContent = entry ? kindNote(entry) : '';
+    const d = providerOf(catalog, provider.value)?.defaults;
+    defaultsLine.textContent = d ? `Left empty: ${d.model} with ${d.effort} effort.` : '';
+    secretRow.hidden = k === 'auth_file' || Boolean(entry?.localOnly);
     fileRow.hidden = k !== 'auth_file';
-    consentRow.hidden = !PERSONAL.includes(k);
+    consentRow.hidden = !entry?.needsConsent;
     if (secretRow.hidden) secret.removeAttribute('required');
     else secret.setAttribute('required', '');
     if (consentRow.hidden) consent.removeAttribute('required');
@@ -959,6 +1386,7 @@ const provisionForm = (/** @type {any} */ stack, /** @type {() => Promise<void>}
         label('Name (lowercase letters, digits and hyphens)', name),
         label('Provider', provider),
         label('Kind', kind),
+        note,
         secretRow,
         fileRow,
         consentRow,
@@ -967,15 +1395,17 @@ const provisionForm = (/** @type {any} */ stack, /** @type {() => Promise<void>}
       'Save the Credential',
       async (data, formElement) => {
         const k = String(data.get('kind'));
-        const material =
-          k === 'ambient' ? undefined : String(data.get(k === 'auth_file' ? 'authFile' : 'material'));
+        const entry = chosenKind();
+        const material = entry?.localOnly
+          ? undefined
+          : String(data.get(k === 'auth_file' ? 'authFile' : 'material'));
         // The material leaves the page now: the fields are emptied before the answer comes back.
         secret.value = '';
         file.value = '';
         upload.value = '';
         /** @type {Record<string, any>} */
         const runtimeProfile = {};
-        for (const a of ACTIVITIES) {
+        for (const a of catalog.activities) {
           const model = String(data.get(`model-${a}`) ?? '').trim();
           const effort = String(data.get(`effort-${a}`) ?? '');
           if (model || effort)
@@ -988,7 +1418,7 @@ const provisionForm = (/** @type {any} */ stack, /** @type {() => Promise<void>}
             provider: String(data.get('provider')),
             kind: k,
             ...(material ? { material } : {}),
-            ...(PERSONAL.includes(k) ? { consent: { textVersion: CONSENT_VERSION } } : {}),
+            ...(entry?.needsConsent ? { consent: { textVersion } } : {}),
             ...(Object.keys(runtimeProfile).length ? { runtimeProfile } : {}),
           },
         );
@@ -1015,25 +1445,20 @@ const provisionForm = (/** @type {any} */ stack, /** @type {() => Promise<void>}
 };
 
 // ---------------------------------------------------------------------------------------------
-// Export archives of a Stack: start, follow, download. No route lists a Stack's exports, so the
-// last one started is kept in the address (`#/export/<stackId>/<exportId>`) and in this browser.
-
-const EXPORT_KEY = (/** @type {string} */ stackId) => `console.export.${stackId}`;
+// Export archives of a Stack: start, follow, download. The Stack's exports come from the API
+// (`GET /v1/stacks/{stackId}/exports`, newest first), so a reload or another browser shows them.
 
 const exportScreen = async () => {
-  const parts = hashParts();
-  const { stacks, chosen } = await pickStack(parts[1]);
+  const { stacks, chosen } = await pickStack(hashParts()[1]);
   if (!chosen) return screen('Export', h('p', {}, 'No Stack yet.'));
-  const exportId = parts[2] || localStorage.getItem(EXPORT_KEY(chosen.stackId)) || '';
-  let current;
-  if (exportId)
-    current = await api('GET', `/v1/stacks/${chosen.stackId}/exports/${encodeURIComponent(exportId)}`).catch(
-      () => undefined,
-    );
+  const { exports } = await api('GET', `/v1/stacks/${chosen.stackId}/exports`);
+  const current = exports[0];
   const out = h('div', {});
-  const follow = async (/** @type {string} */ id) => {
-    localStorage.setItem(EXPORT_KEY(chosen.stackId), id);
-    location.hash = `#/export/${encodeURIComponent(chosen.stackId)}/${encodeURIComponent(id)}`;
+  /** Shows the chosen Stack again (its address keeps it across a reload). */
+  const again = async () => {
+    const target = `#/export/${encodeURIComponent(chosen.stackId)}`;
+    if (location.hash !== target) location.hash = target;
+    else await exportScreen();
   };
   const running = current && ['requested', 'building'].includes(current.status);
   screen(
@@ -1044,31 +1469,106 @@ const exportScreen = async () => {
       {},
       'An export archive holds the Stack’s Event journal and the work of its Threads that never reached a remote (a tar file). The Stack’s Dispatcher builds it; it stays available for 7 days.',
     ),
-    current ? exportCard(chosen, current) : h('p', {}, 'No export started from this browser yet.'),
+    current ? exportCard(chosen, current) : h('p', {}, 'No export of this Stack yet.'),
     running
       ? ''
-      : button('Start an export', async () => {
-          out.replaceChildren();
-          try {
-            const started = await api('POST', `/v1/stacks/${chosen.stackId}/exports`, {});
-            say('The export has started.');
-            await follow(started.exportId);
-          } catch (error) {
-            if (error instanceof ApiError && error.code === 'export_in_progress' && error.body.exportId)
-              await follow(error.body.exportId);
-            else out.replaceChildren(errorBox(error));
-          }
-        }),
+      : chosen.lifecycle === 'torn_down'
+        ? // The API refuses `stack_torn_down`: its data is gone.
+          h('p', {}, 'This Stack was torn down: there is nothing left to export.')
+        : button('Start an export', async () => {
+            out.replaceChildren();
+            try {
+              await api('POST', `/v1/stacks/${chosen.stackId}/exports`, {});
+              say('The export has started.');
+            } catch (error) {
+              // One runs already (started elsewhere): show it rather than an error.
+              if (!(error instanceof ApiError && error.code === 'export_in_progress'))
+                return out.replaceChildren(errorBox(error));
+            }
+            await again();
+          }),
     out,
+    exports.length ? exportsTable(chosen, exports) : '',
   );
   if (running)
     poll(async () => {
-      const now = await api(
-        'GET',
-        `/v1/stacks/${chosen.stackId}/exports/${encodeURIComponent(current.exportId)}`,
-      );
-      return now.status !== current.status;
+      const now = await api('GET', `/v1/stacks/${chosen.stackId}/exports`);
+      return JSON.stringify(now.exports[0]) !== JSON.stringify(current);
     }, exportScreen);
+};
+
+const sizeText = (/** @type {number | null} */ bytes) =>
+  bytes === null || bytes === undefined ? '—' : `${bytes.toLocaleString()} bytes`;
+
+/** Asks for a short-lived download link of a ready export, starts it, and leaves the link in `out`. */
+const download = async (/** @type {any} */ stack, /** @type {any} */ e, /** @type {HTMLElement} */ out) => {
+  const d = await api(
+    'POST',
+    `/v1/stacks/${stack.stackId}/exports/${encodeURIComponent(e.exportId)}/download`,
+    {},
+  );
+  out.replaceChildren(
+    h(
+      'p',
+      {},
+      `Downloading ${d.fileName}. If it did not start, `,
+      h('a', { href: d.url, download: d.fileName }, `download ${d.fileName} again`),
+      ` (the link works until ${dateTime(d.expiresAt)}).`,
+    ),
+  );
+  location.assign(d.url);
+};
+
+/** The Stack's recent exports, newest first; an older one still ready can be downloaded too. */
+const exportsTable = (/** @type {any} */ stack, /** @type {any[]} */ exports) => {
+  const out = h('div', {});
+  return h(
+    'section',
+    { 'aria-label': 'Recent exports' },
+    h('h3', {}, 'Recent exports'),
+    h(
+      'table',
+      {},
+      h('caption', { class: 'muted' }, 'Exports of this Stack, newest first'),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Requested'),
+          h('th', { scope: 'col' }, 'Status'),
+          h('th', { scope: 'col' }, 'Size'),
+          h('th', { scope: 'col' }, 'Available until'),
+          h('th', { scope: 'col' }, 'Download'),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...exports.map((e, index) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, dateTime(e.requestedAt)),
+            h('td', {}, `${label(e.status)}${e.failureReason ? `: ${e.failureReason}` : ''}`),
+            h('td', {}, sizeText(e.sizeBytes)),
+            h('td', {}, e.availableUntil ? dateTime(e.availableUntil) : '—'),
+            h(
+              'td',
+              {},
+              index === 0
+                ? 'See the last export'
+                : e.status === 'ready'
+                  ? button(`Download the export of ${dateTime(e.requestedAt)}`, () => download(stack, e, out))
+                  : '—',
+            ),
+          ),
+        ),
+      ),
+    ),
+    out,
+  );
 };
 
 const exportCard = (/** @type {any} */ stack, /** @type {any} */ e) => {
@@ -1081,7 +1581,7 @@ const exportCard = (/** @type {any} */ stack, /** @type {any} */ e) => {
       ['Status', h('span', { 'data-status': e.status }, label(e.status))],
       ['Requested', dateTime(e.requestedAt)],
       ['Ready', e.readyAt ? dateTime(e.readyAt) : e.status === 'failed' ? 'Never' : 'Not yet'],
-      ['Size', e.sizeBytes === null ? '—' : `${e.sizeBytes.toLocaleString()} bytes`],
+      ['Size', sizeText(e.sizeBytes)],
       ['Available until', e.availableUntil ? dateTime(e.availableUntil) : '—'],
       ...(e.failureReason
         ? [[/** @type {string} */ ('Why it failed'), /** @type {string} */ (e.failureReason)]]
@@ -1090,25 +1590,7 @@ const exportCard = (/** @type {any} */ stack, /** @type {any} */ e) => {
     e.status === 'requested' || e.status === 'building'
       ? h('p', {}, 'The Stack’s Dispatcher is building it; this page follows it by itself.')
       : '',
-    e.status === 'ready'
-      ? button('Download the archive', async () => {
-          const d = await api(
-            'POST',
-            `/v1/stacks/${stack.stackId}/exports/${encodeURIComponent(e.exportId)}/download`,
-            {},
-          );
-          out.replaceChildren(
-            h(
-              'p',
-              {},
-              `Downloading ${d.fileName}. If it did not start, `,
-              h('a', { href: d.url, download: d.fileName }, `download ${d.fileName} again`),
-              ` (the link works until ${dateTime(d.expiresAt)}).`,
-            ),
-          );
-          location.assign(d.url);
-        })
-      : '',
+    e.status === 'ready' ? button('Download the archive', () => download(stack, e, out)) : '',
     out,
   );
 };
@@ -1133,24 +1615,24 @@ const route = async () => {
     return screen('Something went wrong', errorBox(error));
   }
   try {
-    if (!me.slug) {
-      nav.hidden = true;
-      return slugScreen();
-    }
-    if (me.billingState === 'provisioning') {
-      nav.hidden = true;
-      return await plansScreen(me);
-    }
+    // Signed in: Sign out is always there; the links only once there is an account to look at.
     nav.hidden = false;
-    // `#/<screen>` or `#/<screen>/<stackId>[/<more>]`.
+    navLinks.hidden = !me.slug || me.billingState === 'provisioning';
+    if (!me.slug) return slugScreen();
+    if (me.billingState === 'provisioning')
+      // A close asked for and not yet carried out by the sweep: the account is closing, not for sale.
+      return me.closeRequestedAt ? closingScreen(me) : await plansScreen(me);
+    // `#/<screen>` or `#/<screen>/<stackId>[/<more>]`. A leaving tenant starts on its account.
     const base = `#/${location.hash.split('/')[1] ?? ''}`;
-    const hash = base in ROUTES ? base : '#/stacks';
+    const hash = base in ROUTES ? base : me.billingState === 'decommissioning' ? '#/account' : '#/stacks';
     for (const link of nav.querySelectorAll('a'))
       link.getAttribute('href') === hash
         ? link.setAttribute('aria-current', 'page')
         : link.removeAttribute('aria-current');
     await ROUTES[/** @type {keyof ROUTES} */ (hash)](me);
   } catch (error) {
+    // The session ended while the screen loaded: sign in again rather than show an error.
+    if (error instanceof ApiError && error.status === 401) return signInScreen();
     screen('Something went wrong', errorBox(error));
   }
 };

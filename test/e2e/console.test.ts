@@ -1,11 +1,14 @@
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../support/hosted-pages.ts';
 import {
   json,
+  NODE,
   newDataDirectory,
   REPO,
   type Running,
@@ -16,7 +19,9 @@ import {
 /**
  * The tenant console in Debian's headless Chromium against `npm start`: sign-in, slug, Plans,
  * checkout paid on the emulator's page, Account & Billing, adding a Stack, a Plan Change that
- * completes. Each screen is asserted, saved as a screenshot and checked with axe-core.
+ * waits for capacity and then completes (the operator opens capacity, the clock moves on), a
+ * Credential with its Project Credential Routes, an export. Each screen is asserted, saved as a
+ * screenshot and checked with axe-core.
  */
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -123,6 +128,45 @@ const waitText = (locator: ReturnType<Page['locator']>, pattern: RegExp) =>
 
 const SECRET = 'sk-test-console-secret-9f8e7d6c';
 
+/** `npm run ops -- ...` against this server's data folder, as an operator would. */
+const ops = async (...args: string[]) =>
+  (
+    await promisify(execFile)(
+      NODE,
+      ['lib/ops/cli.ts', ...args, '--region', 'eu', '--data-dir', server.dataDirectory],
+      { cwd: REPO, env: { PATH: process.env.PATH ?? '' } },
+    )
+  ).stdout;
+
+/** The Pro places of the Home Region as `capacity list` prints them. */
+const proPlaces = async () =>
+  (await ops('capacity', 'list'))
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cells) => cells.length === 6 && cells[1] === 'pro' && /^\d+$/.test(cells[2] ?? ''))
+    .map(([location, , total, , , free]) => ({
+      location: location ?? '',
+      total: Number(total),
+      free: Number(free),
+    }));
+
+/** Signs in again on the sign-in screen; the console returns to the screen of the address. */
+const signInHere = async (then: string) => {
+  await heading('Sign in');
+  await page.getByLabel('Code-host login').fill('browser');
+  await page.getByRole('button', { name: 'Sign in locally' }).click();
+  await heading(then);
+};
+
+/** The Credentials page of a Stack, through the Stack picker. */
+const credentialsOf = async (s2: { stackId: string; name: string }) => {
+  await page.getByRole('link', { name: 'Credentials' }).click();
+  await page.getByRole('heading', { level: 2, name: /^Credentials of / }).waitFor();
+  await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
+  await page.getByRole('button', { name: 'Show this Stack' }).click();
+  await heading(`Credentials of ${s2.name}`);
+};
+
 const signInAgain = async () => {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await heading('Sign in');
@@ -209,16 +253,28 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await check('07-stacks-added', 'Stacks');
   }, 60_000);
 
-  it('previews and confirms a Plan Change, then follows it to completion after a reload and a new sign-in', async () => {
+  it('previews a Plan Change that must wait for capacity, confirms it, and follows it from waiting to completed by itself', async () => {
+    // The operator leaves no place for Pro anywhere in the Home Region.
+    const before = await proPlaces();
+    expect(before.length).toBeGreaterThan(0);
+    for (const place of before)
+      await ops('capacity', 'set', '--location', place.location, '--plan', 'pro', '--total', '0');
+    expect((await proPlaces()).every((place) => place.free === 0)).toBe(true);
+
     const stack = page.getByRole('region', { name: 'Stack s2.browser-co.stacks.localhost' });
     await stack.getByLabel('New Plan').selectOption('pro');
     await stack.getByRole('button', { name: 'Preview Change' }).click();
-    await stack.getByRole('region', { name: 'Requested Plan' }).waitFor();
+    const requested = stack.getByRole('region', { name: 'Requested Plan' });
+    await requested.waitFor();
     const preview = await stack.innerText();
     expect(preview).toMatch(/Requested Plan: Pro/);
     expect(preview).toMatch(/Current Plan: Plus/);
     expect(preview).toContain('Your billing-cycle date stays');
-    await check('08-plan-change-preview', 'Stacks');
+    // The preview says it would queue.
+    await expect(requested.innerText()).resolves.toMatch(
+      /Capacity\s+No room for this Plan in your Home Region now: the change waits for capacity/,
+    );
+    await check('08-plan-change-preview-queues', 'Stacks');
 
     // The Stack's reference Dispatcher, so the change can run (the fleet ticks by itself).
     const listed = (await page.evaluate(async () => (await fetch('/v1/stacks')).json())) as {
@@ -236,21 +292,68 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
 
     await stack.getByRole('button', { name: 'Confirm Plan Change' }).click();
     await heading('Plan Changes');
-    await check('09-plan-change-progress', 'Plan Changes');
+    const card = page.getByRole('region', { name: /^Plan Change pc_/ });
+    const status = card.locator('[data-status]');
+    await expect(status.getAttribute('data-status')).resolves.toBe('waiting_for_capacity');
+    await expect(status.innerText()).resolves.toBe('waiting for capacity');
+    expect(await card.innerText()).toContain('No place for the new Plan is free yet');
+    await expect(card.getByRole('button', { name: 'Cancel this Plan Change' }).isVisible()).resolves.toBe(
+      true,
+    );
+    await check('09-plan-change-waiting', 'Plan Changes');
+
+    // A session that ends while the page follows the change (as time travel past its expiry
+    // would): the page asks to sign in again, and then shows the same screen.
+    expect((await inPage('POST', '/v1/auth/sign-out')).status).toBeLessThan(300);
+    await signInHere('Plan Changes');
+    await expect(status.getAttribute('data-status')).resolves.toBe('waiting_for_capacity');
+
+    // The operator opens capacity again; the clock moves on past the next look; the page follows
+    // the change by itself to completed.
+    for (const place of before)
+      await ops(
+        'capacity',
+        'set',
+        '--location',
+        place.location,
+        '--plan',
+        'pro',
+        '--total',
+        String(place.total),
+      );
+    expect((await call('POST', '/_local/clock/advance', { seconds: 15 * 60 })).status).toBe(200);
+    await expect
+      .poll(
+        async () => {
+          await call('POST', '/_local/fleet/tick');
+          return status.getAttribute('data-status', { timeout: 1000 }).catch(() => null);
+        },
+        { timeout: 90_000, interval: 1000 },
+      )
+      .toBe('completed');
+    const changes = await inPage('GET', '/v1/plan-changes');
+    expect(changes.body.planChanges[0].history.map((e: { status: string }) => e.status)).toEqual([
+      'waiting_for_capacity',
+      'waiting_for_work',
+      'preparing',
+      'switching',
+      'verifying',
+      'completed',
+    ]);
     await page.reload();
     await heading('Plan Changes');
-    await page.locator('[data-status="completed"]').waitFor({ timeout: 90_000 });
+    await expect(status.getAttribute('data-status')).resolves.toBe('completed');
     // Signing in again shows the same history.
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await heading('Sign in');
-    await page.getByLabel('Code-host login').fill('browser');
-    await page.getByRole('button', { name: 'Sign in locally' }).click();
-    await heading('Stacks');
+    await signInHere('Stacks');
+    await expect(
+      page.getByRole('region', { name: 'Stack s2.browser-co.stacks.localhost' }).innerText(),
+    ).resolves.toMatch(/Plan\s+Pro/);
     await page.getByRole('link', { name: 'Plan Changes' }).click();
     await page.locator('[data-status="completed"]').waitFor();
     expect(await page.innerText('main')).toMatch(/Plus to Pro/);
     await check('10-plan-change-completed', 'Plan Changes');
-  }, 150_000);
+  }, 180_000);
 
   it('provisions an api_key on the added Stack, follows its validation and chooses it as the Guide', async () => {
     const s2 = await secondStack();
@@ -261,15 +364,32 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await heading(`Credentials of ${s2.name}`);
     expect(await page.innerText('main')).toContain('No Credentials yet.');
 
-    // The kinds follow the Provider; the consent shows only for the kinds that need it.
+    // The Providers, their kinds and the consent text are the API's catalog; the kinds follow
+    // the Provider, the consent shows only for the kinds that need it.
+    const { body: catalog } = await inPage('GET', '/v1/credentials/catalog');
+    const version = catalog.consent.textVersion as string;
+    await expect(
+      page.getByLabel('Provider', { exact: true }).locator('option').allInnerTexts(),
+    ).resolves.toEqual(
+      (catalog.providers as { provider: string; name: string }[]).map((p) => `${p.name} (${p.provider})`),
+    );
     await page.getByLabel('Provider', { exact: true }).selectOption('provider-a');
+    // `ambient` works only on a Local Stack using the host Executor: this Stack's Dispatcher is not.
+    await expect(page.getByLabel('Kind', { exact: true }).locator('option').allInnerTexts()).resolves.toEqual(
+      ['oauth token', 'api key'],
+    );
     await page.getByLabel('Kind', { exact: true }).selectOption('oauth_token');
-    await expect(page.getByText('Consent (text version 2026-11)').isVisible()).resolves.toBe(true);
+    await expect(page.getByText(`Consent (text version ${version})`).isVisible()).resolves.toBe(true);
+    await expect(page.locator('#consent-text').innerText()).resolves.toBe(catalog.consent.text);
     await page.getByLabel('Provider', { exact: true }).selectOption('provider-c');
     await expect(page.getByLabel('Kind', { exact: true }).locator('option').allInnerTexts()).resolves.toEqual(
       ['api key'],
     );
-    await expect(page.getByText('Consent (text version 2026-11)').isVisible()).resolves.toBe(false);
+    await expect(page.getByText(`Consent (text version ${version})`).isVisible()).resolves.toBe(false);
+    await expect(page.locator('#cred-kind-note').innerText()).resolves.toMatch(/^Metered/);
+    await expect(page.locator('#cred-defaults').innerText()).resolves.toBe(
+      'Left empty: c-auto with low effort.',
+    );
     await check('11-credentials-empty', `Credentials of ${s2.name}`);
 
     await page.getByLabel(/^Name/).fill('ci-key');
@@ -279,10 +399,12 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     const card = page.getByRole('region', { name: 'Credential ci-key' });
     await card.waitFor();
     const listed = await card.innerText();
-    expect(listed).toMatch(/Provider\s+provider-c/);
+    expect(listed).toMatch(/Provider\s+provider-c: Provider C/);
     expect(listed).toMatch(/Usage\s+Metered/);
     expect(listed).toMatch(/Consent\s+Not needed/);
-    expect(listed).toMatch(/Runtime Profile\s+dispatch: high effort/);
+    expect(listed).toMatch(
+      /Runtime Profile\s+dispatch: high effort; otherwise the Provider’s defaults \(c-auto, low effort\)/,
+    );
     // The secret never stays on the page.
     await expect(page.getByLabel('Secret (token or key)').inputValue()).resolves.toBe('');
     expect(await page.content()).not.toContain(SECRET);
@@ -314,25 +436,58 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await heading(`Credentials of ${s2.name}`);
     await waitText(guide, /ci-key \(since .*\): usable/);
     await signInAgain();
-    await page.getByRole('link', { name: 'Credentials' }).click();
-    await page.getByRole('heading', { level: 2, name: /^Credentials of / }).waitFor();
-    await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
-    await page.getByRole('button', { name: 'Show this Stack' }).click();
-    await heading(`Credentials of ${s2.name}`);
+    await credentialsOf(s2);
     await expect(card.innerText()).resolves.toMatch(/Validation\s+valid/);
     expect(await page.content()).not.toContain(SECRET);
   }, 120_000);
 
-  it('shows the routes that block a deletion, then deletes after the Thread-count confirmation', async () => {
+  it('sets Project Credential Routes on the Stacks page, shows them blocking a deletion, clears them there, then deletes after the Thread-count confirmation', async () => {
     const s2 = await secondStack();
-    const project = await inPage('POST', `/v1/stacks/${s2.stackId}/projects`, {
-      name: 'api',
-      repository: 'browser/api',
+    await page.getByRole('link', { name: 'Stacks' }).click();
+    await heading('Stacks');
+    const stack = page.getByRole('region', { name: `Stack ${s2.name}` });
+    await stack.getByLabel('Project name').fill('api');
+    await stack.getByLabel('Repository (owner/name)').fill('browser/api');
+    await stack.getByRole('button', { name: 'Add Project' }).click();
+    const project = stack.getByRole('listitem').filter({ hasText: 'api (browser/api)' });
+    await waitText(project, /Credential routes: intake: no route; dispatch: no route/);
+
+    // The editor offers the Stack's Credentials; the API's refusal shows by the Save button.
+    const edit = () => project.getByText('Edit the Credential routes of api').click();
+    const save = project.getByRole('button', { name: 'Save the routes of api' });
+    await edit();
+    await expect(project.getByLabel('Primary for intake').locator('option').allInnerTexts()).resolves.toEqual(
+      ['No route', 'ci-key'],
+    );
+    await project.getByLabel('Primary for intake').selectOption('ci-key');
+    await project.getByLabel('Fallback for intake').selectOption('ci-key');
+    await save.click();
+    const refusal = project.getByRole('alert');
+    await refusal.waitFor();
+    await expect(refusal.innerText()).resolves.toContain(
+      "The intake route's Fallback must differ from its Primary.",
+    );
+    await check('13-credential-routes-refused', 'Stacks');
+    await project.getByLabel('Fallback for intake').selectOption('');
+    await save.click();
+    await waitText(project, /Credential routes: intake: ci-key; dispatch: no route/);
+    // The routes are the API's: the same after a reload, in the text and in the editor.
+    await page.reload();
+    await heading('Stacks');
+    await waitText(project, /Credential routes: intake: ci-key; dispatch: no route/);
+    await edit();
+    await expect(project.getByLabel('Primary for intake').inputValue()).resolves.toBe('ci-key');
+    await expect(project.getByLabel('Fallback for intake').inputValue()).resolves.toBe('');
+    await expect(project.getByLabel('Primary for dispatch').inputValue()).resolves.toBe('');
+    await check('14-credential-routes-set', 'Stacks');
+
+    const projects = await inPage('GET', `/v1/stacks/${s2.stackId}/projects`);
+    const projectId = (projects.body.projects as { projectId: string; name: string }[]).find(
+      (p) => p.name === 'api',
+    )?.projectId;
+    expect(projects.body.projects.find((p: { name: string }) => p.name === 'api').credentialRoutes).toEqual({
+      intake: { primary: 'ci-key' },
     });
-    expect(project.status).toBe(201);
-    const projectId = project.body.projectId as string;
-    const routes = `/v1/stacks/${s2.stackId}/projects/${projectId}/credential-routes`;
-    expect((await inPage('PUT', routes, { intake: { primary: 'ci-key' } })).status).toBe(200);
     const thread = await call('POST', `/_local/fleet/dispatchers/${s2.dispatcherId}/threads`, {
       threadId: 'thr-console-1',
       projectId,
@@ -340,28 +495,40 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     });
     expect(thread.status).toBeLessThan(300);
 
-    await page.reload();
-    await heading(`Credentials of ${s2.name}`);
+    await credentialsOf(s2);
     const card = page.getByRole('region', { name: 'Credential ci-key' });
     await card.getByRole('button', { name: 'Delete ci-key' }).click();
     const blocking = card.getByRole('list', { name: 'Routes naming ci-key' });
     await blocking.waitFor();
     await expect(blocking.innerText()).resolves.toBe('Project api: intake, primary');
-    await check('13-credential-delete-blocked', `Credentials of ${s2.name}`);
+    await check('15-credential-delete-blocked', `Credentials of ${s2.name}`);
 
-    expect((await inPage('PUT', routes, {})).status).toBe(200);
+    // Cleared through the editor: no route for intake.
+    await page.getByRole('link', { name: 'Stacks' }).click();
+    await heading('Stacks');
+    await edit();
+    await project.getByLabel('Primary for intake').selectOption('');
+    await save.click();
+    await waitText(project, /Credential routes: intake: no route; dispatch: no route/);
+    expect(
+      (await inPage('GET', `/v1/stacks/${s2.stackId}/projects`)).body.projects.find(
+        (p: { name: string }) => p.name === 'api',
+      ).credentialRoutes,
+    ).toEqual({});
+
+    await credentialsOf(s2);
     await card.getByRole('button', { name: 'Delete ci-key' }).click();
     const confirm = card.getByRole('button', { name: 'Confirm: delete ci-key and stop 1 Thread(s)' });
     await confirm.waitFor();
     expect(await card.innerText()).toContain('1 Thread(s) use ci-key');
-    await check('14-credential-delete-confirm', `Credentials of ${s2.name}`);
+    await check('16-credential-delete-confirm', `Credentials of ${s2.name}`);
     // Nothing is deleted before the second click.
     expect((await inPage('GET', `/v1/credentials?stackId=${s2.stackId}`)).body.credentials).toHaveLength(1);
     await confirm.click();
     await page.getByText('No Credentials yet.').waitFor();
     await waitText(page.getByRole('region', { name: 'Guide Credential' }), /Last cleared\s+ci-key: deleted/);
     expect((await inPage('GET', `/v1/credentials?stackId=${s2.stackId}`)).body.credentials).toEqual([]);
-  }, 90_000);
+  }, 120_000);
 
   it('starts an export, follows it to ready after a reload and a new sign-in, and downloads it', async () => {
     const s2 = await secondStack();
@@ -383,16 +550,23 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
     await page.getByRole('button', { name: 'Show this Stack' }).click();
     await heading(`Export ${s2.name}`);
+    expect(await page.innerText('main')).toContain('No export of this Stack yet.');
     await page.getByRole('button', { name: 'Start an export' }).click();
-    await page.getByRole('region', { name: 'The last export' }).waitFor();
-    await check('15-export-started', `Export ${s2.name}`);
+    const last = page.getByRole('region', { name: 'The last export' });
+    await last.waitFor();
+    await check('17-export-started', `Export ${s2.name}`);
+    // The page finds it through the API, not through anything this browser kept.
+    await page.evaluate(() => localStorage.clear());
     await page.reload();
     await heading(`Export ${s2.name}`);
     await expect
       .poll(
         async () => {
           await call('POST', '/_local/fleet/tick');
-          return page.locator('[data-status]').getAttribute('data-status');
+          return last
+            .locator('[data-status]')
+            .getAttribute('data-status', { timeout: 1000 })
+            .catch(() => null);
         },
         { timeout: 60_000, interval: 1000 },
       )
@@ -402,11 +576,17 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await page.getByRole('heading', { level: 2, name: /^Export / }).waitFor();
     await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
     await page.getByRole('button', { name: 'Show this Stack' }).click();
-    await page.locator('[data-status="ready"]').waitFor();
-    const shown = await page.getByRole('region', { name: 'The last export' }).innerText();
+    await last.locator('[data-status="ready"]').waitFor();
+    const shown = await last.innerText();
     const size = Number(/Size\s+([\d,]+) bytes/.exec(shown)?.[1]?.replaceAll(',', ''));
     expect(size).toBeGreaterThan(1024);
-    await check('16-export-ready', `Export ${s2.name}`);
+    // The recent exports list it too: one row, ready, the same size.
+    const rows = page.getByRole('region', { name: 'Recent exports' }).locator('tbody tr');
+    await expect(rows.count()).resolves.toBe(1);
+    await expect(rows.first().innerText()).resolves.toMatch(
+      new RegExp(`ready\\s+${size.toLocaleString('en-US')} bytes`),
+    );
+    await check('18-export-ready', `Export ${s2.name}`);
 
     const [download] = await Promise.all([
       page.waitForEvent('download'),
