@@ -157,11 +157,15 @@ const planCard = (
       ['Caps', caps(plan)],
       [
         'Capacity',
-        plan.placeable
-          ? 'Available now'
-          : waitingFor
-            ? 'Full: you are on its waitlist'
-            : 'Full: join the waitlist',
+        h(
+          'span',
+          { 'data-capacity': plan.value },
+          plan.placeable
+            ? 'Available now'
+            : waitingFor
+              ? 'Full: you are on its waitlist'
+              : 'Full: join the waitlist',
+        ),
       ],
     ]),
     ...actions,
@@ -225,6 +229,9 @@ const plansScreen = async (/** @type {any} */ me) => {
           `there is no room for it in your Home Region (${me.homeRegion}) at the moment. Nothing was charged.`,
         ),
       );
+      // The list was read before the place went: the card now says what the refusal said.
+      const shown = document.querySelector(`[data-capacity="${plan}"]`);
+      if (shown) shown.textContent = 'Full: join the waitlist';
       slot.replaceChildren(
         refusal,
         fit.length
@@ -879,7 +886,7 @@ const previewView = (/** @type {any} */ s, /** @type {any} */ p, /** @type {any[
 const OPEN = (/** @type {any} */ c) =>
   !c.outcome && !['completed', 'cancelled', 'expired', 'rolled_back', 'failed'].includes(c.status);
 
-const planChangesScreen = async () => {
+const planChangesScreen = async (/** @type {any} */ me) => {
   const { planChanges } = await api('GET', '/v1/plan-changes');
   const { plans } = await api('GET', '/v1/billing/plans');
   screen(
@@ -887,13 +894,22 @@ const planChangesScreen = async () => {
     planChanges.some(OPEN) ? h('p', {}, 'A change is under way: this page follows it by itself.') : '',
     planChanges.length
       ? h('div', {}, ...planChanges.map((/** @type {any} */ c) => changeCard(c, plans)))
-      : h('p', {}, 'No Plan Changes yet. Start one from a Stack on the Stacks page.'),
+      : h(
+          'p',
+          {},
+          me?.billingState === 'decommissioning'
+            ? 'No Plan Changes: none can start while the account closes.'
+            : 'No Plan Changes yet. Start one from a Stack on the Stacks page.',
+        ),
   );
   if (planChanges.some(OPEN))
-    poll(async () => {
-      const again = await api('GET', '/v1/plan-changes');
-      return JSON.stringify(again.planChanges) !== JSON.stringify(planChanges);
-    }, planChangesScreen);
+    poll(
+      async () => {
+        const again = await api('GET', '/v1/plan-changes');
+        return JSON.stringify(again.planChanges) !== JSON.stringify(planChanges);
+      },
+      () => planChangesScreen(me),
+    );
 };
 
 const changeCard = (/** @type {any} */ c, /** @type {any[]} */ plans) =>
@@ -943,7 +959,7 @@ const changeCard = (/** @type {any} */ c, /** @type {any[]} */ plans) =>
           'Cancel this Plan Change',
           async () => {
             await api('POST', `/v1/plan-changes/${c.changeId}/cancel`);
-            await planChangesScreen();
+            await route();
           },
           'secondary',
         )

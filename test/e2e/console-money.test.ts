@@ -223,6 +223,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s money edges in Chromium'
     expect(payer.url().startsWith(server.url)).toBe(true);
     expect((await inPage(payer, 'GET', '/v1/me')).body.billingState).toBe('provisioning');
     expect(await reserved('pro')).toBe(0);
+    // The card read before the place went now says what the refusal said.
+    expect(await pro.innerText()).toMatch(/Capacity\s+Full: join the waitlist/);
     await check(payer, 'money-02-checkout-refused', 'Plans');
 
     await pro.getByRole('button', { name: 'Join the waitlist for Pro' }).click();
