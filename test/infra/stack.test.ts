@@ -372,3 +372,12 @@ describe('the operators alarms', () => {
     });
   }, 120_000);
 });
+
+describe('the template size', () => {
+  it("stays under CloudFormation's 500 resources a stack (each route adds its Lambda, role, policy, integration, route and permission)", () => {
+    const count = Object.keys(template.toJSON().Resources ?? {}).length;
+    // What a new route costs, so the headroom is visible in the test's output.
+    console.info(`template resources: ${count} of 500 (${routes.length} routes)`);
+    expect(count).toBeLessThan(500);
+  });
+});
