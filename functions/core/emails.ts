@@ -50,6 +50,8 @@ export const planChangeOutcomeEmail = (params: {
   addressChanged?: boolean | undefined;
   /** Completed: the exact adjustment on the next invoice (minor units; negative: a credit). */
   adjustment?: { amount: number; currency: string } | undefined;
+  /** Completed: nothing was billed, because the account was closed before the billing commit. */
+  notBilled?: boolean | undefined;
   reason?: string | undefined;
   appUrl: string;
 }): EmailContent => {
@@ -64,7 +66,11 @@ export const planChangeOutcomeEmail = (params: {
       paragraphs.push(
         `It now runs in another location (${params.movedTo})${params.addressChanged === false ? '' : ', and its IP address changed: update any allow-list that names the old one'}.`,
       );
-    if (params.adjustment)
+    if (params.notBilled)
+      paragraphs.push(
+        'Nothing was billed for this change: the account was closed before the change was committed.',
+      );
+    else if (params.adjustment)
       paragraphs.push(
         params.adjustment.amount >= 0
           ? `Your next regular invoice carries ${money(params.adjustment.amount, params.adjustment.currency)} for the rest of this billing period on the new Plan.`

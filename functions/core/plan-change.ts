@@ -215,7 +215,11 @@ export const adjustmentExplanation = (params: {
   final: number;
   confirmedAt: string;
   healthyAt: string;
+  /** The tenant left before the billing commit: nothing was billed for the change. */
+  notBilled?: 'account_closed' | undefined;
 }): string => {
+  if (params.notBilled === 'account_closed')
+    return 'Not billed: the account was closed before the change was committed, so this change adds nothing to any invoice.';
   if (params.estimate === null)
     return 'The payment processor could not estimate the change at confirmation; this is the exact adjustment.';
   if (params.estimate === params.final) return 'The final adjustment equals the estimate.';

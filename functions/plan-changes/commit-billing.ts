@@ -1,69 +1,121 @@
+import { isLiveSubscription } from '#core/lifecycle.ts';
 import type { PlanChangeExecution } from '#core/plan-change.ts';
 import { DISPATCHER_LOOK_MAX_SECONDS } from '#core/plan-change-pacing.ts';
+import { listPriceOf } from '#core/price-lock.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { logger } from '#http/logger.ts';
+import { config } from '#ports/config.ts';
 import { recordBillingCommitRefused } from '#ports/metrics.ts';
-import { commitItemChange, ProcessorError, priceIdForPlan, subscriptionItems } from '#ports/processor.ts';
+import { ProcessorError, priceIdForPlan, retrieveSubscription, subscriptionItems } from '#ports/processor.ts';
 import { getBilling } from '#store/billing.ts';
-import { planChangeUpdate } from '#store/plan-changes.ts';
-import { applyStackWrites } from '#store/stacks.ts';
-import { settledBilledPrice } from '../billing/price-rollout.ts';
+import { consumeItemChangeWrite, readItemLease } from '#store/item-lease.ts';
+import { type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
+import { applyStackWrites, getStack, type TransactItem } from '#store/stacks.ts';
+import type { Tenant } from '#store/tenants.ts';
+import { ItemLeaseBusy, settledBilledPrice, withItemLease } from '../billing/price-rollout.ts';
 import { executionOf, readRun } from './record.ts';
 
 /** A refused commit is tried again after this long, doubling up to an hour. */
 const RETRY_SECONDS = 60;
 const RETRY_MAX_SECONDS = 3_600;
+/** Another writer holds the subscription items: the commit looks again this soon. */
+const BUSY_RETRY_SECONDS = 5;
+
+/**
+ * Why a change completed without billing (stored on its final adjustment): the tenant left (its
+ * billing state is `decommissioning`, or its subscription ended or is ending) before the commit.
+ */
+export const NOT_BILLED_ACCOUNT_CLOSED = 'account_closed' as const;
+
+/** The journal owner of a change's billing commit (functions/store/item-lease.ts). */
+const ownerOf = (changeId: string) => `plan-change:${changeId}`;
+
+/**
+ * Has the tenant left, or is it leaving? Its billing state first (no processor call), then what the
+ * processor says of the subscription: ended, or set to end (a portal cancel the sweep has not seen yet).
+ */
+const tenantLeaving = async (tenant: Tenant, subscriptionId: string): Promise<boolean> => {
+  if (tenant.billingState === 'decommissioning') return true;
+  const subscription = await retrieveSubscription(subscriptionId);
+  return !isLiveSubscription(subscription.status) || subscription.cancelScheduled;
+};
 
 /**
  * THE billing commit: once the replacement is healthy, the subscription's items change (the item
  * of the price the Stack is billed at loses one, the new Plan's price of the day gains one,
- * quantities kept), prorated from the moment the
- * replacement was healthy, the billing-cycle date unchanged, with a key from the change id. The
- * exact adjustment is read from the proration items the processor created. A commit the processor
- * refuses is retried (paced), counted for the operators' alarm, and never rolls the healthy move
- * back.
+ * quantities kept), prorated from the moment the replacement was healthy, the billing-cycle date
+ * unchanged, with a key from the change id. The items are read and the change sent while holding
+ * the tenant's subscription-items lease, so an added Stack or a price move at the same moment
+ * cannot be lost (docs/decisions.md). The exact adjustment is read from the proration items the
+ * processor created. A commit the processor refuses is retried (paced; decided again from a fresh
+ * read under a new key), counted for the operators' alarm, and never rolls the healthy move back.
+ *
+ * A tenant that left (or is leaving) before the commit is never billed for it: the change
+ * completes with no processor write, its final adjustment 0 and the reason stored with it.
  */
 export const commitBilling = async (input: PlanChangeExecution, now: Date): Promise<PlanChangeExecution> => {
   const run = await readRun(input);
   if (!run) return { ...input, step: 'done', waitSeconds: 0 };
-  let { change } = run;
-  const { stack } = run;
+  const { change, tenant } = run;
   if (change.status !== 'verifying' || change.step !== 'commit_billing') return executionOf(change);
   const healthyAt = new Date(change.healthyAt ?? now.toISOString());
+  const owner = ownerOf(change.changeId);
   try {
     const billing = await getBilling(change.tenantId);
     const subscriptionId = billing?.subscriptionId;
     if (!subscriptionId) throw new ProcessorError('rejected', 'the tenant has no subscription to change');
-    let items = change.billingItems;
-    if (!items) {
-      // The Stack leaves the price it is billed at (after a price rise, a locked Stack's item is
-      // on the old price, beside today's) for the new Plan's price of the day.
-      const billed = await settledBilledPrice(change.tenantId, stack, subscriptionId);
-      const [oldPrice, newPrice] = await Promise.all([
-        billed ?? priceIdForPlan(change.fromPlan, healthyAt.getTime()),
-        priceIdForPlan(change.toPlan, healthyAt.getTime()),
-      ]);
-      items = itemsAfterPlanChange(await subscriptionItems(subscriptionId), oldPrice, newPrice);
-      // Decided once: a retry sends exactly the same request with the same key.
-      if (!(await applyStackWrites([planChangeUpdate(change, { billingItems: items }, now)])))
-        return { ...input, waitSeconds: 1 };
-      change = { ...change, billingItems: items, version: change.version + 1 };
-    }
-    const final = await commitItemChange({
-      subscriptionId,
-      items,
-      prorationDate: healthyAt,
-      idempotencyKey: `plan-change:${change.changeId}`,
-    });
+    if (await tenantLeaving(tenant, subscriptionId)) return await completeUnbilled(input, change, now);
+    const committed = await withItemLease(
+      change.tenantId,
+      owner,
+      async (lease) => {
+        const decided = lease.entry(owner);
+        if (decided?.state === 'applied') return decided;
+        // Decided before the journal kept commits (and perhaps sent): sent again exactly as it was.
+        const legacy = !decided && change.billingItems?.length ? change.billingItems : undefined;
+        let items = legacy;
+        if (!items) {
+          // Read now, under the lease: the Stack leaves the price it is billed at (after a price
+          // rise, a locked Stack's item is on the old price, beside today's) for the new Plan's
+          // price of the day.
+          const stack = (await getStack(change.tenantId, change.stackId)) ?? run.stack;
+          const billed = await settledBilledPrice(lease, change.tenantId, stack, subscriptionId);
+          const [oldPrice, newPrice] = await Promise.all([
+            billed ?? priceIdForPlan(change.fromPlan, healthyAt.getTime()),
+            priceIdForPlan(change.toPlan, healthyAt.getTime()),
+          ]);
+          items = itemsAfterPlanChange(await subscriptionItems(subscriptionId), oldPrice, newPrice);
+        }
+        return lease.send({
+          owner,
+          baseKey: owner,
+          replay: true,
+          request: { op: 'commit', subscriptionId, items, prorationDate: healthyAt.toISOString() },
+        });
+      },
+      { deadline: true },
+    );
+    if (!committed?.result) throw new Error('a billing commit answered no adjustment');
     const moved = await applyStackWrites([
       planChangeUpdate(
         change,
-        { step: 'complete', final: { ...final, committedAt: now.toISOString() } },
+        {
+          step: 'complete',
+          billingItems: committed.request.items,
+          final: { ...committed.result, committedAt: now.toISOString() },
+        },
         now,
       ),
+      consumeItemChangeWrite(change.tenantId, owner, committed.request.key),
     ]);
     return moved ? { ...input, step: 'complete', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
   } catch (error) {
+    if (error instanceof ItemLeaseBusy) {
+      logger.info('plan change billing commit waits: the subscription items are being changed', {
+        changeId: change.changeId,
+      });
+      return { ...input, waitSeconds: BUSY_RETRY_SECONDS };
+    }
     if (!(error instanceof ProcessorError)) throw error;
     const attempts = (change.commitAttempts ?? 0) + 1;
     recordBillingCommitRefused();
@@ -81,4 +133,59 @@ export const commitBilling = async (input: PlanChangeExecution, now: Date): Prom
       ),
     };
   }
+};
+
+/**
+ * The change of a tenant that left before its commit: no processor write at all. A commit the
+ * processor had already applied (and answered) stays what it was; otherwise the final adjustment is
+ * 0, marked as not billed, and a request of the change still in the journal is dropped unsent. The
+ * completion then runs as for any change (the held place becomes the Stack's, its old one is given
+ * back, admission is no longer paused, the teardown can go on).
+ */
+const completeUnbilled = async (
+  input: PlanChangeExecution,
+  change: PlanChange,
+  now: Date,
+): Promise<PlanChangeExecution> => {
+  const owner = ownerOf(change.changeId);
+  const entry = (await readItemLease(change.tenantId))?.entries.find((e) => e.owner === owner);
+  const writes: TransactItem[] = [];
+  if (entry?.state === 'applied' && entry.result) {
+    writes.push(
+      planChangeUpdate(
+        change,
+        {
+          step: 'complete',
+          billingItems: entry.request.items,
+          final: { ...entry.result, committedAt: now.toISOString() },
+        },
+        now,
+      ),
+    );
+  } else {
+    const currency = (
+      change.estimate?.currency ?? listPriceOf(change.toPlan, config.planPrices()).currency
+    ).toLowerCase();
+    // Kept with the final adjustment: the record shows why nothing was billed.
+    const final = {
+      adjustment: 0,
+      currency,
+      committedAt: now.toISOString(),
+      notBilled: NOT_BILLED_ACCOUNT_CLOSED,
+    };
+    writes.push(
+      planChangeUpdate(
+        change,
+        // Items decided earlier were never committed: the Stack stays at the price it is billed at.
+        { step: 'complete', final, ...(change.billingItems?.length ? { billingItems: [] } : {}) },
+        now,
+      ),
+    );
+    logger.info('plan change completed without billing: the tenant left before the commit', {
+      changeId: change.changeId,
+    });
+  }
+  if (entry) writes.push(consumeItemChangeWrite(change.tenantId, owner, entry.request.key));
+  const moved = await applyStackWrites(writes);
+  return moved ? { ...input, step: 'complete', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
 };

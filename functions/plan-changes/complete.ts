@@ -45,7 +45,9 @@ export const completeChange = async (input: PlanChangeExecution, now: Date): Pro
       {
         status: statusAfter(change, { type: 'healthy_and_billed' }),
         step: 'done',
-        outcome: 'The Stack runs on the new Plan.',
+        outcome: change.final.notBilled
+          ? 'The Stack runs on the new Plan until its teardown; nothing was billed for the change, because the account was closed before it was committed.'
+          : 'The Stack runs on the new Plan.',
       },
       now,
     ),
@@ -69,7 +71,9 @@ export const completeChange = async (input: PlanChangeExecution, now: Date): Pro
               toPlan: change.toPlan,
               movedTo: moved ? target : undefined,
               addressChanged: moved ? (change.addressChanged ?? true) : undefined,
-              adjustment: { amount: change.final.adjustment, currency: change.final.currency },
+              ...(change.final.notBilled
+                ? { notBilled: true }
+                : { adjustment: { amount: change.final.adjustment, currency: change.final.currency } }),
               appUrl: config.tenantAppUrl(),
             }),
             now,

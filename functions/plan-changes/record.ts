@@ -53,6 +53,7 @@ export const planChangeView = (change: PlanChange) => ({
           final: change.final.adjustment,
           confirmedAt: change.confirmedAt,
           healthyAt: change.healthyAt ?? change.final.committedAt,
+          notBilled: change.final.notBilled,
         }),
       }
     : null,

@@ -8,7 +8,6 @@ import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-g
 import { stackOnPlan } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
 import {
-  changeSubscriptionItems,
   ProcessorError,
   previewItemChange,
   priceIdForPlan,
@@ -24,8 +23,10 @@ import {
   recordIdempotencyPlan,
   releaseIdempotencyKey,
 } from '#store/idempotency.ts';
+import { consumeItemChangeWrite } from '#store/item-lease.ts';
 import { applyStackWrites, firstStackWrites, getStack, listStacks } from '#store/stacks.ts';
 import { stackAddedWrite, type Tenant } from '#store/tenants.ts';
+import { type HeldItemLease, ItemLeaseBusy, withItemLease } from '../billing/price-rollout.ts';
 import { viaProcessor } from '../billing/processor-errors.ts';
 import { stackView } from './views.ts';
 
@@ -83,12 +84,27 @@ const checkMayAdd = async (tenant: Tenant, plan: PlanValue, stackCap: number, no
   return { subscriptionId, ordinal: stacks.length + 1 };
 };
 
+/** How long an add waits for another change of the subscription items to finish (within its budget). */
+const LEASE_WAIT_MS = 3_000;
+
+/** Another change of the subscription items kept the lease past the wait: nothing was written. */
+const subscriptionBusy = (retryAfterSeconds: number) =>
+  new Refusal(
+    503,
+    'subscription_busy',
+    `Another change of this subscription is being made: nothing was added or charged. Try again in ${retryAfterSeconds} s (with the same Idempotency-Key, if you sent one).`,
+    { extra: { retryAfterSeconds } },
+  );
+
 /**
  * THE add-a-Stack use case: only while the processor reports the subscription active; up to the
  * Stack Cap; placed as at checkout (409 `no_capacity` with the Plans that fit); billed on the one
  * subscription (one item per price, `quantity` = Stacks on it), prorated to the next invoice; no
- * promotion code. With an Idempotency-Key, a retried request creates one Stack and one item
- * change; the same key with another body is 409 `idempotency_key_reused`.
+ * promotion code. The checks, the read of the items and their change are made while holding the
+ * tenant's subscription-items lease, so two adds (or an add and a Plan Change's commit or a price
+ * move) never compute from the same read; a lease still busy after a short wait answers 503
+ * `subscription_busy` and writes nothing. With an Idempotency-Key, a retried request creates one
+ * Stack and one item change; the same key with another body is 409 `idempotency_key_reused`.
  */
 export const addStack = async (params: {
   tenant: Tenant;
@@ -101,9 +117,7 @@ export const addStack = async (params: {
   return withProcessorDeadline(performance.now() + PROCESSOR_BUDGET_MS, async () => {
     const key = params.idempotencyKey;
     const fingerprint = JSON.stringify({ plan });
-    let decided:
-      | { stackId: string; ordinal: number; subscriptionId: string; items: ItemChange[] }
-      | undefined;
+    let decided: { stackId: string; subscriptionId: string; items?: ItemChange[] } | undefined;
     if (key) {
       const prior = await claimIdempotencyKey(tenant.tenantId, key, { fingerprint, plan: {} }, now);
       if (!prior.claimed) {
@@ -118,88 +132,145 @@ export const addStack = async (params: {
         // A retry of a request that stopped midway: carry on with what it decided.
         const done = await getStack(tenant.tenantId, decided.stackId);
         if (done) return stackView(done);
-      } else {
-        const checked = await checkMayAdd(tenant, plan, params.stackCap, now);
-        const priceId = await viaProcessor(() => priceIdForPlan(plan, now.getTime()));
-        const items = itemsAfterAdding(
-          await viaProcessor(() => subscriptionItems(checked.subscriptionId)),
-          priceId,
-        );
-        decided = {
-          stackId: `stk_${randomBytes(6).toString('hex')}`,
-          ordinal: checked.ordinal,
-          subscriptionId: checked.subscriptionId,
-          items,
-        };
-        if (key) await recordIdempotencyPlan(tenant.tenantId, key, decided);
       }
-      const holder = `stack:${tenant.tenantId}:${decided.stackId}`;
-      const reservation = await reserveCapacity(
-        { tenantId: holder, region: tenant.homeRegion, plan },
-        now,
-        new Date(now.getTime() + RESERVATION_MINUTES * 60_000),
+      // A tenant that is leaving or not paying is refused before anything is touched (the lease's
+      // holder would first settle what earlier holders left at the processor).
+      const leaving = leavingRefusal(tenant);
+      if (leaving) throw leaving;
+      if (tenant.billingState !== 'active') throw notActive(tenant.billingState);
+      return await withItemLease(
+        tenant.tenantId,
+        'add-stack',
+        async (lease) => {
+          if (decided) {
+            const done = await getStack(tenant.tenantId, decided.stackId);
+            if (done) return stackView(done);
+          }
+          if (decided && lease.entry(`add-stack:${decided.stackId}`)?.state === 'applied') {
+            // Its item change is made (its answer was lost): the Stack is billed, so it is created.
+            const ordinal = (await listStacks(tenant.tenantId)).length + 1;
+            return addUnderLease(lease, { tenant, plan, key, now, decided, ordinal });
+          }
+          // Checked under the lease: the Stacks, the cap and the ordinal are as they are now.
+          const checked = await checkMayAdd(tenant, plan, params.stackCap, now);
+          if (!decided) {
+            decided = {
+              stackId: `stk_${randomBytes(6).toString('hex')}`,
+              subscriptionId: checked.subscriptionId,
+            };
+            if (key) await recordIdempotencyPlan(tenant.tenantId, key, decided);
+          }
+          return addUnderLease(lease, { tenant, plan, key, now, decided, ordinal: checked.ordinal });
+        },
+        { waitMs: LEASE_WAIT_MS },
       );
-      if (!reservation.reserved) throw noCapacity(plan, reservation.availablePlans);
-      const change = decided;
-      try {
-        await viaProcessor(() =>
-          changeSubscriptionItems(
-            change.subscriptionId,
-            change.items,
-            `add-stack:${tenant.tenantId}:${change.stackId}`,
-          ),
-        );
-      } catch (error) {
-        await releaseReservation(tenant.homeRegion, holder);
-        throw error;
-      }
-      const stack = {
-        ...stackOnPlan({
-          stackId: change.stackId,
-          name: addedStackName(tenant.slug ?? tenant.tenantId, change.ordinal, config.stackDomain()),
-          plan,
-          location: reservation.reserved.location,
-          createdAt: now.toISOString(),
-        }),
-        // An added Stack is billed at today's price (the one item the add changed) and never locked.
-        billedPriceId: change.items[0]?.priceId,
-      };
-      const view = stackView({
-        ...stack,
-        region: tenant.homeRegion,
-        placed: true,
-        desiredVersion: 1,
-        projectCount: 0,
-      });
-      const writes = [
-        ...firstStackWrites({
-          tenantId: tenant.tenantId,
-          region: tenant.homeRegion,
-          stack,
-          placed: true,
-          reservationToRemove: true,
-          reservationHolder: holder,
-        }),
-        stackAddedWrite(tenant.tenantId, change.ordinal),
-        ...(key ? [idempotencyDoneWrite(tenant.tenantId, key, 201, view)] : []),
-      ];
-      if (!(await applyStackWrites(writes))) {
-        const existing = await getStack(tenant.tenantId, change.stackId);
-        if (existing) return stackView(existing);
-        await releaseReservation(tenant.homeRegion, holder);
-        throw new Refusal(
-          409,
-          'add_conflict',
-          'The tenant changed meanwhile (another Stack was added, its place was taken, or billing changed): read GET /v1/stacks, then try again.',
-        );
-      }
-      return view;
     } catch (error) {
       // Nothing was billed yet when the decision was not taken: the key may be used again.
       if (key && !decided) await releaseIdempotencyKey(tenant.tenantId, key);
+      if (error instanceof ItemLeaseBusy) throw subscriptionBusy(error.retryAfterSeconds);
       throw error;
     }
   });
+};
+
+/** The add itself, holding the lease: the place held, the items read and changed, the Stack stored. */
+const addUnderLease = async (
+  lease: HeldItemLease,
+  params: {
+    tenant: Tenant;
+    plan: PlanValue;
+    key: string | undefined;
+    now: Date;
+    decided: { stackId: string; subscriptionId: string; items?: ItemChange[] };
+    ordinal: number;
+  },
+) => {
+  const { tenant, plan, key, now, decided } = params;
+  const owner = `add-stack:${decided.stackId}`;
+  const holder = `stack:${tenant.tenantId}:${decided.stackId}`;
+  const reservation = await reserveCapacity(
+    { tenantId: holder, region: tenant.homeRegion, plan },
+    now,
+    new Date(now.getTime() + RESERVATION_MINUTES * 60_000),
+  );
+  if (!reservation.reserved) throw noCapacity(plan, reservation.availablePlans);
+  let sent = lease.entry(owner);
+  if (sent?.state !== 'applied') {
+    try {
+      // A request decided before the journal kept adds (and perhaps sent) goes again as it was;
+      // otherwise the items are read now, under the lease.
+      const legacy = !sent && decided.items?.length ? decided.items : undefined;
+      const items =
+        legacy ??
+        itemsAfterAdding(
+          await viaProcessor(() => subscriptionItems(decided.subscriptionId)),
+          await viaProcessor(() => priceIdForPlan(plan, now.getTime())),
+        );
+      sent = await viaProcessor(() =>
+        lease.send({
+          owner,
+          baseKey: `add-stack:${tenant.tenantId}:${decided.stackId}`,
+          // Without an Idempotency-Key nobody sends it again: an unanswered one is dropped, not replayed.
+          replay: key !== undefined,
+          request: {
+            op: 'items',
+            subscriptionId: decided.subscriptionId,
+            items,
+            proration: 'create_prorations',
+          },
+        }),
+      );
+    } catch (error) {
+      await releaseReservation(tenant.homeRegion, holder);
+      // Without an Idempotency-Key this request is never made again: its entry goes with it.
+      const left = lease.entry(owner);
+      if (!key && left) await lease.consume(left);
+      throw error;
+    }
+  }
+  const change = sent as NonNullable<typeof sent>;
+  const stack = {
+    ...stackOnPlan({
+      stackId: decided.stackId,
+      name: addedStackName(tenant.slug ?? tenant.tenantId, params.ordinal, config.stackDomain()),
+      plan,
+      location: reservation.reserved.location,
+      createdAt: now.toISOString(),
+    }),
+    // An added Stack is billed at today's price (the one item the add changed) and never locked.
+    billedPriceId: change.request.items[0]?.priceId,
+  };
+  const view = stackView({
+    ...stack,
+    region: tenant.homeRegion,
+    placed: true,
+    desiredVersion: 1,
+    projectCount: 0,
+  });
+  const writes = [
+    ...firstStackWrites({
+      tenantId: tenant.tenantId,
+      region: tenant.homeRegion,
+      stack,
+      placed: true,
+      reservationToRemove: true,
+      reservationHolder: holder,
+    }),
+    stackAddedWrite(tenant.tenantId, params.ordinal),
+    consumeItemChangeWrite(tenant.tenantId, owner, change.request.key),
+    ...(key ? [idempotencyDoneWrite(tenant.tenantId, key, 201, view)] : []),
+  ];
+  if (!(await applyStackWrites(writes))) {
+    const existing = await getStack(tenant.tenantId, decided.stackId);
+    if (existing) return stackView(existing);
+    await releaseReservation(tenant.homeRegion, holder);
+    throw new Refusal(
+      409,
+      'add_conflict',
+      'The tenant changed meanwhile (another Stack was added, its place was taken, or billing changed): read GET /v1/stacks, then try again.',
+    );
+  }
+  return view;
 };
 
 /**

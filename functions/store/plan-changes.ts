@@ -40,8 +40,18 @@ const PlanChangeSchema = v.object({
   history: v.array(v.object({ status: v.picklist(PLAN_CHANGE_STATUSES), at: v.string() })),
   /** The processor's estimate shown at confirmation (null: it could not estimate). */
   estimate: v.nullable(AmountsSchema),
-  /** The adjustment the processor created at the billing commit (its proration lines). */
-  final: v.optional(v.object({ adjustment: v.number(), currency: v.string(), committedAt: v.string() })),
+  /**
+   * The adjustment the processor created at the billing commit (its proration lines), or 0 with
+   * `notBilled` when the tenant left before the commit (nothing was sent to the processor).
+   */
+  final: v.optional(
+    v.object({
+      adjustment: v.number(),
+      currency: v.string(),
+      committedAt: v.string(),
+      notBilled: v.optional(v.literal('account_closed')),
+    }),
+  ),
   /** When the current step began (drain and Dispatcher steps give up after a limit). */
   stepStartedAt: v.string(),
   /** The desired-state version that carries the current step. */

@@ -84,6 +84,11 @@ describe('the final adjustment beside the estimate', () => {
   it('says when there was no estimate', () => {
     expect(adjustmentExplanation({ estimate: null, final: 5, ...times })).toContain('could not estimate');
   });
+  it('says nothing was billed when the account closed before the commit, whatever the estimate', () => {
+    expect(
+      adjustmentExplanation({ estimate: 1200, final: 0, ...times, notBilled: 'account_closed' }),
+    ).toMatch(/^Not billed: the account was closed before the change was committed/);
+  });
 });
 
 describe('a queued change expires 7 days after confirmation', () => {
@@ -118,6 +123,11 @@ describe('the outcome emails', () => {
     });
     expect(email.text).not.toContain('IP address');
     expect(email.text).toContain('credited to your account balance');
+  });
+  it('a completion the tenant was not billed for says so, and names no amount', () => {
+    const email = planChangeOutcomeEmail({ ...base, outcome: 'completed', notBilled: true });
+    expect(email.text).toContain('Nothing was billed for this change');
+    expect(email.text).not.toMatch(/US\$|credited/);
   });
   it('a rollback gives the reason and says billing is unchanged; an expiry says so', () => {
     expect(

@@ -1,0 +1,325 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PlanChangeExecution } from '#core/plan-change.ts';
+import { listPriceOf, parsePlanPrices } from '#core/price-lock.ts';
+import { itemsAfterAdding } from '#core/stack-growth.ts';
+import { changeSubscriptionItems, priceIdForPlan, subscriptionItems, syncCatalog } from '#ports/processor.ts';
+import { setCapacityTotal } from '#store/capacity.ts';
+import { db, tableName } from '#store/client.ts';
+import { claimIdempotencyKey, recordIdempotencyPlan } from '#store/idempotency.ts';
+import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } from '#store/item-lease.ts';
+import { keys } from '#store/keys.ts';
+import { listStacks } from '#store/stacks.ts';
+import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
+import { handler as commitBillingTask } from '../../functions/plan-change/commit-billing.ts';
+import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+
+/**
+ * Subscription item quantities are written by three use cases (adding a Stack, a Plan Change's
+ * billing commit, a price move), each sending the full quantity of the items it changes. They hold
+ * the tenant's subscription-items lease around read-compute-write, so racing writers never compute
+ * from the same read: after any race the processor's quantity of every price equals the Stacks our
+ * table bills at that price, and every item change went with one of our idempotency keys. An item
+ * change whose answer was lost is sent again, as it was, by the next holder before it reads.
+ */
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The door of the CommitBilling task: a change's commit runs once the test lets it. */
+const door = {
+  arrivals: new Map<string, number>(),
+  open: new Set<string>(),
+  async pass(input: PlanChangeExecution): Promise<PlanChangeExecution> {
+    door.arrivals.set(input.changeId, (door.arrivals.get(input.changeId) ?? 0) + 1);
+    while (!door.open.has(input.changeId)) await sleep(5);
+    return commitBillingTask(input);
+  },
+};
+
+let api: TestControlPlane;
+let emulator: ProcessorEmulator;
+const saved = { openSignupAt: process.env.OPEN_SIGNUP_AT, planPrices: process.env.PLAN_PRICES };
+beforeAll(async () => {
+  // Open Signup has come: no Stack is under a Founding Price Lock, every one follows today's prices.
+  process.env.OPEN_SIGNUP_AT = '2020-01-01T00:00:00.000Z';
+  delete process.env.PLAN_PRICES;
+  api = await testGateway({
+    processor: true,
+    stepFunctions: { waitMs: 10, handlers: { CommitBilling: (input) => door.pass(input) } },
+  });
+  emulator = api.emulator as ProcessorEmulator;
+});
+afterAll(async () => {
+  for (const id of door.arrivals.keys()) door.open.add(id);
+  await api.stop();
+  for (const [name, value] of [
+    ['OPEN_SIGNUP_AT', saved.openSignupAt],
+    ['PLAN_PRICES', saved.planPrices],
+  ] as const)
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+});
+
+type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
+
+/** A paying tenant in a Home Region of its own with room for several Stacks of every Plan. */
+const paying = async (plan: string) => {
+  const region = uniqueRegion();
+  for (const p of ['standard', 'plus', 'pro'] as const)
+    await setCapacityTotal({ region, location: `${region}-a`, plan: p, total: 6 }, api.clock.now());
+  return { ...(await api.subscribe({ plan, region })), region };
+};
+const token = async (tenant: Tenant) => (await api.signIn(tenant.login)).sessionToken;
+const add = async (tenant: Tenant, plan: string, key?: string) =>
+  api.call('POST', '/v1/stacks', {
+    token: await token(tenant),
+    body: { plan },
+    ...(key ? { headers: { 'idempotency-key': key } } : {}),
+  });
+
+const subscriptionOf = (tenantId: string) => {
+  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
+  if (!found) throw new Error('no subscription');
+  return found;
+};
+/** Every item change (a POST with `items`) the control plane sent for the tenant's subscription. */
+const itemChanges = (tenantId: string) =>
+  emulator.calls.filter(
+    (c) =>
+      c.method === 'POST' && c.path === `/v1/subscriptions/${subscriptionOf(tenantId).id}` && c.params.items,
+  );
+
+/**
+ * THE invariant: the processor's quantity of each price is the number of the tenant's Stacks (not
+ * torn down) our table bills at that price, and no item is left for a price no Stack is billed at;
+ * every item change carried one of our keys.
+ */
+const billedAsStored = async (tenantId: string) => {
+  const stacks = (await listStacks(tenantId)).filter((s) => s.lifecycle !== 'torn_down');
+  const stored: Record<string, number> = {};
+  for (const stack of stacks) {
+    expect(stack.billedPriceId).toBeDefined();
+    stored[stack.billedPriceId as string] = (stored[stack.billedPriceId as string] ?? 0) + 1;
+  }
+  const processor = Object.fromEntries(subscriptionOf(tenantId).items.map((i) => [i.price, i.quantity]));
+  expect(processor).toEqual(stored);
+  for (const change of itemChanges(tenantId))
+    expect(change.idempotencyKey).toMatch(
+      new RegExp(`^(add-stack:${tenantId}:stk_|plan-change:pc_|reprice:${tenantId}:)`),
+    );
+  return stacks.length;
+};
+
+/** A paying tenant whose first Stack has a running reference Dispatcher. */
+const payingWithDispatcher = async (plan: string) => {
+  const tenant = await paying(plan);
+  const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
+    token: tenant.sessionToken,
+  });
+  const started = await api.call('POST', '/_local/fleet/dispatchers', {
+    body: { credential: issued.json.credential, location: `${tenant.region}-a` },
+  });
+  expect(started.status).toBe(201);
+  return tenant;
+};
+
+describe('adds racing each other', () => {
+  it('three adds at once (two on the same price, one with a key) all add a Stack: each quantity equals the Stacks billed at its price', async () => {
+    const tenant = await paying('standard');
+    const answers = await Promise.all([
+      add(tenant, 'plus'),
+      add(tenant, 'plus', 'race-1'),
+      add(tenant, 'pro'),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+    expect(await billedAsStored(tenant.tenantId)).toBe(4);
+    expect(new Set(answers.map((a) => a.json.name)).size).toBe(3);
+    expect(itemChanges(tenant.tenantId)).toHaveLength(3);
+    // Nothing is left behind: the lease and its journal are gone.
+    expect(await readItemLease(tenant.tenantId)).toBeUndefined();
+  });
+});
+
+describe('an add racing a Plan Change commit', () => {
+  it('adds at the moment the commit runs: the commit and both adds count, nothing is lost', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    expect((await add(tenant, 'plus')).status).toBe(201);
+    const confirmed = await api.call('POST', '/v1/stacks/primary/plan-changes', {
+      token: await token(tenant),
+      body: { plan: 'pro' },
+    });
+    const changeId = confirmed.json.changeId as string;
+    for (let round = 0; !door.arrivals.get(changeId) && round < 400; round++) {
+      await api.fleet.tick();
+      await sleep(10);
+    }
+    expect(door.arrivals.get(changeId)).toBe(1);
+    const read = async () =>
+      (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: await token(tenant) })).json;
+    const [first, second] = await Promise.all([
+      add(tenant, 'plus'),
+      add(tenant, 'pro'),
+      (async () => {
+        door.open.add(changeId);
+      })(),
+    ]);
+    expect([first?.status, second?.status]).toEqual([201, 201]);
+    let change = await read();
+    for (let round = 0; change.status !== 'completed' && round < 300; round++) {
+      await api.fleet.tick();
+      await sleep(10);
+      change = await read();
+    }
+    expect(change.status).toBe('completed');
+    expect(change.final.adjustment).toBeGreaterThan(0);
+    // primary moved plus -> pro; the added plus Stacks and the added pro Stack are all billed.
+    expect(await billedAsStored(tenant.tenantId)).toBe(4);
+    const commit = itemChanges(tenant.tenantId).filter((c) => c.idempotencyKey?.startsWith('plan-change:'));
+    expect(commit.map((c) => c.idempotencyKey)).toEqual([`plan-change:${changeId}`]);
+  });
+});
+
+describe('an add racing a price rollout', () => {
+  it('the rollout moves every Stack to the new price while Stacks are added: quantities match at every step', async () => {
+    const tenant = await paying('plus');
+    expect((await add(tenant, 'plus')).status).toBe(201);
+    // A price rise: PLAN_PRICES, then processor:sync (the new price takes the lookup key over).
+    const prices = parsePlanPrices(process.env.PLAN_PRICES);
+    prices.plus = listPriceOf('plus', process.env.PLAN_PRICES).amount + 700;
+    process.env.PLAN_PRICES = Object.entries(prices)
+      .map(([plan, amount]) => `${plan}=${amount}`)
+      .join(',');
+    await syncCatalog();
+    const today = await priceIdForPlan('plus', api.clock.now().getTime());
+    const subscriptionId = subscriptionOf(tenant.tenantId).id;
+
+    const [moved, plus, standard] = await Promise.all([
+      rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now()),
+      add(tenant, 'plus'),
+      add(tenant, 'standard'),
+    ]);
+    expect([plus.status, standard.status]).toEqual([201, 201]);
+    await billedAsStored(tenant.tenantId);
+    // A busy lease leaves the moves to the next look; that look moves the rest.
+    const later = await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now());
+    expect(moved + later).toBe(2);
+    expect(await billedAsStored(tenant.tenantId)).toBe(4);
+    const onToday = (await listStacks(tenant.tenantId)).filter((s) => s.billedPriceId === today);
+    expect(onToday.map((s) => s.plan)).toEqual(['plus', 'plus', 'plus']);
+    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
+  });
+});
+
+describe('a busy lease', () => {
+  it('an add waits, then answers 503 subscription_busy with when to try again, and writes nothing; after the lease is given back it adds', async () => {
+    const tenant = await paying('standard');
+    const partition = async () =>
+      JSON.stringify(
+        (
+          await db().send(
+            new QueryCommand({
+              TableName: tableName(),
+              KeyConditionExpression: 'PK = :pk',
+              ExpressionAttributeValues: { ':pk': keys.tenant(tenant.tenantId).PK },
+              ConsistentRead: true,
+            }),
+          )
+        ).Items,
+      );
+    const lease = await acquireItemLease(tenant.tenantId, 'someone-else', api.clock.now(), 30);
+    expect('holder' in lease).toBe(true);
+    const before = await partition();
+    const calls = itemChanges(tenant.tenantId).length;
+    const started = performance.now();
+    const busy = await add(tenant, 'plus', 'busy-1');
+    expect(performance.now() - started).toBeGreaterThan(2_500);
+    expect(busy.status).toBe(503);
+    expect(busy.json).toMatchObject({ error: { code: 'subscription_busy' } });
+    expect(busy.json.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(busy.json.retryAfterSeconds).toBeLessThanOrEqual(30);
+    expect(await partition()).toBe(before);
+    expect(itemChanges(tenant.tenantId)).toHaveLength(calls);
+    // Busy for the rollout too: it leaves the work to the next look.
+    expect(await rollOutPrices(tenant.tenantId, subscriptionOf(tenant.tenantId).id, api.clock.now())).toBe(0);
+
+    await releaseItemLease(tenant.tenantId, 'someone-else');
+    const retried = await add(tenant, 'plus', 'busy-1');
+    expect(retried.status).toBe(201);
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+  });
+
+  it('a lease whose holder stopped runs out: the next writer takes it after its time', async () => {
+    const tenant = await paying('standard');
+    expect('holder' in (await acquireItemLease(tenant.tenantId, 'crashed', api.clock.now(), 30))).toBe(true);
+    expect('busyUntil' in (await acquireItemLease(tenant.tenantId, 'other', api.clock.now(), 30))).toBe(true);
+    api.clock.advance(31);
+    expect((await add(tenant, 'plus')).status).toBe(201);
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+  });
+});
+
+describe('an item change whose answer was lost', () => {
+  /**
+   * A keyed add that stopped after writing its item change into the journal: its lease ran out,
+   * and whether the processor got the request is unknown (`applied`: it did and applied it).
+   */
+  const stoppedAdd = async (tenant: Tenant, applied: boolean) => {
+    const subscriptionId = subscriptionOf(tenant.tenantId).id;
+    const now = api.clock.now();
+    const decided = { stackId: 'stk_lostanswer1', subscriptionId };
+    expect(
+      (
+        await claimIdempotencyKey(
+          tenant.tenantId,
+          'lost-1',
+          { fingerprint: JSON.stringify({ plan: 'plus' }), plan: {} },
+          now,
+        )
+      ).claimed,
+    ).toBe(true);
+    await recordIdempotencyPlan(tenant.tenantId, 'lost-1', decided);
+    const lease = await acquireItemLease(tenant.tenantId, 'stopped-add', now, 30);
+    if (!('holder' in lease)) throw new Error('the lease was busy');
+    const items = itemsAfterAdding(
+      await subscriptionItems(subscriptionId),
+      await priceIdForPlan('plus', now.getTime()),
+    );
+    const key = `add-stack:${tenant.tenantId}:${decided.stackId}`;
+    expect(
+      await recordItemChange(
+        lease,
+        {
+          owner: `add-stack:${decided.stackId}`,
+          request: { op: 'items', subscriptionId, items, key, proration: 'create_prorations' },
+          attempt: 0,
+          state: 'sending',
+          replay: true,
+          at: now.toISOString(),
+        },
+        now,
+      ),
+    ).toBe(true);
+    if (applied) await changeSubscriptionItems(subscriptionId, items, key, 'create_prorations');
+    api.clock.advance(31);
+    return key;
+  };
+
+  for (const applied of [true, false])
+    it(`${applied ? 'applied' : 'never received'}: the next writer sends it again as it was before reading, and the retried add creates its Stack without another change`, async () => {
+      const tenant = await paying('standard');
+      const key = await stoppedAdd(tenant, applied);
+      // Another tenant request takes the lease: it settles the lost one first, then adds its own.
+      expect((await add(tenant, 'pro')).status).toBe(201);
+      const sent = itemChanges(tenant.tenantId).filter((c) => c.idempotencyKey === key);
+      expect(sent).toHaveLength(applied ? 2 : 1);
+      expect(new Set(sent.map((c) => JSON.stringify(c.params))).size).toBe(1);
+      // The retried add (same key) finds its change applied: it creates its Stack and sends nothing.
+      const retried = await add(tenant, 'plus', 'lost-1');
+      expect(retried.status).toBe(201);
+      expect(retried.json.stackId).toBe('stk_lostanswer1');
+      expect(itemChanges(tenant.tenantId).filter((c) => c.idempotencyKey === key)).toHaveLength(sent.length);
+      expect(await billedAsStored(tenant.tenantId)).toBe(3);
+      expect(await readItemLease(tenant.tenantId)).toBeUndefined();
+    });
+});
