@@ -209,23 +209,81 @@ export const recoveryMessage = (status: PlanChangeStatus): string => {
   }
 };
 
+/** A subscription's billing period (ISO times), as the billing commit found it. */
+export interface BillingPeriod {
+  start: string;
+  end: string;
+}
+
+/**
+ * The moment a billing commit prorates from: the healthy moment, or the start of the current
+ * billing period when the subscription renewed after it. The processor prorates only from a moment
+ * within the current period, and the renewal billed the previous Plan for the whole new period, so
+ * prorating from its start moves that whole period to the new Plan.
+ */
+export const prorationMoment = (healthyAt: string, period: BillingPeriod | null): string =>
+  period && Date.parse(period.start) > Date.parse(healthyAt) ? period.start : healthyAt;
+
+/** Rounding between the estimate and the final adjustment: each line is rounded to the cent. */
+export const ROUNDING_TOLERANCE = 2;
+
+/**
+ * How far apart the estimate and the final adjustment may be because of time alone (minor units):
+ * |new - old monthly price| x elapsed / period, plus rounding (docs/plan-changes.md).
+ */
+export const timeTolerance = (params: {
+  monthlyDifference: number;
+  elapsedSeconds: number;
+  periodSeconds: number;
+}): number =>
+  params.periodSeconds > 0
+    ? (Math.abs(params.monthlyDifference) * Math.max(0, params.elapsedSeconds)) / params.periodSeconds +
+      ROUNDING_TOLERANCE
+    : ROUNDING_TOLERANCE;
+
 /** Why the final adjustment differs from the estimate shown at confirmation (or that it does not). */
 export const adjustmentExplanation = (params: {
   estimate: number | null;
   final: number;
+  /** The estimate's moment. */
   confirmedAt: string;
   healthyAt: string;
+  /** The moment the commit prorated from (absent: the healthy moment). */
+  proratedFrom?: string | undefined;
+  /** The billing period the commit was made in (absent on changes committed before it was kept). */
+  period?: BillingPeriod | undefined;
   /** The tenant left before the billing commit: nothing was billed for the change. */
   notBilled?: 'account_closed' | undefined;
 }): string => {
+  const { estimate, final, confirmedAt, healthyAt, period } = params;
   if (params.notBilled === 'account_closed')
     return 'Not billed: the account was closed before the change was committed, so this change adds nothing to any invoice.';
-  if (params.estimate === null)
+  const from = params.proratedFrom ?? healthyAt;
+  if (Date.parse(from) > Date.parse(healthyAt))
+    return `Billed from the start of the new billing period (${from}): the replacement was healthy at ${healthyAt}, before the subscription renewed, and the renewal invoice billed the previous Plan for the whole new period. This adjustment moves that whole period to the new Plan; the time from ${healthyAt} to the renewal stays billed at the previous Plan (the payment processor prorates only within the current period).`;
+  if (estimate === null)
     return 'The payment processor could not estimate the change at confirmation; this is the exact adjustment.';
-  if (params.estimate === params.final) return 'The final adjustment equals the estimate.';
-  const why =
-    Math.abs(params.final) < Math.abs(params.estimate)
-      ? 'so fewer days of the billing period remained to prorate'
-      : 'and the subscription or its prices changed meanwhile';
-  return `The estimate was prorated from the confirmation (${params.confirmedAt}); the final adjustment is prorated from the moment the replacement was healthy (${params.healthyAt}), ${why}.`;
+  if (estimate === final) return 'The final adjustment equals the estimate.';
+  const moments = `The estimate was prorated from the confirmation (${confirmedAt}); the final adjustment is prorated from the moment the replacement was healthy (${healthyAt})`;
+  if (!period)
+    return `${moments}: the time between them, and any change of the subscription or its prices meanwhile, make the difference.`;
+  const [start, end, confirmed] = [period.start, period.end, confirmedAt].map(
+    (t) => Date.parse(t) / 1000,
+  ) as [number, number, number];
+  if (confirmed < start)
+    return `${moments}, in a new billing period (from ${period.start}): the estimate covered the rest of the period running at confirmation, the final adjustment the rest of the new one.`;
+  // The estimate covered (end - confirmation) of the period: the monthly difference it was made at.
+  const within =
+    end > confirmed &&
+    Math.abs(final - estimate) <=
+      timeTolerance({
+        monthlyDifference: (estimate * (end - start)) / (end - confirmed),
+        elapsedSeconds: Date.parse(from) / 1000 - confirmed,
+        periodSeconds: end - start,
+      });
+  if (within)
+    return Math.abs(final) < Math.abs(estimate)
+      ? `${moments}, so fewer days of the billing period remained to prorate.`
+      : `${moments}; they differ by the rounding of each line to the cent.`;
+  return `${moments}, and they differ by more than that time explains: the subscription or its prices changed meanwhile (for example a new price of the day for a Plan, or the price the Stack was billed at moved).`;
 };

@@ -18,3 +18,15 @@ export const errorBody = (error: HttpError, requestId: string) => ({
   },
   ...error.extra,
 });
+
+/**
+ * The headers a refusal adds to the JSON ones: `Retry-After` (whole seconds) when it says when to
+ * try again (`retryAfterSeconds`, e.g. 503 `subscription_busy`), so clients and proxies that read
+ * only the header wait as long as the body says.
+ */
+export const errorHeaders = (error: HttpError): Record<string, string> => {
+  const after = error.extra.retryAfterSeconds;
+  return typeof after === 'number' && Number.isFinite(after) && after > 0
+    ? { 'retry-after': String(Math.ceil(after)) }
+    : {};
+};

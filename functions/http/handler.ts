@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import type { Role } from '#core/sessions.ts';
 import { clock } from '#ports/clock.ts';
 import { config } from '#ports/config.ts';
-import { errorBody, HttpError } from './errors.ts';
+import { errorBody, errorHeaders, HttpError } from './errors.ts';
 import { logger } from './logger.ts';
 import type { AuthorizerContext, DispatcherPrincipal, Principal, SessionRejection } from './principal.ts';
 import { describeIssue, fieldName, issueCode } from './validation.ts';
@@ -204,7 +204,7 @@ const httpConventions = (): MiddlewareObj<ApiEvent, ApiResult, Error, Context> =
         error ?? new HttpError(500, 'internal_error', 'Something went wrong on our side; retry later.');
       request.response = {
         statusCode: shaped.status,
-        headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+        headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...errorHeaders(shaped) },
         body: JSON.stringify(errorBody(shaped, requestId)),
       };
       finish(request.event, request.response);

@@ -1,18 +1,23 @@
 import { isLiveSubscription } from '#core/lifecycle.ts';
-import type { PlanChangeExecution } from '#core/plan-change.ts';
+import { type PlanChangeExecution, prorationMoment } from '#core/plan-change.ts';
 import { DISPATCHER_LOOK_MAX_SECONDS } from '#core/plan-change-pacing.ts';
 import { listPriceOf } from '#core/price-lock.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { logger } from '#http/logger.ts';
 import { config } from '#ports/config.ts';
 import { recordBillingCommitRefused } from '#ports/metrics.ts';
-import { ProcessorError, priceIdForPlan, retrieveSubscription, subscriptionItems } from '#ports/processor.ts';
+import {
+  ProcessorError,
+  priceIdForPlan,
+  retrieveSubscription,
+  subscriptionItemsInPeriod,
+} from '#ports/processor.ts';
 import { getBilling } from '#store/billing.ts';
-import { consumeItemChangeWrite, readItemLease } from '#store/item-lease.ts';
+import { consumeItemChangeWrite, type ItemChangeEntry, readItemLease } from '#store/item-lease.ts';
 import { type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
 import { applyStackWrites, getStack, type TransactItem } from '#store/stacks.ts';
 import type { Tenant } from '#store/tenants.ts';
-import { ItemLeaseBusy, settledBilledPrice, withItemLease } from '../billing/price-rollout.ts';
+import { ItemLeaseBusy, settledBilledPrice, withItemLease } from '../billing/item-changes.ts';
 import { executionOf, readRun } from './record.ts';
 
 /** A refused commit is tried again after this long, doubling up to an hour. */
@@ -41,14 +46,31 @@ const tenantLeaving = async (tenant: Tenant, subscriptionId: string): Promise<bo
 };
 
 /**
+ * What an applied commit records on the change: the items it sent, its exact adjustment, the moment
+ * it prorated from and the billing period it was made in (the explanation the tenant reads).
+ */
+const committedFields = (entry: ItemChangeEntry, now: Date) => {
+  const { request, result } = entry;
+  const proratedFrom = request.op === 'commit' ? { proratedFrom: request.prorationDate } : {};
+  return {
+    step: 'complete' as const,
+    billingItems: request.items,
+    final: { ...(result as NonNullable<typeof result>), committedAt: now.toISOString(), ...proratedFrom },
+  };
+};
+
+/**
  * THE billing commit: once the replacement is healthy, the subscription's items change (the item
  * of the price the Stack is billed at loses one, the new Plan's price of the day gains one,
- * quantities kept), prorated from the moment the replacement was healthy, the billing-cycle date
- * unchanged, with a key from the change id. The items are read and the change sent while holding
- * the tenant's subscription-items lease, so an added Stack or a price move at the same moment
- * cannot be lost (docs/decisions.md). The exact adjustment is read from the proration items the
- * processor created. A commit the processor refuses is retried (paced; decided again from a fresh
- * read under a new key), counted for the operators' alarm, and never rolls the healthy move back.
+ * quantities kept), prorated from the moment the replacement was healthy (or from the start of the
+ * current billing period when the subscription renewed after that moment: the processor prorates
+ * only within the current period, and the renewal billed the old Plan for the whole new period),
+ * the billing-cycle date unchanged, with a key from the change id. The items are read and the
+ * change sent while holding the tenant's subscription-items lease, so an added Stack or a price
+ * move at the same moment cannot be lost (docs/decisions.md). The exact adjustment is read from
+ * the proration items the processor created. A commit the processor refuses is retried (paced;
+ * decided again from a fresh read under a new key), counted for the operators' alarm, and never
+ * rolls the healthy move back.
  *
  * A tenant that left (or is leaving) before the commit is never billed for it: the change
  * completes with no processor write, its final adjustment 0 and the reason stored with it.
@@ -74,38 +96,34 @@ export const commitBilling = async (input: PlanChangeExecution, now: Date): Prom
         // Decided before the journal kept commits (and perhaps sent): sent again exactly as it was.
         const legacy = !decided && change.billingItems?.length ? change.billingItems : undefined;
         let items = legacy;
+        let prorationDate = healthyAt.toISOString();
         if (!items) {
           // Read now, under the lease: the Stack leaves the price it is billed at (after a price
           // rise, a locked Stack's item is on the old price, beside today's) for the new Plan's
-          // price of the day.
+          // price of the day, prorated from the healthy moment or, when the subscription renewed
+          // since, from the start of the new period (the processor refuses a moment before it).
           const stack = (await getStack(change.tenantId, change.stackId)) ?? run.stack;
           const billed = await settledBilledPrice(lease, change.tenantId, stack, subscriptionId);
-          const [oldPrice, newPrice] = await Promise.all([
+          const [oldPrice, newPrice, current] = await Promise.all([
             billed ?? priceIdForPlan(change.fromPlan, healthyAt.getTime()),
             priceIdForPlan(change.toPlan, healthyAt.getTime()),
+            subscriptionItemsInPeriod(subscriptionId),
           ]);
-          items = itemsAfterPlanChange(await subscriptionItems(subscriptionId), oldPrice, newPrice);
+          items = itemsAfterPlanChange(current.items, oldPrice, newPrice);
+          prorationDate = prorationMoment(prorationDate, current.period);
         }
         return lease.send({
           owner,
           baseKey: owner,
           replay: true,
-          request: { op: 'commit', subscriptionId, items, prorationDate: healthyAt.toISOString() },
+          request: { op: 'commit', subscriptionId, items, prorationDate },
         });
       },
       { deadline: true },
     );
     if (!committed?.result) throw new Error('a billing commit answered no adjustment');
     const moved = await applyStackWrites([
-      planChangeUpdate(
-        change,
-        {
-          step: 'complete',
-          billingItems: committed.request.items,
-          final: { ...committed.result, committedAt: now.toISOString() },
-        },
-        now,
-      ),
+      planChangeUpdate(change, committedFields(committed, now), now),
       consumeItemChangeWrite(change.tenantId, owner, committed.request.key),
     ]);
     return moved ? { ...input, step: 'complete', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
@@ -151,17 +169,7 @@ const completeUnbilled = async (
   const entry = (await readItemLease(change.tenantId))?.entries.find((e) => e.owner === owner);
   const writes: TransactItem[] = [];
   if (entry?.state === 'applied' && entry.result) {
-    writes.push(
-      planChangeUpdate(
-        change,
-        {
-          step: 'complete',
-          billingItems: entry.request.items,
-          final: { ...entry.result, committedAt: now.toISOString() },
-        },
-        now,
-      ),
-    );
+    writes.push(planChangeUpdate(change, committedFields(entry, now), now));
   } else {
     const currency = (
       change.estimate?.currency ?? listPriceOf(change.toPlan, config.planPrices()).currency

@@ -53,6 +53,8 @@ export const planChangeView = (change: PlanChange) => ({
           final: change.final.adjustment,
           confirmedAt: change.confirmedAt,
           healthyAt: change.healthyAt ?? change.final.committedAt,
+          proratedFrom: change.final.proratedFrom,
+          period: change.final.period,
           notBilled: change.final.notBilled,
         }),
       }

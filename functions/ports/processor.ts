@@ -7,6 +7,7 @@ import {
   type SubscriptionFacts,
   type SubscriptionStatus,
 } from '#core/lifecycle.ts';
+import type { BillingPeriod } from '#core/plan-change.ts';
 import { isPlanValue, type PlanValue } from '#core/plans.ts';
 import { catalogAt } from '#core/price-lock.ts';
 import { config } from './config.ts';
@@ -511,12 +512,29 @@ export interface SubscriptionItemFact {
   currency: string;
 }
 
-export const subscriptionItems = async (subscriptionId: string): Promise<SubscriptionItemFact[]> => {
+/**
+ * The current period of a subscription (it lives on the items in this API version), if it has one:
+ * the processor prorates a change only from a moment within it, and bills the next in advance.
+ */
+const periodOf = (subscription: Stripe.Subscription): BillingPeriod | null => {
+  const first = subscription.items.data[0];
+  const start = iso(first?.current_period_start);
+  const end = iso(first?.current_period_end);
+  return start && end ? { start, end } : null;
+};
+
+/** A subscription's items and its current billing period, from one read. */
+export const subscriptionItemsInPeriod = async (
+  subscriptionId: string,
+): Promise<{ items: SubscriptionItemFact[]; period: BillingPeriod | null }> => {
   const subscription = await call((stripe, options) =>
     stripe.subscriptions.retrieve(subscriptionId, {}, options),
   );
-  return subscription.items.data.map(itemFact);
+  return { items: subscription.items.data.map(itemFact), period: periodOf(subscription) };
 };
+
+export const subscriptionItems = async (subscriptionId: string): Promise<SubscriptionItemFact[]> =>
+  (await subscriptionItemsInPeriod(subscriptionId)).items;
 
 /**
  * Changes a subscription's items (one item per price, `quantity` = Stacks on that price; an item
@@ -552,17 +570,19 @@ export const changeSubscriptionItems = async (
 
 /**
  * Commits a Plan Change's item change: prorated from `prorationDate` (the moment the replacement
- * was healthy), the billing-cycle date unchanged, with our key (from the change id) so a retried
- * commit changes nothing twice. Answers the exact adjustment: the sum of the proration items this
- * update created (pending on the next regular invoice: a charge when positive, a credit to the
- * customer balance when negative, never cash).
+ * was healthy, or the start of the current period when the subscription renewed since: the
+ * processor refuses a proration date outside the current period), the billing-cycle date
+ * unchanged, with our key (from the change id) so a retried commit changes nothing twice. Answers
+ * the exact adjustment: the sum of the proration items this update created (pending on the next
+ * regular invoice: a charge when positive, a credit to the customer balance when negative, never
+ * cash), and the billing period it was made in.
  */
 export const commitItemChange = async (params: {
   subscriptionId: string;
   items: { itemId?: string; priceId: string; quantity: number }[];
   prorationDate: Date;
   idempotencyKey: string;
-}): Promise<{ adjustment: number; currency: string }> => {
+}): Promise<{ adjustment: number; currency: string; period?: BillingPeriod }> => {
   const prorationDate = Math.floor(params.prorationDate.getTime() / 1000);
   const subscription = await call((stripe, options) =>
     stripe.subscriptions.update(
@@ -591,7 +611,8 @@ export const commitItemChange = async (params: {
     adjustment += item.amount;
     currency = item.currency;
   }
-  return { adjustment, currency };
+  const period = periodOf(subscription);
+  return { adjustment, currency, ...(period ? { period } : {}) };
 };
 
 /** The proration invoice items of `subscriptionId` pending on its next invoice (not yet invoiced). */

@@ -26,7 +26,7 @@ import {
 import { consumeItemChangeWrite } from '#store/item-lease.ts';
 import { applyStackWrites, firstStackWrites, getStack, listStacks } from '#store/stacks.ts';
 import { stackAddedWrite, type Tenant } from '#store/tenants.ts';
-import { type HeldItemLease, ItemLeaseBusy, withItemLease } from '../billing/price-rollout.ts';
+import { type HeldItemLease, ItemLeaseBusy, withItemLease } from '../billing/item-changes.ts';
 import { viaProcessor } from '../billing/processor-errors.ts';
 import { stackView } from './views.ts';
 

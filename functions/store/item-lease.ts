@@ -21,9 +21,7 @@ import type { TransactItem } from './stacks.ts';
  * it in the same transaction), so the owner learns what happened even when someone else settled it.
  */
 
-/** The sort key of the lease item in the tenant's partition. */
-const LEASE_SK = 'ITEM_LEASE#subscription';
-const leaseKey = (tenantId: string) => ({ PK: keys.tenant(tenantId).PK, SK: LEASE_SK });
+const leaseKey = keys.itemLease;
 
 const ItemChangeSchema = v.object({
   itemId: v.optional(v.string()),
@@ -64,8 +62,14 @@ const EntrySchema = v.object({
    * entry is dropped unsent (what the processor has is what later holders read).
    */
   replay: v.boolean(),
-  /** What a commit read back: the exact adjustment. */
-  result: v.optional(v.object({ adjustment: v.number(), currency: v.string() })),
+  /** What a commit read back: the exact adjustment, and the billing period it was made in. */
+  result: v.optional(
+    v.object({
+      adjustment: v.number(),
+      currency: v.string(),
+      period: v.optional(v.object({ start: v.string(), end: v.string() })),
+    }),
+  ),
   /** When it was decided (old settled entries nobody came back for are pruned). */
   at: v.string(),
 });

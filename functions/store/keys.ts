@@ -36,6 +36,8 @@ export const keys = {
     SK: `HISTORY#${at}#${String(sequence).padStart(2, '0')}`,
   }),
   stack: (tenantId: string, stackId: string): Key => ({ PK: `TENANT#${tenantId}`, SK: `STACK#${stackId}` }),
+  /** The tenant's subscription-items lease and its journal of item changes (one item per tenant). */
+  itemLease: (tenantId: string): Key => ({ PK: `TENANT#${tenantId}`, SK: 'ITEM_LEASE#subscription' }),
   /** A processor event applied once (kept 35 days). */
   processorEvent: (eventId: string): Key => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
   /** One email, sent at most once per key. */

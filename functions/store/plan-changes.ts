@@ -50,6 +50,10 @@ const PlanChangeSchema = v.object({
       currency: v.string(),
       committedAt: v.string(),
       notBilled: v.optional(v.literal('account_closed')),
+      /** The moment it was prorated from: `healthyAt`, or the period's start after a renewal. */
+      proratedFrom: v.optional(v.string()),
+      /** The billing period the commit was made in (absent on changes committed before it was kept). */
+      period: v.optional(v.object({ start: v.string(), end: v.string() })),
     }),
   ),
   /** When the current step began (drain and Dispatcher steps give up after a limit). */

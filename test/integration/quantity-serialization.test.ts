@@ -212,7 +212,7 @@ describe('an add racing a price rollout', () => {
 });
 
 describe('a busy lease', () => {
-  it('an add waits, then answers 503 subscription_busy with when to try again, and writes nothing; after the lease is given back it adds', async () => {
+  it('an add waits, then answers 503 subscription_busy with when to try again (body and Retry-After), and writes nothing; after the lease is given back it adds', async () => {
     const tenant = await paying('standard');
     const partition = async () =>
       JSON.stringify(
@@ -238,6 +238,8 @@ describe('a busy lease', () => {
     expect(busy.json).toMatchObject({ error: { code: 'subscription_busy' } });
     expect(busy.json.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(busy.json.retryAfterSeconds).toBeLessThanOrEqual(30);
+    // The same wait in the Retry-After header, for clients that read only the header.
+    expect(busy.headers['retry-after']).toBe(String(busy.json.retryAfterSeconds));
     expect(await partition()).toBe(before);
     expect(itemChanges(tenant.tenantId)).toHaveLength(calls);
     // Busy for the rollout too: it leaves the work to the next look.

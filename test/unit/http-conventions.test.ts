@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
+import { HttpError } from '#http/errors.ts';
 import { type ApiEvent, httpHandler, MAX_BODY_BYTES } from '#http/handler.ts';
 import { logger } from '#http/logger.ts';
 import type { AuthorizerContext } from '#http/principal.ts';
@@ -205,6 +206,23 @@ describe('HTTP conventions', () => {
       code: 'internal_error',
       requestId: 'req-123',
     });
+  });
+
+  it('a refusal that says when to retry (retryAfterSeconds) also sends Retry-After; others send none', async () => {
+    const busy = httpHandler({ auth: 'none' }, async () => {
+      throw new HttpError(503, 'subscription_busy', 'Try again.', { extra: { retryAfterSeconds: 2.2 } });
+    });
+    const result = await busy(event(), context);
+    expect(result.statusCode).toBe(503);
+    expect(result.headers?.['retry-after']).toBe('3');
+    expect(JSON.parse(result.body ?? '{}')).toMatchObject({
+      error: { code: 'subscription_busy' },
+      retryAfterSeconds: 2.2,
+    });
+    const refused = httpHandler({ auth: 'none' }, async () => {
+      throw new HttpError(409, 'stack_cap_reached', 'No more.', { extra: { stackCap: 5 } });
+    });
+    expect((await refused(event(), context)).headers).not.toHaveProperty('retry-after');
   });
 
   it('a route without a body schema accepts no fields', async () => {

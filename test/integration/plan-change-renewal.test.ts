@@ -1,0 +1,259 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { PlanChangeExecution } from '#core/plan-change.ts';
+import { recordBillingCommitRefused } from '#ports/metrics.ts';
+import { ProcessorError, previewItemChange } from '#ports/processor.ts';
+import { setCapacityTotal } from '#store/capacity.ts';
+import { readItemLease } from '#store/item-lease.ts';
+import { getPlanChange } from '#store/plan-changes.ts';
+import { handler as commitBillingTask } from '../../functions/plan-change/commit-billing.ts';
+import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+
+/**
+ * The subscription renews after a Plan Change's healthy moment and before its billing commit
+ * succeeds (the commit was held, or refused for a while). The processor prorates only from a moment
+ * within the current period, so a commit prorated from the healthy moment would be refused on every
+ * retry; the commit prorates from the start of the new period instead. The renewal invoice billed
+ * the old Plan for the whole new period, so the adjustment is the whole new period's difference, and
+ * the change's explanation says why. The real workflow (local Step Functions with the real task
+ * handlers), the reference Dispatcher and the processor emulator, whose clock renews the
+ * subscription as a Stripe test clock does; the commit task is held at its door meanwhile.
+ */
+
+// The operators' alarm metric, counted here (it emits nothing outside Lambda).
+vi.mock('#ports/metrics.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('#ports/metrics.ts')>();
+  return { ...actual, recordBillingCommitRefused: vi.fn(actual.recordBillingCommitRefused) };
+});
+const commitRefusedCount = () => vi.mocked(recordBillingCommitRefused).mock.calls.length;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The door of the CommitBilling task: each change's commit runs only when the test lets it. */
+const door = {
+  arrivals: new Map<string, number>(),
+  permits: new Map<string, number>(),
+  /** Lets `count` commits of the change through (Infinity: every later one). */
+  allow(changeId: string, count = 1) {
+    door.permits.set(changeId, (door.permits.get(changeId) ?? 0) + count);
+  },
+  async pass(input: PlanChangeExecution): Promise<PlanChangeExecution> {
+    const id = input.changeId;
+    door.arrivals.set(id, (door.arrivals.get(id) ?? 0) + 1);
+    while ((door.permits.get(id) ?? 0) <= 0) await sleep(10);
+    door.permits.set(id, (door.permits.get(id) ?? 0) - 1);
+    return commitBillingTask(input);
+  },
+};
+
+let api: TestControlPlane;
+let emulator: ProcessorEmulator;
+beforeAll(async () => {
+  api = await testGateway({
+    processor: true,
+    stepFunctions: { waitMs: 10, handlers: { CommitBilling: (input) => door.pass(input) } },
+  });
+  emulator = api.emulator as ProcessorEmulator;
+});
+afterAll(async () => {
+  for (const id of door.arrivals.keys()) door.allow(id, Number.POSITIVE_INFINITY);
+  await api.stop();
+});
+
+/** A paying tenant in a Home Region of its own whose first Stack has a running reference Dispatcher. */
+const payingWithDispatcher = async (plan: string) => {
+  const region = uniqueRegion();
+  for (const p of ['standard', 'plus', 'pro'] as const)
+    await setCapacityTotal({ region, location: `${region}-a`, plan: p, total: 2 }, api.clock.now());
+  const tenant = await api.subscribe({ plan, region });
+  const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
+    token: tenant.sessionToken,
+  });
+  const started = await api.call('POST', '/_local/fleet/dispatchers', {
+    body: { credential: issued.json.credential, location: `${region}-a` },
+  });
+  expect(started.status).toBe(201);
+  return { ...tenant, region };
+};
+type Paying = Awaited<ReturnType<typeof payingWithDispatcher>>;
+
+const token = async (tenant: Paying) => (await api.signIn(tenant.login)).sessionToken;
+const read = async (tenant: Paying, changeId: string) =>
+  (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: await token(tenant) })).json;
+
+/** Ticks the fleet until the change's commit waits at the door (`arrivals` times). */
+const atCommit = async (changeId: string, arrivals = 1) => {
+  for (let round = 0; round < 400; round++) {
+    if ((door.arrivals.get(changeId) ?? 0) >= arrivals) return;
+    await api.fleet.tick();
+    await sleep(15);
+  }
+  throw new Error('the change never reached its billing commit');
+};
+const until = async (tenant: Paying, changeId: string, statuses: string[]) => {
+  for (let round = 0; round < 300; round++) {
+    await api.fleet.tick();
+    const change = await read(tenant, changeId);
+    if (statuses.includes(change.status)) return change;
+    await sleep(15);
+  }
+  throw new Error(`the change never reached ${statuses.join('/')}`);
+};
+
+const subscriptionOf = (tenantId: string) => {
+  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
+  if (!found) throw new Error('no subscription');
+  return found;
+};
+const priceOf = (plan: string) => {
+  const found = Object.values(emulator.state.prices).find(
+    (price) => price.lookupKey === `stack_plan_${plan}_monthly` && price.active,
+  );
+  if (!found) throw new Error(`no ${plan} price`);
+  return found;
+};
+const itemsByPlan = (tenantId: string) =>
+  Object.fromEntries(
+    subscriptionOf(tenantId).items.map((item) => [
+      /^stack_plan_(\w+)_monthly$/.exec(emulator.state.prices[item.price]?.lookupKey ?? '')?.[1],
+      item.quantity,
+    ]),
+  );
+/** The commits the control plane sent for the change (item changes under its key), in order. */
+const commitsOf = (tenantId: string, changeId: string) =>
+  emulator.calls.filter(
+    (c) =>
+      c.method === 'POST' &&
+      c.path === `/v1/subscriptions/${subscriptionOf(tenantId).id}` &&
+      c.params.items &&
+      c.idempotencyKey?.startsWith(`plan-change:${changeId}`),
+  );
+const renewalInvoices = (tenantId: string) =>
+  Object.values(emulator.state.invoices)
+    .filter((i) => i.subscription === subscriptionOf(tenantId).id && i.billingReason === 'subscription_cycle')
+    .sort((a, b) => a.created - b.created);
+const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
+
+/** Moves the clock past the subscription's period end: the emulator renews it there, billing the items it has. */
+const renew = async (tenant: Paying) => {
+  const { currentPeriodEnd } = subscriptionOf(tenant.tenantId);
+  api.clock.advance(currentPeriodEnd - seconds(api.clock.now().toISOString()) + 3_600);
+  await api.sweep();
+  expect(subscriptionOf(tenant.tenantId).currentPeriodStart).toBe(currentPeriodEnd);
+  return currentPeriodEnd;
+};
+
+describe('a subscription that renews between the healthy moment and the billing commit', () => {
+  it('the held commit prorates from the new period’s start: the whole new period moves to the new Plan, and the change says why', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    const refusedBefore = commitRefusedCount();
+    const confirmed = await api.call('POST', '/v1/stacks/primary/plan-changes', {
+      token: tenant.sessionToken,
+      body: { plan: 'pro' },
+    });
+    expect(confirmed.status).toBe(202);
+    const changeId = confirmed.json.changeId as string;
+    await atCommit(changeId);
+    const healthyAt = (await getPlanChange(tenant.tenantId, changeId))?.healthyAt as string;
+    expect(seconds(healthyAt)).toBeLessThan(subscriptionOf(tenant.tenantId).currentPeriodEnd);
+
+    const newPeriodStart = await renew(tenant);
+    // The renewal billed the old Plan (Plus) for the whole new period.
+    const [renewal] = renewalInvoices(tenant.tenantId);
+    expect(renewal?.lines.map((l) => [l.price, l.amount, l.periodStart])).toEqual([
+      [priceOf('plus').id, priceOf('plus').unitAmount, newPeriodStart],
+    ]);
+    // The processor now refuses to prorate from the healthy moment (before the current period).
+    const refused = await previewItemChange({
+      subscriptionId: subscriptionOf(tenant.tenantId).id,
+      items: [{ priceId: priceOf('pro').id, quantity: 1 }],
+      prorationDate: new Date(healthyAt),
+    }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ProcessorError);
+    expect((refused as ProcessorError).message).toMatch(
+      /proration_date\] must be within the current subscription period/,
+    );
+
+    door.allow(changeId, Number.POSITIVE_INFINITY);
+    const done = await until(tenant, changeId, ['completed', 'rolled_back']);
+    expect(done.status).toBe('completed');
+    // One commit, first time, under the change's own key, prorated from the new period's start.
+    const commits = commitsOf(tenant.tenantId, changeId);
+    expect(commits.map((c) => [c.idempotencyKey, c.params.proration_date])).toEqual([
+      [`plan-change:${changeId}`, String(newPeriodStart)],
+    ]);
+    expect(commitRefusedCount()).toBe(refusedBefore);
+    expect((await getPlanChange(tenant.tenantId, changeId))?.commitAttempts).toBe(0);
+    // The whole new period: credit Plus, charge Pro.
+    const difference = priceOf('pro').unitAmount - priceOf('plus').unitAmount;
+    expect(done.final.adjustment).toBe(difference);
+    expect(done.final.explanation).toMatch(
+      new RegExp(
+        `^Billed from the start of the new billing period \\(${iso(newPeriodStart).replace(/\./g, '\\.')}\\): the replacement was healthy at ${healthyAt.replace(/\./g, '\\.')}, before the subscription renewed`,
+      ),
+    );
+    expect((await getPlanChange(tenant.tenantId, changeId))?.final).toMatchObject({
+      adjustment: difference,
+      proratedFrom: iso(newPeriodStart),
+      period: { start: iso(newPeriodStart), end: iso(subscriptionOf(tenant.tenantId).currentPeriodEnd) },
+    });
+    expect(itemsByPlan(tenant.tenantId)).toEqual({ pro: 1 });
+    expect((await readItemLease(tenant.tenantId))?.entries ?? []).toEqual([]);
+
+    // The next renewal bills Pro, and the adjustment with it: the period after the first renewal
+    // costs exactly Pro (Plus billed in advance, less Plus, plus Pro).
+    await renew(tenant);
+    const next = renewalInvoices(tenant.tenantId)[1];
+    const prorations = next?.lines.filter((l) => l.proration) ?? [];
+    expect(prorations.map((l) => l.periodStart)).toEqual([newPeriodStart, newPeriodStart]);
+    expect(prorations.reduce((sum, l) => sum + l.amount, 0)).toBe(difference);
+    expect(next?.lines.filter((l) => !l.proration).map((l) => [l.price, l.amount])).toEqual([
+      [priceOf('pro').id, priceOf('pro').unitAmount],
+    ]);
+    expect((renewal?.subtotal ?? 0) + difference).toBe(priceOf('pro').unitAmount);
+  });
+
+  it('a commit refused before the renewal is decided again after it, from the new period’s start, instead of being refused every hour', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    const refusedBefore = commitRefusedCount();
+    const confirmed = await api.call('POST', '/v1/stacks/primary/plan-changes', {
+      token: tenant.sessionToken,
+      body: { plan: 'pro' },
+    });
+    const changeId = confirmed.json.changeId as string;
+    await atCommit(changeId);
+    const healthyAt = (await getPlanChange(tenant.tenantId, changeId))?.healthyAt as string;
+
+    // The processor refuses the first commit: the Pro price is missing at that moment.
+    const pro = priceOf('pro');
+    delete emulator.state.prices[pro.id];
+    try {
+      door.allow(changeId);
+      await atCommit(changeId, 2);
+    } finally {
+      emulator.state.prices[pro.id] = pro;
+    }
+    expect((await getPlanChange(tenant.tenantId, changeId))?.commitAttempts).toBe(1);
+    expect(commitRefusedCount()).toBe(refusedBefore + 1);
+
+    const newPeriodStart = await renew(tenant);
+    door.allow(changeId, Number.POSITIVE_INFINITY);
+    const done = await until(tenant, changeId, ['completed', 'rolled_back']);
+    expect(done.status).toBe('completed');
+    // The refused request was prorated from the healthy moment; the retry, decided again from a
+    // fresh read under a new key, from the start of the new period: applied the first time.
+    expect(
+      commitsOf(tenant.tenantId, changeId).map((c) => [c.idempotencyKey, c.params.proration_date]),
+    ).toEqual([
+      [`plan-change:${changeId}`, String(seconds(healthyAt))],
+      [`plan-change:${changeId}:retry-1`, String(newPeriodStart)],
+    ]);
+    expect((await getPlanChange(tenant.tenantId, changeId))?.commitAttempts).toBe(1);
+    expect(commitRefusedCount()).toBe(refusedBefore + 1);
+    expect(done.final.adjustment).toBe(pro.unitAmount - priceOf('plus').unitAmount);
+    expect(done.final.explanation).toMatch(/^Billed from the start of the new billing period/);
+    expect(itemsByPlan(tenant.tenantId)).toEqual({ pro: 1 });
+    expect((await readItemLease(tenant.tenantId))?.entries ?? []).toEqual([]);
+  });
+});
