@@ -44,13 +44,16 @@ export const needsLocalHostExecutor = (kind: CredentialKind): boolean => kind ==
 /** `api_key` usage is metered and charged by the provider on top of the flat hosted fee. */
 export const isMetered = (kind: CredentialKind): boolean => kind === 'api_key';
 
-/**
- * A Credential name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or
- * digit; never `catalog`, which names the Provider catalog under /v1/credentials.
- */
-export const CREDENTIAL_NAME = /^(?!catalog$)[a-z0-9][a-z0-9-]{0,62}$/;
+/** A Credential name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit. */
+export const CREDENTIAL_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export const CREDENTIAL_NAME_RULE =
-  '1 to 63 lowercase letters, digits and hyphens, starting with a letter or a digit, and not "catalog"';
+  '1 to 63 lowercase letters, digits and hyphens, starting with a letter or a digit';
+
+/**
+ * Names a NEW Credential may not take: `catalog` is the Provider catalog under /v1/credentials. A
+ * Credential that had such a name before keeps working (lookups check only the shape).
+ */
+export const RESERVED_CREDENTIAL_NAMES: readonly string[] = ['catalog'];
 
 /** The largest auth file accepted (bytes of its JSON text). */
 export const AUTH_FILE_MAX_BYTES = 16 * 1024;

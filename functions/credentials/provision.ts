@@ -5,6 +5,7 @@ import {
   type CredentialKind,
   type Provider,
   provisionRefusal,
+  RESERVED_CREDENTIAL_NAMES,
   type RuntimeProfile,
 } from '#core/credentials.ts';
 import { Refusal } from '#core/refusal.ts';
@@ -122,6 +123,13 @@ export const provisionCredential = async (params: {
   if (stack.lifecycle === 'torn_down')
     throw new Refusal(409, 'stack_not_running', 'This Stack was torn down: it can hold no Credential.');
   const existing = await getCredential(tenant.tenantId, stack.stackId, name);
+  if (!existing && RESERVED_CREDENTIAL_NAMES.includes(name))
+    throw new Refusal(
+      400,
+      'invalid_credential_name',
+      `"${name}" is a word the API keeps (GET /v1/credentials/${name}); choose another name.`,
+      { field: 'name' },
+    );
   const refusal = provisionRefusal({
     provider: request.provider,
     kind: request.kind,

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_CATALOG } from '#ports/config.ts';
 import { db, tableName } from '#store/client.ts';
-import { getCredential } from '#store/credentials.ts';
+import { credentialPutWrite, getCredential } from '#store/credentials.ts';
 import { keys } from '#store/keys.ts';
 import { type TestControlPlane, testGateway } from '../support/gateway.ts';
 
@@ -204,6 +204,40 @@ describe('the consent text version a provisioning names', () => {
     expect(accepted.json.consent).toMatchObject({ textVersion: '2026-11', by: tenant.login });
     expect((await getCredential(tenant.tenantId, 'primary', 'personal'))?.consent?.textVersion).toBe(
       '2026-11',
+    );
+  });
+});
+
+describe('the name the catalog keeps', () => {
+  it('a new Credential may not be named "catalog" (nothing written); one that had the name before keeps working', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const body = { provider: 'provider-c', kind: 'api_key', material: 'sk-catalog-1' };
+    const before = await snapshot(tenant);
+    const refused = await api.call('POST', '/v1/credentials/catalog', { token: tenant.sessionToken, body });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toMatchObject({ code: 'invalid_credential_name', field: 'name' });
+    expect(await snapshot(tenant)).toBe(before);
+    // The GET still answers the catalog.
+    expect((await catalog(tenant.sessionToken)).json.providers.length).toBeGreaterThan(0);
+
+    // A Credential stored under that name before the rule: rotated, not refused.
+    expect(
+      (await api.call('POST', '/v1/credentials/legacy', { token: tenant.sessionToken, body })).status,
+    ).toBe(201);
+    const legacy = await getCredential(tenant.tenantId, 'primary', 'legacy');
+    if (!legacy) throw new Error('no legacy Credential');
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [credentialPutWrite(tenant.tenantId, { ...legacy, name: 'catalog' }, undefined)],
+      }),
+    );
+    const rotated = await api.call('POST', '/v1/credentials/catalog', {
+      token: tenant.sessionToken,
+      body: { ...body, material: 'sk-catalog-2' },
+    });
+    expect(rotated.status).toBe(200);
+    expect((await getCredential(tenant.tenantId, 'primary', 'catalog'))?.materialVersion).toBe(
+      legacy.materialVersion + 1,
     );
   });
 });
