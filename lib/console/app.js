@@ -899,7 +899,10 @@ const planChangesScreen = async (/** @type {any} */ me) => {
           {},
           me?.billingState === 'decommissioning'
             ? 'No Plan Changes: none can start while the account closes.'
-            : 'No Plan Changes yet. Start one from a Stack on the Stacks page.',
+            : // A release gate down: the Stacks show no Plan Change control (the API refuses them).
+              !me?.planChangeControls?.visible
+              ? 'No Plan Changes: they are not available yet.'
+              : 'No Plan Changes yet. Start one from a Stack on the Stacks page.',
         ),
   );
   if (planChanges.some(OPEN))
@@ -1657,6 +1660,11 @@ document.getElementById('sign-out')?.addEventListener('click', async () => {
   await api('POST', '/v1/auth/sign-out').catch(() => undefined);
   location.hash = '';
   await route();
+});
+// The skip link moves focus to the screen; `#main` is no address of the router, so the screen stays.
+document.querySelector('a.skip')?.addEventListener('click', (event) => {
+  event.preventDefault();
+  main.focus();
 });
 window.addEventListener('hashchange', () => {
   say('');

@@ -1,0 +1,429 @@
+import { existsSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PLAN_CHANGE_GATES } from '../../functions/ports/config.ts';
+import { CHROMIUM, check, launchChromium, newConsolePage } from '../support/console-browser.ts';
+import {
+  json,
+  newDataDirectory,
+  type Running,
+  startLocalServer,
+  stopLocalServer,
+} from '../support/local-server.ts';
+
+/**
+ * The console's release gates and keyboard use in Debian's headless Chromium against `npm start`,
+ * run with one Plan Change release gate down (`customer-contract`): the gates are process-wide,
+ * so this file has its own server (the main journey, test/e2e/console.test.ts, has them all up).
+ *
+ * - A tenant signs up and starts its checkout with the keyboard only (Tab, Enter; no click),
+ *   every focused element visible, named and showing a focus ring.
+ * - With a gate down, its Stacks show no Plan Change control, the Plan Changes page offers none,
+ *   and the API refuses both the preview and the confirmation (409 plan_changes_unavailable).
+ * - Account & Billing and the Stacks screen are walked with Tab from the skip link to the end:
+ *   every visible control is reached, in order, each named and with a visible focus indicator;
+ *   the skip link moves focus to the screen without leaving it.
+ * - Statuses (billing state, a Stack's state, an export's status) are words, not only a colour.
+ */
+
+const GATE_DOWN = 'customer-contract';
+
+let server: Running;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) return;
+  server = await startLocalServer(newDataDirectory(), ['--fresh'], {
+    environment: {
+      PLAN_CHANGE_GATES_READY: PLAN_CHANGE_GATES.filter((gate) => gate !== GATE_DOWN).join(','),
+    },
+  });
+  browser = await launchChromium();
+  page = await newConsolePage(browser);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  if (server) expect(await stopLocalServer(server)).toBe(0);
+});
+
+const call = async (method: string, urlPath: string, body?: unknown) =>
+  json(
+    await fetch(`${server.url}${urlPath}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
+  );
+
+/** A call from the page: same origin, with the tenant's session cookie. */
+const inPage = async (method: string, urlPath: string, body?: unknown) =>
+  (await page.evaluate(
+    async ([method, urlPath, body]) => {
+      const r = await fetch(urlPath as string, {
+        method: method as string,
+        headers: body === null ? {} : { 'content-type': 'application/json' },
+        ...(body === null ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: r.status, body: await r.json().catch(() => null) };
+    },
+    [method, urlPath, body ?? null] as const,
+    // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, read field by field
+  )) as { status: number; body: any };
+
+const heading = (text: string) => page.getByRole('heading', { level: 2, name: text }).waitFor();
+
+/** What the focused element is, as a keyboard and screen-reader user meets it. */
+interface Focus {
+  /** `body` when nothing is focused. */
+  tag: string;
+  /** Its role and accessible name from the browser's accessibility tree (`link "Stacks"`). */
+  role: string;
+  name: string;
+  /** Rendered, and inside the viewport (focus scrolled it there). */
+  visible: boolean;
+  /** Matches `:focus-visible` (keyboard focus). */
+  focusVisible: boolean;
+  /** Its computed outline or box-shadow while focused. */
+  outline: string;
+  boxShadow: string;
+  ring: boolean;
+  inMain: boolean;
+  /** Its place among the screen's visible focusable elements (DOM order), or -1. */
+  index: number;
+}
+
+/** The page's globals, as the functions below use them in the page (the tests compile without DOM types). */
+interface Box {
+  width: number;
+  height: number;
+  top: number;
+  right: number;
+  bottom: number;
+  left: number;
+}
+interface Element_ {
+  id: string;
+  tagName: string;
+  matches: (selector: string) => boolean;
+  closest: (selector: string) => unknown;
+  checkVisibility: (options?: Record<string, boolean>) => boolean;
+  getBoundingClientRect: () => Box;
+}
+interface InPage {
+  document: {
+    activeElement: Element_ | null;
+    body: unknown;
+    querySelectorAll: (s: string) => Iterable<Element_>;
+  };
+  focusable?: Element_[];
+  innerWidth: number;
+  innerHeight: number;
+  getComputedStyle: (
+    e: Element_,
+  ) => Record<'outlineStyle' | 'outlineWidth' | 'outlineColor' | 'boxShadow', string>;
+}
+
+/** The screen's visible focusable elements in DOM order, kept in the page for `focus()`. */
+const markFocusable = (target: Page) =>
+  target.evaluate(() => {
+    const g = globalThis as unknown as InPage;
+    const all = [
+      ...g.document.querySelectorAll(
+        'a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])',
+      ),
+    ].filter((e) => e.checkVisibility());
+    g.focusable = all;
+    return all.length;
+  });
+
+const focus = async (target: Page): Promise<Focus> => {
+  const state = await target.evaluate(() => {
+    const g = globalThis as unknown as InPage;
+    const e = g.document.activeElement;
+    if (!e || e === g.document.body)
+      return {
+        tag: 'body',
+        visible: false,
+        focusVisible: false,
+        outline: '',
+        boxShadow: '',
+        ring: false,
+        inMain: false,
+        index: -1,
+      };
+    const style = g.getComputedStyle(e);
+    const box = e.getBoundingClientRect();
+    return {
+      tag: e.tagName.toLowerCase(),
+      visible:
+        e.checkVisibility({ opacityProperty: true, visibilityProperty: true }) &&
+        box.width > 0 &&
+        box.height > 0 &&
+        box.right > 0 &&
+        box.bottom > 0 &&
+        box.left < g.innerWidth &&
+        box.top < g.innerHeight,
+      focusVisible: e.matches(':focus-visible'),
+      outline: `${style.outlineStyle} ${style.outlineWidth} ${style.outlineColor}`,
+      boxShadow: style.boxShadow,
+      ring:
+        (style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) > 0) ||
+        style.boxShadow !== 'none',
+      inMain: Boolean(e.closest('main')),
+      index: g.focusable?.indexOf(e) ?? -1,
+    };
+  });
+  if (state.tag === 'body') return { ...state, role: '', name: '' };
+  // The browser's own accessibility tree: `- link "Skip to content":`, `- combobox "Plan":`.
+  const snapshot = await target.locator(':focus').ariaSnapshot();
+  const first = /^- (\w+)(?: "((?:[^"\\]|\\.)*)")?/.exec(snapshot.split('\n')[0] ?? '');
+  return { ...state, role: first?.[1] ?? '', name: first?.[2] ?? '' };
+};
+
+/** What every element reached with Tab must be: visible, named, with a visible focus indicator. */
+const expectUsable = (f: Focus) => {
+  const where = `${f.tag} ${f.role} "${f.name}"`;
+  expect(f.visible, `${where} is visible`).toBe(true);
+  expect(f.name.trim(), `${where} has an accessible name`).not.toBe('');
+  expect(f.focusVisible, `${where} matches :focus-visible`).toBe(true);
+  expect(f.ring, `${where} shows a focus indicator (outline ${f.outline}, shadow ${f.boxShadow})`).toBe(true);
+};
+
+/** Presses Tab (each element reached checked) until the focused element's name matches. */
+const tabTo = async (target: Page, name: RegExp, max = 40) => {
+  for (let presses = 0; presses < max; presses++) {
+    await target.keyboard.press('Tab');
+    const f = await focus(target);
+    if (f.tag === 'body') continue;
+    expectUsable(f);
+    if (name.test(f.name)) return f;
+  }
+  throw new Error(`${name} not reached with ${max} Tab presses`);
+};
+
+/**
+ * Walks the whole screen with Tab: from the skip link (the first stop) to the last control. Every
+ * visible focusable element is reached once, in DOM order, and each is usable.
+ */
+const walkScreen = async (target: Page) => {
+  const count = await markFocusable(target);
+  expect(count).toBeGreaterThan(2);
+  // From wherever focus is (the screen's heading), on past the end, back to the skip link.
+  let f = await focus(target);
+  for (let presses = 0; f.index !== 0; presses++) {
+    if (presses > count + 5) throw new Error('Tab never came back to the skip link');
+    await target.keyboard.press('Tab');
+    f = await focus(target);
+  }
+  const visited: Focus[] = [];
+  while (f.index !== -1 || f.tag !== 'body') {
+    expectUsable(f);
+    visited.push(f);
+    if (visited.length > count + 2) break;
+    await target.keyboard.press('Tab');
+    f = await focus(target);
+    if (f.index === 0) break;
+  }
+  expect(visited.map((v) => v.index)).toEqual([...Array(count).keys()]);
+  expect(visited[0]).toMatchObject({ role: 'link', name: 'Skip to content' });
+  return visited;
+};
+
+/** Shift+Tab back to the first stop, the skip link (each stop on the way checked). */
+const toSkipLink = async (target: Page) => {
+  for (let presses = 0; presses < 80; presses++) {
+    await target.keyboard.press('Shift+Tab');
+    const f = await focus(target);
+    if (f.tag === 'body') continue;
+    expectUsable(f);
+    if (f.name === 'Skip to content') return f;
+  }
+  throw new Error('the skip link was not reached with Shift+Tab');
+};
+
+/** The skip link: Enter on it moves focus into main; the screen and its address stay. */
+const skipToMain = async (target: Page, title: string) => {
+  const address = target.url();
+  await toSkipLink(target);
+  await target.keyboard.press('Enter');
+  await expect
+    .poll(() => target.evaluate(() => (globalThis as unknown as InPage).document.activeElement?.id))
+    .toBe('main');
+  expect(target.url()).toBe(address);
+  await expect(target.getByRole('heading', { level: 2, name: title }).isVisible()).resolves.toBe(true);
+  const onMain = await focus(target);
+  expect(onMain.ring, `main shows a focus indicator (outline ${onMain.outline})`).toBe(true);
+  // The next Tab is the screen's first control, past the header's links.
+  await target.keyboard.press('Tab');
+  const next = await focus(target);
+  expectUsable(next);
+  expect(next.inMain).toBe(true);
+};
+
+/** The text of a `<dd>` after the `<dt>` named `term` inside `scope`. */
+const termValue = (scope: ReturnType<Page['locator']>, term: string) =>
+  scope.locator(`dt:text-is("${term}") + dd`).first().innerText();
+
+describe.skipIf(!existsSync(CHROMIUM))('the console’s release gates and keyboard use', () => {
+  it('signs in, takes a slug and starts a checkout with the keyboard only, each stop named and with a focus ring', async () => {
+    await page.goto(`${server.url}/`);
+    await heading('Sign in');
+    // The skip link is the first stop, shown when focused.
+    await markFocusable(page);
+    const skip = await toSkipLink(page);
+    expect(skip).toMatchObject({ role: 'link', index: 0, visible: true });
+
+    const login = await tabTo(page, /^Code-host login$/);
+    expect(login).toMatchObject({ role: 'textbox', inMain: true });
+    await page.keyboard.type('keyboard');
+    await page.keyboard.press('Enter');
+
+    await heading('Choose your slug');
+    const slug = await tabTo(page, /^Slug/);
+    expect(slug.role).toBe('textbox');
+    await page.keyboard.type('keys-co');
+    const save = await tabTo(page, /^Save slug$/);
+    expect(save.role).toBe('button');
+    await page.keyboard.press('Space');
+
+    await heading('Plans');
+    const subscribe = await tabTo(page, /^Subscribe to Standard$/);
+    expect(subscribe).toMatchObject({ role: 'button', inMain: true });
+    await Promise.all([page.waitForURL(/\/c\/pay\/cs_\w+$/), page.keyboard.press('Enter')]);
+    // The emulator's page is the processor's, not ours: pay it as its form would, then come back.
+    const sessionId = page.url().split('/').at(-1) ?? '';
+    const paid = await call('POST', `/_local/processor/checkout/${sessionId}/pay`, {
+      card: '4242 4242 4242 4242',
+    });
+    expect(paid.status).toBe(200);
+    await page.goto(`${server.url}/?checkout=complete`);
+    await page.getByRole('heading', { level: 2, name: 'Stacks' }).waitFor({ timeout: 40_000 });
+    expect((await inPage('GET', '/v1/me')).body.billingState).toBe('active');
+  }, 120_000);
+
+  it('with a release gate down, a paying tenant’s Stacks show no Plan Change control, and the API refuses a Plan Change', async () => {
+    const me = (await inPage('GET', '/v1/me')).body;
+    expect(me.planChangeControls).toEqual({
+      visible: false,
+      gates: Object.fromEntries(PLAN_CHANGE_GATES.map((gate) => [gate, gate !== GATE_DOWN])),
+    });
+    const { stacks } = (await inPage('GET', '/v1/stacks')).body;
+    expect(stacks).toHaveLength(1);
+    const stack = stacks[0];
+    expect(stack.name).toBe('keys-co.stacks.localhost');
+
+    // The Stack is shown with what the API allows (Add Project, Add a Stack), and no Plan Change.
+    const card = page.getByRole('region', { name: `Stack ${stack.name}` });
+    await expect(card.innerText()).resolves.toMatch(/Plan\s+Standard/);
+    await expect(card.getByRole('button', { name: 'Add Project' }).count()).resolves.toBe(1);
+    await expect(page.getByRole('region', { name: 'Add a Stack' }).count()).resolves.toBe(1);
+    await expect(page.getByRole('button', { name: 'Preview Change' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Confirm Plan Change' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('form', { name: /^Change the Plan/ }).count()).resolves.toBe(0);
+    await expect(page.getByLabel('New Plan').count()).resolves.toBe(0);
+    expect(await page.innerText('main')).not.toMatch(/Plan Change|Preview Change|Change the Plan/i);
+    await check(page, 'access-01-stacks-gate-down', 'Stacks');
+
+    // What is hidden is what the API refuses: the preview and the confirmation, nothing started.
+    for (const [path, body] of [
+      [`/v1/stacks/${stack.stackId}/plan-changes/preview`, { plan: 'plus' }],
+      [`/v1/stacks/${stack.stackId}/plan-changes`, { plan: 'plus' }],
+    ] as const) {
+      const refused = await inPage('POST', path, body);
+      expect(refused.status, path).toBe(409);
+      expect(refused.body.error.code, path).toBe('plan_changes_unavailable');
+      expect(refused.body.gatesNotReady, path).toEqual([GATE_DOWN]);
+    }
+    expect((await inPage('GET', '/v1/plan-changes')).body.planChanges).toEqual([]);
+    expect((await inPage('GET', '/v1/stacks')).body.stacks[0].plan).toBe('standard');
+
+    // The Plan Changes page lists the history (none) and offers no way to start one.
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Plan Changes' })
+      .focus();
+    await page.keyboard.press('Enter');
+    await heading('Plan Changes');
+    const text = await page.innerText('main');
+    expect(text).toContain('No Plan Changes: they are not available yet.');
+    expect(text).not.toMatch(/Start one|Stacks page/);
+    await expect(page.locator('main').getByRole('button').count()).resolves.toBe(0);
+    await expect(page.locator('main').getByRole('link').count()).resolves.toBe(0);
+    await check(page, 'access-02-plan-changes-gate-down', 'Plan Changes');
+  }, 60_000);
+
+  it('walks Account & Billing and the Stacks with Tab: every control reached in order, named, with a focus ring; the skip link goes to the screen', async () => {
+    for (const [link, title] of [
+      ['Account & Billing', 'Account & Billing'],
+      ['Stacks', 'Stacks'],
+    ] as const) {
+      // Through the header's link, with the keyboard.
+      await toSkipLink(page);
+      await tabTo(page, new RegExp(`^${link}$`));
+      await page.keyboard.press('Enter');
+      await heading(title);
+      expect(page.url()).toMatch(title === 'Stacks' ? /#\/stacks$/ : /#\/account$/);
+      const visited = await walkScreen(page);
+      const names = visited.map((v) => `${v.role} ${v.name}`);
+      // The header's links and Sign out, then the screen's own controls.
+      expect(names.slice(0, 7)).toEqual([
+        'link Skip to content',
+        'link Account & Billing',
+        'link Stacks',
+        'link Plan Changes',
+        'link Credentials',
+        'link Export',
+        'button Sign out',
+      ]);
+      if (title === 'Stacks') {
+        expect(names).toEqual(
+          expect.arrayContaining(['textbox Project name', 'button Add Project', 'button Preview the cost']),
+        );
+        // Past the header (whose Plan Changes link lists the history), no Plan Change control.
+        expect(names.slice(7).join('\n')).not.toMatch(/Plan Change|New Plan|Preview Change/);
+      } else {
+        expect(names).toContain('button Open the billing portal');
+      }
+      await skipToMain(page, title);
+      await check(page, `access-03-keyboard-${title === 'Stacks' ? 'stacks' : 'account'}`, title);
+    }
+  }, 90_000);
+
+  it('says every status in words: the billing state, a Stack’s state, an export’s status', async () => {
+    await page.goto(`${server.url}/#/account`);
+    await heading('Account & Billing');
+    const main = page.locator('main');
+    expect(await termValue(main, 'Billing state')).toBe('active');
+    const history = await main.getByRole('table').innerText();
+    expect(history).toMatch(/provisioning\s+active\s+checkout completed/);
+
+    await page.goto(`${server.url}/#/stacks`);
+    await heading('Stacks');
+    const stack = (await inPage('GET', '/v1/stacks')).body.stacks[0];
+    const card = page.getByRole('region', { name: `Stack ${stack.name}` });
+    expect(await termValue(card, 'State')).toBe(stack.lifecycle.replaceAll('_', ' '));
+    expect(await termValue(card, 'Health')).toMatch(new RegExp(`^${stack.health.replaceAll('_', ' ')}`));
+
+    // An export, started with the keyboard: its status is a word on the card and in the table.
+    await page.goto(`${server.url}/#/export/${stack.stackId}`);
+    await heading(`Export ${stack.name}`);
+    await tabTo(page, /^Start an export$/);
+    await page.keyboard.press('Enter');
+    const last = page.getByRole('region', { name: 'The last export' });
+    await last.waitFor();
+    const shown = last.locator('[data-status]');
+    const machine = await shown.getAttribute('data-status');
+    expect(['requested', 'building', 'ready']).toContain(machine);
+    expect(await shown.innerText()).toBe(machine?.replaceAll('_', ' '));
+    expect(await termValue(last, 'Status')).toBe(machine?.replaceAll('_', ' '));
+    const row = page.getByRole('region', { name: 'Recent exports' }).getByRole('row').nth(1);
+    expect(await row.innerText()).toContain(machine?.replaceAll('_', ' '));
+    // Every status on the screen carries its state in its text, not only in a class or a colour.
+    for (const element of await page.locator('[data-status]').all()) {
+      const value = (await element.getAttribute('data-status')) ?? '';
+      expect(await element.innerText()).toContain(value.replaceAll('_', ' '));
+    }
+    await check(page, 'access-04-export-status', `Export ${stack.name}`);
+  }, 60_000);
+});
