@@ -2,12 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { type ItemChange, targetPriceOf } from '#core/stack-growth.ts';
 import { logger } from '#http/logger.ts';
 import { clock } from '#ports/clock.ts';
+import { recordAbandonedAddUndone } from '#ports/metrics.ts';
 import {
   changeSubscriptionItems,
   commitItemChange,
+  committedAdjustment,
+  MIN_REQUEST_MS,
   ProcessorError,
+  processorTimeLeftMs,
+  subscriptionItems,
   withProcessorDeadline,
 } from '#ports/processor.ts';
+import { releaseReservation } from '#store/capacity.ts';
+import { IDEMPOTENCY_HOURS } from '#store/idempotency.ts';
 import {
   acquireItemLease,
   consumeItemChange,
@@ -18,7 +25,8 @@ import {
   releaseItemLease,
   settleItemChange,
 } from '#store/item-lease.ts';
-import { completePriceMove, discardPriceMove, type StoredStack } from '#store/stacks.ts';
+import { completePriceMove, discardPriceMove, getStack, type StoredStack } from '#store/stacks.ts';
+import { getTenant } from '#store/tenants.ts';
 
 /**
  * THE module every writer of a tenant's subscription item quantities uses (an added Stack, a Plan
@@ -26,42 +34,70 @@ import { completePriceMove, discardPriceMove, type StoredStack } from '#store/st
  * subscription-items lease, through its journal (functions/store/item-lease.ts; docs/decisions.md,
  * "Subscription quantities: one writer at a time"). Also the price moves' journal names, which the
  * rollout and the commit (a move decided but not recorded is finished first) share.
+ *
+ * A request whose answer was lost is decided by reading, never sent again blindly: under the lease
+ * nobody else changes the quantities, so the items show it applied (they hold its absolute
+ * quantities) or not (they do not). Only a read that fails too leaves it undecided.
  */
 
 /** How long a lease lasts: far longer than a holder's processor work (ITEM_LEASE_WORK_MS). */
 export const ITEM_LEASE_SECONDS = 30;
 /** Processor time a lease holder may use, so it never sends after its lease ran out. */
 export const ITEM_LEASE_WORK_MS = 20_000;
+/** Processor time a request needs before it is journaled: the send, and a read to decide it. */
+const SEND_NEEDS_MS = 3 * MIN_REQUEST_MS;
 /** Applied or refused entries nobody came back for are dropped after this many days. */
 const PRUNE_DAYS = 7;
+const DAY_MS = 86_400_000;
 
-/** Another writer holds the tenant's lease (or a request it left unanswered cannot be settled now). */
+/** The journal owner of an added Stack's item change, and of its undoing. */
+export const addOwner = (stackId: string) => `add-stack:${stackId}`;
+const undoOwner = (stackId: string) => `add-stack-undo:${stackId}`;
+
+/** Another writer holds the tenant's lease (or a request it left unanswered cannot be decided now). */
 export class ItemLeaseBusy extends Error {
   readonly retryAfterSeconds: number;
-  constructor(retryAfterSeconds: number) {
+  /** True when a request left unanswered could not be decided (the processor cannot be read). */
+  readonly undecided: boolean;
+  constructor(retryAfterSeconds: number, undecided = false) {
     super('another change of the subscription items is under way');
     this.name = 'ItemLeaseBusy';
     this.retryAfterSeconds = retryAfterSeconds;
+    this.undecided = undecided;
+  }
+}
+
+/**
+ * A request sent under the lease whose answer was lost, and that a read could not decide either:
+ * the processor may or may not have applied it. Its journal entry stays `sending`; the next holder
+ * decides it by reading.
+ */
+export class ItemChangeUnknown extends ProcessorError {
+  constructor(message: string) {
+    super('unavailable', message);
+    this.name = 'ItemChangeUnknown';
   }
 }
 
 /** The lease as its holder works with it. */
 export interface HeldItemLease {
-  /** The owner's journal entry (applied or refused; a `sending` one was settled on taking the lease). */
+  /** The owner's journal entry (applied or refused; a `sending` one was decided on taking the lease). */
   entry(owner: string): ItemChangeEntry | undefined;
   /** Every entry whose owner starts with `prefix`. */
   entriesOf(prefix: string): ItemChangeEntry[];
   /**
-   * Sends one request of `owner`: written into the journal first, then sent, then its answer
-   * recorded. The first request of an owner goes with `baseKey`; after a refusal (the processor
-   * applied nothing) the owner decides again from a fresh read under `baseKey:retry-<n>`. A lost
-   * answer leaves it `sending`, and the ProcessorError is thrown: the next holder sends it again
-   * as it was. `beforeSend` runs once it is in the journal; false drops it unsent.
+   * Sends one request of `owner`: written into the journal first (only when enough processor time
+   * is left to send it and read it back), then sent, then its answer recorded. The first request of
+   * an owner goes with `baseKey`; after a refusal (the processor applied nothing) the owner decides
+   * again from a fresh read under `baseKey:retry-<n>`. A lost answer is decided at once by reading:
+   * applied, it answers as if the answer had come; not applied, the entry becomes `refused` and
+   * the ProcessorError is thrown; a read that fails too throws ItemChangeUnknown (the entry stays
+   * `sending`). `beforeSend` runs once it is in the journal; false drops it unsent.
    */
   send(params: {
     owner: string;
     baseKey: string;
-    /** False: the owner never sends it again (an added Stack without an Idempotency-Key). */
+    /** False: the owner never comes back for it (an added Stack without an Idempotency-Key). */
     replay: boolean;
     request: DistributiveOmit<ItemChangeRequest, 'key'>;
     beforeSend?: () => Promise<boolean>;
@@ -85,6 +121,48 @@ const sendRequest = async (request: ItemChangeRequest): Promise<ItemChangeEntry[
   return undefined;
 };
 
+/**
+ * Do the subscription's items hold the quantities a request set? Each price it names has exactly
+ * that quantity (0: no item on it). A request always changes at least one quantity from the read
+ * it was computed from, so under the lease this says whether the processor applied it.
+ */
+export const itemsShow = (
+  current: readonly { priceId: string; quantity: number }[],
+  requested: readonly { priceId: string; quantity: number }[],
+): boolean =>
+  requested.every(
+    (wanted) =>
+      current
+        .filter((item) => item.priceId === wanted.priceId)
+        .reduce((sum, item) => sum + item.quantity, 0) === wanted.quantity,
+  );
+
+type Outcome = { state: 'applied'; result?: ItemChangeEntry['result'] } | { state: 'refused' };
+
+/**
+ * Decides a request whose answer was lost, by reading the subscription's items: applied (a commit's
+ * adjustment read from the pending prorations at its proration date) or not (`refused`: nothing was
+ * applied). Throws the ProcessorError of a read that fails.
+ */
+const decideByReading = async (request: ItemChangeRequest): Promise<Outcome> => {
+  const current = await subscriptionItems(request.subscriptionId);
+  if (!itemsShow(current, request.items)) return { state: 'refused' };
+  if (request.op !== 'commit') return { state: 'applied' };
+  return {
+    state: 'applied',
+    result: await committedAdjustment(request.subscriptionId, new Date(request.prorationDate)),
+  };
+};
+
+/** What a log line may say of a journal owner: its kind and our own id (never a processor id). */
+export const ownerForLog = (owner: string): Record<string, string> => {
+  const [kind = owner, id = ''] = owner.split(':');
+  if (kind === 'plan-change') return { ownerKind: kind, changeId: id };
+  if (kind === 'reprice' || kind === 'add-stack' || kind === 'add-stack-undo')
+    return { ownerKind: kind, stackId: id };
+  return { ownerKind: kind };
+};
+
 const keyOf = (baseKey: string, attempt: number) => (attempt === 0 ? baseKey : `${baseKey}:retry-${attempt}`);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -105,53 +183,128 @@ const acquire = async (tenantId: string, holder: string, waitMs: number): Promis
 };
 
 /**
- * Settles what earlier holders left: a request whose answer was lost is sent again as it was (so
- * every later read includes it), one whose owner never sends it again is dropped, and old answers
- * nobody came back for are pruned (never the entry of the owner taking the lease: it came back, and
- * its entry's attempt keeps the next key new). A request that still gets no answer keeps the lease busy.
+ * Is an applied add's Stack given up? Its owner never comes back for it (no Idempotency-Key), or
+ * its key's life (24 h) is over, so no retry will create the Stack.
+ */
+const addGivenUp = (entry: ItemChangeEntry, now: Date): boolean =>
+  entry.owner.startsWith('add-stack:') &&
+  entry.state === 'applied' &&
+  (!entry.replay || now.getTime() - Date.parse(entry.at) > IDEMPOTENCY_HOURS * 3_600_000);
+
+/**
+ * Whether the journal holds something a holder must settle (an entry whose answer was lost, an
+ * added Stack's charge given up): the rollout takes the lease for it
+ * even when no price is to move, so nothing waits for the tenant's next add or commit.
+ */
+export const journalNeedsSettling = (entries: readonly ItemChangeEntry[], now: Date): boolean =>
+  entries.some((entry) => entry.state === 'sending' || addGivenUp(entry, now));
+
+/**
+ * Takes back the charge of an added Stack that will never exist (its add was applied, and its
+ * owner gave up): one Stack less on the price the add raised, prorated (the credit offsets the
+ * add's charge on the next invoice), journaled under `add-stack-undo:<tenant>:<stack>`; its held
+ * place, if any, is released. The add's entry stays, `refused`, so a late retry of that add never
+ * reuses its first key (the processor would replay the old answer without applying anything).
+ */
+const undoGivenUpAdd = async (lease: InternalLease, tenantId: string, entry: ItemChangeEntry) => {
+  const stackId = entry.owner.slice('add-stack:'.length);
+  if (await getStack(tenantId, stackId)) {
+    // The Stack exists (its record and this entry should have gone together): only the entry is left.
+    await lease.consume(entry);
+    return;
+  }
+  const { subscriptionId } = entry.request;
+  const priceId = entry.request.items[0]?.priceId;
+  let undo = lease.entry(undoOwner(stackId));
+  if (undo?.state !== 'applied' && priceId) {
+    const item = (await subscriptionItems(subscriptionId)).find((i) => i.priceId === priceId);
+    if (item)
+      undo = await lease.send({
+        owner: undoOwner(stackId),
+        baseKey: `add-stack-undo:${tenantId}:${stackId}`,
+        replay: true,
+        request: {
+          op: 'items',
+          subscriptionId,
+          items: [{ itemId: item.itemId, priceId, quantity: item.quantity - 1 }],
+          proration: 'create_prorations',
+        },
+      });
+  }
+  const tenant = await getTenant(tenantId);
+  if (tenant) await releaseReservation(tenant.homeRegion, `stack:${tenantId}:${stackId}`);
+  await lease.settleAs(entry, { state: 'refused' });
+  if (undo) await lease.consume(undo);
+  recordAbandonedAddUndone();
+  logger.error('an added Stack was billed but never created: its charge is taken back', {
+    tenantId,
+    stackId,
+  });
+};
+
+/**
+ * Settles what earlier holders left: a request whose answer was lost is decided by reading (so
+ * every later read includes it or it never happened), an added Stack's charge whose owner gave up
+ * is taken back, and old answers nobody came back for are pruned (never the entry of the owner
+ * taking the lease: it came back, and its entry's attempt keeps the next key new). A request that
+ * cannot be decided (the read fails) keeps the lease busy.
  */
 const settle = async (
-  lease: ItemLease,
+  lease: InternalLease,
   entries: Map<string, ItemChangeEntry>,
   takenBy: string,
 ): Promise<void> => {
   const now = clock().now();
   for (const entry of [...entries.values()]) {
-    const { owner, request } = entry;
-    if (entry.state !== 'sending') {
-      if (owner !== takenBy && now.getTime() - Date.parse(entry.at) > PRUNE_DAYS * 86_400_000) {
-        await consumeItemChange(lease.tenantId, owner, request.key);
-        entries.delete(owner);
-      }
-      continue;
-    }
-    if (!entry.replay) {
-      logger.warn('an unanswered item change its owner never sends again is dropped', {
-        tenantId: lease.tenantId,
-        owner,
-      });
-      await consumeItemChange(lease.tenantId, owner, request.key);
-      entries.delete(owner);
-      continue;
-    }
+    if (entry.state !== 'sending') continue;
+    let outcome: Outcome;
     try {
-      const result = await sendRequest(request);
-      await settleItemChange(lease, owner, request.key, { state: 'applied', ...(result ? { result } : {}) });
-      entries.set(owner, { ...entry, state: 'applied', ...(result ? { result } : {}) });
+      outcome = await decideByReading(entry.request);
     } catch (error) {
       if (!(error instanceof ProcessorError)) throw error;
-      if (error.kind === 'unavailable') {
-        logger.warn('an unanswered item change is still unanswered; the lease stays busy', {
-          tenantId: lease.tenantId,
-          owner,
-        });
-        throw new ItemLeaseBusy(ITEM_LEASE_SECONDS);
-      }
-      await settleItemChange(lease, owner, request.key, { state: 'refused' });
-      entries.set(owner, { ...entry, state: 'refused' });
+      logger.warn('an unanswered item change cannot be decided now: the lease stays busy', {
+        tenantId: lease.tenantId,
+        ...ownerForLog(entry.owner),
+      });
+      throw new ItemLeaseBusy(ITEM_LEASE_SECONDS, true);
     }
+    await lease.settleAs(entry, outcome);
+    logger.info('an unanswered item change was decided by reading the items', {
+      tenantId: lease.tenantId,
+      ...ownerForLog(entry.owner),
+      outcome: outcome.state,
+    });
+  }
+  for (const entry of [...entries.values()]) {
+    if (entry.owner === takenBy) continue;
+    if (addGivenUp(entry, now)) {
+      try {
+        await undoGivenUpAdd(lease, lease.tenantId, entry);
+      } catch (error) {
+        // Not taken back now (the processor refused or did not answer): the next holder tries again.
+        if (!(error instanceof ProcessorError)) throw error;
+        logger.warn("an added Stack's charge given up could not be taken back now", {
+          tenantId: lease.tenantId,
+          ...ownerForLog(entry.owner),
+        });
+        // Its undo's outcome is unknown: nobody may read and send before it is decided.
+        if (error instanceof ItemChangeUnknown) throw new ItemLeaseBusy(ITEM_LEASE_SECONDS, true);
+      }
+      continue;
+    }
+    // A commit's entry is its workflow's to remove (it always comes back, and its attempt keeps
+    // the next key new), whatever its age: a commit can wait across a renewal.
+    if (entry.owner.startsWith('plan-change:')) continue;
+    if (entries.get(entry.owner) === entry && now.getTime() - Date.parse(entry.at) > PRUNE_DAYS * DAY_MS)
+      await lease.consume(entry);
   }
 };
+
+/** The held lease with what settling needs besides. */
+interface InternalLease extends HeldItemLease {
+  tenantId: string;
+  settleAs(entry: ItemChangeEntry, outcome: Outcome): Promise<void>;
+}
 
 /**
  * Runs `work` holding the tenant's subscription-items lease: what earlier holders left is settled
@@ -169,12 +322,29 @@ export const withItemLease = async <T>(
   const holder = `${holderOf}#${randomUUID()}`;
   const lease = await acquire(tenantId, holder, options.waitMs ?? 0);
   const entries = new Map(lease.entries.map((entry) => [entry.owner, entry]));
-  const held: HeldItemLease = {
+  const settleAs = async (entry: ItemChangeEntry, outcome: Outcome) => {
+    await settleItemChange(lease, entry.owner, entry.request.key, outcome);
+    entries.set(entry.owner, {
+      ...entry,
+      state: outcome.state,
+      ...(outcome.state === 'applied' && outcome.result ? { result: outcome.result } : {}),
+    });
+  };
+  const held: InternalLease = {
+    tenantId,
+    settleAs,
     entry: (owner) => entries.get(owner),
     entriesOf: (prefix) => [...entries.values()].filter((entry) => entry.owner.startsWith(prefix)),
     send: async ({ owner, baseKey, replay, request, beforeSend }) => {
       const previous = entries.get(owner);
       const attempt = previous ? previous.attempt + (previous.state === 'refused' ? 1 : 0) : 0;
+      // Journaled only when there is time to send it and read it back: an entry is never left
+      // `sending` for a request that was not sent.
+      const left = processorTimeLeftMs();
+      if (left !== undefined && left < SEND_NEEDS_MS)
+        throw new ProcessorError('unavailable', 'too little time left to send an item change', {
+          notSent: true,
+        });
       const now = clock().now();
       const entry: ItemChangeEntry = {
         owner,
@@ -191,23 +361,38 @@ export const withItemLease = async <T>(
         entries.delete(owner);
         return undefined;
       }
-      let result: ItemChangeEntry['result'];
+      let outcome: Outcome;
       try {
-        result = await sendRequest(entry.request);
+        outcome = { state: 'applied', result: await sendRequest(entry.request) };
       } catch (error) {
-        if (error instanceof ProcessorError && error.kind === 'rejected') {
-          await settleItemChange(lease, owner, entry.request.key, { state: 'refused' });
-          entries.set(owner, { ...entry, state: 'refused' });
+        if (!(error instanceof ProcessorError)) throw error;
+        if (error.kind === 'rejected' || error.notSent) {
+          await settleAs(entry, { state: 'refused' });
+          throw error;
         }
-        throw error;
+        // The answer was lost: nobody else changes the items under the lease, so a read decides.
+        try {
+          outcome = await decideByReading(entry.request);
+        } catch (readError) {
+          if (!(readError instanceof ProcessorError)) throw readError;
+          logger.warn('an item change got no answer and cannot be read back: left to the next holder', {
+            tenantId,
+            ...ownerForLog(owner),
+          });
+          throw new ItemChangeUnknown(error.message);
+        }
+        logger.info('an item change got no answer and was decided by reading the items', {
+          tenantId,
+          ...ownerForLog(owner),
+          outcome: outcome.state,
+        });
+        if (outcome.state === 'refused') {
+          await settleAs(entry, outcome);
+          throw error;
+        }
       }
-      const applied: ItemChangeEntry = { ...entry, state: 'applied', ...(result ? { result } : {}) };
-      await settleItemChange(lease, owner, entry.request.key, {
-        state: 'applied',
-        ...(result ? { result } : {}),
-      });
-      entries.set(owner, applied);
-      return applied;
+      await settleAs(entry, outcome);
+      return entries.get(owner);
     },
     consume: async (entry) => {
       await consumeItemChange(tenantId, entry.owner, entry.request.key);
@@ -215,7 +400,7 @@ export const withItemLease = async <T>(
     },
   };
   const run = async () => {
-    await settle(lease, entries, holderOf);
+    await settle(held, entries, holderOf);
     return work(held);
   };
   try {
@@ -260,7 +445,7 @@ export const sendPriceMove = (
  * The price a Stack is billed at, under the lease, with a move decided for it finished first: a
  * look that stopped between deciding and recording a move leaves it pending, and a Plan Change's
  * billing commit must start from where the processor really is. A move the processor refused is
- * dropped (the Stack stays at its price); one not answered is sent again as it was.
+ * dropped (the Stack stays at its price); one never sent is sent as it was decided.
  */
 export const settledBilledPrice = async (
   lease: HeldItemLease,

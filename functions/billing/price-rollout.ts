@@ -2,6 +2,7 @@ import { needsRepricing } from '#core/price-lock.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { logger } from '#http/logger.ts';
 import { priceIdForPlan, subscriptionItems } from '#ports/processor.ts';
+import { readItemLease } from '#store/item-lease.ts';
 import {
   completePriceMove,
   discardPriceMove,
@@ -12,6 +13,7 @@ import {
 import {
   type HeldItemLease,
   ItemLeaseBusy,
+  journalNeedsSettling,
   repriceOwner,
   sendPriceMove,
   withItemLease,
@@ -33,14 +35,16 @@ import {
  * to the next look. Answers how many Stacks moved.
  */
 export const rollOutPrices = async (tenantId: string, subscriptionId: string, now: Date): Promise<number> => {
-  // A look with nothing to move takes no lease and writes nothing.
+  // A look with nothing to move and nothing left in the journal to settle (a request whose answer
+  // was lost, an added Stack's charge given up) takes no lease and writes nothing.
   const due = [];
   for (const stack of await listStacks(tenantId)) {
     if (stack.lifecycle !== 'running' || stack.openChange || stack.billedPriceId === undefined) continue;
     if (stack.priceMove || needsRepricing(stack, await priceIdForPlan(stack.plan, now.getTime())))
       due.push(stack);
   }
-  if (due.length === 0) return 0;
+  if (due.length === 0 && !journalNeedsSettling((await readItemLease(tenantId))?.entries ?? [], now))
+    return 0;
   let moved = 0;
   try {
     moved = await withItemLease(

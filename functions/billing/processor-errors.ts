@@ -21,3 +21,17 @@ export const viaProcessor = async <T>(operation: () => Promise<T>): Promise<T> =
     );
   }
 };
+
+/**
+ * An added Stack's item change got no answer and the processor could not be read back either:
+ * whether it was charged is not known yet. Nothing is created now; what the retry does is said.
+ */
+export const outcomeUnknown = (keyed: boolean): Refusal =>
+  new Refusal(
+    503,
+    'processor_outcome_unknown',
+    keyed
+      ? 'The payment processor did not answer, and whether it charged the added Stack is not known yet; no Stack was created. Retry with the same Idempotency-Key: the retry creates the Stack if it was charged, and adds it (charged once) if it was not.'
+      : 'The payment processor did not answer, and whether it charged the added Stack is not known yet; no Stack was created. If it was charged, the charge is taken back automatically (a credit on the next invoice). Try again, with an Idempotency-Key so that a retry is safe.',
+    { extra: { retryAfterSeconds: 30 } },
+  );

@@ -7,24 +7,35 @@ import { logger } from '#http/logger.ts';
 import { config } from '#ports/config.ts';
 import { recordBillingCommitRefused } from '#ports/metrics.ts';
 import {
+  committedAdjustment,
   ProcessorError,
   priceIdForPlan,
   retrieveSubscription,
   subscriptionItemsInPeriod,
 } from '#ports/processor.ts';
 import { getBilling } from '#store/billing.ts';
-import { consumeItemChangeWrite, type ItemChangeEntry, readItemLease } from '#store/item-lease.ts';
+import { consumeItemChangeWrite, type ItemChangeEntry } from '#store/item-lease.ts';
 import { type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
 import { applyStackWrites, getStack, type TransactItem } from '#store/stacks.ts';
-import type { Tenant } from '#store/tenants.ts';
-import { ItemLeaseBusy, settledBilledPrice, withItemLease } from '../billing/item-changes.ts';
+import { getTenant, type Tenant } from '#store/tenants.ts';
+import {
+  type HeldItemLease,
+  ItemLeaseBusy,
+  settledBilledPrice,
+  withItemLease,
+} from '../billing/item-changes.ts';
 import { executionOf, readRun } from './record.ts';
 
 /** A refused commit is tried again after this long, doubling up to an hour. */
 const RETRY_SECONDS = 60;
 const RETRY_MAX_SECONDS = 3_600;
-/** Another writer holds the subscription items: the commit looks again this soon. */
+/**
+ * Another writer holds the subscription items: the commit looks again this soon, doubling on each
+ * busy look in a row up to BUSY_RETRY_MAX_SECONDS; a request nobody can decide yet (the processor
+ * cannot be read) waits at least the lease's time.
+ */
 const BUSY_RETRY_SECONDS = 5;
+const BUSY_RETRY_MAX_SECONDS = 300;
 
 /**
  * Why a change completed without billing (stored on its final adjustment): the tenant left (its
@@ -87,12 +98,18 @@ export const commitBilling = async (input: PlanChangeExecution, now: Date): Prom
     const subscriptionId = billing?.subscriptionId;
     if (!subscriptionId) throw new ProcessorError('rejected', 'the tenant has no subscription to change');
     if (await tenantLeaving(tenant, subscriptionId)) return await completeUnbilled(input, change, now);
-    const committed = await withItemLease(
+    const outcome = await withItemLease(
       change.tenantId,
       owner,
-      async (lease) => {
+      async (lease): Promise<{ committed: ItemChangeEntry } | { unbilled: PlanChangeExecution }> => {
         const decided = lease.entry(owner);
-        if (decided?.state === 'applied') return decided;
+        if (decided?.state === 'applied') return { committed: decided };
+        // Checked again under the lease, just before sending: a cancel (in the portal, say) made
+        // since the check above is seen here, and nothing is sent for a tenant that is leaving.
+        const facts = await subscriptionItemsInPeriod(subscriptionId);
+        const fresh = await getTenant(change.tenantId);
+        if (facts.leaving || fresh?.billingState === 'decommissioning')
+          return { unbilled: await completeUnbilledUnder(lease, input, change, now) };
         // Decided before the journal kept commits (and perhaps sent): sent again exactly as it was.
         const legacy = !decided && change.billingItems?.length ? change.billingItems : undefined;
         let items = legacy;
@@ -112,16 +129,20 @@ export const commitBilling = async (input: PlanChangeExecution, now: Date): Prom
           items = itemsAfterPlanChange(current.items, oldPrice, newPrice);
           prorationDate = prorationMoment(prorationDate, current.period);
         }
-        return lease.send({
+        const committed = await lease.send({
           owner,
           baseKey: owner,
           replay: true,
           request: { op: 'commit', subscriptionId, items, prorationDate },
         });
+        if (!committed) throw new Error('a billing commit was not sent');
+        return { committed };
       },
       { deadline: true },
     );
-    if (!committed?.result) throw new Error('a billing commit answered no adjustment');
+    if ('unbilled' in outcome) return outcome.unbilled;
+    const { committed } = outcome;
+    if (!committed.result) throw new Error('a billing commit answered no adjustment');
     const moved = await applyStackWrites([
       planChangeUpdate(change, committedFields(committed, now), now),
       consumeItemChangeWrite(change.tenantId, owner, committed.request.key),
@@ -129,10 +150,19 @@ export const commitBilling = async (input: PlanChangeExecution, now: Date): Prom
     return moved ? { ...input, step: 'complete', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
   } catch (error) {
     if (error instanceof ItemLeaseBusy) {
+      const waitSeconds = Math.min(
+        BUSY_RETRY_MAX_SECONDS,
+        Math.max(
+          BUSY_RETRY_SECONDS,
+          (input.waitSeconds ?? 0) * 2,
+          error.undecided ? error.retryAfterSeconds : 0,
+        ),
+      );
       logger.info('plan change billing commit waits: the subscription items are being changed', {
         changeId: change.changeId,
+        waitSeconds,
       });
-      return { ...input, waitSeconds: BUSY_RETRY_SECONDS };
+      return { ...input, waitSeconds };
     }
     if (!(error instanceof ProcessorError)) throw error;
     const attempts = (change.commitAttempts ?? 0) + 1;
@@ -154,22 +184,44 @@ export const commitBilling = async (input: PlanChangeExecution, now: Date): Prom
 };
 
 /**
- * The change of a tenant that left before its commit: no processor write at all. A commit the
- * processor had already applied (and answered) stays what it was; otherwise the final adjustment is
- * 0, marked as not billed, and a request of the change still in the journal is dropped unsent. The
- * completion then runs as for any change (the held place becomes the Stack's, its old one is given
- * back, admission is no longer paused, the teardown can go on).
+ * The change of a tenant that left before its commit: nothing more is sent. Under the lease, so
+ * that a request of the change whose answer was lost is decided (by reading the items) before
+ * anything is recorded: one the processor applied is recorded as billed, with its real adjustment
+ * read back (its prorations are on the next invoice, which a cancel at period end still collects),
+ * never as "not billed"; otherwise the final adjustment is 0, marked as not billed. The completion
+ * then runs as for any change (the held place becomes the Stack's, its old one is given back,
+ * admission is no longer paused, the teardown can go on).
  */
-const completeUnbilled = async (
+const completeUnbilled = (
+  input: PlanChangeExecution,
+  change: PlanChange,
+  now: Date,
+): Promise<PlanChangeExecution> =>
+  withItemLease(
+    change.tenantId,
+    ownerOf(change.changeId),
+    (lease) => completeUnbilledUnder(lease, input, change, now),
+    { deadline: true },
+  );
+
+const completeUnbilledUnder = async (
+  lease: HeldItemLease,
   input: PlanChangeExecution,
   change: PlanChange,
   now: Date,
 ): Promise<PlanChangeExecution> => {
   const owner = ownerOf(change.changeId);
-  const entry = (await readItemLease(change.tenantId))?.entries.find((e) => e.owner === owner);
+  // Settled on taking the lease: applied, refused, or none.
+  const entry = lease.entry(owner);
   const writes: TransactItem[] = [];
-  if (entry?.state === 'applied' && entry.result) {
-    writes.push(planChangeUpdate(change, committedFields(entry, now), now));
+  if (entry?.state === 'applied' && entry.request.op === 'commit') {
+    const result =
+      entry.result ??
+      (await committedAdjustment(entry.request.subscriptionId, new Date(entry.request.prorationDate)));
+    writes.push(planChangeUpdate(change, committedFields({ ...entry, result }, now), now));
+    logger.warn('plan change billed although the tenant is leaving: its commit was applied before', {
+      changeId: change.changeId,
+    });
   } else {
     const currency = (
       change.estimate?.currency ?? listPriceOf(change.toPlan, config.planPrices()).currency

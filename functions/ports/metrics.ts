@@ -45,6 +45,8 @@ export const METRIC = {
   checkoutFailed: 'CheckoutFailed',
   // Plan Changes.
   planChangeBillingCommitRefused: 'PlanChangeBillingCommitRefused',
+  // Subscription items.
+  abandonedAddUndone: 'AddedStackChargeTakenBack',
 } as const;
 
 /** `TenantsMovedTo<State>` per billing state, e.g. `TenantsMovedToPastDue`. */
@@ -171,3 +173,9 @@ export const recordDlqDepth = (depth: number): EmfDocument =>
 /** A Plan Change's billing commit the processor refused (it is retried; the operators' alarm watches this). */
 export const recordBillingCommitRefused = (): EmfDocument =>
   emit({ [METRIC.planChangeBillingCommitRefused]: count(1) });
+
+/**
+ * An added Stack's charge taken back: its item change was applied but the Stack was never created
+ * (its request was given up). Each one is a lost answer the add could not decide at the time.
+ */
+export const recordAbandonedAddUndone = (): EmfDocument => emit({ [METRIC.abandonedAddUndone]: count(1) });

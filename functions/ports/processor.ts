@@ -32,10 +32,13 @@ const MANAGED_BY = 'stack-control-plane';
 export class ProcessorError extends Error {
   /** `unavailable`: retry later; `rejected`: the processor refused the request as made. */
   readonly kind: 'unavailable' | 'rejected';
-  constructor(kind: 'unavailable' | 'rejected', message: string) {
+  /** True when the request never left (no time was left for it): the processor got nothing. */
+  readonly notSent: boolean;
+  constructor(kind: 'unavailable' | 'rejected', message: string, options: { notSent?: boolean } = {}) {
     super(message);
     this.name = 'ProcessorError';
     this.kind = kind;
+    this.notSent = options.notSent ?? false;
   }
 }
 
@@ -66,7 +69,7 @@ const client = (): Promise<Stripe> => {
 /** A single processor request never waits longer than this. */
 const REQUEST_TIMEOUT_MS = 8000;
 /** Below this much time left before the caller's deadline, no new request is started. */
-const MIN_REQUEST_MS = 1000;
+export const MIN_REQUEST_MS = 1000;
 
 const deadlines = new AsyncLocalStorage<number>();
 
@@ -77,6 +80,12 @@ const deadlines = new AsyncLocalStorage<number>();
  */
 export const withProcessorDeadline = <T>(deadline: number, work: () => Promise<T>): Promise<T> =>
   deadlines.run(deadline, work);
+
+/** Milliseconds left before the current processor deadline (undefined: none is set). */
+export const processorTimeLeftMs = (): number | undefined => {
+  const deadline = deadlines.getStore();
+  return deadline === undefined ? undefined : deadline - performance.now();
+};
 
 /** Timeout and retries for the next request, from the time left before the deadline (if any). */
 export const requestBudget = (
@@ -96,7 +105,8 @@ const call = async <T>(operation: (stripe: Stripe, options: RequestOptions) => P
   const stripe = await client();
   const deadline = deadlines.getStore();
   const budget = requestBudget(deadline === undefined ? undefined : deadline - performance.now());
-  if (!budget) throw new ProcessorError('unavailable', 'no time left for a processor request');
+  if (!budget)
+    throw new ProcessorError('unavailable', 'no time left for a processor request', { notSent: true });
   try {
     return await operation(stripe, budget);
   } catch (error) {
@@ -523,14 +533,22 @@ const periodOf = (subscription: Stripe.Subscription): BillingPeriod | null => {
   return start && end ? { start, end } : null;
 };
 
-/** A subscription's items and its current billing period, from one read. */
+/**
+ * A subscription's items and its current billing period, from one read, with whether it is live
+ * and not set to end (`leaving`: ended, or a cancel is scheduled).
+ */
 export const subscriptionItemsInPeriod = async (
   subscriptionId: string,
-): Promise<{ items: SubscriptionItemFact[]; period: BillingPeriod | null }> => {
+): Promise<{ items: SubscriptionItemFact[]; period: BillingPeriod | null; leaving: boolean }> => {
   const subscription = await call((stripe, options) =>
     stripe.subscriptions.retrieve(subscriptionId, {}, options),
   );
-  return { items: subscription.items.data.map(itemFact), period: periodOf(subscription) };
+  const facts = subscriptionFacts(subscription);
+  return {
+    items: subscription.items.data.map(itemFact),
+    period: periodOf(subscription),
+    leaving: !isLiveSubscription(facts.status) || facts.cancelScheduled,
+  };
 };
 
 export const subscriptionItems = async (subscriptionId: string): Promise<SubscriptionItemFact[]> =>
@@ -602,17 +620,47 @@ export const commitItemChange = async (params: {
       { ...options, idempotencyKey: params.idempotencyKey },
     ),
   );
+  // The update is made: whatever fails from here on leaves its answer unknown to the caller, never
+  // refused (a refusal would make the caller decide again and move a second Stack).
+  try {
+    return await adjustmentOf(subscription, params.subscriptionId, prorationDate);
+  } catch (error) {
+    if (error instanceof ProcessorError) throw new ProcessorError('unavailable', error.message);
+    throw error;
+  }
+};
+
+/** The sum of the pending proration items of a subscription made at `prorationDate`, and its period. */
+const adjustmentOf = async (
+  subscription: Stripe.Subscription,
+  subscriptionId: string,
+  prorationDate: number,
+): Promise<{ adjustment: number; currency: string; period?: BillingPeriod }> => {
   const customer =
     typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
   let adjustment = 0;
   let currency = subscription.currency;
-  for (const item of await pendingProrations(customer, params.subscriptionId)) {
+  for (const item of await pendingProrations(customer, subscriptionId)) {
     if (item.periodStart !== prorationDate) continue;
     adjustment += item.amount;
     currency = item.currency;
   }
   const period = periodOf(subscription);
   return { adjustment, currency, ...(period ? { period } : {}) };
+};
+
+/**
+ * What a commit made at `prorationDate` came to, read back (its answer was lost and the items show
+ * it applied): the sum of its pending proration items, and the billing period it was made in.
+ */
+export const committedAdjustment = async (
+  subscriptionId: string,
+  prorationDate: Date,
+): Promise<{ adjustment: number; currency: string; period?: BillingPeriod }> => {
+  const subscription = await call((stripe, options) =>
+    stripe.subscriptions.retrieve(subscriptionId, {}, options),
+  );
+  return adjustmentOf(subscription, subscriptionId, Math.floor(prorationDate.getTime() / 1000));
 };
 
 /** The proration invoice items of `subscriptionId` pending on its next invoice (not yet invoiced). */

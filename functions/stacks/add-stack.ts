@@ -26,8 +26,14 @@ import {
 import { consumeItemChangeWrite } from '#store/item-lease.ts';
 import { applyStackWrites, firstStackWrites, getStack, listStacks } from '#store/stacks.ts';
 import { stackAddedWrite, type Tenant } from '#store/tenants.ts';
-import { type HeldItemLease, ItemLeaseBusy, withItemLease } from '../billing/item-changes.ts';
-import { viaProcessor } from '../billing/processor-errors.ts';
+import {
+  addOwner,
+  type HeldItemLease,
+  ItemChangeUnknown,
+  ItemLeaseBusy,
+  withItemLease,
+} from '../billing/item-changes.ts';
+import { outcomeUnknown, viaProcessor } from '../billing/processor-errors.ts';
 import { stackView } from './views.ts';
 
 /** Processor time one request may use (the API function's timeout is 10 s). */
@@ -127,29 +133,34 @@ export const addStack = async (params: {
         else throw requestInProgress();
       }
     }
+    // Set when this request's own item change was not applied (a refusal, or a lost answer a read
+    // showed not applied): nothing of it stays, so its key may be used again.
+    const outcome = { nothingStays: false };
     try {
       if (decided) {
         // A retry of a request that stopped midway: carry on with what it decided.
         const done = await getStack(tenant.tenantId, decided.stackId);
         if (done) return stackView(done);
       }
-      // A tenant that is leaving or not paying is refused before anything is touched (the lease's
-      // holder would first settle what earlier holders left at the processor).
+      // A tenant that is leaving or not paying, or that the read-only checks refuse, is refused
+      // before the lease is taken (its holder first settles what earlier holders left at the
+      // processor); they run again under the lease, where they are fresh.
       const leaving = leavingRefusal(tenant);
       if (leaving) throw leaving;
       if (tenant.billingState !== 'active') throw notActive(tenant.billingState);
+      if (!decided) await checkMayAdd(tenant, plan, params.stackCap, now);
       return await withItemLease(
         tenant.tenantId,
-        'add-stack',
+        decided ? addOwner(decided.stackId) : 'add-stack',
         async (lease) => {
           if (decided) {
             const done = await getStack(tenant.tenantId, decided.stackId);
             if (done) return stackView(done);
           }
-          if (decided && lease.entry(`add-stack:${decided.stackId}`)?.state === 'applied') {
+          if (decided && lease.entry(addOwner(decided.stackId))?.state === 'applied') {
             // Its item change is made (its answer was lost): the Stack is billed, so it is created.
             const ordinal = (await listStacks(tenant.tenantId)).length + 1;
-            return addUnderLease(lease, { tenant, plan, key, now, decided, ordinal });
+            return addUnderLease(lease, { tenant, plan, key, now, decided, ordinal, outcome });
           }
           // Checked under the lease: the Stacks, the cap and the ordinal are as they are now.
           const checked = await checkMayAdd(tenant, plan, params.stackCap, now);
@@ -160,13 +171,14 @@ export const addStack = async (params: {
             };
             if (key) await recordIdempotencyPlan(tenant.tenantId, key, decided);
           }
-          return addUnderLease(lease, { tenant, plan, key, now, decided, ordinal: checked.ordinal });
+          return addUnderLease(lease, { tenant, plan, key, now, decided, ordinal: checked.ordinal, outcome });
         },
         { waitMs: LEASE_WAIT_MS },
       );
     } catch (error) {
-      // Nothing was billed yet when the decision was not taken: the key may be used again.
-      if (key && !decided) await releaseIdempotencyKey(tenant.tenantId, key);
+      // Nothing was billed when the decision was not taken, or its change was not applied: the key
+      // may be used again (a retry decides anew, with a new Stack id and so a new processor key).
+      if (key && (!decided || outcome.nothingStays)) await releaseIdempotencyKey(tenant.tenantId, key);
       if (error instanceof ItemLeaseBusy) throw subscriptionBusy(error.retryAfterSeconds);
       throw error;
     }
@@ -183,10 +195,11 @@ const addUnderLease = async (
     now: Date;
     decided: { stackId: string; subscriptionId: string; items?: ItemChange[] };
     ordinal: number;
+    outcome: { nothingStays: boolean };
   },
 ) => {
   const { tenant, plan, key, now, decided } = params;
-  const owner = `add-stack:${decided.stackId}`;
+  const owner = addOwner(decided.stackId);
   const holder = `stack:${tenant.tenantId}:${decided.stackId}`;
   const reservation = await reserveCapacity(
     { tenantId: holder, region: tenant.homeRegion, plan },
@@ -206,11 +219,12 @@ const addUnderLease = async (
           await viaProcessor(() => subscriptionItems(decided.subscriptionId)),
           await viaProcessor(() => priceIdForPlan(plan, now.getTime())),
         );
-      sent = await viaProcessor(() =>
-        lease.send({
+      try {
+        sent = await lease.send({
           owner,
           baseKey: `add-stack:${tenant.tenantId}:${decided.stackId}`,
-          // Without an Idempotency-Key nobody sends it again: an unanswered one is dropped, not replayed.
+          // Without an Idempotency-Key its owner never comes back: a charge applied whose answer
+          // was lost and that nobody could read back is taken back by the next holder.
           replay: key !== undefined,
           request: {
             op: 'items',
@@ -218,13 +232,21 @@ const addUnderLease = async (
             items,
             proration: 'create_prorations',
           },
-        }),
-      );
+        });
+      } catch (error) {
+        // Neither the answer nor a read says whether the processor applied it: the entry and the
+        // held place stay (the next holder decides it by reading; a retry with the key carries on).
+        if (error instanceof ItemChangeUnknown) throw outcomeUnknown(key !== undefined);
+        // Not applied (refused, not sent, or a read showed it not applied): nothing of it stays.
+        const left = lease.entry(owner);
+        if (left?.state === 'refused') await lease.consume(left);
+        params.outcome.nothingStays = true;
+        throw error;
+      }
     } catch (error) {
-      await releaseReservation(tenant.homeRegion, holder);
-      // Without an Idempotency-Key this request is never made again: its entry goes with it.
-      const left = lease.entry(owner);
-      if (!key && left) await lease.consume(left);
+      if (!(error instanceof Refusal && error.code === 'processor_outcome_unknown'))
+        await releaseReservation(tenant.homeRegion, holder);
+      if (error instanceof ProcessorError) await viaProcessor(() => Promise.reject(error));
       throw error;
     }
   }

@@ -322,4 +322,95 @@ describe('a tenant that leaves between Verifying and the billing commit', () => 
     expect(itemChanges(tenant.tenantId)).toHaveLength(refusedChanges);
     await placesHold(tenant.region);
   });
+
+  it('a commit whose answer was lost (applied), then the tenant cancels in the portal (finding 2): decided by reading under the lease, recorded as billed with its real adjustment, never "not billed"', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    const confirmed = await api.call('POST', `/v1/stacks/primary/plan-changes`, {
+      token: tenant.sessionToken,
+      body: { plan: 'pro' },
+    });
+    const changeId = confirmed.json.changeId as string;
+    await atCommit(changeId);
+    const subscriptionId = subscriptionOf(tenant.tenantId).id;
+    // The processor applies the commit but its answer is lost, and it cannot be read back then.
+    emulator.faults.push({
+      method: 'POST',
+      keyPrefix: `plan-change:${changeId}`,
+      kind: 'lose-answer',
+      times: Number.POSITIVE_INFINITY,
+      onHit: () => {
+        if (!emulator.faults.some((f) => f.method === 'GET'))
+          emulator.faults.push({
+            method: 'GET',
+            path: `/v1/subscriptions/${subscriptionId}`,
+            kind: 'unavailable',
+            times: Number.POSITIVE_INFINITY,
+          });
+      },
+    });
+    try {
+      door.allow(changeId);
+      await atCommit(changeId, 2);
+    } finally {
+      emulator.faults.length = 0;
+    }
+    expect(itemsByPlan(tenant.tenantId)).toEqual({ pro: 1 });
+    expect((await readItemLease(tenant.tenantId))?.entries.map((e) => e.state)).toEqual(['sending']);
+
+    // The tenant cancels in the portal; the sweep sees it.
+    const portal = await api.call('POST', '/v1/billing/portal', { token: await token(tenant) });
+    expect((await cancelInPortal(portal.json.url)).status).toBeLessThan(400);
+    await api.sweep();
+    expect((await getTenant(tenant.tenantId))?.billingState).toBe('decommissioning');
+
+    door.allow(changeId, Number.POSITIVE_INFINITY);
+    const done = await until(tenant, changeId, ['completed', 'rolled_back']);
+    expect(done.status).toBe('completed');
+    expect(done.final.adjustment).toBeGreaterThan(0);
+    expect(done.final.explanation).not.toMatch(/^Not billed/);
+    expect((await storedChange(tenant.tenantId, changeId))?.final?.notBilled).toBeUndefined();
+    // Exactly the one commit, under our key; the Stack is billed at Pro as the processor has it.
+    expect(new Set(itemChanges(tenant.tenantId).map((c) => c.idempotencyKey))).toEqual(
+      new Set([`plan-change:${changeId}`]),
+    );
+    expect(itemsByPlan(tenant.tenantId)).toEqual({ pro: 1 });
+    const proPrice = subscriptionOf(tenant.tenantId).items[0]?.price;
+    expect((await getStack(tenant.tenantId, 'primary'))?.billedPriceId).toBe(proPrice);
+    expect((await readItemLease(tenant.tenantId))?.entries ?? []).toEqual([]);
+    await placesHold(tenant.region);
+  });
+
+  it('a portal cancel between the leaving check and the lease (finding 5): checked again under the lease, nothing is sent, the change completes unbilled', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    const confirmed = await api.call('POST', `/v1/stacks/primary/plan-changes`, {
+      token: tenant.sessionToken,
+      body: { plan: 'pro' },
+    });
+    const changeId = confirmed.json.changeId as string;
+    await atCommit(changeId);
+    const subscription = subscriptionOf(tenant.tenantId);
+    // The commit's first look at the subscription says it is live; right after it, the tenant
+    // cancels in the portal (the sweep has not seen it: the billing state is still active).
+    emulator.faults.push({
+      method: 'GET',
+      path: `/v1/subscriptions/${subscription.id}`,
+      kind: 'none',
+      onHit: () => {
+        subscription.cancelAtPeriodEnd = true;
+      },
+    });
+    try {
+      door.allow(changeId, Number.POSITIVE_INFINITY);
+      const done = await until(tenant, changeId, ['completed', 'rolled_back']);
+      expect(done.status).toBe('completed');
+      expect(done.final.adjustment).toBe(0);
+    } finally {
+      emulator.faults.length = 0;
+    }
+    expect((await getTenant(tenant.tenantId))?.billingState).toBe('active');
+    expect((await storedChange(tenant.tenantId, changeId))?.final?.notBilled).toBe('account_closed');
+    expect(emulator.calls.filter((c) => c.idempotencyKey?.startsWith(`plan-change:${changeId}`))).toEqual([]);
+    expect(itemsByPlan(tenant.tenantId)).toEqual({ plus: 1 });
+    await placesHold(tenant.region);
+  });
 });

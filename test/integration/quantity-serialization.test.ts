@@ -4,7 +4,7 @@ import type { PlanChangeExecution } from '#core/plan-change.ts';
 import { listPriceOf, parsePlanPrices } from '#core/price-lock.ts';
 import { itemsAfterAdding } from '#core/stack-growth.ts';
 import { changeSubscriptionItems, priceIdForPlan, subscriptionItems, syncCatalog } from '#ports/processor.ts';
-import { setCapacityTotal } from '#store/capacity.ts';
+import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { claimIdempotencyKey, recordIdempotencyPlan } from '#store/idempotency.ts';
 import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } from '#store/item-lease.ts';
@@ -21,7 +21,9 @@ import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gat
  * the tenant's subscription-items lease around read-compute-write, so racing writers never compute
  * from the same read: after any race the processor's quantity of every price equals the Stacks our
  * table bills at that price, and every item change went with one of our idempotency keys. An item
- * change whose answer was lost is sent again, as it was, by the next holder before it reads.
+ * change whose answer was lost is decided by reading the items (never sent again blindly): by its
+ * sender at once, else by the next holder before it reads for itself. The processor emulator's
+ * faults lose answers, fail reads, refuse requests and store error answers.
  */
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -106,10 +108,25 @@ const billedAsStored = async (tenantId: string) => {
   expect(processor).toEqual(stored);
   for (const change of itemChanges(tenantId))
     expect(change.idempotencyKey).toMatch(
-      new RegExp(`^(add-stack:${tenantId}:stk_|plan-change:pc_|reprice:${tenantId}:)`),
+      new RegExp(
+        `^(add-stack:${tenantId}:stk_|add-stack-undo:${tenantId}:stk_|plan-change:pc_|reprice:${tenantId}:)`,
+      ),
     );
   return stacks.length;
 };
+
+/** No slot of the region has more places in use, or in use and held, than it has. */
+const placesHold = async (region: string) => {
+  const inventory = await listInventory(region);
+  for (const slot of inventory.slots) {
+    const held = inventory.reservations.filter((r) => r.location === slot.location && r.plan === slot.plan);
+    expect(slot.used + held.length).toBeLessThanOrEqual(slot.total);
+  }
+  return inventory;
+};
+
+/** The distinct keys the tenant's item changes went with. */
+const keysSent = (tenantId: string) => [...new Set(itemChanges(tenantId).map((c) => c.idempotencyKey))];
 
 /** A paying tenant whose first Stack has a running reference Dispatcher. */
 const payingWithDispatcher = async (plan: string) => {
@@ -266,7 +283,7 @@ describe('an item change whose answer was lost', () => {
    * A keyed add that stopped after writing its item change into the journal: its lease ran out,
    * and whether the processor got the request is unknown (`applied`: it did and applied it).
    */
-  const stoppedAdd = async (tenant: Tenant, applied: boolean) => {
+  const stoppedAdd = async (tenant: Tenant, applied: boolean, replay = true) => {
     const subscriptionId = subscriptionOf(tenant.tenantId).id;
     const now = api.clock.now();
     const decided = { stackId: 'stk_lostanswer1', subscriptionId };
@@ -296,7 +313,7 @@ describe('an item change whose answer was lost', () => {
           request: { op: 'items', subscriptionId, items, key, proration: 'create_prorations' },
           attempt: 0,
           state: 'sending',
-          replay: true,
+          replay,
           at: now.toISOString(),
         },
         now,
@@ -308,20 +325,223 @@ describe('an item change whose answer was lost', () => {
   };
 
   for (const applied of [true, false])
-    it(`${applied ? 'applied' : 'never received'}: the next writer sends it again as it was before reading, and the retried add creates its Stack without another change`, async () => {
+    it(`${applied ? 'applied' : 'never received'}: the next writer decides it by reading (sends nothing of it), and the retried add creates its Stack, billed once`, async () => {
       const tenant = await paying('standard');
       const key = await stoppedAdd(tenant, applied);
-      // Another tenant request takes the lease: it settles the lost one first, then adds its own.
+      // Another tenant request takes the lease: it decides the lost one first, then adds its own.
       expect((await add(tenant, 'pro')).status).toBe(201);
       const sent = itemChanges(tenant.tenantId).filter((c) => c.idempotencyKey === key);
-      expect(sent).toHaveLength(applied ? 2 : 1);
-      expect(new Set(sent.map((c) => JSON.stringify(c.params))).size).toBe(1);
-      // The retried add (same key) finds its change applied: it creates its Stack and sends nothing.
+      expect(sent).toHaveLength(applied ? 1 : 0);
+      expect((await readItemLease(tenant.tenantId))?.entries.map((e) => e.state)).toEqual([
+        applied ? 'applied' : 'refused',
+      ]);
+      // The retried add (same key): applied, it creates its Stack and sends nothing; not applied,
+      // it decides again from a fresh read under a new key.
       const retried = await add(tenant, 'plus', 'lost-1');
       expect(retried.status).toBe(201);
       expect(retried.json.stackId).toBe('stk_lostanswer1');
       expect(itemChanges(tenant.tenantId).filter((c) => c.idempotencyKey === key)).toHaveLength(sent.length);
+      expect(itemChanges(tenant.tenantId).filter((c) => c.idempotencyKey === `${key}:retry-1`)).toHaveLength(
+        applied ? 0 : 1,
+      );
       expect(await billedAsStored(tenant.tenantId)).toBe(3);
       expect(await readItemLease(tenant.tenantId)).toBeUndefined();
     });
+
+  it("a keyed add applied but never retried (finding 1c): past its key's 24 h the next look takes the charge back under add-stack-undo, and a late retry adds it once", async () => {
+    const tenant = await paying('standard');
+    const key = await stoppedAdd(tenant, true);
+    const subscriptionId = subscriptionOf(tenant.tenantId).id;
+    // Within the key's life nothing is taken back: the client may still retry.
+    api.clock.advance(3_600);
+    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
+    expect(subscriptionOf(tenant.tenantId).items.reduce((t, i) => t + i.quantity, 0)).toBe(2);
+    // A day later: the sweep's look at the tenant settles the journal although no price moves.
+    api.clock.advance(24 * 3_600);
+    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
+    expect(keysSent(tenant.tenantId)).toEqual([key, `add-stack-undo:${tenant.tenantId}:stk_lostanswer1`]);
+    expect(await billedAsStored(tenant.tenantId)).toBe(1);
+    await placesHold(tenant.region);
+    // A retry that comes even later never reuses the first key: it adds the Stack, billed once.
+    const retried = await add(tenant, 'plus', 'lost-1');
+    expect(retried.status).toBe(201);
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+    expect(keysSent(tenant.tenantId)).toContain(`${key}:retry-1`);
+  });
+
+  it('an add without a key applied but unanswered (finding 1c): the next holder takes its charge back at once', async () => {
+    const tenant = await paying('standard');
+    await stoppedAdd(tenant, true, false);
+    expect((await add(tenant, 'pro')).status).toBe(201);
+    expect(keysSent(tenant.tenantId)).toContain(`add-stack-undo:${tenant.tenantId}:stk_lostanswer1`);
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+  });
+});
+
+describe('an add whose answer is lost decides by reading, still holding the lease (finding 1)', () => {
+  const withFaults = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } finally {
+      emulator.faults.length = 0;
+    }
+  };
+
+  it('applied: the add reads it back and creates its Stack (201), one item change', async () => {
+    const tenant = await paying('standard');
+    const answer = await withFaults(() => {
+      emulator.faults.push({
+        method: 'POST',
+        keyPrefix: `add-stack:${tenant.tenantId}:`,
+        kind: 'lose-answer',
+        times: 5,
+      });
+      return add(tenant, 'plus', 'lost-applied');
+    });
+    expect(answer.status).toBe(201);
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+    expect(keysSent(tenant.tenantId)).toHaveLength(1);
+    expect(await readItemLease(tenant.tenantId)).toBeUndefined();
+    expect((await placesHold(tenant.region)).reservations).toEqual([]);
+  });
+
+  it('not applied: 502 that truly says nothing was charged, nothing stays (journal, place, key); a retry with the key adds once', async () => {
+    const tenant = await paying('standard');
+    const answer = await withFaults(() => {
+      emulator.faults.push({
+        method: 'POST',
+        keyPrefix: `add-stack:${tenant.tenantId}:`,
+        kind: 'unavailable',
+        times: Number.POSITIVE_INFINITY,
+      });
+      return add(tenant, 'plus', 'lost-not-applied');
+    });
+    expect(answer.status).toBe(502);
+    expect(answer.json.error.message).toMatch(/nothing was charged/);
+    expect(await readItemLease(tenant.tenantId)).toBeUndefined();
+    expect((await placesHold(tenant.region)).reservations).toEqual([]);
+    expect(await billedAsStored(tenant.tenantId)).toBe(1);
+    const retried = await add(tenant, 'plus', 'lost-not-applied');
+    expect(retried.status).toBe(201);
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+  });
+
+  it('the read fails too: 503 processor_outcome_unknown telling to retry with the same key; the entry stays; the retry creates the Stack once', async () => {
+    const tenant = await paying('standard');
+    const subscriptionId = subscriptionOf(tenant.tenantId).id;
+    const answer = await withFaults(() => {
+      emulator.faults.push({
+        method: 'POST',
+        keyPrefix: `add-stack:${tenant.tenantId}:`,
+        kind: 'lose-answer',
+        times: 5,
+        onHit: () => {
+          if (!emulator.faults.some((f) => f.method === 'GET'))
+            emulator.faults.push({
+              method: 'GET',
+              path: `/v1/subscriptions/${subscriptionId}`,
+              kind: 'unavailable',
+              times: Number.POSITIVE_INFINITY,
+            });
+        },
+      });
+      return add(tenant, 'plus', 'lost-unknown');
+    });
+    expect(answer.status).toBe(503);
+    expect(answer.json.error.code).toBe('processor_outcome_unknown');
+    expect(answer.json.error.message).toMatch(/same Idempotency-Key/);
+    expect(answer.json.error.message).not.toMatch(/nothing was charged/);
+    expect((await readItemLease(tenant.tenantId))?.entries.map((e) => e.state)).toEqual(['sending']);
+    const retried = await add(tenant, 'plus', 'lost-unknown');
+    expect(retried.status).toBe(201);
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+    expect(keysSent(tenant.tenantId)).toHaveLength(1);
+    expect(await readItemLease(tenant.tenantId)).toBeUndefined();
+  });
+
+  it('the budget runs out before the change is sent: nothing is journaled, and no later holder bills a Stack that does not exist', async () => {
+    const tenant = await paying('standard');
+    await priceIdForPlan('plus', api.clock.now().getTime());
+    emulator.latencyMs = 2_200;
+    let answer: Awaited<ReturnType<typeof add>>;
+    try {
+      answer = await add(tenant, 'plus', 'slow-1');
+      // Requests the add gave up on may still be running at the processor.
+      await sleep(2_500);
+    } finally {
+      emulator.latencyMs = 0;
+    }
+    expect(answer.status).toBe(502);
+    expect((await add(tenant, 'pro')).status).toBe(201);
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+    expect(await readItemLease(tenant.tenantId)).toBeUndefined();
+  });
+});
+
+describe('a billing commit meets processor faults', () => {
+  /** A paying tenant with two Plus Stacks whose primary's change to Pro waits at the commit's door. */
+  const atTheDoor = async () => {
+    const tenant = await payingWithDispatcher('plus');
+    expect((await add(tenant, 'plus')).status).toBe(201);
+    const confirmed = await api.call('POST', '/v1/stacks/primary/plan-changes', {
+      token: await token(tenant),
+      body: { plan: 'pro' },
+    });
+    const changeId = confirmed.json.changeId as string;
+    for (let round = 0; !door.arrivals.get(changeId) && round < 400; round++) {
+      await api.fleet.tick();
+      await sleep(10);
+    }
+    expect(door.arrivals.get(changeId)).toBe(1);
+    return { tenant, changeId };
+  };
+  const completed = async (tenant: Tenant, changeId: string) => {
+    let change = (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: await token(tenant) })).json;
+    for (let round = 0; change.status !== 'completed' && round < 300; round++) {
+      await api.fleet.tick();
+      await sleep(10);
+      change = (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: await token(tenant) })).json;
+    }
+    expect(change.status).toBe('completed');
+    return change;
+  };
+
+  it('the update is made, then the read of its prorations is refused (finding 3): not a refusal, so no second Stack is moved', async () => {
+    const { tenant, changeId } = await atTheDoor();
+    emulator.faults.push({ method: 'GET', path: '/v1/invoiceitems', kind: 'refuse', times: 1 });
+    try {
+      door.open.add(changeId);
+      const change = await completed(tenant, changeId);
+      expect(change.final.adjustment).toBeGreaterThan(0);
+    } finally {
+      emulator.faults.length = 0;
+    }
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+    expect(keysSent(tenant.tenantId).filter((k) => k?.startsWith('plan-change:'))).toEqual([
+      `plan-change:${changeId}`,
+    ]);
+  });
+
+  it("the processor stored an error answer for the commit's key (finding 4): decided by reading, retried under a new key; adds are not blocked meanwhile", async () => {
+    const { tenant, changeId } = await atTheDoor();
+    emulator.faults.push({
+      method: 'POST',
+      keyPrefix: `plan-change:${changeId}`,
+      kind: 'error-stored',
+      times: 1,
+    });
+    try {
+      door.open.add(changeId);
+      expect((await add(tenant, 'standard')).status).toBe(201);
+      const change = await completed(tenant, changeId);
+      expect(change.final.adjustment).toBeGreaterThan(0);
+    } finally {
+      emulator.faults.length = 0;
+    }
+    expect(await billedAsStored(tenant.tenantId)).toBe(3);
+    expect(keysSent(tenant.tenantId).filter((k) => k?.startsWith('plan-change:'))).toEqual([
+      `plan-change:${changeId}`,
+      `plan-change:${changeId}:retry-1`,
+    ]);
+  });
 });

@@ -6,7 +6,7 @@ import * as checkout from './checkout.ts';
 import type { EmulatorContext } from './context.ts';
 import { EMULATED_API_VERSION } from './errors.ts';
 import type { FormObject } from './form.ts';
-import { HttpFront, type RecordedCall } from './http.ts';
+import { HttpFront, type ProcessorFault, type RecordedCall } from './http.ts';
 import { type PageResult, renderPage } from './pages.ts';
 import * as portal from './portal.ts';
 import { Renderer } from './render.ts';
@@ -32,7 +32,7 @@ import { type DeliveredEvent, WebhookQueue, type WebhookTarget, webhookSignature
  */
 
 export { EMULATED_API_VERSION, StripeApiError } from './errors.ts';
-export type { RecordedCall } from './http.ts';
+export type { ProcessorFault, RecordedCall } from './http.ts';
 export type { DeliveredEvent, WebhookTarget } from './webhooks.ts';
 
 export interface EmulatorOptions {
@@ -95,6 +95,11 @@ export class ProcessorEmulator implements EmulatorContext {
 
   set latencyMs(value: number) {
     this.http.latencyMs = value;
+  }
+
+  /** Faults on the API, for tests (see ProcessorFault): push one, or empty the list to clear them. */
+  get faults(): ProcessorFault[] {
+    return this.http.faults;
   }
 
   get url(): string {

@@ -19,6 +19,29 @@ export interface RecordedCall {
   at: number;
 }
 
+/**
+ * A fault a test puts on the processor's API, for the requests it matches (method, path, and the
+ * start of the idempotency key; each optional), `times` times (default 1; Infinity until removed):
+ * - `lose-answer`: the request is carried out (and its answer stored under its key, as the
+ *   processor does), then the connection is dropped: the caller never learns the outcome;
+ * - `unavailable`: answered 503 and not carried out (nothing stored under the key);
+ * - `refuse`: answered 400 and not carried out;
+ * - `error-stored`: answered 500 and not carried out, and that answer is stored under its key, so
+ *   every later request with the key gets it again (the processor keeps the first answer of a key,
+ *   errors included, for 24 hours);
+ * - `none`: carried out and answered as usual (only `onHit` runs).
+ * `onHit` runs once the request was handled and before its answer goes (to arm the next fault, or
+ * to change the state between a read and what follows it).
+ */
+export interface ProcessorFault {
+  method?: string;
+  path?: string;
+  keyPrefix?: string;
+  kind: 'lose-answer' | 'unavailable' | 'refuse' | 'error-stored' | 'none';
+  times?: number;
+  onHit?: () => void;
+}
+
 /** What the HTTP side needs of the emulator. */
 export interface HttpHost {
   /** Bills what came due; run before every request. */
@@ -35,6 +58,8 @@ export class HttpFront {
   readonly calls: RecordedCall[] = [];
   /** Delay before every API answer (0 by default). */
   latencyMs = 0;
+  /** Faults tests put on the API (the first that matches a request hits it). */
+  faults: ProcessorFault[] = [];
   url = '';
   private readonly host: HttpHost;
   private server: Server | undefined;
@@ -102,6 +127,31 @@ export class HttpFront {
     });
     const fingerprint = `${method} ${url.pathname} ${method === 'POST' ? body : ''}`;
     const stored = this.host.idempotency();
+    const key = typeof idempotencyKey === 'string' ? idempotencyKey : undefined;
+    const fault = this.faults.find(
+      (f) =>
+        (f.method === undefined || f.method === method) &&
+        (f.path === undefined || f.path === url.pathname) &&
+        (f.keyPrefix === undefined || key?.startsWith(f.keyPrefix)),
+    );
+    if (fault) {
+      fault.times = (fault.times ?? 1) - 1;
+      if (fault.times <= 0) this.faults.splice(this.faults.indexOf(fault), 1);
+      if (fault.kind === 'unavailable' || fault.kind === 'refuse' || fault.kind === 'error-stored') {
+        const error =
+          fault.kind === 'refuse'
+            ? new StripeApiError(400, 'Refused by a test fault.', { type: 'invalid_request_error' })
+            : new StripeApiError(fault.kind === 'unavailable' ? 503 : 500, 'Failed by a test fault.', {
+                type: 'api_error',
+              });
+        const text = JSON.stringify(errorBody(error));
+        if (fault.kind === 'error-stored' && method === 'POST' && key && !stored[key])
+          stored[key] = { fingerprint, status: error.status, body: text };
+        fault.onHit?.();
+        response.writeHead(error.status, { 'content-type': 'application/json' }).end(text);
+        return;
+      }
+    }
     if (method === 'POST' && typeof idempotencyKey === 'string') {
       const previous = stored[idempotencyKey];
       if (previous) {
@@ -111,6 +161,11 @@ export class HttpFront {
             'Keys for idempotent requests can only be used with the same parameters they were first used with.',
             { type: 'idempotency_error' },
           );
+        }
+        fault?.onHit?.();
+        if (fault?.kind === 'lose-answer') {
+          response.socket?.destroy();
+          return;
         }
         response
           .writeHead(previous.status, { 'content-type': 'application/json', 'idempotent-replayed': 'true' })
@@ -131,6 +186,11 @@ export class HttpFront {
     if (method === 'POST' && typeof idempotencyKey === 'string')
       stored[idempotencyKey] = { fingerprint, status, body: text };
     this.host.save();
+    fault?.onHit?.();
+    if (fault?.kind === 'lose-answer') {
+      response.socket?.destroy();
+      return;
+    }
     response
       .writeHead(status, {
         'content-type': 'application/json',
