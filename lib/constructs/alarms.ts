@@ -33,6 +33,8 @@ export const ALARM_THRESHOLDS = {
   webhookSignatureFailures: 10,
   /** API answers with a 5xx status in 5 minutes. */
   api5xx: 5,
+  /** Any added Stack's charge taken back (an add applied at the processor whose Stack never came). */
+  addedStackChargesTakenBack: 1,
 } as const;
 
 export interface OperatorAlarmsProps {
@@ -131,6 +133,14 @@ export class OperatorAlarms extends Construct {
         metric: props.api.metricServerError({ statistic: Stats.SUM, period: fiveMinutes }),
         threshold: ALARM_THRESHOLDS.api5xx,
       }),
+      addedStackChargesTakenBack: alarm(
+        'AddedStackChargeTakenBack',
+        "An added Stack's charge was taken back: the processor applied an add whose Stack never came.",
+        {
+          metric: ownMetric(METRIC.abandonedAddUndone, fiveMinutes),
+          threshold: ALARM_THRESHOLDS.addedStackChargesTakenBack,
+        },
+      ),
     };
 
     const all = Object.values(this.alarms);

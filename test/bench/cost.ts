@@ -48,7 +48,7 @@ export const USAGE = {
   scheduledSweepsPerMonth: 60 * 24 * 30,
   /** Fixed resources of the stack. */
   secrets: 3,
-  alarms: 8,
+  alarms: 9,
   dashboards: 1,
 } as const;
 

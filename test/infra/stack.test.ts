@@ -260,8 +260,8 @@ describe('the operators alarms', () => {
     expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);
   };
 
-  it('has exactly eight alarms (two for Plan Changes), each notifying the one alarm topic', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+  it('has exactly nine alarms (two for Plan Changes), each notifying the one alarm topic', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm')))
       notifiesTheTopic(alarm as Resource);
@@ -278,6 +278,18 @@ describe('the operators alarms', () => {
     });
     expect(JSON.stringify(alarm.Properties.Dimensions)).toMatch(/DeadLetters/);
     expect(ALARM_THRESHOLDS.deadLetters).toBe(1);
+  });
+
+  it('alarm AddedStackChargeTakenBack: any added Stack charge taken back in 5 minutes (our metric)', () => {
+    expect(alarmNamed('AddedStackChargeTakenBack').Properties).toMatchObject({
+      Namespace: 'StackControlPlane',
+      MetricName: 'AddedStackChargeTakenBack',
+      Dimensions: [{ Name: 'service', Value: 'stack-control-plane' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
   });
 
   it('alarm ReconcileFailures: >= 5 failed tenant reconciliations in 5 minutes (our metric)', () => {
