@@ -14,6 +14,15 @@ export const h = (tag, attributes, ...children) => {
 };
 
 /**
+ * An option of a select, chosen when `selected` (its `selected` attribute, so a form reset keeps it).
+ * @param {string} value
+ * @param {string} text
+ * @param {boolean} selected
+ */
+export const option = (value, text, selected) =>
+  h('option', selected ? { value, selected: '' } : { value }, text);
+
+/**
  * A visible label for a form control; the control must carry an id.
  * @param {string} text
  * @param {HTMLElement} control

@@ -88,10 +88,13 @@ const CONSOLE_TYPES: Record<string, string> = {
 /** The console's CSP (lib/console-headers.ts, shared with the cloud's distribution). */
 export { CONSOLE_CSP } from '../console-headers.ts';
 
-/** The console file a GET asks for (`/` is its page, `/console/<name>` its assets), if any. */
+/**
+ * The console file a GET asks for (`/` is its page, `/console/<name>` and `/console/<folder>/<name>`
+ * its assets), if any. Names are lower-case words only: no dot but the extension's, so never `..`.
+ */
 const consoleFile = (pathname: string): string | undefined => {
   if (pathname === '/' || pathname === '/index.html') return 'index.html';
-  const match = /^\/console\/([a-z][a-z0-9-]*\.(?:js|css))$/.exec(pathname);
+  const match = /^\/console\/((?:[a-z][a-z0-9-]*\/)?[a-z][a-z0-9-]*\.(?:js|css))$/.exec(pathname);
   return match?.[1];
 };
 

@@ -2,14 +2,17 @@ import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_CHANGE_GATES } from '../../functions/ports/config.ts';
-import { CHROMIUM, check, launchChromium, newConsolePage } from '../support/console-browser.ts';
 import {
-  json,
-  newDataDirectory,
-  type Running,
-  startLocalServer,
-  stopLocalServer,
-} from '../support/local-server.ts';
+  CHROMIUM,
+  call,
+  check,
+  heading,
+  inPage,
+  newConsolePage,
+  startConsole,
+  stopConsole,
+} from '../support/console-browser.ts';
+import type { Running } from '../support/local-server.ts';
 
 /**
  * The console's release gates and keyboard use in Debian's headless Chromium against `npm start`,
@@ -34,44 +37,14 @@ let page: Page;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) return;
-  server = await startLocalServer(newDataDirectory(), ['--fresh'], {
+  ({ server, browser } = await startConsole(['--fresh'], {
     environment: {
       PLAN_CHANGE_GATES_READY: PLAN_CHANGE_GATES.filter((gate) => gate !== GATE_DOWN).join(','),
     },
-  });
-  browser = await launchChromium();
+  }));
   page = await newConsolePage(browser);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  if (server) expect(await stopLocalServer(server)).toBe(0);
-});
-
-const call = async (method: string, urlPath: string, body?: unknown) =>
-  json(
-    await fetch(`${server.url}${urlPath}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
-
-/** A call from the page: same origin, with the tenant's session cookie. */
-const inPage = async (method: string, urlPath: string, body?: unknown) =>
-  (await page.evaluate(
-    async ([method, urlPath, body]) => {
-      const r = await fetch(urlPath as string, {
-        method: method as string,
-        headers: body === null ? {} : { 'content-type': 'application/json' },
-        ...(body === null ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: r.status, body: await r.json().catch(() => null) };
-    },
-    [method, urlPath, body ?? null] as const,
-    // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, read field by field
-  )) as { status: number; body: any };
-
-const heading = (text: string) => page.getByRole('heading', { level: 2, name: text }).waitFor();
+afterAll(() => stopConsole({ server, browser }));
 
 /** What the focused element is, as a keyboard and screen-reader user meets it. */
 interface Focus {
@@ -268,7 +241,7 @@ const termValue = (scope: ReturnType<Page['locator']>, term: string) =>
 describe.skipIf(!existsSync(CHROMIUM))('the console’s release gates and keyboard use', () => {
   it('signs in, takes a slug and starts a checkout with the keyboard only, each stop named and with a focus ring', async () => {
     await page.goto(`${server.url}/`);
-    await heading('Sign in');
+    await heading(page, 'Sign in');
     // The skip link is the first stop, shown when focused.
     await markFocusable(page);
     const skip = await toSkipLink(page);
@@ -279,7 +252,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s release gates and keyboa
     await page.keyboard.type('keyboard');
     await page.keyboard.press('Enter');
 
-    await heading('Choose your slug');
+    await heading(page, 'Choose your slug');
     const slug = await tabTo(page, /^Slug/);
     expect(slug.role).toBe('textbox');
     await page.keyboard.type('keys-co');
@@ -287,28 +260,28 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s release gates and keyboa
     expect(save.role).toBe('button');
     await page.keyboard.press('Space');
 
-    await heading('Plans');
+    await heading(page, 'Plans');
     const subscribe = await tabTo(page, /^Subscribe to Standard$/);
     expect(subscribe).toMatchObject({ role: 'button', inMain: true });
     await Promise.all([page.waitForURL(/\/c\/pay\/cs_\w+$/), page.keyboard.press('Enter')]);
     // The emulator's page is the processor's, not ours: pay it as its form would, then come back.
     const sessionId = page.url().split('/').at(-1) ?? '';
-    const paid = await call('POST', `/_local/processor/checkout/${sessionId}/pay`, {
+    const paid = await call(server, 'POST', `/_local/processor/checkout/${sessionId}/pay`, {
       card: '4242 4242 4242 4242',
     });
     expect(paid.status).toBe(200);
     await page.goto(`${server.url}/?checkout=complete`);
     await page.getByRole('heading', { level: 2, name: 'Stacks' }).waitFor({ timeout: 40_000 });
-    expect((await inPage('GET', '/v1/me')).body.billingState).toBe('active');
+    expect((await inPage(page, 'GET', '/v1/me')).body.billingState).toBe('active');
   }, 120_000);
 
   it('with a release gate down, a paying tenant’s Stacks show no Plan Change control, and the API refuses a Plan Change', async () => {
-    const me = (await inPage('GET', '/v1/me')).body;
+    const me = (await inPage(page, 'GET', '/v1/me')).body;
     expect(me.planChangeControls).toEqual({
       visible: false,
       gates: Object.fromEntries(PLAN_CHANGE_GATES.map((gate) => [gate, gate !== GATE_DOWN])),
     });
-    const { stacks } = (await inPage('GET', '/v1/stacks')).body;
+    const { stacks } = (await inPage(page, 'GET', '/v1/stacks')).body;
     expect(stacks).toHaveLength(1);
     const stack = stacks[0];
     expect(stack.name).toBe('keys-co.stacks.localhost');
@@ -330,13 +303,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s release gates and keyboa
       [`/v1/stacks/${stack.stackId}/plan-changes/preview`, { plan: 'plus' }],
       [`/v1/stacks/${stack.stackId}/plan-changes`, { plan: 'plus' }],
     ] as const) {
-      const refused = await inPage('POST', path, body);
+      const refused = await inPage(page, 'POST', path, body);
       expect(refused.status, path).toBe(409);
       expect(refused.body.error.code, path).toBe('plan_changes_unavailable');
       expect(refused.body.gatesNotReady, path).toEqual([GATE_DOWN]);
     }
-    expect((await inPage('GET', '/v1/plan-changes')).body.planChanges).toEqual([]);
-    expect((await inPage('GET', '/v1/stacks')).body.stacks[0].plan).toBe('standard');
+    expect((await inPage(page, 'GET', '/v1/plan-changes')).body.planChanges).toEqual([]);
+    expect((await inPage(page, 'GET', '/v1/stacks')).body.stacks[0].plan).toBe('standard');
 
     // The Plan Changes page lists the history (none) and offers no way to start one.
     await page
@@ -344,7 +317,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s release gates and keyboa
       .getByRole('link', { name: 'Plan Changes' })
       .focus();
     await page.keyboard.press('Enter');
-    await heading('Plan Changes');
+    await heading(page, 'Plan Changes');
     const text = await page.innerText('main');
     expect(text).toContain('No Plan Changes: they are not available yet.');
     expect(text).not.toMatch(/Start one|Stacks page/);
@@ -362,7 +335,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s release gates and keyboa
       await toSkipLink(page);
       await tabTo(page, new RegExp(`^${link}$`));
       await page.keyboard.press('Enter');
-      await heading(title);
+      await heading(page, title);
       expect(page.url()).toMatch(title === 'Stacks' ? /#\/stacks$/ : /#\/account$/);
       const visited = await walkScreen(page);
       const names = visited.map((v) => `${v.role} ${v.name}`);
@@ -392,22 +365,22 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s release gates and keyboa
 
   it('says every status in words: the billing state, a Stack’s state, an export’s status', async () => {
     await page.goto(`${server.url}/#/account`);
-    await heading('Account & Billing');
+    await heading(page, 'Account & Billing');
     const main = page.locator('main');
     expect(await termValue(main, 'Billing state')).toBe('active');
     const history = await main.getByRole('table').innerText();
     expect(history).toMatch(/provisioning\s+active\s+checkout completed/);
 
     await page.goto(`${server.url}/#/stacks`);
-    await heading('Stacks');
-    const stack = (await inPage('GET', '/v1/stacks')).body.stacks[0];
+    await heading(page, 'Stacks');
+    const stack = (await inPage(page, 'GET', '/v1/stacks')).body.stacks[0];
     const card = page.getByRole('region', { name: `Stack ${stack.name}` });
     expect(await termValue(card, 'State')).toBe(stack.lifecycle.replaceAll('_', ' '));
     expect(await termValue(card, 'Health')).toMatch(new RegExp(`^${stack.health.replaceAll('_', ' ')}`));
 
     // An export, started with the keyboard: its status is a word on the card and in the table.
     await page.goto(`${server.url}/#/export/${stack.stackId}`);
-    await heading(`Export ${stack.name}`);
+    await heading(page, `Export ${stack.name}`);
     await tabTo(page, /^Start an export$/);
     await page.keyboard.press('Enter');
     const last = page.getByRole('region', { name: 'The last export' });

@@ -5,23 +5,19 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CHROMIUM,
+  call,
   check,
-  launchChromium,
+  heading,
+  inPage,
   newConsolePage,
   PROCESSOR_ID,
+  payOnCheckoutPage,
   SHOTS,
   shownTime,
+  startConsole,
+  stopConsole,
 } from '../support/console-browser.ts';
-import { TEST_CARDS } from '../support/hosted-pages.ts';
-import {
-  json,
-  NODE,
-  newDataDirectory,
-  REPO,
-  type Running,
-  startLocalServer,
-  stopLocalServer,
-} from '../support/local-server.ts';
+import { NODE, REPO, type Running } from '../support/local-server.ts';
 
 /**
  * The console's money edges in Debian's headless Chromium against `npm start`, driven through the
@@ -46,23 +42,11 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) return;
   // Manual sweeps: a sweep runs only when this file asks (`/_local/sweep`), so "before the sweep"
   // is a state a test can look at (a close's processor event would otherwise nudge one at once).
-  server = await startLocalServer(newDataDirectory(), ['--fresh', '--manual-sweep']);
-  browser = await launchChromium();
+  ({ server, browser } = await startConsole(['--fresh', '--manual-sweep']));
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  if (server) expect(await stopLocalServer(server)).toBe(0);
-});
+afterAll(() => stopConsole({ server, browser }));
 
-const call = async (method: string, urlPath: string, body?: unknown) =>
-  json(
-    await fetch(`${server.url}${urlPath}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
-const sweep = async () => expect((await call('POST', '/_local/sweep')).status).toBe(200);
+const sweep = async () => expect((await call(server, 'POST', '/_local/sweep')).status).toBe(200);
 
 /** `npm run ops -- ...` against this server's data folder, as an operator would. */
 const ops = (...args: string[]) =>
@@ -76,22 +60,6 @@ const ops = (...args: string[]) =>
     );
   });
 
-/** A call from the page: same origin, with the tenant's session cookie. */
-const inPage = async (page: Page, method: string, urlPath: string, body?: unknown) =>
-  (await page.evaluate(
-    async ([method, urlPath, body]) => {
-      const r = await fetch(urlPath as string, {
-        method: method as string,
-        headers: body === null ? {} : { 'content-type': 'application/json' },
-        ...(body === null ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: r.status, body: await r.json().catch(() => null) };
-    },
-    [method, urlPath, body ?? null] as const,
-    // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, read field by field
-  )) as { status: number; body: any };
-
-const heading = (page: Page, text: string) => page.getByRole('heading', { level: 2, name: text }).waitFor();
 const main = (page: Page) => page.innerText('main');
 
 /** A link of the console's nav. */
@@ -116,16 +84,16 @@ const signUp = async (page: Page, login: string) => {
   await heading(page, 'Plans');
 };
 
+/** Subscribes to `plan` from the Plans screen: the emulator's hosted Checkout page opens. */
+const startCheckout = (page: Page, plan: string) =>
+  Promise.all([
+    page.waitForURL(/\/c\/pay\//),
+    page.getByRole('button', { name: `Subscribe to ${plan}`, exact: true }).click(),
+  ]);
+
 /** Pays on the emulator's hosted Checkout page; the console moves on once the account is active. */
 const payHere = async (page: Page) => {
-  await page.getByLabel('Card number').fill(TEST_CARDS.succeeds);
-  await page.getByLabel('Expiry').fill('12 / 34');
-  await page.getByLabel('CVC').fill('123');
-  await page.getByLabel('Cardholder name').fill('Money Tenant');
-  await Promise.all([
-    page.waitForURL(`${server.url}/?checkout=complete`),
-    page.getByRole('button', { name: 'Subscribe' }).click(),
-  ]);
+  await payOnCheckoutPage(page, server, 'Money Tenant');
   // The page follows by itself; the sweep that makes the account active runs when asked.
   await expect
     .poll(
@@ -279,10 +247,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s money edges in Chromium'
     const page = await newConsolePage(browser);
     await signUp(page, 'money-close');
     // An open checkout first: the close must make it unpayable.
-    await Promise.all([
-      page.waitForURL(/\/c\/pay\//),
-      page.getByRole('button', { name: 'Subscribe to Standard', exact: true }).click(),
-    ]);
+    await startCheckout(page, 'Standard');
     const checkoutUrl = page.url();
     await page.goto(`${server.url}/`);
     await heading(page, 'Plans');
@@ -407,7 +372,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s money edges in Chromium'
     // Its Dispatcher starts with the host Executor and reports: now the Stack view says so.
     const issued = await inPage(payer, 'POST', `/v1/stacks/${stack.stackId}/dispatcher-credential`);
     expect(issued.status).toBe(201);
-    const started = await call('POST', '/_local/fleet/dispatchers', {
+    const started = await call(server, 'POST', '/_local/fleet/dispatchers', {
       credential: issued.body.credential,
       location: stack.location,
       localHostExecutor: true,
@@ -416,7 +381,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s money edges in Chromium'
     await expect
       .poll(
         async () => {
-          await call('POST', '/_local/fleet/tick');
+          await call(server, 'POST', '/_local/fleet/tick');
           return (await inPage(payer, 'GET', `/v1/stacks/${stack.stackId}`)).body.localHostExecutor;
         },
         { timeout: 20_000, interval: 500 },
@@ -540,10 +505,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s money edges in Chromium'
   it('after a money-back refund, Account & Billing shows the refund used, the Stacks torn down after the export window, billing stopped', async () => {
     const page = await newConsolePage(browser);
     await signUp(page, 'money-refund');
-    await Promise.all([
-      page.waitForURL(/\/c\/pay\//),
-      page.getByRole('button', { name: 'Subscribe to Standard', exact: true }).click(),
-    ]);
+    await startCheckout(page, 'Standard');
     await payHere(page);
     // The sweep records the first payment (the window opens), then support grants the refund.
     await page.goto(`${server.url}/#/account`);

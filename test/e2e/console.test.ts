@@ -1,20 +1,22 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../support/hosted-pages.ts';
+import { CONSOLE_CSP } from '../../lib/console-headers.ts';
 import {
-  json,
-  NODE,
-  newDataDirectory,
-  REPO,
-  type Running,
-  startLocalServer,
-  stopLocalServer,
-} from '../support/local-server.ts';
+  CHROMIUM,
+  call,
+  check,
+  heading,
+  inPage,
+  newConsolePage,
+  payOnCheckoutPage,
+  startConsole,
+  stopConsole,
+} from '../support/console-browser.ts';
+import { NODE, REPO, type Running } from '../support/local-server.ts';
 
 /**
  * The tenant console in Debian's headless Chromium against `npm start`: sign-in, slug, Plans,
@@ -24,97 +26,25 @@ import {
  * screenshot and checked with axe-core.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = path.join(REPO, 'test-output/console');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/** What a processor id looks like; none may appear on any screen. */
-const PROCESSOR_ID = /\b(?:sub|cus|price|in|pi|cs|bps)_[A-Za-z0-9]{6,}/;
-
 let server: Running;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
   // CI installs Debian's chromium (.ci/run); never a downloaded browser.
   if (!existsSync(CHROMIUM)) return;
-  server = await startLocalServer(newDataDirectory(), ['--fresh']);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  ({ server, browser } = await startConsole(['--fresh']));
   // The console sets a strict CSP: axe-core is injected past it.
-  context = await browser.newContext({ bypassCSP: true, locale: 'en-US', timezoneId: 'America/New_York' });
-  page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  mkdirSync(SHOTS, { recursive: true });
+  page = await newConsolePage(browser);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  if (server) expect(await stopLocalServer(server)).toBe(0);
-});
-
-/** Asserts the screen's heading, saves a screenshot, runs axe-core and scans for processor ids. */
-const check = async (name: string, heading: string) => {
-  await expect(page.getByRole('heading', { level: 2, name: heading }).isVisible()).resolves.toBe(true);
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-  await page.addScriptTag({ content: AXE });
-  const violations = (await page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is injected at run time; this runs in the page
-    const page = globalThis as any;
-    const result = await page.axe.run(page.document);
-    return result.violations.map((v: { id: string; impact: string; help: string; nodes: unknown[] }) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.length,
-    }));
-  })) as { id: string; impact: string }[];
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
-  expect(await page.innerText('body')).not.toMatch(PROCESSOR_ID);
-};
-
-const heading = (text: string) => page.getByRole('heading', { level: 2, name: text }).waitFor();
-
-const call = async (method: string, urlPath: string, body?: unknown) =>
-  json(
-    await fetch(`${server.url}${urlPath}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
-
-/** A call from the page: same origin, with the session cookie and the page's Origin. */
-const inPage = async (method: string, urlPath: string, body?: unknown) =>
-  (await page.evaluate(
-    async ([method, urlPath, body]) => {
-      const r = await fetch(urlPath as string, {
-        method: method as string,
-        headers: body === null ? {} : { 'content-type': 'application/json' },
-        ...(body === null ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: r.status, body: await r.json().catch(() => null) };
-    },
-    [method, urlPath, body ?? null] as const,
-    // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, read field by field as `json` does
-  )) as { status: number; body: any };
+afterAll(() => stopConsole({ server, browser }));
 
 /** The Stack added in the journey (s2) and its running reference Dispatcher. */
 const secondStack = async () => {
-  const { body } = await inPage('GET', '/v1/stacks');
+  const { body } = await inPage(page, 'GET', '/v1/stacks');
   const stack = (body.stacks as { stackId: string; name: string }[]).find((s) => s.name.startsWith('s2.'));
   if (!stack) throw new Error('the added Stack is not listed');
-  const fleet = await call('GET', '/_local/fleet');
+  const fleet = await call(server, 'GET', '/_local/fleet');
   const dispatcher = (fleet.body.dispatchers as { dispatcherId: string; stack: string; tornDown: boolean }[])
     .filter((d) => d.stack === stack.name && !d.tornDown)
     .at(-1);
@@ -152,10 +82,10 @@ const proPlaces = async () =>
 
 /** Signs in again on the sign-in screen; the console returns to the screen of the address. */
 const signInHere = async (then: string) => {
-  await heading('Sign in');
+  await heading(page, 'Sign in');
   await page.getByLabel('Code-host login').fill('browser');
   await page.getByRole('button', { name: 'Sign in locally' }).click();
-  await heading(then);
+  await heading(page, then);
 };
 
 /** The Credentials page of a Stack, through the Stack picker. */
@@ -164,63 +94,94 @@ const credentialsOf = async (s2: { stackId: string; name: string }) => {
   await page.getByRole('heading', { level: 2, name: /^Credentials of / }).waitFor();
   await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
   await page.getByRole('button', { name: 'Show this Stack' }).click();
-  await heading(`Credentials of ${s2.name}`);
+  await heading(page, `Credentials of ${s2.name}`);
 };
 
 const signInAgain = async () => {
   await page.getByRole('button', { name: 'Sign out' }).click();
-  await heading('Sign in');
+  await heading(page, 'Sign in');
   await page.getByLabel('Code-host login').fill('browser');
   await page.getByRole('button', { name: 'Sign in locally' }).click();
-  await heading('Stacks');
+  await heading(page, 'Stacks');
 };
 
 describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
+  it('serves every module, the screens folder too, with its type and CSP, and runs under that CSP', async () => {
+    const directory = path.join(REPO, 'lib/console');
+    const modules = readdirSync(directory, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.js'),
+    );
+    expect(modules).toContain(path.join('screens', 'stacks.js'));
+    for (const file of modules) {
+      const response = await fetch(`${server.url}/console/${file.split(path.sep).join('/')}`);
+      expect(response.status, file).toBe(200);
+      expect(response.headers.get('content-type'), file).toBe('text/javascript; charset=utf-8');
+      expect(response.headers.get('content-security-policy'), file).toBe(CONSOLE_CSP);
+      expect(await response.text(), file).toBe(readFileSync(path.join(directory, file), 'utf8'));
+    }
+    // The other tests bypass the CSP for axe-core; this page keeps it, so every import must pass it.
+    const strict = await browser.newContext();
+    try {
+      const plain = await strict.newPage();
+      // A refused module shows as a CSP message or a script error (the 401 of /v1/me is expected).
+      const refused: string[] = [];
+      const loaded: string[] = [];
+      plain.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+      });
+      plain.on('pageerror', (error) => refused.push(error.message));
+      plain.on('response', (response) => {
+        const { pathname } = new URL(response.url());
+        if (pathname.startsWith('/console/')) loaded.push(`${response.status()} ${pathname}`);
+      });
+      await plain.goto(`${server.url}/`);
+      await plain.getByRole('heading', { level: 2, name: 'Sign in' }).waitFor();
+      expect(refused).toEqual([]);
+      expect(loaded).toContain('200 /console/screens/sign-in.js');
+      expect(loaded.filter((line) => !line.startsWith('200 '))).toEqual([]);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('signs in, takes a slug, pays on the checkout page and lands on the Stacks', async () => {
     await page.goto(`${server.url}/`);
-    await heading('Sign in');
+    await heading(page, 'Sign in');
     await expect(
       page.getByRole('link', { name: 'Sign in with the code host' }).getAttribute('href'),
     ).resolves.toBe('/v1/auth/sign-in');
-    await check('01-sign-in', 'Sign in');
+    await check(page, '01-sign-in', 'Sign in');
     await page.getByLabel('Code-host login').fill('browser');
     await page.getByRole('button', { name: 'Sign in locally' }).click();
 
-    await heading('Choose your slug');
-    await check('02-slug', 'Choose your slug');
+    await heading(page, 'Choose your slug');
+    await check(page, '02-slug', 'Choose your slug');
     await page.getByRole('textbox', { name: /^Slug/ }).fill('browser-co');
     await page.getByRole('button', { name: 'Save slug' }).click();
 
-    await heading('Plans');
+    await heading(page, 'Plans');
     await expect(page.getByRole('region', { name: 'Standard' }).innerText()).resolves.toContain('a month');
-    await check('03-plans', 'Plans');
+    await check(page, '03-plans', 'Plans');
     // A reload keeps the screen: the state is the API's, not the page's.
     await page.reload();
-    await heading('Plans');
+    await heading(page, 'Plans');
 
     await Promise.all([
       page.waitForURL(/\/c\/pay\//),
       page.getByRole('button', { name: 'Subscribe to Standard' }).click(),
     ]);
-    await page.getByLabel('Card number').fill(TEST_CARDS.succeeds);
-    await page.getByLabel('Expiry').fill('12 / 34');
-    await page.getByLabel('CVC').fill('123');
-    await page.getByLabel('Cardholder name').fill('Browser Tenant');
-    await Promise.all([
-      page.waitForURL(`${server.url}/?checkout=complete`),
-      page.getByRole('button', { name: 'Subscribe' }).click(),
-    ]);
+    await payOnCheckoutPage(page, server, 'Browser Tenant');
     // Once the payment's webhook is processed the console moves on by itself.
-    await heading('Stacks');
+    await heading(page, 'Stacks');
     const stack = page.getByRole('region', { name: 'Stack browser-co.stacks.localhost' });
     await expect(stack.innerText()).resolves.toMatch(/Plan\s+Standard/);
     await expect(stack.innerText()).resolves.toContain('Projects (0 of 3 watched)');
-    await check('04-stacks', 'Stacks');
+    await check(page, '04-stacks', 'Stacks');
   }, 120_000);
 
   it('shows Account & Billing with the state, history, price lock and money-back window', async () => {
     await page.getByRole('link', { name: 'Account & Billing' }).click();
-    await heading('Account & Billing');
+    await heading(page, 'Account & Billing');
     const text = await page.innerText('main');
     expect(text).toMatch(/Billing state\s+active/);
     expect(text).toContain('Founding price locked on 1 Stack(s)');
@@ -229,16 +190,16 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     expect(text).toMatch(/provisioning\s+active\s+checkout completed/);
     // The window's end in the browser's zone (New York here), with the zone named.
     expect(text).toMatch(/refund until .* (EST|EDT) \(your local time\)/);
-    await check('05-account', 'Account & Billing');
+    await check(page, '05-account', 'Account & Billing');
   }, 60_000);
 
   it('adds a Stack after the estimate, and adds a Project within the cap', async () => {
     await page.getByRole('link', { name: 'Stacks' }).click();
-    await heading('Stacks');
+    await heading(page, 'Stacks');
     await page.getByLabel('Plan', { exact: true }).selectOption('plus');
     await page.getByRole('button', { name: 'Preview the cost' }).click();
     await page.getByText('Estimated next invoice').waitFor();
-    await check('06-add-stack-estimate', 'Stacks');
+    await check(page, '06-add-stack-estimate', 'Stacks');
     await page.getByRole('button', { name: 'Confirm and add the Stack' }).click();
     const added = page.getByRole('region', { name: 'Stack s2.browser-co.stacks.localhost' });
     await added.waitFor();
@@ -250,7 +211,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await page.getByText('Projects (1 of 3 watched)').waitFor();
     await page.reload();
     await page.getByText('web (browser/web)').waitFor();
-    await check('07-stacks-added', 'Stacks');
+    await check(page, '07-stacks-added', 'Stacks');
   }, 60_000);
 
   it('previews a Plan Change that must wait for capacity, confirms it, and follows it from waiting to completed by itself', async () => {
@@ -274,7 +235,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await expect(requested.innerText()).resolves.toMatch(
       /Capacity\s+No room for this Plan in your Home Region now: the change waits for capacity/,
     );
-    await check('08-plan-change-preview-queues', 'Stacks');
+    await check(page, '08-plan-change-preview-queues', 'Stacks');
 
     // The Stack's reference Dispatcher, so the change can run (the fleet ticks by itself).
     const listed = (await page.evaluate(async () => (await fetch('/v1/stacks')).json())) as {
@@ -287,11 +248,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
       return r.json();
     }, s2.stackId)) as { credential: string };
     expect(
-      (await call('POST', '/_local/fleet/dispatchers', { credential, location: s2.location })).status,
+      (await call(server, 'POST', '/_local/fleet/dispatchers', { credential, location: s2.location })).status,
     ).toBe(201);
 
     await stack.getByRole('button', { name: 'Confirm Plan Change' }).click();
-    await heading('Plan Changes');
+    await heading(page, 'Plan Changes');
     const card = page.getByRole('region', { name: /^Plan Change pc_/ });
     const status = card.locator('[data-status]');
     await expect(status.getAttribute('data-status')).resolves.toBe('waiting_for_capacity');
@@ -300,11 +261,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await expect(card.getByRole('button', { name: 'Cancel this Plan Change' }).isVisible()).resolves.toBe(
       true,
     );
-    await check('09-plan-change-waiting', 'Plan Changes');
+    await check(page, '09-plan-change-waiting', 'Plan Changes');
 
     // A session that ends while the page follows the change (as time travel past its expiry
     // would): the page asks to sign in again, and then shows the same screen.
-    expect((await inPage('POST', '/v1/auth/sign-out')).status).toBeLessThan(300);
+    expect((await inPage(page, 'POST', '/v1/auth/sign-out')).status).toBeLessThan(300);
     await signInHere('Plan Changes');
     await expect(status.getAttribute('data-status')).resolves.toBe('waiting_for_capacity');
 
@@ -321,17 +282,17 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
         '--total',
         String(place.total),
       );
-    expect((await call('POST', '/_local/clock/advance', { seconds: 15 * 60 })).status).toBe(200);
+    expect((await call(server, 'POST', '/_local/clock/advance', { seconds: 15 * 60 })).status).toBe(200);
     await expect
       .poll(
         async () => {
-          await call('POST', '/_local/fleet/tick');
+          await call(server, 'POST', '/_local/fleet/tick');
           return status.getAttribute('data-status', { timeout: 1000 }).catch(() => null);
         },
         { timeout: 90_000, interval: 1000 },
       )
       .toBe('completed');
-    const changes = await inPage('GET', '/v1/plan-changes');
+    const changes = await inPage(page, 'GET', '/v1/plan-changes');
     expect(changes.body.planChanges[0].history.map((e: { status: string }) => e.status)).toEqual([
       'waiting_for_capacity',
       'waiting_for_work',
@@ -341,7 +302,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
       'completed',
     ]);
     await page.reload();
-    await heading('Plan Changes');
+    await heading(page, 'Plan Changes');
     await expect(status.getAttribute('data-status')).resolves.toBe('completed');
     // Signing in again shows the same history.
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -352,7 +313,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await page.getByRole('link', { name: 'Plan Changes' }).click();
     await page.locator('[data-status="completed"]').waitFor();
     expect(await page.innerText('main')).toMatch(/Plus to Pro/);
-    await check('10-plan-change-completed', 'Plan Changes');
+    await check(page, '10-plan-change-completed', 'Plan Changes');
   }, 180_000);
 
   it('provisions an api_key on the added Stack, follows its validation and chooses it as the Guide', async () => {
@@ -361,12 +322,12 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await page.getByRole('heading', { level: 2, name: /^Credentials of / }).waitFor();
     await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
     await page.getByRole('button', { name: 'Show this Stack' }).click();
-    await heading(`Credentials of ${s2.name}`);
+    await heading(page, `Credentials of ${s2.name}`);
     expect(await page.innerText('main')).toContain('No Credentials yet.');
 
     // The Providers, their kinds and the consent text are the API's catalog; the kinds follow
     // the Provider, the consent shows only for the kinds that need it.
-    const { body: catalog } = await inPage('GET', '/v1/credentials/catalog');
+    const { body: catalog } = await inPage(page, 'GET', '/v1/credentials/catalog');
     const version = catalog.consent.textVersion as string;
     await expect(
       page.getByLabel('Provider', { exact: true }).locator('option').allInnerTexts(),
@@ -390,7 +351,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await expect(page.locator('#cred-defaults').innerText()).resolves.toBe(
       'Left empty: c-auto with low effort.',
     );
-    await check('11-credentials-empty', `Credentials of ${s2.name}`);
+    await check(page, '11-credentials-empty', `Credentials of ${s2.name}`);
 
     await page.getByLabel(/^Name/).fill('ci-key');
     await page.getByLabel('Secret (token or key)').fill(SECRET);
@@ -413,7 +374,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await expect
       .poll(
         async () => {
-          await call('POST', '/_local/fleet/tick');
+          await call(server, 'POST', '/_local/fleet/tick');
           return card.innerText();
         },
         { timeout: 30_000, interval: 500 },
@@ -429,11 +390,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await waitText(guide, /Last cleared\s+ci-key: cleared by administrator/);
     await page.getByRole('button', { name: 'Choose as Guide' }).click();
     await waitText(guide, /ci-key \(since .*\): usable/);
-    await check('12-credentials-guide', `Credentials of ${s2.name}`);
+    await check(page, '12-credentials-guide', `Credentials of ${s2.name}`);
 
     // The same after a reload and after signing in again: the state is the API's.
     await page.reload();
-    await heading(`Credentials of ${s2.name}`);
+    await heading(page, `Credentials of ${s2.name}`);
     await waitText(guide, /ci-key \(since .*\): usable/);
     await signInAgain();
     await credentialsOf(s2);
@@ -444,7 +405,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
   it('sets Project Credential Routes on the Stacks page, shows them blocking a deletion, clears them there, then deletes after the Thread-count confirmation', async () => {
     const s2 = await secondStack();
     await page.getByRole('link', { name: 'Stacks' }).click();
-    await heading('Stacks');
+    await heading(page, 'Stacks');
     const stack = page.getByRole('region', { name: `Stack ${s2.name}` });
     await stack.getByLabel('Project name').fill('api');
     await stack.getByLabel('Repository (owner/name)').fill('browser/api');
@@ -467,28 +428,28 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await expect(refusal.innerText()).resolves.toContain(
       "The intake route's Fallback must differ from its Primary.",
     );
-    await check('13-credential-routes-refused', 'Stacks');
+    await check(page, '13-credential-routes-refused', 'Stacks');
     await project.getByLabel('Fallback for intake').selectOption('');
     await save.click();
     await waitText(project, /Credential routes: intake: ci-key; dispatch: no route/);
     // The routes are the API's: the same after a reload, in the text and in the editor.
     await page.reload();
-    await heading('Stacks');
+    await heading(page, 'Stacks');
     await waitText(project, /Credential routes: intake: ci-key; dispatch: no route/);
     await edit();
     await expect(project.getByLabel('Primary for intake').inputValue()).resolves.toBe('ci-key');
     await expect(project.getByLabel('Fallback for intake').inputValue()).resolves.toBe('');
     await expect(project.getByLabel('Primary for dispatch').inputValue()).resolves.toBe('');
-    await check('14-credential-routes-set', 'Stacks');
+    await check(page, '14-credential-routes-set', 'Stacks');
 
-    const projects = await inPage('GET', `/v1/stacks/${s2.stackId}/projects`);
+    const projects = await inPage(page, 'GET', `/v1/stacks/${s2.stackId}/projects`);
     const projectId = (projects.body.projects as { projectId: string; name: string }[]).find(
       (p) => p.name === 'api',
     )?.projectId;
     expect(projects.body.projects.find((p: { name: string }) => p.name === 'api').credentialRoutes).toEqual({
       intake: { primary: 'ci-key' },
     });
-    const thread = await call('POST', `/_local/fleet/dispatchers/${s2.dispatcherId}/threads`, {
+    const thread = await call(server, 'POST', `/_local/fleet/dispatchers/${s2.dispatcherId}/threads`, {
       threadId: 'thr-console-1',
       projectId,
       activity: 'intake',
@@ -501,17 +462,17 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     const blocking = card.getByRole('list', { name: 'Routes naming ci-key' });
     await blocking.waitFor();
     await expect(blocking.innerText()).resolves.toBe('Project api: intake, primary');
-    await check('15-credential-delete-blocked', `Credentials of ${s2.name}`);
+    await check(page, '15-credential-delete-blocked', `Credentials of ${s2.name}`);
 
     // Cleared through the editor: no route for intake.
     await page.getByRole('link', { name: 'Stacks' }).click();
-    await heading('Stacks');
+    await heading(page, 'Stacks');
     await edit();
     await project.getByLabel('Primary for intake').selectOption('');
     await save.click();
     await waitText(project, /Credential routes: intake: no route; dispatch: no route/);
     expect(
-      (await inPage('GET', `/v1/stacks/${s2.stackId}/projects`)).body.projects.find(
+      (await inPage(page, 'GET', `/v1/stacks/${s2.stackId}/projects`)).body.projects.find(
         (p: { name: string }) => p.name === 'api',
       ).credentialRoutes,
     ).toEqual({});
@@ -521,18 +482,20 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     const confirm = card.getByRole('button', { name: 'Confirm: delete ci-key and stop 1 Thread(s)' });
     await confirm.waitFor();
     expect(await card.innerText()).toContain('1 Thread(s) use ci-key');
-    await check('16-credential-delete-confirm', `Credentials of ${s2.name}`);
+    await check(page, '16-credential-delete-confirm', `Credentials of ${s2.name}`);
     // Nothing is deleted before the second click.
-    expect((await inPage('GET', `/v1/credentials?stackId=${s2.stackId}`)).body.credentials).toHaveLength(1);
+    expect(
+      (await inPage(page, 'GET', `/v1/credentials?stackId=${s2.stackId}`)).body.credentials,
+    ).toHaveLength(1);
     await confirm.click();
     await page.getByText('No Credentials yet.').waitFor();
     await waitText(page.getByRole('region', { name: 'Guide Credential' }), /Last cleared\s+ci-key: deleted/);
-    expect((await inPage('GET', `/v1/credentials?stackId=${s2.stackId}`)).body.credentials).toEqual([]);
+    expect((await inPage(page, 'GET', `/v1/credentials?stackId=${s2.stackId}`)).body.credentials).toEqual([]);
   }, 120_000);
 
   it('starts an export, follows it to ready after a reload and a new sign-in, and downloads it', async () => {
     const s2 = await secondStack();
-    const seeded = await call('POST', `/_local/fleet/dispatchers/${s2.dispatcherId}/data`, {
+    const seeded = await call(server, 'POST', `/_local/fleet/dispatchers/${s2.dispatcherId}/data`, {
       events: 25,
       threads: [
         {
@@ -549,20 +512,20 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await page.getByRole('heading', { level: 2, name: /^Export / }).waitFor();
     await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
     await page.getByRole('button', { name: 'Show this Stack' }).click();
-    await heading(`Export ${s2.name}`);
+    await heading(page, `Export ${s2.name}`);
     expect(await page.innerText('main')).toContain('No export of this Stack yet.');
     await page.getByRole('button', { name: 'Start an export' }).click();
     const last = page.getByRole('region', { name: 'The last export' });
     await last.waitFor();
-    await check('17-export-started', `Export ${s2.name}`);
+    await check(page, '17-export-started', `Export ${s2.name}`);
     // The page finds it through the API, not through anything this browser kept.
     await page.evaluate(() => localStorage.clear());
     await page.reload();
-    await heading(`Export ${s2.name}`);
+    await heading(page, `Export ${s2.name}`);
     await expect
       .poll(
         async () => {
-          await call('POST', '/_local/fleet/tick');
+          await call(server, 'POST', '/_local/fleet/tick');
           return last
             .locator('[data-status]')
             .getAttribute('data-status', { timeout: 1000 })
@@ -586,7 +549,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await expect(rows.first().innerText()).resolves.toMatch(
       new RegExp(`ready\\s+${size.toLocaleString('en-US')} bytes`),
     );
-    await check('18-export-ready', `Export ${s2.name}`);
+    await check(page, '18-export-ready', `Export ${s2.name}`);
 
     const [download] = await Promise.all([
       page.waitForEvent('download'),

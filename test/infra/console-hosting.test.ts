@@ -140,9 +140,12 @@ describe("the console's bucket", () => {
       Object.values(file.destinations).some((destination) => destination.objectKey === key),
     );
     expect(asset, 'the deployed asset').toBeDefined();
-    const staged = readdirSync(path.join(assemblyDirectory, asset?.source.path ?? '')).sort();
-    expect(staged).toEqual(readdirSync(CONSOLE_DIRECTORY).sort());
+    // Every file, in the folders of lib/console/ too (the screens' modules).
+    const files = (directory: string) => readdirSync(directory, { recursive: true, encoding: 'utf8' }).sort();
+    const staged = files(path.join(assemblyDirectory, asset?.source.path ?? ''));
+    expect(staged).toEqual(files(CONSOLE_DIRECTORY));
     expect(staged).toContain('index.html');
+    expect(staged).toContain(path.join('screens', 'stacks.js'));
   });
 });
 

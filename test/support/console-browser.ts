@@ -3,7 +3,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { REPO } from './local-server.ts';
+import { TEST_CARDS } from './hosted-pages.ts';
+import {
+  json,
+  newDataDirectory,
+  REPO,
+  type Running,
+  startLocalServer,
+  stopLocalServer,
+} from './local-server.ts';
 
 /**
  * The tenant console's browser tests: Debian's headless Chromium (never a downloaded browser; CI
@@ -32,6 +40,26 @@ export const launchChromium = (): Promise<Browser> => {
       '--disable-sync',
     ],
   });
+};
+
+/** What a console test file runs against: its own `npm start` (a fresh data folder) and a Chromium. */
+export interface ConsoleWorld {
+  server: Running;
+  browser: Browser;
+}
+
+export const startConsole = async (
+  args: string[],
+  options?: Parameters<typeof startLocalServer>[2],
+): Promise<ConsoleWorld> => ({
+  server: await startLocalServer(newDataDirectory(), args, options),
+  browser: await launchChromium(),
+});
+
+/** Closes the browser, then stops the server, which must exit cleanly; either may not have started. */
+export const stopConsole = async ({ server, browser }: Partial<ConsoleWorld>) => {
+  await browser?.close();
+  if (server) expect(await stopLocalServer(server)).toBe(0);
 };
 
 /** A page of its own (its own cookies: one tenant), in New York's zone, CSP bypassed for axe-core. */
@@ -66,17 +94,50 @@ export const check = async (page: Page, name: string, heading: string) => {
   expect(await page.innerText('body')).not.toMatch(PROCESSOR_ID);
 };
 
-/** The console's own way of writing a time (lib/console/dom.js `dateTime`), in the page's zone. */
-export const shownTime = (page: Page, iso: string): Promise<string> =>
-  page.evaluate(
-    (at) =>
-      new Date(at).toLocaleString(undefined, {
-        year: 'numeric',
-        month: 'short',
-        day: 'numeric',
-        hour: 'numeric',
-        minute: '2-digit',
-        timeZoneName: 'short',
-      }),
-    iso,
+/** Pays on the emulator's hosted Checkout page with the card that succeeds; back on the console. */
+export const payOnCheckoutPage = async (page: Page, server: Running, cardholder: string) => {
+  await page.getByLabel('Card number').fill(TEST_CARDS.succeeds);
+  await page.getByLabel('Expiry').fill('12 / 34');
+  await page.getByLabel('CVC').fill('123');
+  await page.getByLabel('Cardholder name').fill(cardholder);
+  await Promise.all([
+    page.waitForURL(`${server.url}/?checkout=complete`),
+    page.getByRole('button', { name: 'Subscribe' }).click(),
+  ]);
+};
+
+/** Waits for the screen whose heading (level 2) is `text`. */
+export const heading = (page: Page, text: string) =>
+  page.getByRole('heading', { level: 2, name: text }).waitFor();
+
+/** A call to the server from the test itself (no session): its status and JSON body. */
+export const call = async (server: Running, method: string, urlPath: string, body?: unknown) =>
+  json(
+    await fetch(`${server.url}${urlPath}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
   );
+
+/** A call from the page: same origin, with the tenant's session cookie and the page's Origin. */
+export const inPage = async (page: Page, method: string, urlPath: string, body?: unknown) =>
+  (await page.evaluate(
+    async ([method, urlPath, body]) => {
+      const r = await fetch(urlPath as string, {
+        method: method as string,
+        headers: body === null ? {} : { 'content-type': 'application/json' },
+        ...(body === null ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: r.status, body: await r.json().catch(() => null) };
+    },
+    [method, urlPath, body ?? null] as const,
+    // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, read field by field as `json` does
+  )) as { status: number; body: any };
+
+/**
+ * A time as the console writes it: its own `dateTime` (lib/console/dom.js), imported by the page
+ * (a string, so the test's bundler leaves the import to the browser), in the page's zone.
+ */
+export const shownTime = (page: Page, iso: string): Promise<string> =>
+  page.evaluate(`import('/console/dom.js').then((dom) => dom.dateTime(${JSON.stringify(iso)}))`);

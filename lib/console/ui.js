@@ -1,0 +1,168 @@
+// What every screen of the console uses: the page's fixed elements, the screen itself, forms and
+// buttons that show their errors in words, the poll that follows a screen, and the route back to
+// the router (lib/console/app.js sets it at startup, so no screen imports the router).
+import { ApiError, api } from './api.js';
+import { h, label, option } from './dom.js';
+
+export const main = /** @type {HTMLElement} */ (document.getElementById('main'));
+export const nav = /** @type {HTMLElement} */ (document.getElementById('nav'));
+export const navLinks = /** @type {HTMLElement} */ (document.getElementById('nav-links'));
+const status = /** @type {HTMLElement} */ (document.getElementById('status'));
+
+/** @type {number | undefined} */
+let pollTimer;
+
+/** @type {() => Promise<unknown>} */
+let router = async () => undefined;
+
+/** Shows the screen of the address again: the router's `route()` (the only one, set by app.js). */
+export const route = () => router();
+
+/** Called once by app.js with its router. */
+export const setRoute = (/** @type {() => Promise<unknown>} */ fn) => {
+  router = fn;
+};
+
+/** Stops following the screen that is being replaced. */
+export const stopPolling = () => window.clearTimeout(pollTimer);
+
+export const say = (/** @type {string} */ text) => {
+  status.textContent = text;
+};
+
+/** Replaces the screen: its heading first, focused so a keyboard or screen reader user lands there. */
+export const screen = (/** @type {string} */ title, /** @type {(Node|string)[]} */ ...children) => {
+  const heading = h('h2', { tabindex: '-1' }, title);
+  main.replaceChildren(heading, ...children);
+  document.title = `${title} · Stack Control Plane`;
+  heading.focus();
+};
+
+export const errorBox = (/** @type {unknown} */ error) =>
+  h(
+    'p',
+    { class: 'error', role: 'alert' },
+    `Error: ${error instanceof Error ? error.message : String(error)}`,
+  );
+
+/** A form whose submit runs `action`; its errors are shown inside it, in words. */
+export const form = (
+  /** @type {string} */ name,
+  /** @type {(Node|string)[]} */ fields,
+  /** @type {string} */ submit,
+  /** @type {(data: FormData, form: HTMLFormElement) => Promise<void>} */ action,
+) => {
+  const out = h('div', {});
+  const element = /** @type {HTMLFormElement} */ (
+    h('form', { 'aria-label': name }, ...fields, h('p', {}, h('button', { type: 'submit' }, submit)), out)
+  );
+  element.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    out.replaceChildren();
+    const button = element.querySelector('button[type=submit]');
+    button?.setAttribute('disabled', '');
+    try {
+      await action(new FormData(element), element);
+    } catch (error) {
+      out.replaceChildren(errorBox(error));
+    } finally {
+      button?.removeAttribute('disabled');
+    }
+  });
+  return element;
+};
+
+export const button = (
+  /** @type {string} */ text,
+  /** @type {() => Promise<void> | void} */ onClick,
+  /** @type {string} */ kind = '',
+) => {
+  const element = h('button', { type: 'button', ...(kind ? { class: kind } : {}) }, text);
+  element.addEventListener('click', async () => {
+    element.setAttribute('disabled', '');
+    try {
+      await onClick();
+    } catch (error) {
+      element.after(errorBox(error));
+    } finally {
+      element.removeAttribute('disabled');
+    }
+  });
+  return element;
+};
+
+export const dl = (/** @type {[string, Node|string][]} */ rows) =>
+  h('dl', {}, ...rows.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
+
+export const resources = (/** @type {any} */ r) =>
+  `${r.vcpu} ${r.vcpuKind} vCPU, ${r.memoryGb} GB memory, ${r.storageGb} GB storage`;
+export const caps = (/** @type {any} */ c) =>
+  `${c.runCap} runs at once, ${c.reserveCap} in reserve, ${c.watchedProjectsCap} watched Projects`;
+
+/** A table with a caption, column headers, and a row of cells per entry. */
+export const table = (
+  /** @type {string} */ caption,
+  /** @type {string[]} */ columns,
+  /** @type {(Node|string)[][]} */ rows,
+) =>
+  h(
+    'table',
+    {},
+    h('caption', { class: 'muted' }, caption),
+    h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c) => h('td', {}, c))))),
+  );
+
+/** A Plan's name from its value (the value itself for a Plan the list does not hold). */
+export const planName = (/** @type {any[]} */ plans, /** @type {string} */ value) =>
+  plans.find((p) => p.value === value)?.name ?? value;
+
+/** Re-runs `check` every 1.5 s while this screen is shown; `then` once it says done. */
+export const poll = (/** @type {() => Promise<boolean>} */ check, /** @type {() => unknown} */ then) => {
+  const shown = location.hash;
+  const tick = async () => {
+    if (location.hash !== shown) return;
+    try {
+      if (await check()) return then();
+    } catch (error) {
+      // A session that ended (signed out elsewhere, or outlived by time travel): sign in again.
+      if (error instanceof ApiError && error.status === 401) return route();
+      // anything else: looked at again on the next tick
+    }
+    pollTimer = window.setTimeout(tick, 1500);
+  };
+  pollTimer = window.setTimeout(tick, 1500);
+};
+
+/** `#/<screen>/<stackId>/<more>` → its parts. */
+export const hashParts = () => location.hash.split('/').slice(1).map(decodeURIComponent);
+
+/** A Stack picker that moves to `#/<base>/<stackId>`; the chosen Stack, else the first. */
+export const stackPicker = (
+  /** @type {string} */ base,
+  /** @type {any[]} */ stacks,
+  /** @type {any} */ chosen,
+) =>
+  form(
+    'Choose a Stack',
+    [
+      label(
+        'Stack',
+        h(
+          'select',
+          { name: 'stack', id: `${base}-stack` },
+          ...stacks.map((/** @type {any} */ s) => option(s.stackId, s.name, s.stackId === chosen.stackId)),
+        ),
+      ),
+    ],
+    'Show this Stack',
+    async (data) => {
+      location.hash = `#/${base}/${encodeURIComponent(String(data.get('stack')))}`;
+    },
+  );
+
+export const pickStack = async (/** @type {string | undefined} */ wanted) => {
+  const { stacks } = await api('GET', '/v1/stacks');
+  const chosen = stacks.find((/** @type {any} */ s) => s.stackId === wanted) ?? stacks[0];
+  return { stacks, chosen };
+};
