@@ -113,9 +113,7 @@ const exportCard = (/** @type {any} */ stack, /** @type {any} */ e) => {
       ['Ready', e.readyAt ? dateTime(e.readyAt) : e.status === 'failed' ? 'Never' : 'Not yet'],
       ['Size', sizeText(e.sizeBytes)],
       ['Available until', e.availableUntil ? dateTime(e.availableUntil) : '—'],
-      ...(e.failureReason
-        ? [[/** @type {string} */ ('Why it failed'), /** @type {string} */ (e.failureReason)]]
-        : []),
+      ...(e.failureReason ? [/** @type {[string, string]} */ (['Why it failed', e.failureReason])] : []),
     ]),
     e.status === 'requested' || e.status === 'building'
       ? h('p', {}, 'The Stack’s Dispatcher is building it; this page follows it by itself.')

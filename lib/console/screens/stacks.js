@@ -275,12 +275,10 @@ const planSide = (/** @type {string} */ title, /** @type {any} */ side, /** @typ
       ['Quotas', caps(side.quotas)],
       ...(side.capacity
         ? [
-            [
-              /** @type {string} */ ('Capacity'),
-              /** @type {string} */ (
-                CAPACITY[/** @type {keyof CAPACITY} */ (side.capacity)] ?? label(side.capacity)
-              ),
-            ],
+            /** @type {[string, string]} */ ([
+              'Capacity',
+              CAPACITY[/** @type {keyof CAPACITY} */ (side.capacity)] ?? label(side.capacity),
+            ]),
           ]
         : []),
     ]),
