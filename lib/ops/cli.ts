@@ -2,8 +2,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
+import {
+  checkQuantities,
+  type TenantQuantities,
+  UnknownSlug,
+} from '../../functions/billing/quantity-check.ts';
 import { freeSlots } from '../../functions/core/placement.ts';
-import { isPlanValue, PLAN_VALUES } from '../../functions/core/plans.ts';
+import { isPlanValue, PLAN_VALUES, PLANS } from '../../functions/core/plans.ts';
+import { priceNameText } from '../../functions/core/quantities.ts';
 import { Refusal } from '../../functions/core/refusal.ts';
 import { syncCatalog } from '../../functions/ports/processor.ts';
 import { processorQueueStatus, sqsQueueCounts } from '../../functions/ports/queue.ts';
@@ -15,7 +21,7 @@ import { standInQueueCounts } from '../local/sqs-counts.ts';
 /**
  * `npm run ops -- <command>`: operator actions. By default against the running local control
  * plane (`npm start`); with `--table <name>` against a deployed table using the ambient AWS
- * credentials and region (and PROCESSOR_API_KEY for processor:sync and refund).
+ * credentials and region (and PROCESSOR_API_KEY for processor:sync, refund and quantities check).
  */
 const USAGE = `Usage: npm run ops -- <command> [options]
 
@@ -28,6 +34,11 @@ const USAGE = `Usage: npm run ops -- <command> [options]
   refund --slug <slug> --email <address> [--requested-at <ISO time>]
                           grant a tenant's money-back refund (its email to support: the address it wrote from,
                           and when support received it; default now). Deployed: --table and PROCESSOR_API_KEY
+  quantities check [--slug <slug>] [--ids]
+                          read-only: compare each tenant's subscription item quantities at the processor with the
+                          Stacks the table bills at each price (every tenant with a subscription, by a paginated
+                          table scan, or one tenant). Exit 0: no drift; 3: a drift; 1: a tenant could not be checked.
+                          --ids adds the processor's price ids. Deployed: --table and PROCESSOR_API_KEY
   queue status            processor events waiting, in flight, and in the dead-letter queue (needs the queue URLs:
                           local from npm start; deployed: PROCESSOR_EVENTS_QUEUE_URL and PROCESSOR_EVENTS_DLQ_URL)
 
@@ -79,6 +90,7 @@ const main = async () => {
       slug: { type: 'string' },
       email: { type: 'string' },
       'requested-at': { type: 'string' },
+      ids: { type: 'boolean', default: false },
       'data-dir': { type: 'string', default: path.join(REPO_ROOT, '.local') },
       help: { type: 'boolean', default: false },
     },
@@ -161,6 +173,46 @@ const main = async () => {
     }
     return;
   }
+  if (command === 'quantities' && subcommand === 'check') {
+    const showIds = values.ids;
+    const lines = (result: TenantQuantities) =>
+      result.drift
+        .map(
+          (entry) =>
+            `${priceNameText(entry.name, planNames)}${showIds ? ` [${entry.priceId}]` : ''}: table ${entry.expected}, processor ${entry.actual}`,
+        )
+        .join('; ');
+    const who = (result: TenantQuantities) => `${result.slug ?? '(no slug)'} (${result.tenantId})`;
+    try {
+      const run = await checkQuantities({ ...(values.slug ? { slug: values.slug } : {}), now }, (result) => {
+        if (result.status === 'drift')
+          console.log(`DRIFT ${who(result)}: ${lines(result)}${result.reason ? ` (${result.reason})` : ''}`);
+        else if (result.status === 'unsettled')
+          console.log(`UNSETTLED ${who(result)}: ${lines(result)} (${result.reason})`);
+        else if (
+          result.status === 'not_checked' &&
+          (values.slug || result.reason?.startsWith('the processor'))
+        )
+          console.log(`NOT CHECKED ${who(result)}: ${result.reason}`);
+        else if (values.slug)
+          console.log(`OK ${who(result)}: ${result.stacks} Stack(s) billed, quantities match`);
+      });
+      const source =
+        run.source.kind === 'scan'
+          ? `every tenant with a subscription, by a table scan of ${run.source.pages} page(s)`
+          : `the tenant ${run.source.slug}`;
+      console.log(
+        `Quantity check of ${source} (${target}): ${run.checked} checked, ${run.drifting} with drift, ${run.unsettled} unsettled, ${run.notChecked} not checked${run.failed ? ` (${run.failed} unreadable at the processor)` : ''}.`,
+      );
+      if (run.drifting > 0) process.exit(3);
+      if (run.failed > 0) process.exit(1);
+    } catch (error) {
+      if (!(error instanceof UnknownSlug)) throw error;
+      console.error(`${error.message} (${target}). Nothing was checked.`);
+      process.exit(2);
+    }
+    return;
+  }
   if (command === 'queue' && subcommand === 'status') {
     // The local SQS stand-in counts in-flight messages as waiting too: read its counts as SQS means them.
     const status = await processorQueueStatus(local ? standInQueueCounts : sqsQueueCounts);
@@ -173,6 +225,11 @@ const main = async () => {
   }
   fail(`Unknown command: ${positionals.join(' ')}`);
 };
+
+const planNames = Object.fromEntries(PLAN_VALUES.map((plan) => [plan, PLANS[plan].name])) as Record<
+  (typeof PLAN_VALUES)[number],
+  string
+>;
 
 const printCapacity = async (region: string, now: Date) => {
   const { slots, reservations } = await listInventory(region);
