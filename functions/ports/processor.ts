@@ -692,6 +692,20 @@ const pendingProrations = async (
   }
 };
 
+/** Where the renewal's lines of a previewed invoice start (the billing-cycle date), if it has any. */
+const renewalStart = (lines: { period: { start: number }; parent?: unknown }[]): number | undefined => {
+  const starts = lines
+    .filter((line) => {
+      const parent = line.parent as {
+        subscription_item_details?: { proration?: boolean } | null;
+        invoice_item_details?: unknown;
+      } | null;
+      return parent?.subscription_item_details && !parent.subscription_item_details.proration;
+    })
+    .map((line) => line.period.start);
+  return starts.length ? Math.min(...starts) : undefined;
+};
+
 /** The processor's estimate of the next invoice with a change applied: amounts in minor units. */
 export interface InvoiceEstimate {
   currency: string;
@@ -779,7 +793,9 @@ export const previewItemChange = async (params: {
     total: invoice.total,
     amountDue: invoice.amount_due,
     adjustment: lines.filter((line) => line.ofThisChange).reduce((t, line) => t + line.amount, 0),
-    invoiceAt: iso(invoice.next_payment_attempt ?? invoice.period_end ?? invoice.created),
+    // The renewal's own lines start on the billing-cycle date (the invoice's period_end is the end
+    // of the usage period its items were added in, not when it is made).
+    invoiceAt: iso(renewalStart(invoice.lines.data) ?? invoice.next_payment_attempt ?? invoice.created),
     lines: lines.map(({ ofThisChange: _, ...line }) => line),
   };
 };

@@ -36,9 +36,8 @@ describe('POST /v1/stacks/{stackId}/plan-changes/preview', () => {
     const subscription = Object.values(api.emulator?.state.subscriptions ?? {}).find(
       (s) => s.metadata.tenantId === tenant.tenantId,
     );
-    expect(Date.parse(up.json.billingCycleDate)).toBeGreaterThanOrEqual(
-      (subscription?.currentPeriodEnd ?? 0) * 1000,
-    );
+    // The next invoice is made when the current period ends: the billing-cycle date, kept.
+    expect(Date.parse(up.json.billingCycleDate)).toBe((subscription?.currentPeriodEnd ?? 0) * 1000);
     // No processor id (cus_, sub_, price_, in_, si_ followed by its random part).
     expect(
       JSON.stringify(up.json).match(/\b(cus|sub|price|in|si|pi)_[A-Za-z0-9]{14,}/)?.[0] ?? null,
