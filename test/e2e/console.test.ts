@@ -191,6 +191,21 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     // The window's end in the browser's zone (New York here), with the zone named.
     expect(text).toMatch(/refund until .* (EST|EDT) \(your local time\)/);
     await check(page, '05-account', 'Account & Billing');
+
+    // The Plan Change flow starts here: Account & Billing, then Preview Change, then confirmation.
+    const entry = page.getByRole('region', { name: 'Change a Stack’s Plan' });
+    await expect(entry.innerText()).resolves.toContain('browser-co.stacks.localhost: Standard now');
+    await entry.getByLabel('New Plan').selectOption('plus');
+    await entry.getByRole('button', { name: 'Preview Change' }).click();
+    await entry.getByRole('region', { name: 'Requested Plan' }).waitFor();
+    const preview = await entry.innerText();
+    expect(preview).toMatch(/Requested Plan: Plus/);
+    expect(preview).toMatch(/Current Plan: Standard/);
+    expect(preview).toContain('Your billing-cycle date stays');
+    await expect(entry.getByRole('button', { name: 'Confirm Plan Change' }).isVisible()).resolves.toBe(true);
+    await check(page, '05b-account-plan-change-preview', 'Account & Billing');
+    // A preview writes nothing: no change until confirmed.
+    expect((await inPage(page, 'GET', '/v1/plan-changes')).body.planChanges).toEqual([]);
   }, 60_000);
 
   it('adds a Stack after the estimate, and adds a Project within the cap', async () => {

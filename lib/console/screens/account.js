@@ -2,7 +2,8 @@
 // the price lock and the billing history.
 import { api } from '../api.js';
 import { dateTime, h, label, money } from '../dom.js';
-import { button, dl, screen, table } from '../ui.js';
+import { button, dl, planName, screen, table } from '../ui.js';
+import { mayChangePlanOf, planChangeEntry } from './stacks.js';
 
 /** Why a leaving tenant leaves, in the tenant's words (the history's reasons). */
 const LEFT_BECAUSE = {
@@ -117,7 +118,14 @@ const moneyBackCard = (/** @type {any} */ mb, /** @type {boolean} */ leaving) =>
 export const accountScreen = async (/** @type {any} */ me) => {
   const billing = await api('GET', '/v1/billing/status');
   const leaving = billing.billingState === 'decommissioning';
-  const stacks = leaving ? (await api('GET', '/v1/stacks')).stacks : [];
+  // The Plan Change flow starts here too (Account & Billing, then Preview Change, then the
+  // confirmation), for the Stacks a change may start on; hidden while any release gate is down.
+  const offerChanges = !leaving && Boolean(me.planChangeControls?.visible);
+  const [stacks, plans] = await Promise.all([
+    leaving || offerChanges ? api('GET', '/v1/stacks').then((/** @type {any} */ d) => d.stacks) : [],
+    offerChanges ? api('GET', '/v1/billing/plans').then((/** @type {any} */ d) => d.plans) : [],
+  ]);
+  const changeable = offerChanges ? stacks.filter((/** @type {any} */ s) => mayChangePlanOf(s, me)) : [];
   const portal = button('Open the billing portal', async () => {
     const { url } = await api('POST', '/v1/billing/portal');
     location.assign(url);
@@ -148,6 +156,26 @@ export const accountScreen = async (/** @type {any} */ me) => {
           ),
           h('p', {}, portal),
         ),
+    changeable.length
+      ? h(
+          'section',
+          { class: 'card', 'aria-label': 'Change a Stack’s Plan' },
+          h('h3', {}, 'Change a Stack’s Plan'),
+          h(
+            'p',
+            {},
+            'Preview a change first: you see both Plans, the estimated next invoice and the adjustment before you confirm. Your billing-cycle date stays.',
+          ),
+          ...changeable.map((/** @type {any} */ s) =>
+            h(
+              'div',
+              { class: 'plan-change-entry' },
+              h('h4', {}, `${s.name}: ${planName(plans, s.plan)} now`),
+              planChangeEntry(s, plans),
+            ),
+          ),
+        )
+      : '',
     moneyBackCard(billing.moneyBack, leaving),
     h('h3', {}, 'Billing history'),
     billing.history.length

@@ -93,15 +93,11 @@ const stackCard = async (/** @type {any} */ s, /** @type {any[]} */ plans, /** @
       () => [],
     ),
   ]);
-  const change = h('div', {});
-  const planOptions = plans
-    .filter((p) => p.value !== s.plan)
-    .map((p) => h('option', { value: p.value }, p.name));
   // What the API refuses is not offered: a Stack that is decommissioning or torn down takes no
   // new Project and changes no Plan (a `creating` Stack is running for the API); a leaving
   // account (`account_closing`) changes no Plan either.
   const running = s.lifecycle !== 'decommissioning' && s.lifecycle !== 'torn_down';
-  const mayChangePlan = running && me.billingState !== 'decommissioning' && me.planChangeControls?.visible;
+  const mayChangePlan = mayChangePlanOf(s, me);
   return h(
     'section',
     { class: 'card', 'aria-label': `Stack ${s.name}` },
@@ -149,22 +145,44 @@ const stackCard = async (/** @type {any} */ s, /** @type {any[]} */ plans, /** @
             },
           )
         : h('p', {}, 'This Stack watches as many Projects as its Plan allows.'),
-    mayChangePlan
-      ? form(
-          `Change the Plan of ${s.name}`,
-          [label('New Plan', h('select', { name: 'plan', id: `pc-${s.stackId}` }, ...planOptions))],
-          'Preview Change',
-          async (data) => {
-            const preview = await api('POST', `/v1/stacks/${s.stackId}/plan-changes/preview`, {
-              plan: String(data.get('plan')),
-            });
-            change.replaceChildren(previewView(s, preview, plans));
-          },
-        )
-      : '',
+    mayChangePlan ? planChangeEntry(s, plans) : '',
+  );
+};
+
+/**
+ * A Stack's way into the Plan Change flow: the new Plan and Preview Change, then the confirmation
+ * in place (both Plans, the estimate, refusals where the button would be). Shown on the Stacks
+ * screen and on Account & Billing, only where the caller checked the change may start.
+ */
+export const planChangeEntry = (/** @type {any} */ s, /** @type {any[]} */ plans) => {
+  const change = h('div', {});
+  const planOptions = plans
+    .filter((p) => p.value !== s.plan)
+    .map((p) => h('option', { value: p.value }, p.name));
+  return h(
+    'div',
+    {},
+    form(
+      `Change the Plan of ${s.name}`,
+      [label('New Plan', h('select', { name: 'plan', id: `pc-${s.stackId}` }, ...planOptions))],
+      'Preview Change',
+      async (data) => {
+        const preview = await api('POST', `/v1/stacks/${s.stackId}/plan-changes/preview`, {
+          plan: String(data.get('plan')),
+        });
+        change.replaceChildren(previewView(s, preview, plans));
+      },
+    ),
     change,
   );
 };
+
+/** Whether a Plan Change may start on Stack `s` for this session (the API's own refusals). */
+export const mayChangePlanOf = (/** @type {any} */ s, /** @type {any} */ me) =>
+  s.lifecycle !== 'decommissioning' &&
+  s.lifecycle !== 'torn_down' &&
+  me.billingState !== 'decommissioning' &&
+  Boolean(me.planChangeControls?.visible);
 
 /** The activities a Project Credential Route is set for (the Guide has its own selection). */
 const ROUTED = /** @type {const} */ ([
