@@ -263,7 +263,14 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s release gates and keyboa
     await heading(page, 'Plans');
     const subscribe = await tabTo(page, /^Subscribe to Standard$/);
     expect(subscribe).toMatchObject({ role: 'button', inMain: true });
-    await Promise.all([page.waitForURL(/\/c\/pay\/cs_\w+$/), page.keyboard.press('Enter')]);
+    // A fresh server's first checkout also creates the processor's catalog: give it time, and say
+    // what the page showed if it never leaves.
+    await Promise.all([
+      page.waitForURL(/\/c\/pay\/cs_\w+$/, { timeout: 60_000 }).catch(async (error: Error) => {
+        throw new Error(`${error.message}\nthe page said: ${await page.innerText('body').catch(() => '?')}`);
+      }),
+      page.keyboard.press('Enter'),
+    ]);
     // The emulator's page is the processor's, not ours: pay it as its form would, then come back.
     const sessionId = page.url().split('/').at(-1) ?? '';
     const paid = await call(server, 'POST', `/_local/processor/checkout/${sessionId}/pay`, {

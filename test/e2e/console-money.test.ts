@@ -87,7 +87,7 @@ const signUp = async (page: Page, login: string) => {
 /** Subscribes to `plan` from the Plans screen: the emulator's hosted Checkout page opens. */
 const startCheckout = (page: Page, plan: string) =>
   Promise.all([
-    page.waitForURL(/\/c\/pay\//),
+    page.waitForURL(/\/c\/pay\//, { timeout: 60_000 }),
     page.getByRole('button', { name: `Subscribe to ${plan}`, exact: true }).click(),
   ]);
 
@@ -210,7 +210,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s money edges in Chromium'
 
     // A Plan that fits, chosen from the refusal, goes to the hosted Checkout for that Plan.
     await Promise.all([
-      payer.waitForURL(/\/c\/pay\//),
+      payer.waitForURL(/\/c\/pay\//, { timeout: 60_000 }),
       fit.getByRole('button', { name: /^Subscribe to Plus instead/ }).click(),
     ]);
     const checkoutUrl = payer.url();

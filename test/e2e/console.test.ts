@@ -167,7 +167,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await heading(page, 'Plans');
 
     await Promise.all([
-      page.waitForURL(/\/c\/pay\//),
+      page.waitForURL(/\/c\/pay\//, { timeout: 60_000 }),
       page.getByRole('button', { name: 'Subscribe to Standard' }).click(),
     ]);
     await payOnCheckoutPage(page, server, 'Browser Tenant');
