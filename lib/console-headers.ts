@@ -1,7 +1,7 @@
 /**
  * The headers every file of the tenant console (lib/console/) is served with: by `npm start`
  * (lib/local/server.ts) and, in the cloud, by the console's CloudFront distribution (its response
- * headers policy, and the objects' Cache-Control; lib/constructs/console.ts). One source, so the
+ * headers policy, and the objects' Cache-Control; lib/infra/constructs/console.ts). One source, so the
  * two cannot drift. No runtime imports: the local server loads it without aws-cdk-lib.
  */
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Constants shared by the CDK app (lib/constructs) and the local run (lib/local), here so that the
+ * Constants shared by the CDK app (lib/infra/constructs) and the local run (lib/local), here so that the
  * local run never loads aws-cdk-lib (test/unit/configuration.test.ts). Environment variables are
  * declared in functions/ports/config.ts.
  */

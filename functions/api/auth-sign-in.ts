@@ -1,7 +1,7 @@
+import { hashSessionToken } from '#core/session-token.ts';
 import { OAUTH_STATE_LIFETIME_SECONDS, oauthStateExpiry } from '#core/sign-in.ts';
 import { httpHandler } from '#http/handler.ts';
 import { callbackUrl, oauthStateCookie, pkceChallenge, randomUrlToken } from '#http/oauth.ts';
-import { hashSessionToken } from '#http/session-token.ts';
 import { authorizeUrl } from '#ports/code-host.ts';
 import { putOAuthState } from '#store/oauth-states.ts';
 

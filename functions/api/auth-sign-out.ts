@@ -1,5 +1,6 @@
+import { hashSessionToken } from '#core/session-token.ts';
 import { httpHandler } from '#http/handler.ts';
-import { clearedSessionCookie, findSessionToken, hashSessionToken } from '#http/session-token.ts';
+import { clearedSessionCookie, findSessionToken } from '#http/session-token.ts';
 import { revokeSession } from '#store/sessions.ts';
 
 /** POST /v1/auth/sign-out: revokes the presented session at once (the authorizer does not cache). */

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { Refusal } from '#core/refusal.ts';
 import { httpHandler } from '#http/handler.ts';
-import { logger } from '#http/logger.ts';
+import { logger } from '#ports/logger.ts';
 import { grantMoneyBack } from '../billing/money-back.ts';
 
 /** What API Gateway's IAM authorizer puts in the event: the signed caller. */

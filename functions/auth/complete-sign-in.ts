@@ -1,6 +1,6 @@
 import { Refusal } from '#core/refusal.ts';
+import { hashSessionToken, newSessionToken } from '#core/session-token.ts';
 import { isOAuthStateFresh } from '#core/sign-in.ts';
-import { hashSessionToken, newSessionToken } from '#http/session-token.ts';
 import { CodeHostError, exchangeCode, fetchAccount } from '#ports/code-host.ts';
 import { consumeOAuthState } from '#store/oauth-states.ts';
 import { createSession } from '#store/sessions.ts';

@@ -12,6 +12,7 @@ import {
   priceIdForPlan,
   withProcessorDeadline,
 } from '#ports/processor.ts';
+import { viaProcessor } from '#ports/processor-errors.ts';
 import {
   type Billing,
   claimCheckout,
@@ -24,7 +25,6 @@ import {
 import { listInventory, releaseReservation, reserveCapacity } from '#store/capacity.ts';
 import { lookNoLaterThan, type Tenant } from '#store/tenants.ts';
 import { getUser } from '#store/users.ts';
-import { viaProcessor } from './processor-errors.ts';
 import { expireOpenSessions, hasLiveSubscription } from './sessions.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { leavingRefusal } from '#core/leaving.ts';
 import { Refusal } from '#core/refusal.ts';
+import { viaProcessor } from '#ports/processor-errors.ts';
 import { clearCheckout, getBilling } from '#store/billing.ts';
 import { releaseReservation } from '#store/capacity.ts';
 import { requestClose, type Tenant } from '#store/tenants.ts';
-import { viaProcessor } from './processor-errors.ts';
 import { expireOpenSessions, hasLiveSubscription } from './sessions.ts';
 
 const paidMeanwhile = () =>

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ItemChange, targetPriceOf } from '#core/stack-growth.ts';
-import { logger } from '#http/logger.ts';
 import { clock } from '#ports/clock.ts';
+import { logger } from '#ports/logger.ts';
 import { recordAbandonedAddUndone } from '#ports/metrics.ts';
 import {
   changeSubscriptionItems,

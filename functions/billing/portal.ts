@@ -2,9 +2,9 @@ import { leavingRefusal } from '#core/leaving.ts';
 import { Refusal } from '#core/refusal.ts';
 import { config } from '#ports/config.ts';
 import { createPortalSession } from '#ports/processor.ts';
+import { viaProcessor } from '#ports/processor-errors.ts';
 import { getBilling } from '#store/billing.ts';
 import type { Tenant } from '#store/tenants.ts';
-import { viaProcessor } from './processor-errors.ts';
 
 /** THE portal use case: a Billing Portal session that only updates the card or cancels. */
 export const openPortal = async (params: { tenant: Tenant; requestId: string }): Promise<{ url: string }> => {

@@ -1,6 +1,6 @@
 import { needsRepricing } from '#core/price-lock.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
-import { logger } from '#http/logger.ts';
+import { logger } from '#ports/logger.ts';
 import { priceIdForPlan, subscriptionItems } from '#ports/processor.ts';
 import { readItemLease } from '#store/item-lease.ts';
 import {

@@ -17,8 +17,8 @@ import {
   getCredential,
   type StoredCredential,
 } from '#store/credentials.ts';
-import { applyStackWrites } from '#store/stacks.ts';
 import type { Tenant } from '#store/tenants.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import { getUser } from '#store/users.ts';
 import { credentialStack, credentialView } from './views.ts';
 

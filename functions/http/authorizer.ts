@@ -3,14 +3,15 @@ import type {
   APIGatewaySimpleAuthorizerWithContextResult,
 } from 'aws-lambda';
 import { isDispatcherCredential } from '#core/dispatcher.ts';
+import { hashSessionToken, isWellFormedToken } from '#core/session-token.ts';
 import { isSessionLive } from '#core/sessions.ts';
 import { clock } from '#ports/clock.ts';
+import { logger } from '#ports/logger.ts';
 import { findDispatcherCredential } from '#store/dispatcher.ts';
 import { getSession } from '#store/sessions.ts';
 import { getMembership } from '#store/users.ts';
-import { logger } from './logger.ts';
 import type { AuthorizerContext, SessionRejection } from './principal.ts';
-import { findSessionToken, hashSessionToken, isWellFormedToken } from './session-token.ts';
+import { findSessionToken } from './session-token.ts';
 
 type Result = APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>;
 

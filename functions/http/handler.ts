@@ -4,8 +4,8 @@ import * as v from 'valibot';
 import type { Role } from '#core/sessions.ts';
 import { clock } from '#ports/clock.ts';
 import { config } from '#ports/config.ts';
+import { logger } from '#ports/logger.ts';
 import { errorBody, errorHeaders, HttpError } from './errors.ts';
-import { logger } from './logger.ts';
 import type { AuthorizerContext, DispatcherPrincipal, Principal, SessionRejection } from './principal.ts';
 import { describeIssue, fieldName, issueCode } from './validation.ts';
 

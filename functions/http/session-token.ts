@@ -1,18 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { SESSION_TOKEN_BYTES } from '#core/sessions.ts';
 import { readCookie } from './cookies.ts';
 
 /** The session cookie (HttpOnly, Secure, SameSite=Lax). */
 export const SESSION_COOKIE = 'scp_session';
-
-const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
-/** An opaque random token of 256 bits, base64url. Only its hash is ever stored. */
-export const newSessionToken = (): string => randomBytes(SESSION_TOKEN_BYTES).toString('base64url');
-
-export const isWellFormedToken = (token: string): boolean => TOKEN_PATTERN.test(token);
-
-export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 export const sessionCookie = (token: string, expiresAt: Date): string =>
   `${SESSION_COOKIE}=${token}; Path=/; Expires=${expiresAt.toUTCString()}; HttpOnly; Secure; SameSite=Lax`;

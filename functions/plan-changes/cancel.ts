@@ -2,7 +2,7 @@ import { isCancellable, isTerminal } from '#core/plan-change.ts';
 import { Refusal } from '#core/refusal.ts';
 import { stopPlanChange } from '#ports/workflows.ts';
 import { getPlanChange } from '#store/plan-changes.ts';
-import { applyStackWrites } from '#store/stacks.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import { requireStack } from '../stacks/views.ts';
 import { endWrites, planChangeView, requirePlanChange } from './record.ts';
 

@@ -3,8 +3,8 @@ import { type PlanChangeExecution, prorationMoment } from '#core/plan-change.ts'
 import { DISPATCHER_LOOK_MAX_SECONDS } from '#core/plan-change-pacing.ts';
 import { listPriceOf } from '#core/price-lock.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
-import { logger } from '#http/logger.ts';
 import { config } from '#ports/config.ts';
+import { logger } from '#ports/logger.ts';
 import { recordBillingCommitRefused } from '#ports/metrics.ts';
 import {
   committedAdjustment,
@@ -16,8 +16,9 @@ import {
 import { getBilling } from '#store/billing.ts';
 import { consumeItemChangeWrite, type ItemChangeEntry } from '#store/item-lease.ts';
 import { type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
-import { applyStackWrites, getStack, type TransactItem } from '#store/stacks.ts';
+import { getStack } from '#store/stacks.ts';
 import { getTenant, type Tenant } from '#store/tenants.ts';
+import { applyStackWrites, type TransactItem } from '#store/transact.ts';
 import {
   type HeldItemLease,
   ItemLeaseBusy,

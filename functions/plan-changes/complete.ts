@@ -6,7 +6,8 @@ import { config } from '#ports/config.ts';
 import { releaseHoldWrite } from '#store/capacity.ts';
 import { outboxPut } from '#store/outbox.ts';
 import { changeHolder, planChangeUpdate } from '#store/plan-changes.ts';
-import { applyStackWrites, planChangeStackWrite, releasePlaces, takePlace } from '#store/stacks.ts';
+import { planChangeStackWrite, releasePlaces, takePlace } from '#store/stacks.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import { executionOf, readRun, requesterEmail, statusAfter } from './record.ts';
 
 /**

@@ -14,8 +14,9 @@ import {
   planChangePut,
   planChangeUpdate,
 } from '#store/plan-changes.ts';
-import { applyStackWrites, planChangeStackWrite } from '#store/stacks.ts';
+import { planChangeStackWrite } from '#store/stacks.ts';
 import type { Tenant } from '#store/tenants.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import { requireStack } from '../stacks/views.ts';
 import { requireGatesReady } from './gates.ts';
 import { estimateChange, refusalsFor, subscriptionOf } from './preview.ts';

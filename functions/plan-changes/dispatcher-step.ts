@@ -6,7 +6,8 @@ import {
 import { nextDispatcherLook } from '#core/plan-change-pacing.ts';
 import type { OperationStep } from '#core/stacks.ts';
 import { type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
-import { applyStackWrites, planChangeStackWrite, type StoredStack } from '#store/stacks.ts';
+import { planChangeStackWrite, type StoredStack } from '#store/stacks.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import { executionOf, readRun, statusAfter } from './record.ts';
 import { toRollBack } from './roll-back.ts';
 

@@ -1,7 +1,8 @@
 import { DRAIN_LIMIT_HOURS, type PlanChangeExecution } from '#core/plan-change.ts';
 import { nextDispatcherLook } from '#core/plan-change-pacing.ts';
 import { planChangeUpdate } from '#store/plan-changes.ts';
-import { applyStackWrites, planChangeStackWrite } from '#store/stacks.ts';
+import { planChangeStackWrite } from '#store/stacks.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import { endWrites, executionOf, noLongerWanted, readRun, statusAfter } from './record.ts';
 import { toRollBack } from './roll-back.ts';
 

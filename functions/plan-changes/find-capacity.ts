@@ -4,7 +4,8 @@ import { CAPACITY_LOOK_SECONDS } from '#core/plan-change-pacing.ts';
 import { config } from '#ports/config.ts';
 import { placeHold } from '#store/capacity.ts';
 import { changeHolder, planChangeUpdate } from '#store/plan-changes.ts';
-import { applyStackWrites, planChangeStackWrite } from '#store/stacks.ts';
+import { planChangeStackWrite } from '#store/stacks.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import { endWrites, executionOf, noLongerWanted, readRun, requesterEmail, statusAfter } from './record.ts';
 
 const HOLD_DAYS = 30;

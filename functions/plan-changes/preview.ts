@@ -20,11 +20,11 @@ import {
   subscriptionItems,
   withProcessorDeadline,
 } from '#ports/processor.ts';
+import { viaProcessor } from '#ports/processor-errors.ts';
 import { getBilling } from '#store/billing.ts';
 import { listInventory } from '#store/capacity.ts';
 import type { StoredStack } from '#store/stacks.ts';
 import type { Tenant } from '#store/tenants.ts';
-import { viaProcessor } from '../billing/processor-errors.ts';
 import { requireStack } from '../stacks/views.ts';
 import { requireGatesReady } from './gates.ts';
 

@@ -13,8 +13,9 @@ import { Refusal } from '#core/refusal.ts';
 import { releaseHoldWrite } from '#store/capacity.ts';
 import { outboxPut } from '#store/outbox.ts';
 import { changeHolder, getPlanChange, type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
-import { getStack, planChangeStackWrite, type StoredStack, type TransactItem } from '#store/stacks.ts';
+import { getStack, planChangeStackWrite, type StoredStack } from '#store/stacks.ts';
 import { getTenant, type Tenant } from '#store/tenants.ts';
+import type { TransactItem } from '#store/transact.ts';
 import { getUser } from '#store/users.ts';
 
 /**

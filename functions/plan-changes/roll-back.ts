@@ -3,7 +3,8 @@ import { isTerminal, type PlanChangeExecution } from '#core/plan-change.ts';
 import { CAPACITY_LOOK_SECONDS } from '#core/plan-change-pacing.ts';
 import { config } from '#ports/config.ts';
 import { type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
-import { applyStackWrites, type StoredStack, type TransactItem } from '#store/stacks.ts';
+import type { StoredStack } from '#store/stacks.ts';
+import { applyStackWrites, type TransactItem } from '#store/transact.ts';
 import { endWrites, readRun, requesterEmail } from './record.ts';
 
 /** The write that sends a change to its roll back, with the reason (what the RollBack task reads). */

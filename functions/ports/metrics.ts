@@ -9,7 +9,7 @@ import { config } from './config.ts';
  * no extra permission. Outside Lambda (npm start, tests, the bench) nothing is written: the call
  * only answers the document it would have emitted.
  *
- * The alarms of lib/constructs/alarms.ts read these names: change them together.
+ * The alarms of lib/infra/constructs/alarms.ts read these names: change them together.
  */
 export const METRICS_NAMESPACE = 'StackControlPlane';
 /** The one dimension of every metric (Powertools' `service`). */

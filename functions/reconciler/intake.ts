@@ -1,4 +1,4 @@
-import { logger } from '#http/logger.ts';
+import { logger } from '#ports/logger.ts';
 import { eventFacts, isProcessorEvent } from '#ports/processor-events.ts';
 import { deleteProcessorEvent, receiveProcessorEvents } from '#ports/queue.ts';
 import { applyEventOnce, tenantOfCustomer } from '#store/processor-events.ts';

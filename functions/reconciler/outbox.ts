@@ -1,5 +1,5 @@
 import type { EmailContent } from '#core/emails.ts';
-import { logger } from '#http/logger.ts';
+import { logger } from '#ports/logger.ts';
 import { sendEmail } from '#ports/mail.ts';
 import { claimEmail, listPendingEmails, markEmailSent, releaseEmail } from '#store/outbox.ts';
 

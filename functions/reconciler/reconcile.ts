@@ -16,8 +16,8 @@ import { isPlanValue, type PlanValue } from '#core/plans.ts';
 import { endPriceLock, lockAtActivation } from '#core/price-lock.ts';
 import { stackName } from '#core/slug.ts';
 import { decommissioned, FIRST_STACK_ID, stackOnPlan, tornDown } from '#core/stacks.ts';
-import { logger } from '#http/logger.ts';
 import { config } from '#ports/config.ts';
+import { logger } from '#ports/logger.ts';
 import {
   cancelSubscriptionNow,
   expireCheckoutSession,
@@ -36,9 +36,10 @@ import {
   recordSubscriptionsSeen,
 } from '#store/billing.ts';
 import { listInventory, releaseReservation } from '#store/capacity.ts';
-import { commitReconciliation, type TransactItem, waitlistDeletes } from '#store/lifecycle.ts';
+import { commitReconciliation, waitlistDeletes } from '#store/lifecycle.ts';
 import { firstStackWrites, listStacks, stackUpdateWrite, teardownWrites } from '#store/stacks.ts';
 import { getTenant, type Tenant } from '#store/tenants.ts';
+import type { TransactItem } from '#store/transact.ts';
 import { rollOutPrices } from '../billing/price-rollout.ts';
 import { refundSubscription } from '../billing/refund.ts';
 import { expireOpenSessions } from '../billing/sessions.ts';

@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { reconcileRetryAt } from '#core/reconcile-backoff.ts';
-import { logger } from '#http/logger.ts';
 import { clock } from '#ports/clock.ts';
+import { logger } from '#ports/logger.ts';
 import { recordSweep } from '#ports/metrics.ts';
 import { type DueTenant, listDueTenants, recordReconcileFailure } from '#store/due.ts';
 import { drainIntake, type IntakeSummary } from './intake.ts';

@@ -15,6 +15,7 @@ import {
   subscriptionItems,
   withProcessorDeadline,
 } from '#ports/processor.ts';
+import { outcomeUnknown, viaProcessor } from '#ports/processor-errors.ts';
 import { getBilling } from '#store/billing.ts';
 import { listInventory, releaseReservation, reserveCapacity } from '#store/capacity.ts';
 import {
@@ -24,8 +25,9 @@ import {
   releaseIdempotencyKey,
 } from '#store/idempotency.ts';
 import { consumeItemChangeWrite } from '#store/item-lease.ts';
-import { applyStackWrites, firstStackWrites, getStack, listStacks } from '#store/stacks.ts';
+import { firstStackWrites, getStack, listStacks } from '#store/stacks.ts';
 import { stackAddedWrite, type Tenant } from '#store/tenants.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import {
   addOwner,
   type HeldItemLease,
@@ -33,7 +35,6 @@ import {
   ItemLeaseBusy,
   withItemLease,
 } from '../billing/item-changes.ts';
-import { outcomeUnknown, viaProcessor } from '../billing/processor-errors.ts';
 import { stackView } from './views.ts';
 
 /** Processor time one request may use (the API function's timeout is 10 s). */

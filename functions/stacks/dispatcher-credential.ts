@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CREDENTIAL_OVERLAP_SECONDS, DISPATCHER_CREDENTIAL_PREFIX } from '#core/dispatcher.ts';
 import { Refusal } from '#core/refusal.ts';
-import { hashSessionToken } from '#http/session-token.ts';
+import { hashSessionToken } from '#core/session-token.ts';
 import { issueDispatcherCredential } from '#store/dispatcher.ts';
 import { requireStack } from './views.ts';
 

@@ -10,8 +10,9 @@ import {
 import { Refusal } from '#core/refusal.ts';
 import { renderDesiredState, tornDown } from '#core/stacks.ts';
 import { listCredentials } from '#store/credentials.ts';
-import { applyStackWrites, recordObservedState, type StoredStack, teardownWrites } from '#store/stacks.ts';
+import { recordObservedState, type StoredStack, teardownWrites } from '#store/stacks.ts';
 import { getTenant, lookNoLaterThan } from '#store/tenants.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import { requireStack } from './views.ts';
 
 /** The Stack's Credentials waiting for validation by its Dispatcher (archived ones never are). */

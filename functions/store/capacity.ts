@@ -12,7 +12,7 @@ import {
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import type { TransactItem } from './stacks.ts';
+import type { TransactItem } from './transact.ts';
 
 const SlotSchema = v.object({
   type: v.literal('capacity'),

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { ACTIVITIES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credentials.ts';
 import { appliedUnlessConditionFails, db, getItem, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import type { TransactItem } from './stacks.ts';
+import type { TransactItem } from './transact.ts';
 
 const ProfileEntrySchema = v.object({
   model: v.optional(v.string()),

@@ -2,7 +2,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { appliedUnlessConditionFails, db, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import type { TransactItem } from './stacks.ts';
+import type { TransactItem } from './transact.ts';
 
 const CredentialSchema = v.object({
   tenantId: v.string(),

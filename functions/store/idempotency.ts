@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import * as v from 'valibot';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import type { TransactItem } from './stacks.ts';
+import type { TransactItem } from './transact.ts';
 
 /** How long a request's Idempotency-Key is remembered. */
 export const IDEMPOTENCY_HOURS = 24;

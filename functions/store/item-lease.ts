@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import * as v from 'valibot';
 import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import type { TransactItem } from './stacks.ts';
+import type { TransactItem } from './transact.ts';
 
 /**
  * THE lease on a tenant's subscription items, and the journal of the item changes sent under it.

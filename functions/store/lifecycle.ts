@@ -1,11 +1,10 @@
-import { QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { LifecycleState, Transition } from '#core/lifecycle.ts';
 import { appliedUnlessConditionFails, db, tableName } from './client.ts';
 import { dueIndexKeys } from './due.ts';
 import { keys } from './keys.ts';
 import type { Tenant } from './tenants.ts';
-
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+import type { TransactItem } from './transact.ts';
 
 /**
  * Stores the outcome of one reconciliation of a tenant: its new state and grace deadline, one

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { EmailContent } from '#core/emails.ts';
 import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import type { TransactItem } from './lifecycle.ts';
+import type { TransactItem } from './transact.ts';
 
 /**
  * Emails not yet confirmed are found through this sparse index partition (GSI2), sorted by when

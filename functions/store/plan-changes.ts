@@ -4,7 +4,7 @@ import { PLAN_CHANGE_STATUSES, PLAN_CHANGE_STEPS, TERMINAL_STATUSES } from '#cor
 import { PLAN_VALUES } from '#core/plans.ts';
 import { db, getItem, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import type { TransactItem } from './stacks.ts';
+import type { TransactItem } from './transact.ts';
 
 const AmountsSchema = v.object({
   currency: v.string(),

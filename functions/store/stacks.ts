@@ -1,10 +1,4 @@
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { HEALTH_VALUES, type ObservedState, OPERATION_OUTCOMES } from '#core/dispatcher.ts';
 import { PLAN_CHANGE_STATUSES } from '#core/plan-change.ts';
@@ -13,8 +7,7 @@ import { PRICE_LOCK_END_REASONS, PRICE_LOCK_STATES, type PriceLock } from '#core
 import { OPERATION_STEPS, renderDesiredState, STACK_LIFECYCLES, type StackRecord } from '#core/stacks.ts';
 import { appliedUnlessConditionFails, db, tableName } from './client.ts';
 import { keys } from './keys.ts';
-
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+import type { TransactItem } from './transact.ts';
 
 const StackSchema = v.object({
   stackId: v.string(),
@@ -344,10 +337,6 @@ export const teardownWrites = (
     writes.push(releasePlaces(place.region, place.location, place.plan, place.count));
   return writes;
 };
-
-/** Applies writes built here (a new Stack, its place, the request's record) in one transaction. */
-export const applyStackWrites = (writes: TransactItem[]): Promise<boolean> =>
-  appliedUnlessConditionFails(db().send(new TransactWriteCommand({ TransactItems: writes })));
 
 /**
  * Records the decided move of a Stack to today's price (the items to send, once): only when no

@@ -1,5 +1,5 @@
 /**
- * THE table definition. The CDK construct (lib/constructs/table.ts) and the local control plane
+ * THE table definition. The CDK construct (lib/infra/constructs/table.ts) and the local control plane
  * (lib/local/dynamodb.ts) both build the table from this object; nothing else describes it.
  */
 export const TABLE_DEFINITION = {

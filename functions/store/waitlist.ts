@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
 import { appliedUnlessConditionFails, db, isConditionFailure, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import type { TransactItem } from './lifecycle.ts';
+import type { TransactItem } from './transact.ts';
 
 const WaitlistEntrySchema = v.object({
   tenantId: v.string(),

@@ -1,6 +1,6 @@
 import { HttpError } from '#http/errors.ts';
 import { httpHandler } from '#http/handler.ts';
-import { logger } from '#http/logger.ts';
+import { logger } from '#ports/logger.ts';
 import { recordWebhook } from '#ports/metrics.ts';
 import { nudgeSweep } from '#ports/nudge.ts';
 import { verifyWebhook } from '#ports/processor.ts';

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
+import { hashSessionToken, newSessionToken } from '../../functions/core/session-token.ts';
 import { HttpError } from '../../functions/http/errors.ts';
 import { httpHandler } from '../../functions/http/handler.ts';
-import { hashSessionToken, newSessionToken, sessionCookie } from '../../functions/http/session-token.ts';
+import { sessionCookie } from '../../functions/http/session-token.ts';
 import { createSession } from '../../functions/store/sessions.ts';
 import { addMember, type CodeHostIdentity, signInIdentity } from '../../functions/store/users.ts';
 import type { AdjustableClock } from './clock.ts';

@@ -4,8 +4,8 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../../lib/bundling.ts';
-import { REPO_ROOT } from '../../lib/constructs/lambda.ts';
+import { REPO_ROOT } from '../../lib/constants.ts';
+import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../../lib/infra/bundling.ts';
 import { AUTHORIZER_HANDLER, routes } from '../../lib/routes.ts';
 
 export const SIZE_TARGET_BYTES = 250 * 1000;
@@ -85,7 +85,7 @@ const baselineFor = async (outRoot: string, externals: string[], cache: Map<stri
 };
 
 /**
- * Builds every handler as the CDK app does (lib/bundling.ts) and measures its minified size, the
+ * Builds every handler as the CDK app does (lib/infra/bundling.ts) and measures its minified size, the
  * median time a fresh Node process takes to import it, the same for its baseline, and the median
  * of the run-by-run differences (the overhead).
  */

@@ -4,13 +4,13 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, cdkJsonContext } from '../../lib/app.ts';
 import { CONSOLE_CACHE_CONTROL, CONSOLE_CSP, CONSOLE_SECURITY_HEADERS } from '../../lib/console-headers.ts';
-import { API_PATH_PATTERN, CONSOLE_DIRECTORY } from '../../lib/constructs/console.ts';
+import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
+import { API_PATH_PATTERN, CONSOLE_DIRECTORY } from '../../lib/infra/constructs/console.ts';
 import { routes } from '../../lib/routes.ts';
 
 /**
- * The tenant console in the cloud (lib/constructs/console.ts, issue 15): its files in a private
+ * The tenant console in the cloud (lib/infra/constructs/console.ts, issue 15): its files in a private
  * bucket deployed from lib/console/, the distribution's default behaviour through origin access
  * control with the console's security headers, and the API on the same site under `/v1/*`.
  */

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, cdkJsonContext } from '../../lib/app.ts';
-import { SEAL_OPEN_ACTIONS } from '../../lib/constructs/credentials-key.ts';
+import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
+import { SEAL_OPEN_ACTIONS } from '../../lib/infra/constructs/credentials-key.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 
 /**

@@ -2,13 +2,13 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_RETENTION_DAYS } from '#core/exports.ts';
-import { buildApp, cdkJsonContext } from '../../lib/app.ts';
-import { ConsoleSite } from '../../lib/constructs/console.ts';
-import { ExportArchives, PLACEHOLDER_SIGNING_PUBLIC_KEY } from '../../lib/constructs/exports.ts';
+import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
+import { ConsoleSite } from '../../lib/infra/constructs/console.ts';
+import { ExportArchives, PLACEHOLDER_SIGNING_PUBLIC_KEY } from '../../lib/infra/constructs/exports.ts';
 import { routes } from '../../lib/routes.ts';
 
 /**
- * The export archives' infrastructure (lib/constructs/exports.ts): a private bucket that only the
+ * The export archives' infrastructure (lib/infra/constructs/exports.ts): a private bucket that only the
  * console's CloudFront distribution reads, through origin access control, under `/exports/*`,
  * and only with URLs signed by the trusted key group; the signing key readable by the download
  * route alone, the bucket writable by the Dispatcher's upload routes alone.

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, cdkJsonContext } from '../../lib/app.ts';
 import { REPO_ROOT } from '../../lib/constants.ts';
+import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
 import { PLAN_CHANGE_DEFINITION_FILE, PLAN_CHANGE_TASKS } from '../../lib/plan-change-tasks.ts';
 import { routes } from '../../lib/routes.ts';
 

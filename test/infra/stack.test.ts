@@ -5,8 +5,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_DEFINITION } from '#store/table.ts';
-import { buildApp, cdkJsonContext } from '../../lib/app.ts';
-import { ALARM_THRESHOLDS } from '../../lib/constructs/alarms.ts';
+import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
+import { ALARM_THRESHOLDS } from '../../lib/infra/constructs/alarms.ts';
 import { PLAN_CHANGE_TASKS } from '../../lib/plan-change-tasks.ts';
 import { routes } from '../../lib/routes.ts';
 

@@ -1,7 +1,8 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { hashSessionToken, newSessionToken } from '#core/session-token.ts';
 import { SESSION_LIFETIME_SECONDS } from '#core/sessions.ts';
-import { hashSessionToken, newSessionToken, SESSION_COOKIE } from '#http/session-token.ts';
+import { SESSION_COOKIE } from '#http/session-token.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { revokeSession } from '#store/sessions.ts';

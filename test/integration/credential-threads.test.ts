@@ -13,8 +13,8 @@ import {
   updateCredential,
 } from '#store/credentials.ts';
 import { setCredentialRoutes } from '#store/projects.ts';
-import { applyStackWrites } from '#store/stacks.ts';
 import { getTenant } from '#store/tenants.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import { type TestControlPlane, testGateway } from '../support/gateway.ts';
 import { TEST_CARDS } from '../support/hosted-pages.ts';
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StackOperation } from '#core/stacks.ts';
 import { listInventory } from '#store/capacity.ts';
-import { applyStackWrites, getStack, stackUpdateWrite } from '#store/stacks.ts';
+import { getStack, stackUpdateWrite } from '#store/stacks.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import { type TestControlPlane, testGateway } from '../support/gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
 

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { REPO_ROOT } from '../../lib/constructs/lambda.ts';
+import { REPO_ROOT } from '../../lib/constants.ts';
 import { createProcessorQueues } from '../../lib/local/cloud.ts';
 import { uniqueRegion } from '../support/gateway.ts';
 

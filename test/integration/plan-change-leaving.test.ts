@@ -10,7 +10,7 @@ import { getPlanChange } from '#store/plan-changes.ts';
 import { getStack } from '#store/stacks.ts';
 import { getTenant } from '#store/tenants.ts';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
-import { handler as commitBillingTask } from '../../functions/plan-change/commit-billing.ts';
+import { handler as commitBillingTask } from '../../functions/workflow-tasks/commit-billing.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';

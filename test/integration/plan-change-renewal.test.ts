@@ -5,7 +5,7 @@ import { ProcessorError, previewItemChange } from '#ports/processor.ts';
 import { setCapacityTotal } from '#store/capacity.ts';
 import { readItemLease } from '#store/item-lease.ts';
 import { getPlanChange } from '#store/plan-changes.ts';
-import { handler as commitBillingTask } from '../../functions/plan-change/commit-billing.ts';
+import { handler as commitBillingTask } from '../../functions/workflow-tasks/commit-billing.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
 

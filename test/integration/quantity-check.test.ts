@@ -14,7 +14,7 @@ import {
   todaysPrices,
   UnknownSlug,
 } from '../../functions/billing/quantity-check.ts';
-import { REPO_ROOT } from '../../lib/constructs/lambda.ts';
+import { REPO_ROOT } from '../../lib/constants.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { processorEnvironment } from '../../lib/local/processor/local.ts';
 import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';

@@ -11,7 +11,7 @@ import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } f
 import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
-import { handler as commitBillingTask } from '../../functions/plan-change/commit-billing.ts';
+import { handler as commitBillingTask } from '../../functions/workflow-tasks/commit-billing.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
 

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSessionToken } from '#http/session-token.ts';
+import { hashSessionToken } from '#core/session-token.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { type TestControlPlane, testGateway, uniqueLogin } from '../support/gateway.ts';

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../../lib/bundling.ts';
+import { EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../../lib/infra/bundling.ts';
 import { AUTHORIZER_HANDLER, routes } from '../../lib/routes.ts';
 
 /**

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { CDK_CONTEXT, config, DEFAULTS, ENVIRONMENT } from '#ports/config.ts';
-import { EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../../lib/bundling.ts';
 import { REPO_ROOT } from '../../lib/constants.ts';
+import { EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../../lib/infra/bundling.ts';
 
 const filesUnder = (directory: string): string[] =>
   readdirSync(path.join(REPO_ROOT, directory), { recursive: true, encoding: 'utf8' })

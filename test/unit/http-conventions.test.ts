@@ -3,8 +3,8 @@ import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
 import { HttpError } from '#http/errors.ts';
 import { type ApiEvent, httpHandler, MAX_BODY_BYTES } from '#http/handler.ts';
-import { logger } from '#http/logger.ts';
 import type { AuthorizerContext } from '#http/principal.ts';
+import { logger } from '#ports/logger.ts';
 
 const administrator: AuthorizerContext = {
   authenticated: true,

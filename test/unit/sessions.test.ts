@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hashSessionToken, isWellFormedToken, newSessionToken } from '#core/session-token.ts';
 import {
   isSessionLive,
   SESSION_LIFETIME_SECONDS,
@@ -6,14 +7,7 @@ import {
   sessionExpiry,
   sessionRecordTtl,
 } from '#core/sessions.ts';
-import {
-  findSessionToken,
-  hashSessionToken,
-  isWellFormedToken,
-  newSessionToken,
-  SESSION_COOKIE,
-  sessionCookie,
-} from '#http/session-token.ts';
+import { findSessionToken, SESSION_COOKIE, sessionCookie } from '#http/session-token.ts';
 
 describe('session expiry is enforced in code', () => {
   const createdAt = new Date('2026-01-01T00:00:00Z');

@@ -5,11 +5,9 @@ import { Architecture, type CfnFunction, type IFunction, Runtime } from 'aws-cdk
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { DEFAULTS, type Environment } from '../../functions/ports/config.ts';
+import { DEFAULTS, type Environment } from '../../../functions/ports/config.ts';
+import { REPO_ROOT } from '../../constants.ts';
 import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../bundling.ts';
-import { REPO_ROOT } from '../constants.ts';
-
-export { REPO_ROOT };
 
 /** Memory of every function that sets none (the API handlers, the authorizer); `npm run bench` bills it. */
 export const DEFAULT_MEMORY_MB = 512;

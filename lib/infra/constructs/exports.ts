@@ -18,7 +18,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IConstruct } from 'constructs';
-import { EXPORT_RETENTION_DAYS } from '../../functions/core/exports.ts';
+import { EXPORT_RETENTION_DAYS } from '../../../functions/core/exports.ts';
 import type { ConsoleSite } from './console.ts';
 
 /**

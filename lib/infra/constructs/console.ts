@@ -24,8 +24,8 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import { Construct } from 'constructs';
-import { CONSOLE_CACHE_CONTROL, CONSOLE_SECURITY_HEADERS } from '../console-headers.ts';
-import { REPO_ROOT } from '../constants.ts';
+import { CONSOLE_CACHE_CONTROL, CONSOLE_SECURITY_HEADERS } from '../../console-headers.ts';
+import { REPO_ROOT } from '../../constants.ts';
 
 /** The console's static files (index.html, the ES modules, the CSS), deployed as they are. */
 export const CONSOLE_DIRECTORY = path.join(REPO_ROOT, 'lib', 'console');

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { DEFAULTS, env } from '../functions/ports/config.ts';
+import { DEFAULTS, env } from '../../functions/ports/config.ts';
 import { ControlPlaneStack } from './control-plane-stack.ts';
 
 /** The context of cdk.json, for an App made outside the CDK CLI (tests). */
 export const cdkJsonContext = (): Record<string, unknown> =>
   (
-    JSON.parse(readFileSync(new URL('../cdk.json', import.meta.url), 'utf8')) as {
+    JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
       context: Record<string, unknown>;
     }
   ).context;

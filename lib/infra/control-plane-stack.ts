@@ -1,7 +1,7 @@
 import { Annotations, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import type { ContextSetting, Environment } from '../functions/ports/config.ts';
+import type { ContextSetting, Environment } from '../../functions/ports/config.ts';
 import { OperatorAlarms } from './constructs/alarms.ts';
 import { ControlPlaneApi } from './constructs/api.ts';
 import { ConsoleSite } from './constructs/console.ts';

@@ -7,7 +7,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { Environment } from '../../functions/ports/config.ts';
+import type { Environment } from '../../../functions/ports/config.ts';
 import { grantTable, handlerFunction } from './lambda.ts';
 
 export const RECONCILER_HANDLER = 'functions/reconciler/sweep.ts';

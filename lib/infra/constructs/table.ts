@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLE_DEFINITION } from '../../functions/store/table.ts';
+import { TABLE_DEFINITION } from '../../../functions/store/table.ts';
 
 const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
 

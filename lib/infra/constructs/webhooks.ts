@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MAX_RECEIVES } from '../constants.ts';
+import { MAX_RECEIVES } from '../../constants.ts';
 
 /** The intake queue of verified processor events, with its dead-letter queue. */
 export class ProcessorEventQueue extends Construct {

@@ -24,8 +24,8 @@ import type {
   EnvironmentName,
   QueueVariable,
   SecretVariable,
-} from '../../functions/ports/config.ts';
-import { AUTHORIZER_HANDLER, type Route, routes, type SecretName } from '../routes.ts';
+} from '../../../functions/ports/config.ts';
+import { AUTHORIZER_HANDLER, type Route, routes, type SecretName } from '../../routes.ts';
 import type { CredentialsKey } from './credentials-key.ts';
 import type { ExportArchives } from './exports.ts';
 import { grantInvoke, grantTable, handlerFunction } from './lambda.ts';

@@ -1,5 +1,5 @@
 import { Refusal } from '#core/refusal.ts';
-import { ProcessorError } from '#ports/processor.ts';
+import { ProcessorError } from './processor.ts';
 
 /** Runs a processor call; its failures become 502s that say whether a retry may help. */
 export const viaProcessor = async <T>(operation: () => Promise<T>): Promise<T> => {

@@ -18,11 +18,12 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct, type IConstruct } from 'constructs';
-import type { Environment } from '../../functions/ports/config.ts';
-import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from '../../functions/ports/metrics.ts';
-import { PLAN_CHANGE_DEFINITION_FILE, PLAN_CHANGE_TASKS } from '../plan-change-tasks.ts';
+import type { Environment } from '../../../functions/ports/config.ts';
+import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from '../../../functions/ports/metrics.ts';
+import { REPO_ROOT } from '../../constants.ts';
+import { PLAN_CHANGE_DEFINITION_FILE, PLAN_CHANGE_TASKS } from '../../plan-change-tasks.ts';
 import type { OperatorAlarms } from './alarms.ts';
-import { grantTable, handlerFunction, REPO_ROOT } from './lambda.ts';
+import { grantTable, handlerFunction } from './lambda.ts';
 
 /** How cdk-nag writes a resolved ARN in a finding: tokens as `<Ref>` or `<LogicalId.Attribute>`. */
 const nagResource = (resolved: unknown): string => {

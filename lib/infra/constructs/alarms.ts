@@ -17,7 +17,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from '../../functions/ports/metrics.ts';
+import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from '../../../functions/ports/metrics.ts';
 
 /** Thresholds of the alarms (docs/runbook.md, "Alarms", says what each means and what to do). */
 export const ALARM_THRESHOLDS = {
