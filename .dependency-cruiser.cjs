@@ -1,0 +1,114 @@
+/**
+ * The layers of docs/architecture.md ("The dependency rule"), checked by `npm run lint`
+ * (`depcruise functions lib test`). A use case is any folder of functions/ that is not one of the
+ * layers or entry points named in NOT_USE_CASES, so a new use-case folder is covered without an
+ * edit here. test/unit/layers.test.ts plants one break of each rule and checks that it is found.
+ */
+
+/** The folders of functions/ that are not use cases: the layers and the entry points. */
+const NOT_USE_CASES = '^functions/(api|webhooks|workflow-tasks|http|core|store|ports)/';
+/** The entry points: Lambda handlers that lib/ names by path and nothing imports. */
+const ENTRY_POINTS = '^functions/(api|webhooks|workflow-tasks)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-imports-nothing-of-ours',
+      comment: 'functions/core holds the pure rules: it imports only functions/core.',
+      severity: 'error',
+      from: { path: '^functions/core/' },
+      to: { path: '^(functions|lib|test|statemachines)/', pathNot: '^functions/core/' },
+    },
+    {
+      name: 'core-does-no-io',
+      comment:
+        'functions/core does no I/O: no package and no Node module but node:crypto (hashing, random tokens).',
+      severity: 'error',
+      from: { path: '^functions/core/' },
+      to: { dependencyTypesNot: ['local', 'aliased-subpath-import'], pathNot: '^(node:)?crypto$' },
+    },
+    {
+      name: 'use-cases-not-http',
+      comment:
+        'A use case is shared by API handlers, workflow tasks and ops commands: it knows no HTTP (functions/http).',
+      severity: 'error',
+      from: { path: '^functions/[^/]+/', pathNot: NOT_USE_CASES },
+      to: { path: '^functions/http/' },
+    },
+    {
+      name: 'store-and-ports-not-use-cases',
+      comment:
+        'functions/store and functions/ports serve the use cases: they import only core, store and ports.',
+      severity: 'error',
+      from: { path: '^functions/(store|ports)/' },
+      to: { path: '^functions/', pathNot: '^functions/(core|store|ports)/' },
+    },
+    {
+      name: 'nothing-imports-an-entry-point',
+      comment: 'Handlers are entry points: lib/ names them by path, no module of functions/ imports one.',
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: ENTRY_POINTS },
+    },
+    {
+      name: 'functions-not-lib-or-test',
+      comment:
+        'functions/ is what the Lambda bundles hold: it never imports lib/ (the local stand-ins, the CDK app) or test/.',
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: '^(lib|test)/' },
+    },
+    {
+      name: 'only-the-cdk-app-loads-the-cdk',
+      comment:
+        'lib/local, lib/ops, lib/console and the shared tables of lib/ never load the CDK app (nor aws-cdk-lib with it).',
+      severity: 'error',
+      from: { path: '^lib/', pathNot: '^lib/infra/' },
+      to: { path: '^lib/infra/' },
+    },
+    {
+      name: 'cdk-only-in-infra',
+      comment: 'aws-cdk-lib, constructs and cdk-nag are imported by lib/infra and test/infra only.',
+      severity: 'error',
+      from: { pathNot: '^(lib/infra|test/infra)/' },
+      to: { path: '^node_modules/(aws-cdk-lib|constructs|cdk-nag)/' },
+    },
+    {
+      name: 'console-is-self-contained',
+      comment: "lib/console is served as it is to the browser: it imports only lib/console's own files.",
+      severity: 'error',
+      from: { path: '^lib/console/' },
+      to: { pathNot: '^lib/console/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'No import cycle anywhere (type-only imports count: two modules that know each other).',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-unresolvable',
+      comment: 'Every import names a file or package that exists.',
+      severity: 'error',
+      from: {},
+      // Node's own modules are known to the Node that runs the check (npm run puts ours first).
+      to: { couldNotResolve: true, pathNot: '^node:' },
+    },
+  ],
+  options: {
+    // Type-only imports are dependencies too (`import type`): a cycle of types is still a cycle.
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(cdk\\.out|\\.local|\\.reports)/' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json', '.d.ts'],
+    },
+    skipAnalysisNotInRules: true,
+  },
+};

@@ -1,0 +1,110 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cruise, type IConfiguration, type ICruiseResult } from 'dependency-cruiser';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * The layer rules of .dependency-cruiser.cjs (run by `npm run lint` on the real tree) each find
+ * the break they are written for, and nothing else: a small tree with the repository's layout
+ * plants one break per rule next to imports that are allowed.
+ */
+const config = createRequire(import.meta.url)('../../.dependency-cruiser.cjs') as IConfiguration;
+
+const FILES: Record<string, string> = {
+  'package.json': JSON.stringify({
+    type: 'module',
+    imports: {
+      '#core/*': './functions/core/*',
+      '#store/*': './functions/store/*',
+      '#ports/*': './functions/ports/*',
+      '#http/*': './functions/http/*',
+    },
+  }),
+  'node_modules/aws-cdk-lib/package.json': JSON.stringify({ name: 'aws-cdk-lib', main: 'index.js' }),
+  'node_modules/aws-cdk-lib/index.js': 'export const App = 1;\n',
+  // Allowed: core imports core and node:crypto.
+  'functions/core/rule.ts':
+    "import { createHash } from 'node:crypto';\nimport { readFileSync } from 'node:fs';\nimport { other } from './other.ts';\nimport { thing } from '#store/thing.ts';\nexport const rule = [createHash, readFileSync, other, thing];\n",
+  'functions/core/other.ts': 'export const other = 1;\n',
+  // Allowed: store imports core and ports.
+  'functions/store/thing.ts':
+    "import { other } from '#core/other.ts';\nimport { clock } from '#ports/clock.ts';\nimport { useCase } from '../billing/use-case.ts';\nexport const thing = [other, clock, useCase];\n",
+  'functions/ports/clock.ts': 'export const clock = 1;\n',
+  // Allowed: a use case imports core, store, ports and another use case.
+  'functions/billing/use-case.ts':
+    "import { logger } from '#http/logger.ts';\nimport { handler } from '../api/get-thing.ts';\nimport { standIn } from '../../lib/local/stand-in.ts';\nimport { other } from '#core/other.ts';\nimport { clock } from '#ports/clock.ts';\nimport { more } from '../stacks/more.ts';\nexport const useCase = [logger, handler, standIn, other, clock, more];\n",
+  'functions/stacks/more.ts': 'export const more = 1;\n',
+  'functions/http/logger.ts': 'export const logger = 1;\n',
+  // Allowed: a handler imports http and a use case.
+  'functions/api/get-thing.ts':
+    "import { logger } from '#http/logger.ts';\nimport { more } from '../stacks/more.ts';\nexport const handler = [logger, more];\n",
+  'lib/local/stand-in.ts':
+    "import { App } from 'aws-cdk-lib';\nimport { app } from '../infra/app.ts';\nimport { routes } from '../routes.ts';\nexport const standIn = [App, app, routes];\n",
+  // Allowed: the CDK app imports aws-cdk-lib, the shared route table and functions/.
+  'lib/infra/app.ts':
+    "import { App } from 'aws-cdk-lib';\nimport { routes } from '../routes.ts';\nimport { other } from '../../functions/core/other.ts';\nexport const app = [App, routes, other];\n",
+  'lib/routes.ts': 'export const routes = [];\n',
+  'lib/console/app.js':
+    "import { routes } from '../routes.ts';\nimport { ui } from './ui.js';\nexport const app = [routes, ui];\n",
+  'lib/console/ui.js': 'export const ui = 1;\n',
+  // A cycle of types only is a cycle.
+  'test/unit/a.ts': "import type { B } from './b.ts';\nexport type A = { b?: B };\n",
+  'test/unit/b.ts': "import type { A } from './a.ts';\nexport type B = { a?: A };\n",
+  'test/unit/c.ts': "import { gone } from './missing.ts';\nexport const c = gone;\n",
+};
+
+const root = mkdtempSync(path.join(tmpdir(), 'layers-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const cruiseFixture = async (): Promise<string[]> => {
+  for (const [file, text] of Object.entries(FILES)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), text);
+  }
+  const { output } = await cruise(
+    ['functions', 'lib', 'test'],
+    {
+      ...config.options,
+      tsConfig: undefined,
+      baseDir: root,
+      validate: true,
+      ruleSet: { forbidden: config.forbidden ?? [] },
+    },
+    config.options?.enhancedResolveOptions ?? {},
+  );
+  return (output as ICruiseResult).summary.violations
+    .map((violation) => `${violation.rule.name}: ${violation.from} -> ${violation.to}`)
+    .sort();
+};
+let cruised: Promise<string[]> | undefined;
+const violationsOf = (): Promise<string[]> => {
+  cruised ??= cruiseFixture();
+  return cruised;
+};
+
+describe('the layer rules (npm run lint) find each break, and only breaks', () => {
+  it('one planted break per rule, none among the allowed imports', async () => {
+    expect(await violationsOf()).toEqual(
+      [
+        'core-imports-nothing-of-ours: functions/core/rule.ts -> functions/store/thing.ts',
+        'core-does-no-io: functions/core/rule.ts -> fs',
+        'store-and-ports-not-use-cases: functions/store/thing.ts -> functions/billing/use-case.ts',
+        'use-cases-not-http: functions/billing/use-case.ts -> functions/http/logger.ts',
+        'nothing-imports-an-entry-point: functions/billing/use-case.ts -> functions/api/get-thing.ts',
+        'functions-not-lib-or-test: functions/billing/use-case.ts -> lib/local/stand-in.ts',
+        'only-the-cdk-app-loads-the-cdk: lib/local/stand-in.ts -> lib/infra/app.ts',
+        'cdk-only-in-infra: lib/local/stand-in.ts -> node_modules/aws-cdk-lib/index.js',
+        'console-is-self-contained: lib/console/app.js -> lib/routes.ts',
+        'no-circular: test/unit/a.ts -> test/unit/b.ts',
+        'no-unresolvable: test/unit/c.ts -> ./missing.ts',
+      ].sort(),
+    );
+  });
+
+  it('every rule of the configuration is planted above', async () => {
+    const fired = new Set((await violationsOf()).map((line) => line.split(':')[0]));
+    expect([...fired].sort()).toEqual((config.forbidden ?? []).map((rule) => rule.name).sort());
+  });
+});
