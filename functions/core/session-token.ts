@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SESSION_TOKEN_BYTES } from './sessions.ts';
 
-/**
- * Bearer tokens of ours (session tokens, OAuth states, Dispatcher credentials): 256 random bits,
- * base64url, and only their SHA-256 is ever stored. Pure rules but for the random draw; no I/O.
+/*
+ * The bearer tokens of ours (session tokens, OAuth states, Dispatcher credentials): 256 random
+ * bits, base64url, and only their SHA-256 is ever stored. No I/O; the HTTP side of a session
+ * (its cookie, where a request carries it) is functions/http/session-token.ts.
  */
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;

@@ -2,12 +2,12 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { appliedUnlessConditionFails, db } from './client.ts';
 
 /**
- * DynamoDB transactions of the store: the one type of a transaction's write, which every store
- * module builds, and the one way to apply a list of them (all or nothing).
+ * DynamoDB transactions of the store: the type of one write of a transaction, which every store
+ * module builds (a Stack, its capacity place, the request's record, an outbox email, ...), and
+ * the one way to apply a list of them.
  */
-
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** Applies writes built here (a new Stack, its place, the request's record) in one transaction. */
+/** Applies writes built by the store modules in one transaction: all of them, or none (false). */
 export const applyStackWrites = (writes: TransactItem[]): Promise<boolean> =>
   appliedUnlessConditionFails(db().send(new TransactWriteCommand({ TransactItems: writes })));
