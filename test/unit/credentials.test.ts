@@ -192,12 +192,18 @@ describe('the deletion decision', () => {
     const uses = routeUses('k', projects);
     expect(deletionDecision({ uses, threadCount: 0, confirmed: true })).toEqual({ kind: 'blocked', uses });
   });
-  it('asks for confirmation with the Thread count, then deletes; with no Threads it deletes at once', () => {
+  it('asks for confirmation with the Thread count, then deletes', () => {
     expect(deletionDecision({ uses: [], threadCount: 3, confirmed: false })).toEqual({
       kind: 'confirmation_required',
       threadCount: 3,
     });
     expect(deletionDecision({ uses: [], threadCount: 3, confirmed: true })).toEqual({ kind: 'delete' });
-    expect(deletionDecision({ uses: [], threadCount: 0, confirmed: false })).toEqual({ kind: 'delete' });
+  });
+  it('always asks for confirmation once no route names it, even when no Thread becomes non-resumable', () => {
+    expect(deletionDecision({ uses: [], threadCount: 0, confirmed: false })).toEqual({
+      kind: 'confirmation_required',
+      threadCount: 0,
+    });
+    expect(deletionDecision({ uses: [], threadCount: 0, confirmed: true })).toEqual({ kind: 'delete' });
   });
 });
