@@ -159,6 +159,14 @@ export type Unusable = 'archived' | 'validation_failed' | 'validation_pending' |
 export const disabledBySubscription = (billingState: string): boolean =>
   billingState === 'suspended' || billingState === 'decommissioning';
 
+/**
+ * A move of the billing state after which the subscription policy disables the tenant's Credentials
+ * where it did not before (active or past-due to suspended or decommissioning): at that moment the
+ * Guide selections are cleared, in the transition's own write, not at the next Guide request.
+ */
+export const policyStartsDisabling = (from: string, to: string): boolean =>
+  !disabledBySubscription(from) && disabledBySubscription(to);
+
 export const unusableReason = (credential: {
   archived: boolean;
   validation: 'pending' | 'valid' | 'invalid';

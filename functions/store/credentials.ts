@@ -178,6 +178,19 @@ export const selectGuide = async (
   );
 };
 
+/** The put that clears the selection if it still names `name`, keeping why. */
+const guideClearPut = (tenantId: string, stackId: string, name: string, reason: string, now: Date) => ({
+  TableName: tableName(),
+  Item: {
+    ...keys.guideSelection(tenantId, stackId),
+    type: 'guide_selection',
+    cleared: { name, reason, at: now.toISOString() },
+  },
+  ConditionExpression: '#name = :name',
+  ExpressionAttributeNames: { '#name': 'name' },
+  ExpressionAttributeValues: { ':name': name },
+});
+
 /** Clears the selection if it still names `name`, keeping why; false when it named another (or none). */
 export const clearGuide = async (
   tenantId: string,
@@ -186,21 +199,27 @@ export const clearGuide = async (
   reason: string,
   now: Date,
 ): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.guideSelection(tenantId, stackId),
-          type: 'guide_selection',
-          cleared: { name, reason, at: now.toISOString() },
-        },
-        ConditionExpression: '#name = :name',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: { ':name': name },
-      }),
-    ),
-  );
+  appliedUnlessConditionFails(db().send(new PutCommand(guideClearPut(tenantId, stackId, name, reason, now))));
+
+/**
+ * The writes that clear every selection of these Stacks that names a Credential, keeping why, for a
+ * transaction of the caller's (the sweep's transition that makes the subscription policy disable
+ * the tenant's Credentials). Each is conditioned on the name read: a selection changed meanwhile
+ * fails the transaction, and the caller decides again.
+ */
+export const guideClearWrites = async (
+  tenantId: string,
+  stackIds: readonly string[],
+  reason: string,
+  now: Date,
+): Promise<TransactItem[]> => {
+  const writes: TransactItem[] = [];
+  for (const stackId of stackIds) {
+    const { name } = await getGuideSelection(tenantId, stackId);
+    if (name !== undefined) writes.push({ Put: guideClearPut(tenantId, stackId, name, reason, now) });
+  }
+  return writes;
+};
 
 const ThreadSchema = v.object({
   threadId: v.string(),

@@ -7,6 +7,7 @@ import {
   deletionDecision,
   PROVIDERS,
   pickRouted,
+  policyStartsDisabling,
   provisionRefusal,
   resolveProfile,
   routeUses,
@@ -171,6 +172,23 @@ describe('routing a Thread', () => {
     expect(unusableReason({ ...ok, archived: true })).toBe('archived');
     expect(unusableReason({ ...ok, validation: 'invalid' })).toBe('validation_failed');
     expect(unusableReason({ ...ok, validation: 'pending' })).toBe('validation_pending');
+  });
+});
+
+describe('the subscription policy starts disabling Credentials (the Guide selection is cleared then)', () => {
+  it('when the tenant moves from active or past-due to suspended or decommissioning, and only then', () => {
+    const states = ['provisioning', 'active', 'past-due', 'suspended', 'decommissioning'];
+    const starts = states.flatMap((from) =>
+      states.filter((to) => policyStartsDisabling(from, to)).map((to) => `${from} -> ${to}`),
+    );
+    expect(starts).toEqual([
+      'provisioning -> suspended',
+      'provisioning -> decommissioning',
+      'active -> suspended',
+      'active -> decommissioning',
+      'past-due -> suspended',
+      'past-due -> decommissioning',
+    ]);
   });
 });
 
