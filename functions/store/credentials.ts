@@ -1,6 +1,7 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ACTIVITIES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credentials.ts';
+import { VALIDATION_FAILURES } from '#core/tenant-reasons.ts';
 import { appliedUnlessConditionFails, db, getItem, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './stacks.ts';
@@ -39,7 +40,13 @@ const CredentialSchema = v.object({
   materialVersion: v.number(),
   validation: v.object({
     state: v.picklist(['pending', 'valid', 'invalid']),
-    reason: v.optional(v.string()),
+    /** Why it is invalid, as the tenant is told (a code of ours). */
+    reasonCode: v.optional(v.picklist(VALIDATION_FAILURES)),
+    /**
+     * The Dispatcher's own words with an invalid verdict: for operators only, never shown (a
+     * verdict stored before the codes kept them as `reason`, which is no longer read).
+     */
+    dispatcherReason: v.optional(v.string()),
     checkedAt: v.optional(v.string()),
   }),
   createdAt: v.string(),

@@ -175,17 +175,15 @@ describe('validation through the reference Dispatcher', () => {
     expect(Date.parse(alpha.checkedAt ?? '')).toBeGreaterThanOrEqual(before);
     expect(Date.parse(alpha.checkedAt ?? '')).toBeLessThanOrEqual(after);
     const beta = (await stored(setup, 'beta')).validation;
+    // Our reason code for the tenant; the Dispatcher's words kept for operators only.
     expect(beta).toEqual({
       state: 'invalid',
-      reason: 'the provider says: key revoked',
+      reasonCode: 'provider_refused',
+      dispatcherReason: 'the provider says: key revoked',
       checkedAt: expect.any(String),
     });
     expect(await getGuideSelection(setup.tenantId, setup.stackId)).toEqual({
-      cleared: {
-        name: 'beta',
-        reason: 'validation_failed: the provider says: key revoked',
-        at: beta.checkedAt,
-      },
+      cleared: { name: 'beta', reason: 'validation_failed', at: beta.checkedAt },
     });
     // The simulator reported both and kept no material.
     const status = (await api.call('GET', '/_local/fleet')).json.dispatchers.find(
@@ -274,7 +272,8 @@ describe('validation through the reference Dispatcher', () => {
     expect(current.status).toBe(200);
     expect((await stored(setup, 'key')).validation).toMatchObject({
       state: 'invalid',
-      reason: 'quota exhausted',
+      reasonCode: 'provider_refused',
+      dispatcherReason: 'quota exhausted',
     });
   });
 
@@ -594,12 +593,12 @@ describe('Guide Sessions', () => {
       credential: 'bad',
     });
     expect(await getGuideSelection(setup.tenantId, setup.stackId)).toMatchObject({
-      cleared: { name: 'bad', reason: 'validation_failed: expired token' },
+      cleared: { name: 'bad', reason: 'validation_failed' },
     });
     const after = await guideSession(setup, { threadId: 'g-bad' });
     expect(after.json).toMatchObject({
       reason: 'none_selected',
-      cleared: { name: 'bad', reason: 'validation_failed: expired token' },
+      cleared: { name: 'bad', reason: 'validation_failed' },
     });
     expect(await getThread(setup.tenantId, setup.stackId, 'g-bad')).toBeUndefined();
 
