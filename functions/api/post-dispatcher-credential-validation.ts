@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { httpHandler } from '#http/handler.ts';
 import { reportValidation } from '../credentials/validation.ts';
 
-/** Why a Credential is invalid is kept and shown to the tenant: short enough to store and read. */
+/** Why a Credential is invalid, in the Dispatcher's words: kept for operators only (the tenant reads our code). */
 const VALIDATION_REASON_MAX_LENGTH = 500;
 
 /** POST /v1/dispatcher/credentials/{name}/validation: the Dispatcher's verdict on the material it read. */

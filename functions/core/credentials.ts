@@ -159,6 +159,14 @@ export type Unusable = 'archived' | 'validation_failed' | 'validation_pending' |
 export const disabledBySubscription = (billingState: string): boolean =>
   billingState === 'suspended' || billingState === 'decommissioning';
 
+/**
+ * A move of the billing state after which the subscription policy disables the tenant's Credentials
+ * where it did not before (active or past-due to suspended or decommissioning): at that moment the
+ * Guide selections are cleared, in the transition's own write, not at the next Guide request.
+ */
+export const policyStartsDisabling = (from: string, to: string): boolean =>
+  !disabledBySubscription(from) && disabledBySubscription(to);
+
 export const unusableReason = (credential: {
   archived: boolean;
   validation: 'pending' | 'valid' | 'invalid';
@@ -223,8 +231,9 @@ export const routeUses = (
 
 /**
  * What a deletion does: blocked while any current route names the Credential (every use listed);
- * otherwise, with historical Threads bound to it, a confirmation first (the Thread count), unless
- * this request carries a valid confirmation; otherwise at once.
+ * otherwise a confirmation first, reporting how many historical Threads become non-resumable (even
+ * when none does: the spec asks for a separate confirmation whenever no route names it), unless
+ * this request carries a valid confirmation, which deletes.
  */
 export const deletionDecision = (params: {
   uses: RouteUse[];
@@ -235,8 +244,7 @@ export const deletionDecision = (params: {
   | { kind: 'confirmation_required'; threadCount: number }
   | { kind: 'delete' } => {
   if (params.uses.length > 0) return { kind: 'blocked', uses: params.uses };
-  if (params.threadCount > 0 && !params.confirmed)
-    return { kind: 'confirmation_required', threadCount: params.threadCount };
+  if (!params.confirmed) return { kind: 'confirmation_required', threadCount: params.threadCount };
   return { kind: 'delete' };
 };
 

@@ -1,5 +1,6 @@
 import { escapeHtml } from './html.ts';
 import { PLANS, type PlanValue } from './plans.ts';
+import { PLAN_CHANGE_REASON_TEXT, type PlanChangeReason } from './tenant-reasons.ts';
 
 /** An email as the outbox keeps it: plain, readable text and a simple HTML version. */
 export interface EmailContent {
@@ -52,7 +53,8 @@ export const planChangeOutcomeEmail = (params: {
   adjustment?: { amount: number; currency: string } | undefined;
   /** Completed: nothing was billed, because the account was closed before the billing commit. */
   notBilled?: boolean | undefined;
-  reason?: string | undefined;
+  /** Rolled back: why, as a code of ours (never a Dispatcher's words). */
+  reasonCode?: PlanChangeReason | undefined;
   appUrl: string;
 }): EmailContent => {
   const from = PLANS[params.fromPlan].name;
@@ -78,9 +80,10 @@ export const planChangeOutcomeEmail = (params: {
       );
   } else if (params.outcome === 'rolled_back') {
     subject = `The Plan Change of ${params.stackName} was rolled back`;
+    const reason = PLAN_CHANGE_REASON_TEXT[params.reasonCode ?? 'move_failed'];
     paragraphs.push(
-      `The change of ${params.stackName} from the ${from} Plan to the ${to} Plan could not be completed${params.reason ? `: ${params.reason}` : '.'}`,
-      'The Stack runs on its previous Plan as before, and your billing is unchanged. You may ask for the change again.',
+      `The change of ${params.stackName} from the ${from} Plan to the ${to} Plan could not be completed. ${reason.what}`,
+      `${reason.billing} ${reason.next}`,
     );
   } else {
     subject = `The Plan Change of ${params.stackName} expired`;

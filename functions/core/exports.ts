@@ -2,8 +2,11 @@
  * Export archives of a Stack (docs/exports.md): the pure rules. An administrator starts an export;
  * the Stack's Dispatcher builds the archive and uploads it to the private bucket in parts through
  * short-lived presigned URLs; the control plane completes the upload and hands out a short-lived
- * signed download URL. No bucket name or storage path ever reaches a tenant.
+ * signed download URL. No bucket name or storage path ever reaches a tenant, nor a Dispatcher's
+ * own words about a failure: the tenant reads a code of ours and its text.
  */
+
+import { type ExportFailure, exportFailureText } from './tenant-reasons.ts';
 
 export const EXPORT_STATUSES = ['requested', 'building', 'ready', 'failed'] as const;
 export type ExportStatus = (typeof EXPORT_STATUSES)[number];
@@ -29,7 +32,7 @@ export const MIN_PART_BYTES = 5 * 1024 * 1024;
 /** Part URLs handed out in one request. */
 export const MAX_PART_URLS_PER_REQUEST = 100;
 
-/** Why an export failed, in words an administrator can act on (at most this long). */
+/** The longest failure reason a Dispatcher may report (kept for operators; never shown to a tenant). */
 export const FAILURE_REASON_MAX_LENGTH = 500;
 
 export interface ExportRecord {
@@ -43,8 +46,8 @@ export interface ExportRecord {
   failedAt?: string;
   /** The archive's size in bytes (once ready). */
   sizeBytes?: number;
-  /** Why it failed (the Dispatcher's reason, or ours). */
-  failureReason?: string;
+  /** Why it failed, as the tenant is told (a code of ours). */
+  failureCode?: ExportFailure;
 }
 
 /** An export id: `exp_`, the request time (sorts by it), and 48 random bits (hex). */
@@ -63,19 +66,14 @@ export const effectiveStatus = (
   record: ExportRecord,
   stack: { lifecycle: string },
   now: Date,
-): { status: ExportStatus; failureReason?: string } => {
+): { status: ExportStatus; failureCode?: ExportFailure } => {
   if (!isRunning(record.status))
-    return {
-      status: record.status,
-      ...(record.failureReason !== undefined ? { failureReason: record.failureReason } : {}),
-    };
-  if (stack.lifecycle === 'torn_down')
-    return { status: 'failed', failureReason: 'The Stack was torn down before the archive was ready.' };
-  if (isStale(record, now))
-    return {
-      status: 'failed',
-      failureReason: `The Stack did not finish the archive within ${EXPORT_BUILD_LIMIT_HOURS} hours; start a new export.`,
-    };
+    return record.status === 'failed'
+      ? // A failure recorded before codes were kept shows as the Stack's failure to build.
+        { status: 'failed', failureCode: record.failureCode ?? 'build_failed' }
+      : { status: record.status };
+  if (stack.lifecycle === 'torn_down') return { status: 'failed', failureCode: 'stack_torn_down' };
+  if (isStale(record, now)) return { status: 'failed', failureCode: 'build_timed_out' };
   return { status: record.status };
 };
 
@@ -129,9 +127,12 @@ export const uploadedPartsProblem = (parts: readonly { partNumber: number }[]): 
   return undefined;
 };
 
-/** What a tenant sees of an export: never the bucket, the object key or the upload. */
+/**
+ * What a tenant sees of an export: never the bucket, the object key or the upload, nor what the
+ * Dispatcher wrote about a failure (`failureCode` and its text instead).
+ */
 export const exportView = (record: ExportRecord, stack: { lifecycle: string }, now: Date) => {
-  const { status, failureReason } = effectiveStatus(record, stack, now);
+  const { status, failureCode } = effectiveStatus(record, stack, now);
   return {
     exportId: record.exportId,
     stackId: record.stackId,
@@ -139,7 +140,8 @@ export const exportView = (record: ExportRecord, stack: { lifecycle: string }, n
     requestedAt: record.requestedAt,
     readyAt: status === 'ready' ? (record.readyAt ?? null) : null,
     sizeBytes: status === 'ready' ? (record.sizeBytes ?? null) : null,
-    failureReason: status === 'failed' ? (failureReason ?? null) : null,
+    failureCode: status === 'failed' ? (failureCode ?? null) : null,
+    failureReason: status === 'failed' && failureCode ? exportFailureText(failureCode) : null,
     /** Until when the archive can be downloaded (kept EXPORT_RETENTION_DAYS after it is ready). */
     availableUntil:
       status === 'ready' && record.readyAt

@@ -16,9 +16,9 @@ const hash = (token: string) => createHash('sha256').update(token).digest('hex')
 /**
  * THE deletion use case: blocked (409 `credential_in_use`) while any Project's current intake or
  * dispatch route names the Credential, with every Project, activity and position to change;
- * otherwise, when historical Threads are bound to it, a first request answers 409
- * `confirmation_required` with the Thread count and a token, and only a second request carrying
- * that token deletes (those Threads become non-resumable); with neither, it deletes at once.
+ * otherwise a first request answers 409 `confirmation_required` with the number of historical
+ * Threads bound to it (0 included) and a token, and only a second request carrying that token
+ * deletes (those Threads become non-resumable).
  */
 export const deleteCredential = async (params: {
   tenant: Tenant;
@@ -74,7 +74,7 @@ export const deleteCredential = async (params: {
     throw new Refusal(
       409,
       'confirmation_required',
-      `${threadCount} Thread${threadCount === 1 ? ' is' : 's are'} bound to "${credential.name}" and will no longer be resumable. Repeat the request with confirmationToken=<the token> within ${CONFIRMATION_MINUTES} minutes to delete it.`,
+      `${threadCount === 0 ? `No Thread is bound to "${credential.name}": none becomes non-resumable.` : `${threadCount} Thread${threadCount === 1 ? ' is' : 's are'} bound to "${credential.name}" and will no longer be resumable.`} Repeat the request with confirmationToken=<the token> within ${CONFIRMATION_MINUTES} minutes to delete it.`,
       { extra: { threadCount, confirmationToken: token, expiresAt } },
     );
   }

@@ -1,5 +1,6 @@
 import type { Effort, Unusable } from '#core/credentials.ts';
 import { Refusal } from '#core/refusal.ts';
+import { guideClearedReason } from '#core/tenant-reasons.ts';
 import { clearGuide, getCredential, getGuideSelection, getThread } from '#store/credentials.ts';
 import {
   billingStateOf,
@@ -9,7 +10,6 @@ import {
   type ThreadAnswer,
   whyUnusable,
 } from './threads.ts';
-import { validationFailedReason } from './validation.ts';
 
 const unavailable = (message: string, extra: Record<string, unknown>) =>
   new Refusal(409, 'guide_unavailable', message, { extra });
@@ -35,11 +35,16 @@ export const startGuideSession = async (params: {
   if (existing) return resumeThread(tenantId, existing, { activity: 'guide' });
 
   const selection = await getGuideSelection(tenantId, stackId);
-  if (selection.name === undefined)
+  if (selection.name === undefined) {
+    const cleared = selection.cleared && {
+      ...selection.cleared,
+      reason: guideClearedReason(selection.cleared.reason),
+    };
     throw unavailable(
-      `This Stack has no Guide Credential selected${selection.cleared ? ` (the last one, "${selection.cleared.name}", was cleared: ${selection.cleared.reason})` : ''}: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.`,
-      { reason: 'none_selected', ...(selection.cleared ? { cleared: selection.cleared } : {}) },
+      `This Stack has no Guide Credential selected${cleared ? ` (the last one, "${cleared.name}", was cleared: ${cleared.reason})` : ''}: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.`,
+      { reason: 'none_selected', ...(cleared ? { cleared } : {}) },
     );
+  }
   const name = selection.name;
   const stored = await getCredential(tenantId, stackId, name);
   const reason: Unusable | 'deleted' | undefined = stored
@@ -51,11 +56,10 @@ export const startGuideSession = async (params: {
       { reason, credential: name },
     );
   if (reason !== undefined) {
-    const kept = reason === 'validation_failed' ? validationFailedReason(stored?.validation.reason) : reason;
-    await clearGuide(tenantId, stackId, name, kept, params.now);
+    await clearGuide(tenantId, stackId, name, reason, params.now);
     throw unavailable(
-      `The Guide Credential "${name}" cannot be used (${kept}); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.`,
-      { reason, credential: name, cleared: { name, reason: kept, at: params.now.toISOString() } },
+      `The Guide Credential "${name}" cannot be used (${reason}); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.`,
+      { reason, credential: name, cleared: { name, reason, at: params.now.toISOString() } },
     );
   }
   const credential = stored as NonNullable<typeof stored>;

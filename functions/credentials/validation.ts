@@ -1,19 +1,19 @@
 import { Refusal } from '#core/refusal.ts';
+import { logger } from '#ports/logger.ts';
+import { recordDispatcherFailure } from '#ports/metrics.ts';
 import { clearGuide, updateCredential } from '#store/credentials.ts';
 import { requireCredential } from './dispatcher-material.ts';
 
 /** A concurrent change of the same Credential (a rotation, an archive) is re-read this many times. */
 const ATTEMPTS = 3;
 
-/** The reason a Guide selection keeps when the validation of its Credential fails. */
-export const validationFailedReason = (reason: string | undefined): string =>
-  reason ? `validation_failed: ${reason}` : 'validation_failed';
-
 /**
  * THE validation report: the Stack's Dispatcher checked a Credential's material with its provider.
  * The verdict counts only for the material it checked: a version other than the current one means
  * a rotation happened meanwhile (409 `stale_version`: validate the new one). An invalid verdict
- * clears a Guide selection naming the Credential, keeping why.
+ * clears a Guide selection naming the Credential, keeping why (`validation_failed`). The tenant is
+ * told our reason (`provider_refused`); the Dispatcher's own words are kept for operators only
+ * (stored, logged, counted).
  */
 export const reportValidation = async (params: {
   tenantId: string;
@@ -24,9 +24,11 @@ export const reportValidation = async (params: {
   reason?: string | undefined;
   now: Date;
 }) => {
+  const invalid = params.outcome === 'invalid';
   const validation = {
     state: params.outcome,
-    ...(params.reason ? { reason: params.reason } : {}),
+    ...(invalid ? { reasonCode: 'provider_refused' as const } : {}),
+    ...(invalid && params.reason ? { dispatcherReason: params.reason } : {}),
     checkedAt: params.now.toISOString(),
   };
   for (let attempt = 1; ; attempt += 1) {
@@ -42,13 +44,17 @@ export const reportValidation = async (params: {
     if (attempt >= ATTEMPTS)
       throw new Refusal(409, 'credential_changed', 'The Credential kept changing meanwhile: report again.');
   }
-  if (params.outcome === 'invalid')
-    await clearGuide(
-      params.tenantId,
-      params.stackId,
-      params.name,
-      validationFailedReason(params.reason),
-      params.now,
-    );
+  if (invalid) {
+    logger.warn('a Dispatcher found a Credential invalid', {
+      tenantId: params.tenantId,
+      stackId: params.stackId,
+      credential: params.name,
+      version: params.version,
+      reasonCode: validation.reasonCode,
+      dispatcherReason: params.reason ?? null,
+    });
+    recordDispatcherFailure('credential_validation');
+    await clearGuide(params.tenantId, params.stackId, params.name, 'validation_failed', params.now);
+  }
   return { name: params.name, version: params.version, validation };
 };

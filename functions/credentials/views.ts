@@ -1,6 +1,7 @@
 import { isMetered, unusableReason } from '#core/credentials.ts';
 import { Refusal } from '#core/refusal.ts';
 import { FIRST_STACK_ID } from '#core/stacks.ts';
+import { guideClearedReason, validationFailureText } from '#core/tenant-reasons.ts';
 import { type GuideSelection, getCredential, type StoredCredential } from '#store/credentials.ts';
 import type { StoredStack } from '#store/stacks.ts';
 import { requireStack } from '../stacks/views.ts';
@@ -27,7 +28,8 @@ export const requireCredential = async (
 /**
  * What a tenant sees of a Credential: name, Provider, kind, whether its usage is metered (an API
  * key, charged by the provider on top of the flat fee) or spends a personal subscription, the
- * Runtime Profile, validation, consent, times, and whether it can be used now. Never its material.
+ * Runtime Profile, validation, consent, times, and whether it can be used now. Never its material,
+ * nor the Dispatcher's words about an invalid verdict (our code and its text instead).
  */
 export const credentialView = (credential: StoredCredential, billingState: string) => {
   const unusable = unusableReason({
@@ -35,6 +37,11 @@ export const credentialView = (credential: StoredCredential, billingState: strin
     validation: credential.validation.state,
     billingState,
   });
+  // A verdict stored before the codes has none: an invalid one is the provider's refusal.
+  const reasonCode =
+    credential.validation.state === 'invalid'
+      ? (credential.validation.reasonCode ?? 'provider_refused')
+      : null;
   return {
     name: credential.name,
     provider: credential.provider,
@@ -43,7 +50,8 @@ export const credentialView = (credential: StoredCredential, billingState: strin
     runtimeProfile: credential.profile,
     validation: {
       state: credential.validation.state,
-      reason: credential.validation.reason ?? null,
+      reasonCode,
+      reason: reasonCode === null ? null : validationFailureText(reasonCode),
       checkedAt: credential.validation.checkedAt ?? null,
     },
     usable: unusable === undefined,
@@ -79,6 +87,8 @@ export const guideView = (
     selectedAt: selected ? (selection.selectedAt ?? null) : null,
     usable: selected !== undefined && unusable === undefined,
     unusableReason: unusable ?? null,
-    cleared: selection.cleared ?? null,
+    cleared: selection.cleared
+      ? { ...selection.cleared, reason: guideClearedReason(selection.cleared.reason) }
+      : null,
   };
 };

@@ -8,7 +8,10 @@ import {
   uploadedPartsProblem,
 } from '#core/exports.ts';
 import { Refusal } from '#core/refusal.ts';
+import type { ExportFailure } from '#core/tenant-reasons.ts';
 import { completeUpload, createUpload, partUploadUrls, UploadRefused } from '#ports/export-storage.ts';
+import { logger } from '#ports/logger.ts';
+import { recordDispatcherFailure } from '#ports/metrics.ts';
 import { endExport, getExport, recordUpload } from '#store/exports.ts';
 import { requireExport } from './read.ts';
 
@@ -62,7 +65,8 @@ export type ExportOutcome =
 
 /**
  * The Dispatcher's outcome: `ready` completes the upload (S3 checks every part's ETag) and checks
- * the size; `failed` ends the export with the reason. A repeated report of an ended export
+ * the size; `failed` ends the export with our reason code (`build_failed`), the Dispatcher's own
+ * words kept for operators only (stored, logged, counted). A repeated report of an ended export
  * answers its status and changes nothing.
  */
 export const reportExportOutcome = async (params: {
@@ -80,15 +84,25 @@ export const reportExportOutcome = async (params: {
   if (!isRunning(record.status)) return answer();
   const { status } = effectiveStatus(record, stack, params.now);
   if (!isRunning(status)) throw notRunning(record.exportId, status);
-  const fail = (failureReason: string) =>
+  const fail = (failureCode: ExportFailure, dispatcherReason?: string) =>
     endExport(params.tenantId, params.stackId, record.exportId, {
       status: 'failed',
       failedAt: params.now.toISOString(),
-      failureReason: failureReason.slice(0, FAILURE_REASON_MAX_LENGTH),
+      failureCode,
+      ...(dispatcherReason ? { dispatcherReason: dispatcherReason.slice(0, FAILURE_REASON_MAX_LENGTH) } : {}),
     });
   const { report } = params;
   if (report.outcome === 'failed') {
-    await fail(`The Stack could not build the archive: ${report.reason}`);
+    if (await fail('build_failed', report.reason)) {
+      logger.warn('a Dispatcher reported an export failed', {
+        tenantId: params.tenantId,
+        stackId: params.stackId,
+        exportId: record.exportId,
+        failureCode: 'build_failed',
+        dispatcherReason: report.reason,
+      });
+      recordDispatcherFailure('export');
+    }
     return answer();
   }
   const problem = uploadedPartsProblem(report.parts);
@@ -101,11 +115,17 @@ export const reportExportOutcome = async (params: {
     size = await completeUpload(record.objectKey, record.uploadId, report.parts);
   } catch (error) {
     if (!(error instanceof UploadRefused)) throw error;
-    await fail('The uploaded parts did not make a whole archive.');
+    await fail('upload_incomplete');
     throw new Refusal(409, 'upload_incomplete', `${error.message}: the export has failed; start a new one.`);
   }
   if (size !== report.sizeBytes) {
-    await fail(`The archive's size (${size} bytes) is not what the Stack built (${report.sizeBytes} bytes).`);
+    logger.warn('an export archive is not the size its Dispatcher reported', {
+      tenantId: params.tenantId,
+      exportId: record.exportId,
+      storedBytes: size,
+      reportedBytes: report.sizeBytes,
+    });
+    await fail('size_mismatch');
     throw new Refusal(
       409,
       'size_mismatch',

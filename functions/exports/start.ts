@@ -1,11 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  EXPORT_BUILD_LIMIT_HOURS,
-  type ExportRecord,
-  exportId,
-  exportView,
-  startRefusal,
-} from '#core/exports.ts';
+import { type ExportRecord, exportId, exportView, startRefusal } from '#core/exports.ts';
 import { Refusal } from '#core/refusal.ts';
 import { newObjectKey } from '#ports/export-storage.ts';
 import { endExport, getExport, startExport } from '#store/exports.ts';
@@ -45,7 +39,7 @@ export const requestExport = async (params: {
     await endExport(params.tenantId, params.stackId, running.exportId, {
       status: 'failed',
       failedAt: params.now.toISOString(),
-      failureReason: `The Stack did not finish the archive within ${EXPORT_BUILD_LIMIT_HOURS} hours; start a new export.`,
+      failureCode: 'build_timed_out',
     });
   const record: ExportRecord = {
     exportId: exportId(params.now, randomBytes(6).toString('hex')),

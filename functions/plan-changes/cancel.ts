@@ -33,7 +33,7 @@ export const cancelPlanChange = async (params: { tenantId: string; changeId: str
       change,
       stack,
       event: { type: 'cancel' },
-      outcome: 'Cancelled by an administrator.',
+      reason: 'cancelled_by_administrator',
       now: params.now,
     });
     if (await applyStackWrites(writes)) {

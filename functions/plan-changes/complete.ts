@@ -46,9 +46,7 @@ export const completeChange = async (input: PlanChangeExecution, now: Date): Pro
       {
         status: statusAfter(change, { type: 'healthy_and_billed' }),
         step: 'done',
-        outcome: change.final.notBilled
-          ? 'The Stack runs on the new Plan until its teardown; nothing was billed for the change, because the account was closed before it was committed.'
-          : 'The Stack runs on the new Plan.',
+        reasonCode: change.final.notBilled ? 'completed_not_billed' : 'completed',
       },
       now,
     ),

@@ -168,7 +168,7 @@ const decideAndRecord = async (params: {
               {
                 status: statusAfter(open, { type: 'superseded' }),
                 step: 'done',
-                outcome: 'A newer change of this Stack replaced it.',
+                reasonCode: 'superseded',
               },
               now,
             ),

@@ -5,6 +5,9 @@ import {
 } from '#core/plan-change.ts';
 import { nextDispatcherLook } from '#core/plan-change-pacing.ts';
 import type { OperationStep } from '#core/stacks.ts';
+import { type PlanChangeReason, stepFailureReason } from '#core/tenant-reasons.ts';
+import { logger } from '#ports/logger.ts';
+import { recordDispatcherFailure } from '#ports/metrics.ts';
 import { type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
 import { planChangeStackWrite, type StoredStack } from '#store/stacks.ts';
 import { applyStackWrites } from '#store/transact.ts';
@@ -28,18 +31,13 @@ const STEPS: Record<
   verify: { status: 'verifying', next: { step: 'commit_billing' } },
 };
 
-const FAILED: Record<DispatcherStep, string> = {
-  backup: 'the final backup failed',
-  switch: 'the replacement could not be created',
-  verify: 'the replacement did not become healthy',
-};
-
 /**
  * THE Dispatcher step tasks (Preparing: the final backup; Switching: the replacement is created at
  * the held place and the Durable Stack State and Credentials move; Verifying: the replacement
  * reports healthy). Each looks at what the Stack's Dispatcher reported for this change and step:
  * done moves the change on (and the desired state to the next step), failed rolls it back, nothing
- * for two hours rolls it back too.
+ * for two hours rolls it back too. The tenant is told our reason for the step; the Dispatcher's own
+ * words go to operators only (kept on the record, logged, counted).
  */
 export const dispatcherStep = async (
   input: PlanChangeExecution,
@@ -58,14 +56,25 @@ export const dispatcherStep = async (
     const moved = await applyStackWrites(doneWrites(change, stack, step, now));
     return moved ? { ...input, step: rule.next.step, waitSeconds: 0 } : { ...input, waitSeconds: 1 };
   }
-  const failure =
+  const failure: { code: PlanChangeReason; dispatcherReason?: string | undefined } | undefined =
     reported?.outcome === 'failed'
-      ? `${FAILED[step]}${reported.reason ? ` (${reported.reason})` : ''}.`
+      ? { code: stepFailureReason(step, 'failed'), dispatcherReason: reported.reason }
       : now.getTime() - Date.parse(change.stepStartedAt) >= DISPATCHER_STEP_LIMIT_HOURS * 3_600_000
-        ? `${FAILED[step]}: the Stack did not report within ${DISPATCHER_STEP_LIMIT_HOURS} hours.`
+        ? { code: stepFailureReason(step, 'no_report') }
         : undefined;
   if (failure) {
     const moved = await applyStackWrites([toRollBack(change, failure, now)]);
+    if (moved && reported?.outcome === 'failed') {
+      logger.warn('a Dispatcher reported a Plan Change step failed; the change rolls back', {
+        tenantId: change.tenantId,
+        changeId: change.changeId,
+        stackId: change.stackId,
+        step,
+        reasonCode: failure.code,
+        dispatcherReason: failure.dispatcherReason ?? null,
+      });
+      recordDispatcherFailure('plan_change_step');
+    }
     return moved ? { ...input, step: 'roll_back', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
   }
   return { ...input, waitSeconds: nextDispatcherLook(input.waitSeconds) };

@@ -21,7 +21,7 @@ export const drainWork = async (input: PlanChangeExecution, now: Date): Promise<
   const gone = noLongerWanted(tenant, stack);
   if (gone) {
     const ended = await applyStackWrites(
-      endWrites({ change, stack, event: { type: 'tenant_left_active' }, outcome: gone, now }),
+      endWrites({ change, stack, event: { type: 'tenant_left_active' }, reason: gone, now }),
     );
     return ended ? { ...input, step: 'done', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
   }
@@ -52,9 +52,7 @@ export const drainWork = async (input: PlanChangeExecution, now: Date): Promise<
     return moved ? { ...input, step: 'prepare', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
   }
   if (now.getTime() - Date.parse(change.stepStartedAt) >= DRAIN_LIMIT_HOURS * 3_600_000) {
-    const moved = await applyStackWrites([
-      toRollBack(change, `work on the Stack did not finish within ${DRAIN_LIMIT_HOURS} hours.`, now),
-    ]);
+    const moved = await applyStackWrites([toRollBack(change, { code: 'drain_timed_out' }, now)]);
     return moved ? { ...input, step: 'roll_back', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
   }
   return { ...input, waitSeconds: nextDispatcherLook(input.waitSeconds) };

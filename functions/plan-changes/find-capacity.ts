@@ -25,19 +25,18 @@ export const findCapacity = async (input: PlanChangeExecution, now: Date): Promi
   const gone = noLongerWanted(tenant, stack);
   if (gone) {
     const ended = await applyStackWrites(
-      endWrites({ change, stack, event: { type: 'tenant_left_active' }, outcome: gone, now }),
+      endWrites({ change, stack, event: { type: 'tenant_left_active' }, reason: gone, now }),
     );
     return ended ? { ...input, step: 'done', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
   }
   if (applyPlanChangeEvent(change, { type: 'clock', now }) === 'expired') {
     const to = await requesterEmail(change);
-    const outcome = 'No place for the new Plan became free within 7 days.';
     const ended = await applyStackWrites(
       endWrites({
         change,
         stack,
         event: { type: 'clock', now },
-        outcome,
+        reason: 'no_capacity_expired',
         now,
         email: to
           ? {

@@ -10,6 +10,7 @@ import {
   recoveryMessage,
 } from '#core/plan-change.ts';
 import { Refusal } from '#core/refusal.ts';
+import { type PlanChangeReason, planChangeReasonOf, planChangeReasonText } from '#core/tenant-reasons.ts';
 import { releaseHoldWrite } from '#store/capacity.ts';
 import { outboxPut } from '#store/outbox.ts';
 import { changeHolder, getPlanChange, type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
@@ -21,46 +22,55 @@ import { getUser } from '#store/users.ts';
 /**
  * What a tenant sees of a Plan Change: both Plans, its status and history, what to do next, the
  * estimate shown at confirmation and, once billing committed, the exact adjustment beside it with
- * the reason they differ. Never a processor id, an operator or a storage locator.
+ * the reason they differ. Never a processor id, an operator or a storage locator: why it ended is
+ * a code of ours and its words, never what a Dispatcher wrote (kept for operators only).
  */
-export const planChangeView = (change: PlanChange) => ({
-  changeId: change.changeId,
-  stackId: change.stackId,
-  currentPlan: change.fromPlan,
-  requestedPlan: change.toPlan,
-  status: change.status,
-  cancellable: isCancellable(change.status),
-  confirmedAt: change.confirmedAt,
-  updatedAt: change.updatedAt,
-  expiresAt: change.expiresAt,
-  history: change.history.map((entry) => ({ status: entry.status, at: entry.at })),
-  recovery: recoveryMessage(change.status),
-  outcome: change.outcome ?? null,
-  location: {
-    from: change.fromLocation,
-    to: change.targetLocation ?? null,
-    addressChanged: change.addressChanged ?? null,
-  },
-  estimate: change.estimate,
-  final: change.final
-    ? {
-        adjustment: change.final.adjustment,
-        currency: change.final.currency,
-        committedAt: change.final.committedAt,
-        estimatedAdjustment: change.estimate?.adjustment ?? null,
-        difference: change.estimate ? change.final.adjustment - change.estimate.adjustment : null,
-        explanation: adjustmentExplanation({
-          estimate: change.estimate?.adjustment ?? null,
-          final: change.final.adjustment,
-          confirmedAt: change.confirmedAt,
-          healthyAt: change.healthyAt ?? change.final.committedAt,
-          proratedFrom: change.final.proratedFrom,
-          period: change.final.period,
-          notBilled: change.final.notBilled,
-        }),
-      }
-    : null,
-});
+export const planChangeView = (change: PlanChange) => {
+  const reasonCode = planChangeReasonOf({
+    status: change.status,
+    reasonCode: change.reasonCode,
+    notBilled: change.final?.notBilled !== undefined,
+  });
+  return {
+    changeId: change.changeId,
+    stackId: change.stackId,
+    currentPlan: change.fromPlan,
+    requestedPlan: change.toPlan,
+    status: change.status,
+    cancellable: isCancellable(change.status),
+    confirmedAt: change.confirmedAt,
+    updatedAt: change.updatedAt,
+    expiresAt: change.expiresAt,
+    history: change.history.map((entry) => ({ status: entry.status, at: entry.at })),
+    recovery: recoveryMessage(change.status),
+    reasonCode,
+    outcome: reasonCode === null ? null : planChangeReasonText(reasonCode),
+    location: {
+      from: change.fromLocation,
+      to: change.targetLocation ?? null,
+      addressChanged: change.addressChanged ?? null,
+    },
+    estimate: change.estimate,
+    final: change.final
+      ? {
+          adjustment: change.final.adjustment,
+          currency: change.final.currency,
+          committedAt: change.final.committedAt,
+          estimatedAdjustment: change.estimate?.adjustment ?? null,
+          difference: change.estimate ? change.final.adjustment - change.estimate.adjustment : null,
+          explanation: adjustmentExplanation({
+            estimate: change.estimate?.adjustment ?? null,
+            final: change.final.adjustment,
+            confirmedAt: change.confirmedAt,
+            healthyAt: change.healthyAt ?? change.final.committedAt,
+            proratedFrom: change.final.proratedFrom,
+            period: change.final.period,
+            notBilled: change.final.notBilled,
+          }),
+        }
+      : null,
+  };
+};
 
 export const requirePlanChange = async (tenantId: string, changeId: string): Promise<PlanChange> => {
   const change = /^pc_[a-z0-9]{1,40}$/.test(changeId) ? await getPlanChange(tenantId, changeId) : undefined;
@@ -122,7 +132,8 @@ export const endWrites = (params: {
   stack: StoredStack;
   /** What ends it: a cancel, the tenant leaving, a failure, the clock (expiry) or a newer change. */
   event: PlanChangeEvent;
-  outcome: string;
+  /** Why, as the tenant is told. */
+  reason: PlanChangeReason;
   now: Date;
   email?: { to: string; content: EmailContent } | undefined;
 }): TransactItem[] => {
@@ -131,7 +142,7 @@ export const endWrites = (params: {
   if (!isTerminal(status))
     throw new Error(`${params.event.type} does not end a ${change.status} Plan Change`);
   const writes: TransactItem[] = [
-    planChangeUpdate(change, { status, step: 'done', outcome: params.outcome }, now),
+    planChangeUpdate(change, { status, step: 'done', reasonCode: params.reason }, now),
   ];
   if (stack.openChange?.id === change.changeId) {
     const next = stack.operation?.id === change.changeId ? { ...stack, operation: undefined } : stack;
@@ -147,9 +158,8 @@ export const endWrites = (params: {
 };
 
 /** Why a waiting change can no longer go on (the tenant left `active`, or a teardown began). */
-export const noLongerWanted = (tenant: Tenant, stack: StoredStack): string | undefined => {
-  if (stack.lifecycle !== 'running') return 'The Stack is being torn down, so the change was cancelled.';
-  if (tenant.billingState !== 'active')
-    return 'Billing is no longer active, so the change was cancelled; the Stack and billing are unchanged.';
+export const noLongerWanted = (tenant: Tenant, stack: StoredStack): PlanChangeReason | undefined => {
+  if (stack.lifecycle !== 'running') return 'stack_teardown';
+  if (tenant.billingState !== 'active') return 'billing_not_active';
   return undefined;
 };

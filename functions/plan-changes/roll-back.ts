@@ -1,17 +1,27 @@
 import { planChangeOutcomeEmail } from '#core/emails.ts';
 import { isTerminal, type PlanChangeExecution } from '#core/plan-change.ts';
 import { CAPACITY_LOOK_SECONDS } from '#core/plan-change-pacing.ts';
+import type { PlanChangeReason } from '#core/tenant-reasons.ts';
 import { config } from '#ports/config.ts';
 import { type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';
 import type { StoredStack } from '#store/stacks.ts';
 import { applyStackWrites, type TransactItem } from '#store/transact.ts';
 import { endWrites, readRun, requesterEmail } from './record.ts';
 
-/** The write that sends a change to its roll back, with the reason (what the RollBack task reads). */
-export const toRollBack = (change: PlanChange, reason: string, now: Date): TransactItem =>
-  planChangeUpdate(change, { step: 'roll_back', outcome: reason }, now);
-
-const GENERIC_REASON = 'a step of the move failed.';
+/**
+ * The write that sends a change to its roll back, with the reason (what the RollBack task reads):
+ * our code, and the Dispatcher's own words when it gave some (kept for operators only).
+ */
+export const toRollBack = (
+  change: PlanChange,
+  reason: { code: PlanChangeReason; dispatcherReason?: string | undefined },
+  now: Date,
+): TransactItem =>
+  planChangeUpdate(
+    change,
+    { step: 'roll_back', reasonCode: reason.code, dispatcherReason: reason.dispatcherReason },
+    now,
+  );
 
 /**
  * THE roll back task: any failure before the billing commit ends the change `rolled_back`: the
@@ -29,18 +39,23 @@ export const rollBack = async (input: PlanChangeExecution, now: Date): Promise<P
   if (change.status === 'waiting_for_capacity')
     return { ...input, step: 'find_capacity', waitSeconds: CAPACITY_LOOK_SECONDS };
   const ended = await applyStackWrites(
-    await rollBackWrites(change, stack, change.outcome ?? GENERIC_REASON, now),
+    await rollBackWrites(change, stack, change.reasonCode ?? 'move_failed', now),
   );
   return ended ? { ...input, step: 'done', waitSeconds: 0 } : { ...input, step: 'roll_back', waitSeconds: 1 };
 };
 
-const rollBackWrites = async (change: PlanChange, stack: StoredStack, reason: string, now: Date) => {
+const rollBackWrites = async (
+  change: PlanChange,
+  stack: StoredStack,
+  reason: PlanChangeReason,
+  now: Date,
+) => {
   const to = await requesterEmail(change);
   return endWrites({
     change,
     stack,
     event: { type: 'failed' },
-    outcome: reason,
+    reason,
     now,
     email: to
       ? {
@@ -50,7 +65,7 @@ const rollBackWrites = async (change: PlanChange, stack: StoredStack, reason: st
             stackName: stack.name,
             fromPlan: change.fromPlan,
             toPlan: change.toPlan,
-            reason,
+            reasonCode: reason,
             appUrl: config.tenantAppUrl(),
           }),
         }

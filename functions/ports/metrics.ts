@@ -47,6 +47,10 @@ export const METRIC = {
   planChangeBillingCommitRefused: 'PlanChangeBillingCommitRefused',
   // Subscription items.
   abandonedAddUndone: 'AddedStackChargeTakenBack',
+  // Failures a Dispatcher reported (its words are in the log line beside each; tenants see our codes).
+  planChangeStepsFailed: 'PlanChangeStepsFailed',
+  exportsFailed: 'ExportsFailed',
+  credentialValidationsFailed: 'CredentialValidationsFailed',
 } as const;
 
 /** `TenantsMovedTo<State>` per billing state, e.g. `TenantsMovedToPastDue`. */
@@ -179,3 +183,17 @@ export const recordBillingCommitRefused = (): EmfDocument =>
  * (its request was given up). Each one is a lost answer the add could not decide at the time.
  */
 export const recordAbandonedAddUndone = (): EmfDocument => emit({ [METRIC.abandonedAddUndone]: count(1) });
+
+/** What a Dispatcher reported failed: a Plan Change step, an export, or a Credential's validation. */
+export type DispatcherFailure = 'plan_change_step' | 'export' | 'credential_validation';
+
+/**
+ * One failure a Dispatcher reported. Operators read its words in the log line written beside it
+ * (and, for a Plan Change, with `npm run ops -- plan-change show`); the tenant reads our code.
+ */
+export const recordDispatcherFailure = (failure: DispatcherFailure): EmfDocument =>
+  emit({
+    [METRIC.planChangeStepsFailed]: count(failure === 'plan_change_step' ? 1 : 0),
+    [METRIC.exportsFailed]: count(failure === 'export' ? 1 : 0),
+    [METRIC.credentialValidationsFailed]: count(failure === 'credential_validation' ? 1 : 0),
+  });

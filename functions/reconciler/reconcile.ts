@@ -1,3 +1,4 @@
+import { policyStartsDisabling } from '#core/credentials.ts';
 import {
   cancellationReason,
   classifySubscription,
@@ -36,6 +37,7 @@ import {
   recordSubscriptionsSeen,
 } from '#store/billing.ts';
 import { listInventory, releaseReservation } from '#store/capacity.ts';
+import { guideClearWrites } from '#store/credentials.ts';
 import { commitReconciliation, waitlistDeletes } from '#store/lifecycle.ts';
 import { firstStackWrites, listStacks, stackUpdateWrite, teardownWrites } from '#store/stacks.ts';
 import { getTenant, type Tenant } from '#store/tenants.ts';
@@ -387,6 +389,17 @@ export const reconcileTenant = async (tenantId: string, now: Date): Promise<Reco
     }
     extra.push(...(await waitlistDeletes(tenantId)));
   }
+  // The subscription policy disables the tenant's Credentials from this commit on: every Guide
+  // selection is cleared in it, so the Dashboard shows why at once.
+  if (policyStartsDisabling(current.state, state.state))
+    extra.push(
+      ...(await guideClearWrites(
+        tenantId,
+        (await listStacks(tenantId)).map((stored) => stored.stackId),
+        'subscription_policy',
+        now,
+      )),
+    );
   const openCheckout = state.state === 'provisioning' ? (await getBilling(tenantId))?.checkout : undefined;
   // A lapsed checkout whose session the processor still reports paid is looked at again shortly.
   const checkoutLook = openCheckout

@@ -1,6 +1,7 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ACTIVITIES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credentials.ts';
+import { VALIDATION_FAILURES } from '#core/tenant-reasons.ts';
 import { appliedUnlessConditionFails, db, getItem, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
@@ -39,7 +40,13 @@ const CredentialSchema = v.object({
   materialVersion: v.number(),
   validation: v.object({
     state: v.picklist(['pending', 'valid', 'invalid']),
-    reason: v.optional(v.string()),
+    /** Why it is invalid, as the tenant is told (a code of ours). */
+    reasonCode: v.optional(v.picklist(VALIDATION_FAILURES)),
+    /**
+     * The Dispatcher's own words with an invalid verdict: for operators only, never shown (a
+     * verdict stored before the codes kept them as `reason`, which is no longer read).
+     */
+    dispatcherReason: v.optional(v.string()),
     checkedAt: v.optional(v.string()),
   }),
   createdAt: v.string(),
@@ -178,6 +185,19 @@ export const selectGuide = async (
   );
 };
 
+/** The put that clears the selection if it still names `name`, keeping why. */
+const guideClearPut = (tenantId: string, stackId: string, name: string, reason: string, now: Date) => ({
+  TableName: tableName(),
+  Item: {
+    ...keys.guideSelection(tenantId, stackId),
+    type: 'guide_selection',
+    cleared: { name, reason, at: now.toISOString() },
+  },
+  ConditionExpression: '#name = :name',
+  ExpressionAttributeNames: { '#name': 'name' },
+  ExpressionAttributeValues: { ':name': name },
+});
+
 /** Clears the selection if it still names `name`, keeping why; false when it named another (or none). */
 export const clearGuide = async (
   tenantId: string,
@@ -186,21 +206,27 @@ export const clearGuide = async (
   reason: string,
   now: Date,
 ): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.guideSelection(tenantId, stackId),
-          type: 'guide_selection',
-          cleared: { name, reason, at: now.toISOString() },
-        },
-        ConditionExpression: '#name = :name',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: { ':name': name },
-      }),
-    ),
-  );
+  appliedUnlessConditionFails(db().send(new PutCommand(guideClearPut(tenantId, stackId, name, reason, now))));
+
+/**
+ * The writes that clear every selection of these Stacks that names a Credential, keeping why, for a
+ * transaction of the caller's (the sweep's transition that makes the subscription policy disable
+ * the tenant's Credentials). Each is conditioned on the name read: a selection changed meanwhile
+ * fails the transaction, and the caller decides again.
+ */
+export const guideClearWrites = async (
+  tenantId: string,
+  stackIds: readonly string[],
+  reason: string,
+  now: Date,
+): Promise<TransactItem[]> => {
+  const writes: TransactItem[] = [];
+  for (const stackId of stackIds) {
+    const { name } = await getGuideSelection(tenantId, stackId);
+    if (name !== undefined) writes.push({ Put: guideClearPut(tenantId, stackId, name, reason, now) });
+  }
+  return writes;
+};
 
 const ThreadSchema = v.object({
   threadId: v.string(),

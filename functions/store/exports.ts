@@ -1,6 +1,7 @@
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { EXPORT_STATUSES, type ExportRecord } from '#core/exports.ts';
+import { EXPORT_FAILURES, type ExportFailure } from '#core/tenant-reasons.ts';
 import { appliedUnlessConditionFails, db, getItem, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
@@ -19,6 +20,11 @@ const ExportSchema = v.object({
   readyAt: v.optional(v.string()),
   failedAt: v.optional(v.string()),
   sizeBytes: v.optional(v.number()),
+  /** Why it failed, as the tenant is told. */
+  failureCode: v.optional(v.picklist(EXPORT_FAILURES)),
+  /** The Dispatcher's own words when it reported the failure: for operators only, never shown. */
+  dispatcherReason: v.optional(v.string()),
+  /** Free text kept by exports failed before `failureCode` (never shown: it may quote a Dispatcher). */
   failureReason: v.optional(v.string()),
   /** The archive's object key in the exports bucket: opaque and random (never shown). */
   objectKey: v.string(),
@@ -139,7 +145,7 @@ export const endExport = async (
   exportId: string,
   end:
     | { status: 'ready'; readyAt: string; sizeBytes: number }
-    | { status: 'failed'; failedAt: string; failureReason: string },
+    | { status: 'failed'; failedAt: string; failureCode: ExportFailure; dispatcherReason?: string },
 ): Promise<boolean> => {
   const { status, ...fields } = end;
   const names: Record<string, string> = { '#status': 'status' };

@@ -2,6 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_CHANGE_STATUSES, PLAN_CHANGE_STEPS, TERMINAL_STATUSES } from '#core/plan-change.ts';
 import { PLAN_VALUES } from '#core/plans.ts';
+import { PLAN_CHANGE_REASONS } from '#core/tenant-reasons.ts';
 import { db, getItem, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
@@ -60,7 +61,18 @@ const PlanChangeSchema = v.object({
   stepStartedAt: v.string(),
   /** The desired-state version that carries the current step. */
   stepVersion: v.optional(v.number()),
-  /** Why it ended, for the tenant: safe words, no ids. */
+  /**
+   * Why it ended (or, from the roll back's decision, why it rolls back): a code of ours, whose
+   * words the tenant reads (functions/core/tenant-reasons.ts).
+   */
+  reasonCode: v.optional(v.picklist(PLAN_CHANGE_REASONS)),
+  /**
+   * The Dispatcher's own words when it reported a step failed: for operators only (npm run ops --
+   * plan-change show). No view, export or email reads it: it may name storage locations,
+   * provider identifiers and operators.
+   */
+  dispatcherReason: v.optional(v.string()),
+  /** Free text kept by records written before `reasonCode` (never shown: it may quote a Dispatcher). */
   outcome: v.optional(v.string()),
   /** The moment the replacement reported healthy (the proration date). */
   healthyAt: v.optional(v.string()),

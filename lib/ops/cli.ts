@@ -11,6 +11,7 @@ import { freeSlots } from '../../functions/core/placement.ts';
 import { isPlanValue, PLAN_VALUES, PLANS } from '../../functions/core/plans.ts';
 import { priceNameText } from '../../functions/core/quantities.ts';
 import { Refusal } from '../../functions/core/refusal.ts';
+import { operatorPlanChange } from '../../functions/plan-changes/operator.ts';
 import { syncCatalog } from '../../functions/ports/processor.ts';
 import { processorQueueStatus, sqsQueueCounts } from '../../functions/ports/queue.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
@@ -39,6 +40,10 @@ const USAGE = `Usage: npm run ops -- <command> [options]
                           Stacks the table bills at each price (every tenant with a subscription, by a paginated
                           table scan, or one tenant). Exit 0: no drift; 3: a drift; 1: a tenant could not be checked.
                           --ids adds the processor's price ids. Deployed: --table and PROCESSOR_API_KEY
+  plan-change show --slug <slug> <changeId>
+                          a tenant's Plan Change as the tenant sees it (its reason code and text), and the operator
+                          detail no tenant sees: the Dispatcher's own words when a step failed, the workflow's step.
+                          Read-only. Exit 1: no such tenant or change. Deployed: --table
   queue status            processor events waiting, in flight, and in the dead-letter queue (needs the queue URLs:
                           local from npm start; deployed: PROCESSOR_EVENTS_QUEUE_URL and PROCESSOR_EVENTS_DLQ_URL)
 
@@ -95,7 +100,7 @@ const main = async () => {
       help: { type: 'boolean', default: false },
     },
   });
-  const [command, subcommand] = positionals;
+  const [command, subcommand, argument] = positionals;
   if (values.help || !command) {
     console.log(USAGE);
     return;
@@ -210,6 +215,40 @@ const main = async () => {
       if (!(error instanceof UnknownSlug)) throw error;
       console.error(`${error.message} (${target}). Nothing was checked.`);
       process.exit(2);
+    }
+    return;
+  }
+  if (command === 'plan-change' && subcommand === 'show') {
+    const { slug } = values;
+    if (!slug) fail('--slug is required (the tenant whose Plan Change it is)');
+    if (!argument) fail('the change id is required, such as pc_0mwx4qazo6ce2ee3b1b64');
+    try {
+      const {
+        tenantId,
+        tenantView: view,
+        operator,
+      } = await operatorPlanChange({
+        slug: slug as string,
+        changeId: argument as string,
+      });
+      console.log(
+        `Plan Change ${view.changeId} of ${slug} (${tenantId}), Stack ${view.stackId}: ${view.currentPlan} to ${view.requestedPlan} (${target})`,
+      );
+      console.log(`Status: ${view.status}; confirmed ${view.confirmedAt}; updated ${view.updatedAt}`);
+      console.log(`History: ${view.history.map((entry) => `${entry.status} at ${entry.at}`).join(', ')}`);
+      console.log(
+        `The tenant is told: ${view.reasonCode ? `${view.reasonCode}: ${view.outcome}` : '(nothing yet: it runs)'}`,
+      );
+      console.log('Operator detail (never shown to the tenant):');
+      console.log(`  Dispatcher's words: ${operator.dispatcherReason ?? '(none reported)'}`);
+      if (operator.legacyOutcome) console.log(`  Outcome text of an older record: ${operator.legacyOutcome}`);
+      console.log(
+        `  Workflow step: ${operator.step} since ${operator.stepStartedAt}${operator.stepVersion === null ? '' : `, desired-state version ${operator.stepVersion}`}; region ${operator.region}; billing commit attempts refused: ${operator.commitAttempts}`,
+      );
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      console.error(`Refused (${error.code}): ${error.message}`);
+      process.exit(1);
     }
     return;
   }

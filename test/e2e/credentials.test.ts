@@ -502,7 +502,12 @@ describe('Credentials on npm start', () => {
     );
     await tick();
     expect(await credentialOf(admin, 'fb-primary')).toMatchObject({
-      validation: { state: 'invalid', reason: 'revoked at the provider' },
+      // Our reason code and words; the Dispatcher's ("revoked at the provider") stay with operators.
+      validation: {
+        state: 'invalid',
+        reasonCode: 'provider_refused',
+        reason: expect.stringContaining('provider'),
+      },
       usable: false,
       unusableReason: 'validation_failed',
       // A rotation without a profile keeps the one it had.
@@ -587,13 +592,13 @@ describe('Credentials on npm start', () => {
     expect(cleared).toMatchObject({
       name: null,
       usable: false,
-      cleared: { name: 'guide-cred', reason: 'validation_failed: token expired' },
+      cleared: { name: 'guide-cred', reason: 'validation_failed' },
     });
     const refused = await guideSession(admin, { threadId: 'g-3' });
     expectRefused(refused, 409, 'guide_unavailable');
     expect(refused.body).toMatchObject({
       reason: 'none_selected',
-      cleared: { name: 'guide-cred', reason: 'validation_failed: token expired' },
+      cleared: { name: 'guide-cred', reason: 'validation_failed' },
     });
     // It cannot be selected again while refused.
     expectRefused(

@@ -16,7 +16,7 @@ import { setCredentialRoutes } from '#store/projects.ts';
 import { getTenant } from '#store/tenants.ts';
 import { applyStackWrites } from '#store/transact.ts';
 import { type TestControlPlane, testGateway } from '../support/gateway.ts';
-import { TEST_CARDS } from '../support/hosted-pages.ts';
+import { cancelInPortal, TEST_CARDS } from '../support/hosted-pages.ts';
 
 /**
  * Credentials on the Dispatcher's side (docs/credentials.md): the reference Dispatcher validates
@@ -38,6 +38,8 @@ const DAY = 86_400;
 interface Setup {
   tenantId: string;
   sessionToken: string;
+  /** The administrator's login (to sign in again once the session has expired). */
+  login?: string | undefined;
   stackId: string;
   /** The Stack's Dispatcher credential (scd_…). */
   credential: string;
@@ -45,7 +47,7 @@ interface Setup {
 }
 
 const dispatcherFor = async (
-  tenant: { tenantId: string; sessionToken: string },
+  tenant: { tenantId: string; sessionToken: string; login?: string },
   stackId: string,
 ): Promise<Setup> => {
   const issued = await api.call('POST', `/v1/stacks/${stackId}/dispatcher-credential`, {
@@ -59,6 +61,7 @@ const dispatcherFor = async (
   return {
     tenantId: tenant.tenantId,
     sessionToken: tenant.sessionToken,
+    login: tenant.login,
     stackId,
     credential: issued.json.credential,
     dispatcherId: started.json.dispatcherId,
@@ -172,17 +175,15 @@ describe('validation through the reference Dispatcher', () => {
     expect(Date.parse(alpha.checkedAt ?? '')).toBeGreaterThanOrEqual(before);
     expect(Date.parse(alpha.checkedAt ?? '')).toBeLessThanOrEqual(after);
     const beta = (await stored(setup, 'beta')).validation;
+    // Our reason code for the tenant; the Dispatcher's words kept for operators only.
     expect(beta).toEqual({
       state: 'invalid',
-      reason: 'the provider says: key revoked',
+      reasonCode: 'provider_refused',
+      dispatcherReason: 'the provider says: key revoked',
       checkedAt: expect.any(String),
     });
     expect(await getGuideSelection(setup.tenantId, setup.stackId)).toEqual({
-      cleared: {
-        name: 'beta',
-        reason: 'validation_failed: the provider says: key revoked',
-        at: beta.checkedAt,
-      },
+      cleared: { name: 'beta', reason: 'validation_failed', at: beta.checkedAt },
     });
     // The simulator reported both and kept no material.
     const status = (await api.call('GET', '/_local/fleet')).json.dispatchers.find(
@@ -271,7 +272,8 @@ describe('validation through the reference Dispatcher', () => {
     expect(current.status).toBe(200);
     expect((await stored(setup, 'key')).validation).toMatchObject({
       state: 'invalid',
-      reason: 'quota exhausted',
+      reasonCode: 'provider_refused',
+      dispatcherReason: 'quota exhausted',
     });
   });
 
@@ -591,12 +593,12 @@ describe('Guide Sessions', () => {
       credential: 'bad',
     });
     expect(await getGuideSelection(setup.tenantId, setup.stackId)).toMatchObject({
-      cleared: { name: 'bad', reason: 'validation_failed: expired token' },
+      cleared: { name: 'bad', reason: 'validation_failed' },
     });
     const after = await guideSession(setup, { threadId: 'g-bad' });
     expect(after.json).toMatchObject({
       reason: 'none_selected',
-      cleared: { name: 'bad', reason: 'validation_failed: expired token' },
+      cleared: { name: 'bad', reason: 'validation_failed' },
     });
     expect(await getThread(setup.tenantId, setup.stackId, 'g-bad')).toBeUndefined();
 
@@ -636,9 +638,55 @@ describe('Guide Sessions', () => {
   });
 });
 
+/** The Guide selection as the Dashboard reads it (GET /v1/credentials), signed in afresh. */
+const dashboardGuide = async (setup: Setup) => {
+  if (!setup.login) throw new Error('no login to sign in with');
+  const listed = await api.call('GET', `/v1/credentials?stackId=${setup.stackId}`, {
+    token: (await api.signIn(setup.login)).sessionToken,
+  });
+  expect(listed.status).toBe(200);
+  return listed.json.guide;
+};
+
+describe('the subscription policy clears the Guide selection at the sweep', () => {
+  it('a tenant that cancels in the portal leaves active for decommissioning: the selection is cleared in that sweep, and the Dashboard says why at once', async () => {
+    const setup = await stackWithDispatcher();
+    await putCredential(setup, { name: 'guide', provider: 'provider-a', kind: 'api_key', material: 'sk-g' });
+    await tick();
+    await selectGuide(setup.tenantId, setup.stackId, 'guide', api.clock.now());
+    expect(await dashboardGuide(setup)).toMatchObject({ name: 'guide', usable: true, cleared: null });
+
+    await cancelInPortal(
+      (await api.call('POST', '/v1/billing/portal', { token: setup.sessionToken })).json.url,
+    );
+    await api.sweep();
+    expect((await getTenant(setup.tenantId))?.billingState).toBe('decommissioning');
+    // No Guide request was made: the sweep's transition cleared it.
+    const at = api.clock.now().toISOString();
+    expect(await getGuideSelection(setup.tenantId, setup.stackId)).toEqual({
+      cleared: { name: 'guide', reason: 'subscription_policy', at: expect.any(String) },
+    });
+    expect(await dashboardGuide(setup)).toEqual({
+      name: null,
+      selectedAt: null,
+      usable: false,
+      unusableReason: null,
+      cleared: { name: 'guide', reason: 'subscription_policy', at: expect.any(String) },
+    });
+    expect(Date.parse((await dashboardGuide(setup)).cleared.at)).toBeLessThanOrEqual(Date.parse(at));
+    // A Guide request now finds nothing selected, and says why the last one went.
+    const refused = await guideSession(setup, { threadId: 'g-left' });
+    expect(refused.json).toMatchObject({
+      error: { code: 'guide_unavailable' },
+      reason: 'none_selected',
+      cleared: { name: 'guide', reason: 'subscription_policy' },
+    });
+  });
+});
+
 // Last: it moves this file's clock five weeks on.
 describe('the subscription policy', () => {
-  it('a suspended tenant gets no Thread and no Guide Session; the Guide selection is cleared with subscription_policy', async () => {
+  it('a suspended tenant gets no Thread and no Guide Session; the Guide selection is cleared with subscription_policy by the sweep that suspends it', async () => {
     const setup = await stackWithDispatcher(TEST_CARDS.failsLater);
     await putCredential(setup, { name: 'main', provider: 'provider-a', kind: 'api_key', material: 'sk-m' });
     const projectId = await addProject(setup, { intake: { primary: 'main' } });
@@ -648,9 +696,18 @@ describe('the subscription policy', () => {
 
     api.clock.advance(31 * DAY);
     await api.sweep();
+    // Past-due keeps its Credentials (the Stacks run through the grace): the selection stays.
+    expect((await getTenant(setup.tenantId))?.billingState).toBe('past-due');
+    expect(await dashboardGuide(setup)).toMatchObject({ name: 'main', usable: true, cleared: null });
     api.clock.advance(7 * DAY);
     await api.sweep();
     expect((await getTenant(setup.tenantId))?.billingState).toBe('suspended');
+    // Cleared by the sweep's transition, before any Guide request; the Dashboard shows why.
+    expect(await dashboardGuide(setup)).toMatchObject({
+      name: null,
+      usable: false,
+      cleared: { name: 'main', reason: 'subscription_policy' },
+    });
 
     const refused = await thread(setup, { threadId: 'after', projectId, activity: 'intake' });
     expect(refused.status).toBe(409);
@@ -666,7 +723,11 @@ describe('the subscription policy', () => {
     });
     const guide = await guideSession(setup, { threadId: 'g-susp' });
     expect(guide.status).toBe(409);
-    expect(guide.json).toMatchObject({ error: { code: 'guide_unavailable' }, reason: 'subscription_policy' });
+    expect(guide.json).toMatchObject({
+      error: { code: 'guide_unavailable' },
+      reason: 'none_selected',
+      cleared: { name: 'main', reason: 'subscription_policy' },
+    });
     expect((await getGuideSelection(setup.tenantId, setup.stackId)).cleared).toMatchObject({
       name: 'main',
       reason: 'subscription_policy',

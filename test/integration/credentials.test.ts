@@ -845,7 +845,7 @@ describe('Project Credential Routes', () => {
 });
 
 describe('deletion', () => {
-  it('blocked while routes name it (every use listed), then confirmed when Threads are bound, then deleted; with neither, at once', async () => {
+  it('blocked while routes name it (every use listed), then confirmed with the Thread count (0 included), then deleted', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
     for (const name of ['doomed', 'keeper', 'free'])
       expect(
@@ -946,10 +946,20 @@ describe('deletion', () => {
       'credential_not_found',
     );
 
-    // No route and no Thread: deleted at once.
-    const immediate = await remove(tenant, 'free');
-    expect(immediate.status).toBe(200);
-    expect(immediate.json).toEqual({ name: 'free', deleted: true, nonResumableThreads: 0 });
+    // No route and no Thread: still a confirmation first, reporting that no Thread stops; nothing
+    // is deleted before it.
+    const unbound = await remove(tenant, 'free');
+    expectRefused(unbound, 409, 'confirmation_required');
+    expect(unbound.json.threadCount).toBe(0);
+    expect(unbound.json.error.message).toContain('No Thread is bound to "free"');
+    documented(unbound.json, 'CredentialRefusal');
+    expect((await list(tenant)).json.credentials.map((c: { name: string }) => c.name)).toEqual([
+      'free',
+      'keeper',
+    ]);
+    const confirmed = await remove(tenant, 'free', unbound.json.confirmationToken);
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.json).toEqual({ name: 'free', deleted: true, nonResumableThreads: 0 });
     expect((await list(tenant)).json.credentials.map((c: { name: string }) => c.name)).toEqual(['keeper']);
   });
 });

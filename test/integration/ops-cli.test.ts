@@ -4,11 +4,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
+import { type PlanChange, planChangePut } from '#store/plan-changes.ts';
+import { lockSlug, newTenantItem } from '#store/tenants.ts';
 import { REPO_ROOT } from '../../lib/constants.ts';
 import { createProcessorQueues } from '../../lib/local/cloud.ts';
 import { uniqueRegion } from '../support/gateway.ts';
@@ -218,5 +220,82 @@ describe('npm run ops -- queue status', () => {
     expect(status.stdout).toContain('Processor events waiting: 2\n');
     expect(status.stdout).toContain('In flight (received, not yet done): 1\n');
     expect(status.stdout).toContain('In the dead-letter queue: 2 ');
+  });
+});
+
+describe('npm run ops -- plan-change show', () => {
+  it("shows the tenant's view (our reason code and text) and, apart, the Dispatcher's words only operators may read", async () => {
+    const tenantId = `t-ops-${randomUUID().slice(0, 8)}`;
+    const slug = `ops-${randomUUID().slice(0, 8)}`;
+    const now = new Date();
+    await db().send(new PutCommand({ TableName: tableName(), Item: newTenantItem(tenantId, now) }));
+    expect(await lockSlug(tenantId, slug, now)).toBe(true);
+    const words =
+      'disk full at s3://acme-backups-prod/x by ops-oncall-7 via arn:aws:iam::123456789012:role/x';
+    const at = now.toISOString();
+    const change: PlanChange = {
+      changeId: 'pc_opsshow1',
+      tenantId,
+      stackId: 'primary',
+      fromPlan: 'plus',
+      toPlan: 'pro',
+      status: 'rolled_back',
+      step: 'done',
+      confirmedAt: at,
+      expiresAt: at,
+      updatedAt: at,
+      requestedBy: 'u-admin',
+      region: 'eu',
+      fromLocation: 'eu-a',
+      targetLocation: 'eu-a',
+      history: [
+        { status: 'waiting_for_work', at },
+        { status: 'preparing', at },
+        { status: 'rolled_back', at },
+      ],
+      estimate: null,
+      stepStartedAt: at,
+      reasonCode: 'backup_failed',
+      dispatcherReason: words,
+      commitAttempts: 0,
+      version: 3,
+    };
+    await db().send(new TransactWriteCommand({ TransactItems: [planChangePut(change)] }));
+
+    const shown = await ops([
+      'plan-change',
+      'show',
+      'pc_opsshow1',
+      '--slug',
+      slug,
+      '--data-dir',
+      await dataFolder(),
+    ]);
+    expect(shown.stderr).toBe('');
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(
+      `Plan Change pc_opsshow1 of ${slug} (${tenantId}), Stack primary: plus to pro`,
+    );
+    expect(shown.stdout).toContain(
+      'The tenant is told: backup_failed: The final backup before the move failed.',
+    );
+    expect(shown.stdout).toContain(
+      `Operator detail (never shown to the tenant):\n  Dispatcher's words: ${words}\n`,
+    );
+
+    const unknown = await ops([
+      'plan-change',
+      'show',
+      'pc_nothere',
+      '--slug',
+      slug,
+      '--data-dir',
+      await dataFolder(),
+    ]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Refused (plan_change_not_found)');
+    const noSlug = await ops(['plan-change', 'show', 'pc_opsshow1', '--data-dir', await dataFolder()]);
+    expect(noSlug.code).toBe(2);
+    expect(noSlug.stderr).toContain('--slug is required');
   });
 });

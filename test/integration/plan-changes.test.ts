@@ -318,7 +318,10 @@ describe('faults roll back with billing untouched', () => {
       const confirmed = await confirm(tenant, 'pro');
       const ended = await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back']);
       expect(ended.status).toBe('rolled_back');
-      expect(ended.outcome).toContain('disk full');
+      // Our reason for the step; the Dispatcher's words stay with operators.
+      expect(ended.reasonCode).toBe(`${step}_failed`);
+      expect(ended.outcome).toContain('billing is unchanged');
+      expect(ended.outcome).not.toContain('disk full');
       expect(updatesOf(tenant.tenantId)).toHaveLength(0);
       expect(itemsByPlan(tenant.tenantId)).toEqual({ plus: 1 });
       expect((await listInventory(tenant.region)).reservations).toEqual([]);

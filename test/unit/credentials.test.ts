@@ -7,6 +7,7 @@ import {
   deletionDecision,
   PROVIDERS,
   pickRouted,
+  policyStartsDisabling,
   provisionRefusal,
   resolveProfile,
   routeUses,
@@ -174,6 +175,23 @@ describe('routing a Thread', () => {
   });
 });
 
+describe('the subscription policy starts disabling Credentials (the Guide selection is cleared then)', () => {
+  it('when the tenant moves from active or past-due to suspended or decommissioning, and only then', () => {
+    const states = ['provisioning', 'active', 'past-due', 'suspended', 'decommissioning'];
+    const starts = states.flatMap((from) =>
+      states.filter((to) => policyStartsDisabling(from, to)).map((to) => `${from} -> ${to}`),
+    );
+    expect(starts).toEqual([
+      'provisioning -> suspended',
+      'provisioning -> decommissioning',
+      'active -> suspended',
+      'active -> decommissioning',
+      'past-due -> suspended',
+      'past-due -> decommissioning',
+    ]);
+  });
+});
+
 describe('the deletion decision', () => {
   const projects = [
     { projectId: 'p1', routes: { intake: { primary: 'k' }, dispatch: { primary: 'other', fallback: 'k' } } },
@@ -192,12 +210,18 @@ describe('the deletion decision', () => {
     const uses = routeUses('k', projects);
     expect(deletionDecision({ uses, threadCount: 0, confirmed: true })).toEqual({ kind: 'blocked', uses });
   });
-  it('asks for confirmation with the Thread count, then deletes; with no Threads it deletes at once', () => {
+  it('asks for confirmation with the Thread count, then deletes', () => {
     expect(deletionDecision({ uses: [], threadCount: 3, confirmed: false })).toEqual({
       kind: 'confirmation_required',
       threadCount: 3,
     });
     expect(deletionDecision({ uses: [], threadCount: 3, confirmed: true })).toEqual({ kind: 'delete' });
-    expect(deletionDecision({ uses: [], threadCount: 0, confirmed: false })).toEqual({ kind: 'delete' });
+  });
+  it('always asks for confirmation once no route names it, even when no Thread becomes non-resumable', () => {
+    expect(deletionDecision({ uses: [], threadCount: 0, confirmed: false })).toEqual({
+      kind: 'confirmation_required',
+      threadCount: 0,
+    });
+    expect(deletionDecision({ uses: [], threadCount: 0, confirmed: true })).toEqual({ kind: 'delete' });
   });
 });

@@ -68,15 +68,13 @@ describe('starting an export', () => {
 
 describe('the status as of now', () => {
   it('a running export on a torn-down Stack, or past its limit, has failed, and says why', () => {
-    expect(effectiveStatus(requested(), tornDown, at('2026-11-01T11:00:00Z'))).toMatchObject({
+    expect(effectiveStatus(requested(), tornDown, at('2026-11-01T11:00:00Z'))).toEqual({
       status: 'failed',
-      failureReason: expect.stringContaining('torn down'),
+      failureCode: 'stack_torn_down',
     });
-    expect(
-      effectiveStatus(requested({ status: 'building' }), running, at('2026-11-03T10:00:00Z')),
-    ).toMatchObject({
+    expect(effectiveStatus(requested({ status: 'building' }), running, at('2026-11-03T10:00:00Z'))).toEqual({
       status: 'failed',
-      failureReason: expect.stringContaining(`${EXPORT_BUILD_LIMIT_HOURS} hours`),
+      failureCode: 'build_timed_out',
     });
     expect(effectiveStatus(requested({ status: 'building' }), running, at('2026-11-01T11:00:00Z'))).toEqual({
       status: 'building',
@@ -86,6 +84,18 @@ describe('the status as of now', () => {
   it('an ended export keeps its status, whatever happens to the Stack', () => {
     const ready = requested({ status: 'ready', readyAt: '2026-11-01T10:05:00.000Z', sizeBytes: 10 });
     expect(effectiveStatus(ready, tornDown, at('2026-11-09T10:00:00Z'))).toEqual({ status: 'ready' });
+  });
+
+  it('a failure recorded before codes were kept shows as the Stack’s failure to build, never its stored words', () => {
+    const legacy = {
+      ...requested({ status: 'failed', failedAt: '2026-11-01T10:05:00.000Z' }),
+      failureReason: 'The Stack could not build the archive: disk full at s3://acme-backups-prod/x',
+    };
+    expect(effectiveStatus(legacy, running, at('2026-11-02T00:00:00Z'))).toEqual({
+      status: 'failed',
+      failureCode: 'build_failed',
+    });
+    expect(JSON.stringify(exportView(legacy, running, at('2026-11-02T00:00:00Z')))).not.toContain('s3://');
   });
 });
 
@@ -151,6 +161,7 @@ describe("the tenant's view", () => {
       requestedAt: stored.requestedAt,
       readyAt: '2026-11-01T10:05:00.000Z',
       sizeBytes: 1234,
+      failureCode: null,
       failureReason: null,
       availableUntil: '2026-11-08T10:05:00.000Z',
     });
@@ -159,8 +170,12 @@ describe("the tenant's view", () => {
     expect(exportView(requested(), tornDown, at('2026-11-01T11:00:00Z'))).toMatchObject({
       status: 'failed',
       sizeBytes: null,
+      failureCode: 'stack_torn_down',
       failureReason: expect.stringContaining('torn down'),
     });
+    expect(
+      exportView(requested({ status: 'building' }), running, at('2026-11-03T10:00:00Z')).failureReason,
+    ).toContain(`within ${EXPORT_BUILD_LIMIT_HOURS} hours`);
   });
 });
 

@@ -5,6 +5,7 @@ import {
   METRICS_NAMESPACE,
   METRICS_SERVICE,
   recordCheckout,
+  recordDispatcherFailure,
   recordDlqDepth,
   recordSweep,
   recordWebhook,
@@ -118,6 +119,18 @@ describe('operators metrics (embedded metric format)', () => {
     expect(figures(recordCheckout('no_capacity'))[METRIC.checkoutNoCapacity]).toEqual(['Count', 1]);
     expect(figures(recordCheckout('failed'))[METRIC.checkoutFailed]).toEqual(['Count', 1]);
     expect(figures(recordDlqDepth(3))).toEqual({ DeadLetterDepth: ['Count', 3] });
+  });
+
+  it('a failure a Dispatcher reported counts under its kind (its words go to the log, never a metric)', () => {
+    expect(figures(recordDispatcherFailure('plan_change_step'))).toEqual({
+      PlanChangeStepsFailed: ['Count', 1],
+      ExportsFailed: ['Count', 0],
+      CredentialValidationsFailed: ['Count', 0],
+    });
+    expect(figures(recordDispatcherFailure('export'))[METRIC.exportsFailed]).toEqual(['Count', 1]);
+    expect(
+      figures(recordDispatcherFailure('credential_validation'))[METRIC.credentialValidationsFailed],
+    ).toEqual(['Count', 1]);
   });
 
   it('writes nothing outside Lambda (npm start, tests)', () => {

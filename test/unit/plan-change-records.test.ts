@@ -221,10 +221,14 @@ describe('the outcome emails', () => {
     expect(email.text).toContain('Nothing was billed for this change');
     expect(email.text).not.toMatch(/US\$|credited/);
   });
-  it('a rollback gives the reason and says billing is unchanged; an expiry says so', () => {
-    expect(
-      planChangeOutcomeEmail({ ...base, outcome: 'rolled_back', reason: 'the final backup failed.' }).text,
-    ).toContain('billing is unchanged');
+  it('a rollback gives our reason and says billing is unchanged; an expiry says so', () => {
+    const rolledBack = planChangeOutcomeEmail({
+      ...base,
+      outcome: 'rolled_back',
+      reasonCode: 'backup_failed',
+    });
+    expect(rolledBack.text).toContain('The final backup before the move failed.');
+    expect(rolledBack.text).toContain('billing is unchanged');
     expect(planChangeOutcomeEmail({ ...base, outcome: 'expired' }).subject).toContain('expired');
   });
 });

@@ -199,10 +199,15 @@ const credentialCard = (
             h(
               'p',
               {},
-              `${error.body.threadCount} Thread(s) use ${c.name}: deleting it means they cannot go on. Confirm before ${dateTime(error.body.expiresAt)}.`,
+              error.body.threadCount === 0
+                ? `No Thread uses ${c.name}: deleting it stops none. Confirm before ${dateTime(error.body.expiresAt)}.`
+                : `${error.body.threadCount} Thread(s) use ${c.name}: deleting it means they cannot go on. Confirm before ${dateTime(error.body.expiresAt)}.`,
             ),
-            button(`Confirm: delete ${c.name} and stop ${error.body.threadCount} Thread(s)`, () =>
-              remove(error.body.confirmationToken),
+            button(
+              error.body.threadCount === 0
+                ? `Confirm: delete ${c.name}`
+                : `Confirm: delete ${c.name} and stop ${error.body.threadCount} Thread(s)`,
+              () => remove(error.body.confirmationToken),
             ),
           ),
         );

@@ -1,0 +1,30 @@
+import { Refusal } from '#core/refusal.ts';
+import { tenantIdOfSlug } from '#store/tenants.ts';
+import { planChangeView, requirePlanChange } from './record.ts';
+
+/**
+ * THE operator's view of a Plan Change (`npm run ops -- plan-change show`): what the tenant sees,
+ * and beside it what only operators may read: the Dispatcher's own words about a failed step (it
+ * may name storage locations, provider identifiers and operators), the workflow's step and
+ * deadlines, and the free text of a record written before reason codes were kept. No tenant route
+ * reaches this module.
+ */
+export const operatorPlanChange = async (params: { slug: string; changeId: string }) => {
+  const tenantId = await tenantIdOfSlug(params.slug);
+  if (!tenantId) throw new Refusal(404, 'tenant_not_found', `No tenant has the slug "${params.slug}".`);
+  const change = await requirePlanChange(tenantId, params.changeId);
+  return {
+    tenantId,
+    slug: params.slug,
+    tenantView: planChangeView(change),
+    operator: {
+      step: change.step,
+      stepStartedAt: change.stepStartedAt,
+      stepVersion: change.stepVersion ?? null,
+      region: change.region,
+      dispatcherReason: change.dispatcherReason ?? null,
+      legacyOutcome: change.outcome ?? null,
+      commitAttempts: change.commitAttempts,
+    },
+  };
+};
