@@ -192,7 +192,12 @@ export const createCheckoutSession = async (
         automatic_tax: { enabled: true },
         customer_update: { address: 'auto', name: 'auto' },
         client_reference_id: request.tenantId,
-        subscription_data: { metadata: { tenantId: request.tenantId, plan: request.plan } },
+        subscription_data: {
+          metadata: { tenantId: request.tenantId, plan: request.plan },
+          // Prorations show their gross amount and the discount they were made with, line by line,
+          // so an estimate's own lines and the pending items carry the same discount (docs/decisions.md).
+          billing_mode: { type: 'flexible', flexible: { proration_discounts: 'itemized' } },
+        },
         metadata: { tenantId: request.tenantId, plan: request.plan, attemptId: request.attemptId },
         success_url: request.successUrl,
         cancel_url: request.cancelUrl,
@@ -591,9 +596,10 @@ export const changeSubscriptionItems = async (
  * was healthy, or the start of the current period when the subscription renewed since: the
  * processor refuses a proration date outside the current period), the billing-cycle date
  * unchanged, with our key (from the change id) so a retried commit changes nothing twice. Answers
- * the exact adjustment: the sum of the proration items this update created (pending on the next
- * regular invoice: a charge when positive, a credit to the customer balance when negative, never
- * cash), and the billing period it was made in.
+ * the exact adjustment: the sum of the proration items this update created, each after the
+ * discount it was made with and before tax (pending on the next regular invoice: a charge when
+ * positive, a credit to the customer balance when negative, never cash), and the billing period it
+ * was made in.
  */
 export const commitItemChange = async (params: {
   subscriptionId: string;
@@ -630,7 +636,10 @@ export const commitItemChange = async (params: {
   }
 };
 
-/** The sum of the pending proration items of a subscription made at `prorationDate`, and its period. */
+/**
+ * The sum of the pending proration items of a subscription made at `prorationDate`, each after the
+ * discount it was made with and before tax (the basis of an estimate's `adjustment`), and its period.
+ */
 const adjustmentOf = async (
   subscription: Stripe.Subscription,
   subscriptionId: string,
@@ -642,7 +651,7 @@ const adjustmentOf = async (
   let currency = subscription.currency;
   for (const item of await pendingProrations(customer, subscriptionId)) {
     if (item.periodStart !== prorationDate) continue;
-    adjustment += item.amount;
+    adjustment += item.net;
     currency = item.currency;
   }
   const period = periodOf(subscription);
@@ -663,12 +672,30 @@ export const committedAdjustment = async (
   return adjustmentOf(subscription, subscriptionId, Math.floor(prorationDate.getTime() / 1000));
 };
 
+/** A pending proration item: its gross amount, and its net after the discount it was made with. */
+interface PendingProration {
+  id: string;
+  amount: number;
+  /** After the discount, before tax: the basis an estimate's `adjustment` is given on. */
+  net: number;
+  currency: string;
+  periodStart: number;
+}
+
+/**
+ * A pending proration's amount after its discount: `net_amount` (set on items that are not
+ * discountable, as prorations are), else the amount less the discount amounts it was made with.
+ * With itemized proration discounts `amount` is gross; with included ones it is already net and
+ * the discount amounts are 0: either way this is the net.
+ */
+const netOfItem = (item: Stripe.InvoiceItem): number =>
+  typeof item.net_amount === 'number'
+    ? item.net_amount
+    : item.amount - (item.proration_details?.discount_amounts ?? []).reduce((t, d) => t + d.amount, 0);
+
 /** The proration invoice items of `subscriptionId` pending on its next invoice (not yet invoiced). */
-const pendingProrations = async (
-  customer: string,
-  subscriptionId: string,
-): Promise<{ id: string; amount: number; currency: string; periodStart: number }[]> => {
-  const found: { id: string; amount: number; currency: string; periodStart: number }[] = [];
+const pendingProrations = async (customer: string, subscriptionId: string): Promise<PendingProration[]> => {
+  const found: PendingProration[] = [];
   let startingAfter: string | undefined;
   for (;;) {
     const page = await call((stripe, options) =>
@@ -682,6 +709,7 @@ const pendingProrations = async (
       found.push({
         id: item.id,
         amount: item.amount,
+        net: netOfItem(item),
         currency: item.currency,
         periodStart: item.period.start,
       });
@@ -706,9 +734,29 @@ const renewalStart = (lines: { period: { start: number }; parent?: unknown }[]):
   return starts.length ? Math.min(...starts) : undefined;
 };
 
+/**
+ * One proration line of a change, as the processor priced it on a previewed invoice (minor units).
+ * Only facts: the words a tenant reads are ours (functions/core/estimates.ts).
+ */
+export interface ChangeLineFact {
+  /** The price the line is for, and for how many Stacks. */
+  priceId: string;
+  quantity: number;
+  /** Before the discount; negative for a credit (unused time on what the item was). */
+  amount: number;
+  /** What the current discount takes off it (negative on a credit: what was paid was discounted). */
+  discount: number;
+  /** The tax estimate on what remains (`amount - discount`). */
+  tax: number;
+  /** The time it covers: from the proration moment to the end of the billing period. */
+  periodStart: string;
+  periodEnd: string;
+}
+
 /** The processor's estimate of the next invoice with a change applied: amounts in minor units. */
 export interface InvoiceEstimate {
   currency: string;
+  /** The next invoice as a whole (what else is on it included: the renewal, pending prorations). */
   subtotal: number;
   discount: number;
   tax: number;
@@ -716,15 +764,54 @@ export interface InvoiceEstimate {
   /** What the card would be charged: the total less any customer credit. */
   amountDue: number;
   /**
-   * The change's share: the sum of ITS proration lines (negative: a credit), those whose period
-   * starts at the proration date and that are not already pending. Prorations already pending on
-   * that invoice (an added Stack's, an earlier change's) are in the total and `lines`, never here.
+   * The change's share: ITS proration lines (negative: a credit), those whose period starts at the
+   * proration date and that are not already pending, after the current discount and before tax,
+   * the basis the final adjustment is read on. Prorations already pending on that invoice (an
+   * added Stack's, an earlier change's) are in the total, never here.
    */
   adjustment: number;
+  /** The tax estimate on the change's lines: the next invoice's total changes by adjustment + this. */
+  adjustmentTax: number;
   /** When that invoice is made (the preserved billing-cycle date). */
   invoiceAt: string | null;
-  lines: { description: string; amount: number; proration: boolean }[];
+  /** The change's own proration lines (credits first, as the processor lists them). */
+  changeLines: ChangeLineFact[];
 }
+
+type PreviewLine = Stripe.InvoiceLineItem;
+
+/** A previewed line's proration flag and the invoice item behind it, wherever its parent says. */
+const lineParent = (line: PreviewLine): { proration: boolean; invoiceItem: string | null } => {
+  const parent = line.parent as {
+    subscription_item_details?: { proration?: boolean; invoice_item?: string | null } | null;
+    invoice_item_details?: { proration?: boolean; invoice_item?: string | null } | null;
+  } | null;
+  return {
+    proration: Boolean(
+      parent?.subscription_item_details?.proration ?? parent?.invoice_item_details?.proration,
+    ),
+    invoiceItem:
+      parent?.subscription_item_details?.invoice_item ?? parent?.invoice_item_details?.invoice_item ?? null,
+  };
+};
+
+/**
+ * A previewed line as a fact: its discount from `discount_amounts` (itemized proration discounts:
+ * the amount is gross; included ones: the amount is net and the discount 0, the same net either
+ * way) and its tax from `taxes`.
+ */
+const changeLineOf = (line: PreviewLine): ChangeLineFact => {
+  const price = line.pricing?.price_details?.price;
+  return {
+    priceId: typeof price === 'string' ? price : (price?.id ?? ''),
+    quantity: line.quantity ?? 1,
+    amount: line.amount,
+    discount: (line.discount_amounts ?? []).reduce((t, d) => t + d.amount, 0),
+    tax: (line.taxes ?? []).reduce((t, tax) => t + tax.amount, 0),
+    periodStart: iso(line.period.start) ?? '',
+    periodEnd: iso(line.period.end) ?? '',
+  };
+};
 
 /**
  * The next invoice as it would be with `items` changed at `prorationDate`, from the processor's
@@ -762,27 +849,15 @@ export const previewItemChange = async (params: {
   const pending = new Set(
     customer ? (await pendingProrations(customer, params.subscriptionId)).map((item) => item.id) : [],
   );
-  const lines = invoice.lines.data.map((line) => {
-    const parent = line.parent as {
-      subscription_item_details?: { proration?: boolean; invoice_item?: string | null } | null;
-      invoice_item_details?: { proration?: boolean; invoice_item?: string | null } | null;
-    } | null;
-    const proration = Boolean(
-      parent?.subscription_item_details?.proration ?? parent?.invoice_item_details?.proration,
-    );
-    const invoiceItem =
-      parent?.subscription_item_details?.invoice_item ?? parent?.invoice_item_details?.invoice_item;
-    return {
-      description: line.description ?? '',
-      amount: line.amount,
-      proration,
-      // This change's own prorations start at the proration date (the processor's recommended
-      // filter, and how the commit reads its own); one made in the same second by another change
-      // is told apart by being pending already.
-      ofThisChange:
-        proration && line.period.start === prorationDate && !(invoiceItem && pending.has(invoiceItem)),
-    };
-  });
+  // This change's own prorations start at the proration date (the processor's recommended filter,
+  // and how the commit reads its own); one made in the same second by another change is told apart
+  // by being pending already.
+  const changeLines = invoice.lines.data
+    .filter((line) => {
+      const { proration, invoiceItem } = lineParent(line);
+      return proration && line.period.start === prorationDate && !(invoiceItem && pending.has(invoiceItem));
+    })
+    .map(changeLineOf);
   const sum = (amounts: { amount: number }[] | null | undefined) =>
     (amounts ?? []).reduce((t, a) => t + a.amount, 0);
   return {
@@ -792,11 +867,12 @@ export const previewItemChange = async (params: {
     tax: sum(invoice.total_taxes),
     total: invoice.total,
     amountDue: invoice.amount_due,
-    adjustment: lines.filter((line) => line.ofThisChange).reduce((t, line) => t + line.amount, 0),
+    adjustment: changeLines.reduce((t, line) => t + line.amount - line.discount, 0),
+    adjustmentTax: changeLines.reduce((t, line) => t + line.tax, 0),
     // The renewal's own lines start on the billing-cycle date (the invoice's period_end is the end
     // of the usage period its items were added in, not when it is made).
     invoiceAt: iso(renewalStart(invoice.lines.data) ?? invoice.next_payment_attempt ?? invoice.created),
-    lines: lines.map(({ ofThisChange: _, ...line }) => line),
+    changeLines,
   };
 };
 
