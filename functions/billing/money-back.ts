@@ -1,18 +1,18 @@
 import { moneyBackGrantedEmail } from '#core/emails.ts';
 import {
   type MoneyBackRefusal,
+  moneyBackCharges,
   moneyBackRefusal,
   moneyBackRefusalMessage,
-  moneyBackWindow,
   sameEmail,
 } from '#core/money-back.ts';
 import { Refusal } from '#core/refusal.ts';
 import {
   customerEmail,
-  firstPaidInvoiceAt,
+  invoicePayments,
   type Payment,
   ProcessorError,
-  paymentsOf,
+  settledInvoices,
 } from '#ports/processor.ts';
 import { getBilling } from '#store/billing.ts';
 import { outboxPut } from '#store/outbox.ts';
@@ -80,10 +80,9 @@ const emailOfAccount = async (tenant: Tenant, customerId: string | undefined, em
   return sameEmail(await viaProcessor(() => customerEmail(customerId)), email);
 };
 
-/** What the earlier run of a grant under way refunded in the window (counted in the grant's totals). */
-const refundedBefore = (payments: Payment[], window: { from: string; until: string }) => {
-  const inWindow = payments.filter((p) => p.paidAt >= window.from && p.paidAt <= window.until);
-  const refunded = inWindow.filter((p) => p.amount - p.refundable > 0);
+/** What the earlier run of a grant under way refunded of the window's charges (counted in the grant's totals). */
+const refundedBefore = (payments: Payment[]) => {
+  const refunded = payments.filter((p) => p.amount - p.refundable > 0);
   return {
     amount: refunded.reduce((sum, p) => sum + (p.amount - p.refundable), 0),
     refunds: refunded.length,
@@ -111,7 +110,8 @@ const grantOf = (
  * THE money-back use case, an operator action after the tenant's email to support (the ops CLI
  * and the IAM-authorized POST /ops/refunds). It checks the request (core/money-back.ts: the
  * address, once per tenant, the window judged at `requestedAt`, not while leaving), claims the
- * grant on the tenant item once, refunds every payment made in the window and cancels the
+ * grant on the tenant item once, refunds the payments of every invoice settled in the window (the
+ * one that opens it, by identity, and every other paid within it by its own stamp) and cancels the
  * subscription at once through the one refund use case (keyed per payment: a rerun after a crash
  * continues the same grant and refunds nothing twice), then records the grant and queues the
  * confirmation email in one transaction. The sweep then moves the tenant to `decommissioning`
@@ -139,9 +139,19 @@ export const grantMoneyBack = async (params: {
   // A grant under way keeps the time its first run was given.
   const judgedAt = underway && tenant.moneyBack ? new Date(tenant.moneyBack.requestedAt) : requestedAt;
   const emailMatches = await emailOfAccount(tenant, customerId, email);
-  const firstPaidAt =
-    emailMatches && customerId ? await viaProcessor(() => firstPaidInvoiceAt(customerId)) : null;
-  const window = firstPaidAt ? moneyBackWindow(firstPaidAt) : null;
+  // The invoices settled above zero: the first opens the window, and the window's charges are
+  // these invoices themselves, matched by identity.
+  const settled =
+    emailMatches && customerId
+      ? moneyBackCharges(
+          (await viaProcessor(() => settledInvoices(customerId))).map((invoice) => ({
+            ...invoice,
+            id: invoice.invoiceId,
+          })),
+        )
+      : null;
+  const firstPaidAt = settled?.opening.paidAt ?? null;
+  const window = settled?.window ?? null;
   const code = moneyBackRefusal({
     billingState: tenant.billingState,
     alreadyGranted: tenant.moneyBack?.grantedAt !== undefined,
@@ -159,7 +169,7 @@ export const grantMoneyBack = async (params: {
   };
   if (code) throw refused(code, facts);
   const subscriptionId = billing?.subscriptionId;
-  if (!window || !subscriptionId)
+  if (!settled || !window || !subscriptionId)
     throw new Refusal(
       409,
       'payment_not_seen_yet',
@@ -177,14 +187,18 @@ export const grantMoneyBack = async (params: {
     throw refused(grantedAt ? 'already_used' : 'decommissioning', { ...facts, grantedAt });
   }
   const { continued } = claim;
-  const payments = await viaProcessor(() => paymentsOf(subscriptionId));
-  const before = continued ? refundedBefore(payments, window) : { amount: 0, refunds: 0 };
-  const outcome = await viaProcessor(() => refundSubscription(subscriptionId, 'refund_granted', window));
+  // The payments of exactly the window's invoices (the first payment, added Stacks' prorations,
+  // Plan Change charges invoiced in it), read now: what an earlier run refunded shows as such.
+  const payments: Payment[] = [];
+  for (const charge of settled.charges)
+    payments.push(...(await viaProcessor(() => invoicePayments(charge.invoiceId))));
+  const before = continued ? refundedBefore(payments) : { amount: 0, refunds: 0 };
+  const outcome = await viaProcessor(() => refundSubscription(subscriptionId, 'refund_granted', payments));
   const completion = {
     grantedAt: now.toISOString(),
     refundedAmount: before.amount + outcome.refundedAmount,
     refunds: before.refunds + outcome.refunds,
-    currency: payments[0]?.currency ?? 'usd',
+    currency: payments[0]?.currency ?? settled.opening.currency,
   };
   const slug = tenant.slug ?? params.slug;
   const completed = await completeMoneyBack(

@@ -49,7 +49,7 @@ export const planChangeOutcomeEmail = (params: {
   /** Completed: the replacement is in another location and its IP address changed. */
   movedTo?: string | undefined;
   addressChanged?: boolean | undefined;
-  /** Completed: the exact adjustment on the next invoice (minor units; negative: a credit). */
+  /** Completed: the exact adjustment on the next invoice after any discount, before tax (minor units; negative: a credit). */
   adjustment?: { amount: number; currency: string } | undefined;
   /** Completed: nothing was billed, because the account was closed before the billing commit. */
   notBilled?: boolean | undefined;
@@ -75,8 +75,8 @@ export const planChangeOutcomeEmail = (params: {
     else if (params.adjustment)
       paragraphs.push(
         params.adjustment.amount >= 0
-          ? `Your next regular invoice carries ${money(params.adjustment.amount, params.adjustment.currency)} for the rest of this billing period on the new Plan.`
-          : `${money(-params.adjustment.amount, params.adjustment.currency)} for the rest of this billing period was credited to your account balance; it lowers your next invoice.`,
+          ? `Your next regular invoice carries ${money(params.adjustment.amount, params.adjustment.currency)} (after any discount, before tax) for the rest of this billing period on the new Plan.`
+          : `${money(-params.adjustment.amount, params.adjustment.currency)} (after any discount, before tax) for the rest of this billing period was credited to your account balance; it lowers your next invoice.`,
       );
   } else if (params.outcome === 'rolled_back') {
     subject = `The Plan Change of ${params.stackName} was rolled back`;

@@ -16,7 +16,8 @@ export const MONEY_BACK_REMINDER =
 
 /**
  * The money-back window: from the payment of the first invoice whose total is above zero, as the
- * processor reports it, until 14 × 24 hours later (inclusive). Every charge paid in it is refunded.
+ * processor reports it, until 14 × 24 hours later (inclusive). Every charge made in it is refunded
+ * (`moneyBackCharges`).
  */
 export const moneyBackWindow = (firstPaidAt: string): { from: string; until: string } => {
   const from = Date.parse(firstPaidAt);
@@ -25,6 +26,46 @@ export const moneyBackWindow = (firstPaidAt: string): { from: string; until: str
     from: new Date(from).toISOString(),
     until: new Date(from + MONEY_BACK_WINDOW_HOURS * HOUR_MS).toISOString(),
   };
+};
+
+/** An invoice settled (paid) for a total above zero, as the processor lists it. */
+export interface SettledCharge {
+  id: string;
+  /** When the invoice was paid: its own stamp, the one the window is measured on. */
+  paidAt: string;
+  createdAt: string;
+}
+
+/**
+ * The invoice that opens the window: the first settled for a total above zero (the earliest paid;
+ * in the same second, the one made first, then the lowest id, so the choice never wavers).
+ */
+export const windowOpening = <T extends SettledCharge>(invoices: readonly T[]): T | undefined =>
+  [...invoices].sort(
+    (a, b) =>
+      Date.parse(a.paidAt) - Date.parse(b.paidAt) ||
+      Date.parse(a.createdAt) - Date.parse(b.createdAt) ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  )[0];
+
+/**
+ * The charges the money-back refunds, matched by identity: the invoice that opens the window, and
+ * every other invoice whose own paid stamp falls in the window (the same stamp the window is
+ * measured on, both ends included). What is refunded is the payments of exactly these invoices;
+ * a payment's own time is never compared with an invoice's (the processor stamps them apart, a
+ * second can separate them). Null when nothing was settled above zero.
+ */
+export const moneyBackCharges = <T extends SettledCharge>(
+  invoices: readonly T[],
+): { opening: T; window: { from: string; until: string }; charges: T[] } | null => {
+  const opening = windowOpening(invoices);
+  if (!opening) return null;
+  const window = moneyBackWindow(opening.paidAt);
+  const until = Date.parse(window.until);
+  const charges = invoices.filter(
+    (invoice) => invoice.id === opening.id || Date.parse(invoice.paidAt) <= until,
+  );
+  return { opening, window, charges };
 };
 
 /** Why a money-back request is refused, in the order they are checked. */

@@ -228,6 +228,14 @@ export const prorationMoment = (healthyAt: string, period: BillingPeriod | null)
 export const ROUNDING_TOLERANCE = 2;
 
 /**
+ * Rounding between the estimate and the final adjustment for a change of `lines` proration lines:
+ * each line's amount is rounded to the cent in each, a cent per line; under a discount each line's
+ * discount is rounded too, a second cent per line. Never less than ROUNDING_TOLERANCE.
+ */
+export const roundingTolerance = (lines: number, discounted: boolean): number =>
+  Math.max(ROUNDING_TOLERANCE, lines * (discounted ? 2 : 1));
+
+/**
  * How far apart the estimate and the final adjustment may be because of time alone (minor units):
  * |new - old monthly price| x elapsed / period, plus rounding (docs/plan-changes.md).
  */
@@ -235,11 +243,15 @@ export const timeTolerance = (params: {
   monthlyDifference: number;
   elapsedSeconds: number;
   periodSeconds: number;
-}): number =>
-  params.periodSeconds > 0
+  /** Default: ROUNDING_TOLERANCE. */
+  rounding?: number;
+}): number => {
+  const rounding = params.rounding ?? ROUNDING_TOLERANCE;
+  return params.periodSeconds > 0
     ? (Math.abs(params.monthlyDifference) * Math.max(0, params.elapsedSeconds)) / params.periodSeconds +
-      ROUNDING_TOLERANCE
-    : ROUNDING_TOLERANCE;
+        rounding
+    : rounding;
+};
 
 /** Why the final adjustment differs from the estimate shown at confirmation (or that it does not). */
 export const adjustmentExplanation = (params: {
@@ -254,6 +266,8 @@ export const adjustmentExplanation = (params: {
   period?: BillingPeriod | undefined;
   /** The tenant left before the billing commit: nothing was billed for the change. */
   notBilled?: 'account_closed' | undefined;
+  /** The estimate's proration lines (absent on changes confirmed before they were kept: two, undiscounted). */
+  estimateLines?: readonly { discount: number }[] | undefined;
 }): string => {
   const { estimate, final, confirmedAt, healthyAt, period } = params;
   if (params.notBilled === 'account_closed')
@@ -280,6 +294,12 @@ export const adjustmentExplanation = (params: {
         monthlyDifference: (estimate * (end - start)) / (end - confirmed),
         elapsedSeconds: Date.parse(from) / 1000 - confirmed,
         periodSeconds: end - start,
+        rounding: params.estimateLines
+          ? roundingTolerance(
+              params.estimateLines.length,
+              params.estimateLines.some((line) => line.discount !== 0),
+            )
+          : ROUNDING_TOLERANCE,
       });
   if (within)
     return Math.abs(final) < Math.abs(estimate)

@@ -135,7 +135,10 @@ const decideAndRecord = async (params: {
             total: estimate.total,
             amountDue: estimate.amountDue,
             adjustment: estimate.adjustment,
+            adjustmentTax: estimate.adjustmentTax,
+            adjustmentTotal: estimate.adjustmentTotal,
             invoiceAt: estimate.invoiceAt,
+            lines: estimate.lines,
           }
         : null,
       stepStartedAt: now.toISOString(),

@@ -1,3 +1,4 @@
+import { type EstimateView, estimateView } from '#core/estimates.ts';
 import type { SubscriptionFacts } from '#core/lifecycle.ts';
 import { freeSlots, placeablePlans } from '#core/placement.ts';
 import { CONFIRM_REFUSAL_TEXT, confirmRefusals, type PlanChangeStatus } from '#core/plan-change.ts';
@@ -12,7 +13,6 @@ import {
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { config } from '#ports/config.ts';
 import {
-  type InvoiceEstimate,
   ProcessorError,
   previewItemChange,
   priceIdForPlan,
@@ -75,7 +75,9 @@ export const refusalsFor = (params: {
 /**
  * The processor's estimate of the next invoice with the Stack moved from the price it is billed
  * at (`fromPriceId`; a Stack stored without one is on its Plan's price of the day) to the other
- * Plan's price of the day now, or why there is none (a figure is never made up).
+ * Plan's price of the day now, or why there is none (a figure is never made up): the whole
+ * invoice, and the change's own adjustment after the current discount with its tax estimate and
+ * its lines in our words.
  */
 export const estimateChange = async (
   subscriptionId: string,
@@ -83,7 +85,7 @@ export const estimateChange = async (
   toPlan: PlanValue,
   now: Date,
   fromPriceId?: string,
-): Promise<{ estimate: InvoiceEstimate | null; estimateUnavailable: string | null }> => {
+): Promise<{ estimate: EstimateView | null; estimateUnavailable: string | null }> => {
   try {
     const [oldPrice, newPrice] = await Promise.all([
       fromPriceId ?? priceIdForPlan(fromPlan, now.getTime()),
@@ -94,10 +96,10 @@ export const estimateChange = async (
     if (!current.some((item) => item.priceId === oldPrice))
       throw new ProcessorError('unavailable', "the subscription has no item on the Stack's price now");
     const items = itemsAfterPlanChange(current, oldPrice, newPrice);
-    return {
-      estimate: await previewItemChange({ subscriptionId, items, prorationDate: now }),
-      estimateUnavailable: null,
-    };
+    const facts = await previewItemChange({ subscriptionId, items, prorationDate: now });
+    const planOfPrice = (priceId: string) =>
+      priceId === oldPrice ? fromPlan : priceId === newPrice ? toPlan : null;
+    return { estimate: estimateView(facts, planOfPrice), estimateUnavailable: null };
   } catch (error) {
     if (!(error instanceof ProcessorError)) throw error;
     return {
@@ -111,8 +113,9 @@ export const estimateChange = async (
 /**
  * THE Plan Change preview: both Plans side by side (where the requested one can be placed: in the
  * Stack's location, elsewhere in the Home Region, or nowhere so it would queue; quotas; monthly
- * prices), the processor's estimate of the next invoice with its adjustment, tax and discount, the
- * preserved billing-cycle date, and every refusal a confirmation would meet. A processor that
+ * prices), the processor's estimate of the next invoice with its tax and discount and the change's
+ * own adjustment after that discount with its tax estimate and lines, the preserved billing-cycle
+ * date, and every refusal a confirmation would meet. A processor that
  * cannot estimate says so; no figure is ever made up. Writes nothing.
  */
 export const previewPlanChange = async (params: {

@@ -50,7 +50,15 @@ export const planChangeView = (change: PlanChange) => {
       to: change.targetLocation ?? null,
       addressChanged: change.addressChanged ?? null,
     },
-    estimate: change.estimate,
+    // Changes confirmed before the tax and lines were kept show null and no lines.
+    estimate: change.estimate
+      ? {
+          ...change.estimate,
+          adjustmentTax: change.estimate.adjustmentTax ?? null,
+          adjustmentTotal: change.estimate.adjustmentTotal ?? null,
+          lines: change.estimate.lines ?? [],
+        }
+      : null,
     final: change.final
       ? {
           adjustment: change.final.adjustment,
@@ -66,6 +74,7 @@ export const planChangeView = (change: PlanChange) => {
             proratedFrom: change.final.proratedFrom,
             period: change.final.period,
             notBilled: change.final.notBilled,
+            estimateLines: change.estimate?.lines,
           }),
         }
       : null,

@@ -192,7 +192,12 @@ export const createCheckoutSession = async (
         automatic_tax: { enabled: true },
         customer_update: { address: 'auto', name: 'auto' },
         client_reference_id: request.tenantId,
-        subscription_data: { metadata: { tenantId: request.tenantId, plan: request.plan } },
+        subscription_data: {
+          metadata: { tenantId: request.tenantId, plan: request.plan },
+          // Prorations show their gross amount and the discount they were made with, line by line,
+          // so an estimate's own lines and the pending items carry the same discount (docs/decisions.md).
+          billing_mode: { type: 'flexible', flexible: { proration_discounts: 'itemized' } },
+        },
         metadata: { tenantId: request.tenantId, plan: request.plan, attemptId: request.attemptId },
         success_url: request.successUrl,
         cancel_url: request.cancelUrl,
@@ -420,48 +425,115 @@ export const voidOpenInvoices = async (subscriptionId: string): Promise<number> 
   return open.length;
 };
 
-/** A successful payment of one of the subscription's invoices, and how much of it is not yet refunded. */
+// ---------------------------------------------------------------------------------------------
+// Settled invoices and their payments: what a refund is made of (the money-back window, a
+// duplicate subscription, a closed account). Charges are matched by the invoices and payments the
+// processor lists, never by comparing a payment's time with an invoice's.
+// ---------------------------------------------------------------------------------------------
+
+/** A successful payment of an invoice, and how much of it is not yet refunded. */
 export interface Payment {
   paymentIntentId: string;
   amount: number;
   refundable: number;
   currency: string;
-  paidAt: string;
 }
 
-/** Every successful payment of the subscription's paid invoices. */
-export const paymentsOf = async (subscriptionId: string): Promise<Payment[]> => {
-  const invoices = await call((stripe, options) =>
-    stripe.invoices.list({ subscription: subscriptionId, status: 'paid', limit: 100 }, options),
+/** An invoice settled (paid) for a total above zero. */
+export interface SettledInvoice {
+  invoiceId: string;
+  total: number;
+  currency: string;
+  /** When it was paid, as the processor stamps the invoice itself (`status_transitions.paid_at`). */
+  paidAt: string;
+  createdAt: string;
+}
+
+/** Every paid invoice of a customer or of a subscription, newest first, every page read. */
+const paidInvoices = async (
+  filter: { customer: string } | { subscription: string },
+): Promise<Stripe.Invoice[]> => {
+  const invoices: Stripe.Invoice[] = [];
+  let startingAfter: string | undefined;
+  for (;;) {
+    const page = await call((stripe, options) =>
+      stripe.invoices.list(
+        {
+          ...filter,
+          status: 'paid',
+          limit: 100,
+          ...(startingAfter ? { starting_after: startingAfter } : {}),
+        },
+        options,
+      ),
+    );
+    invoices.push(...page.data);
+    const last = page.data.at(-1);
+    if (!page.has_more || !last?.id) return invoices;
+    startingAfter = last.id;
+  }
+};
+
+/** A paid invoice above zero as a fact (a paid invoice of zero, such as a full promotion's, is none). */
+const settledOf = (invoice: Stripe.Invoice): SettledInvoice[] => {
+  const paidAt = iso(invoice.status_transitions.paid_at);
+  return invoice.id && invoice.total > 0 && paidAt
+    ? [
+        {
+          invoiceId: invoice.id,
+          total: invoice.total,
+          currency: invoice.currency,
+          paidAt,
+          createdAt: iso(invoice.created) ?? paidAt,
+        },
+      ]
+    : [];
+};
+
+/** Every invoice of the customer settled for a total above zero, in the order the processor lists them. */
+export const settledInvoices = async (customerId: string): Promise<SettledInvoice[]> =>
+  (await paidInvoices({ customer: customerId })).flatMap(settledOf);
+
+/** The successful payments of one invoice, each with what of it is not refunded yet. */
+export const invoicePayments = async (invoiceId: string): Promise<Payment[]> => {
+  const paid = await call((stripe, options) =>
+    stripe.invoicePayments.list({ invoice: invoiceId, limit: 100 }, options),
   );
   const payments: Payment[] = [];
-  for (const invoice of invoices.data) {
-    if (!invoice.id || invoice.total <= 0) continue;
-    const invoiceId = invoice.id;
-    const paid = await call((stripe, options) =>
-      stripe.invoicePayments.list({ invoice: invoiceId, limit: 100 }, options),
+  for (const payment of paid.data) {
+    const intent = payment.payment.payment_intent;
+    const intentId = typeof intent === 'string' ? intent : intent?.id;
+    if (payment.status !== 'paid' || !intentId) continue;
+    const details = await call((stripe, options) => stripe.paymentIntents.retrieve(intentId, {}, options));
+    if (details.status !== 'succeeded') continue;
+    const refunds = await call((stripe, options) =>
+      stripe.refunds.list({ payment_intent: intentId, limit: 100 }, options),
     );
-    for (const payment of paid.data) {
-      const intent = payment.payment.payment_intent;
-      const intentId = typeof intent === 'string' ? intent : intent?.id;
-      if (payment.status !== 'paid' || !intentId) continue;
-      const details = await call((stripe, options) => stripe.paymentIntents.retrieve(intentId, {}, options));
-      if (details.status !== 'succeeded') continue;
-      const refunds = await call((stripe, options) =>
-        stripe.refunds.list({ payment_intent: intentId, limit: 100 }, options),
-      );
-      const refunded = refunds.data
-        .filter((refund) => refund.status === 'succeeded' || refund.status === 'pending')
-        .reduce((sum, refund) => sum + refund.amount, 0);
-      payments.push({
-        paymentIntentId: intentId,
-        amount: details.amount,
-        refundable: details.amount - refunded,
-        currency: details.currency,
-        paidAt: iso(payment.status_transitions.paid_at) ?? iso(payment.created) ?? new Date(0).toISOString(),
-      });
-    }
+    const refunded = refunds.data
+      .filter((refund) => refund.status === 'succeeded' || refund.status === 'pending')
+      .reduce((sum, refund) => sum + refund.amount, 0);
+    payments.push({
+      paymentIntentId: intentId,
+      amount: details.amount,
+      refundable: details.amount - refunded,
+      currency: details.currency,
+    });
   }
+  return payments;
+};
+
+/**
+ * When the customer's first invoice whose total is above zero was paid (its `paid_at`), or null
+ * when none is paid yet. Every paid invoice is read (the processor lists newest first).
+ */
+export const firstPaidInvoiceAt = async (customerId: string): Promise<string | null> =>
+  (await settledInvoices(customerId)).map((invoice) => invoice.paidAt).sort()[0] ?? null;
+
+/** Every successful payment of the subscription's invoices settled above zero. */
+export const paymentsOf = async (subscriptionId: string): Promise<Payment[]> => {
+  const payments: Payment[] = [];
+  for (const invoice of (await paidInvoices({ subscription: subscriptionId })).flatMap(settledOf))
+    payments.push(...(await invoicePayments(invoice.invoiceId)));
   return payments;
 };
 
@@ -480,36 +552,6 @@ export const customerEmail = async (customerId: string): Promise<string | null> 
   const customer = await call((stripe, options) => stripe.customers.retrieve(customerId, {}, options));
   if ('deleted' in customer && customer.deleted) return null;
   return (customer as Stripe.Customer).email ?? null;
-};
-
-/**
- * When the customer's first invoice whose total is above zero was paid (its `paid_at`), or null
- * when none is paid yet. Every paid invoice is read (the processor lists newest first).
- */
-export const firstPaidInvoiceAt = async (customerId: string): Promise<string | null> => {
-  let first: number | null = null;
-  let startingAfter: string | undefined;
-  for (;;) {
-    const page = await call((stripe, options) =>
-      stripe.invoices.list(
-        {
-          customer: customerId,
-          status: 'paid',
-          limit: 100,
-          ...(startingAfter ? { starting_after: startingAfter } : {}),
-        },
-        options,
-      ),
-    );
-    for (const invoice of page.data) {
-      const paidAt = invoice.status_transitions.paid_at;
-      if (invoice.total <= 0 || typeof paidAt !== 'number') continue;
-      if (first === null || paidAt < first) first = paidAt;
-    }
-    const last = page.data.at(-1);
-    if (!page.has_more || !last?.id) return iso(first);
-    startingAfter = last.id;
-  }
 };
 
 /** One item of a subscription: one price, and how many Stacks are on it. */
@@ -591,9 +633,10 @@ export const changeSubscriptionItems = async (
  * was healthy, or the start of the current period when the subscription renewed since: the
  * processor refuses a proration date outside the current period), the billing-cycle date
  * unchanged, with our key (from the change id) so a retried commit changes nothing twice. Answers
- * the exact adjustment: the sum of the proration items this update created (pending on the next
- * regular invoice: a charge when positive, a credit to the customer balance when negative, never
- * cash), and the billing period it was made in.
+ * the exact adjustment: the sum of the proration items this update created, each after the
+ * discount it was made with and before tax (pending on the next regular invoice: a charge when
+ * positive, a credit to the customer balance when negative, never cash), and the billing period it
+ * was made in.
  */
 export const commitItemChange = async (params: {
   subscriptionId: string;
@@ -630,7 +673,10 @@ export const commitItemChange = async (params: {
   }
 };
 
-/** The sum of the pending proration items of a subscription made at `prorationDate`, and its period. */
+/**
+ * The sum of the pending proration items of a subscription made at `prorationDate`, each after the
+ * discount it was made with and before tax (the basis of an estimate's `adjustment`), and its period.
+ */
 const adjustmentOf = async (
   subscription: Stripe.Subscription,
   subscriptionId: string,
@@ -642,7 +688,7 @@ const adjustmentOf = async (
   let currency = subscription.currency;
   for (const item of await pendingProrations(customer, subscriptionId)) {
     if (item.periodStart !== prorationDate) continue;
-    adjustment += item.amount;
+    adjustment += item.net;
     currency = item.currency;
   }
   const period = periodOf(subscription);
@@ -663,12 +709,30 @@ export const committedAdjustment = async (
   return adjustmentOf(subscription, subscriptionId, Math.floor(prorationDate.getTime() / 1000));
 };
 
+/** A pending proration item: its gross amount, and its net after the discount it was made with. */
+interface PendingProration {
+  id: string;
+  amount: number;
+  /** After the discount, before tax: the basis an estimate's `adjustment` is given on. */
+  net: number;
+  currency: string;
+  periodStart: number;
+}
+
+/**
+ * A pending proration's amount after its discount: `net_amount` (set on items that are not
+ * discountable, as prorations are), else the amount less the discount amounts it was made with.
+ * With itemized proration discounts `amount` is gross; with included ones it is already net and
+ * the discount amounts are 0: either way this is the net.
+ */
+const netOfItem = (item: Stripe.InvoiceItem): number =>
+  typeof item.net_amount === 'number'
+    ? item.net_amount
+    : item.amount - (item.proration_details?.discount_amounts ?? []).reduce((t, d) => t + d.amount, 0);
+
 /** The proration invoice items of `subscriptionId` pending on its next invoice (not yet invoiced). */
-const pendingProrations = async (
-  customer: string,
-  subscriptionId: string,
-): Promise<{ id: string; amount: number; currency: string; periodStart: number }[]> => {
-  const found: { id: string; amount: number; currency: string; periodStart: number }[] = [];
+const pendingProrations = async (customer: string, subscriptionId: string): Promise<PendingProration[]> => {
+  const found: PendingProration[] = [];
   let startingAfter: string | undefined;
   for (;;) {
     const page = await call((stripe, options) =>
@@ -682,6 +746,7 @@ const pendingProrations = async (
       found.push({
         id: item.id,
         amount: item.amount,
+        net: netOfItem(item),
         currency: item.currency,
         periodStart: item.period.start,
       });
@@ -706,9 +771,29 @@ const renewalStart = (lines: { period: { start: number }; parent?: unknown }[]):
   return starts.length ? Math.min(...starts) : undefined;
 };
 
+/**
+ * One proration line of a change, as the processor priced it on a previewed invoice (minor units).
+ * Only facts: the words a tenant reads are ours (functions/core/estimates.ts).
+ */
+export interface ChangeLineFact {
+  /** The price the line is for, and for how many Stacks. */
+  priceId: string;
+  quantity: number;
+  /** Before the discount; negative for a credit (unused time on what the item was). */
+  amount: number;
+  /** What the current discount takes off it (negative on a credit: what was paid was discounted). */
+  discount: number;
+  /** The tax estimate on what remains (`amount - discount`). */
+  tax: number;
+  /** The time it covers: from the proration moment to the end of the billing period. */
+  periodStart: string;
+  periodEnd: string;
+}
+
 /** The processor's estimate of the next invoice with a change applied: amounts in minor units. */
 export interface InvoiceEstimate {
   currency: string;
+  /** The next invoice as a whole (what else is on it included: the renewal, pending prorations). */
   subtotal: number;
   discount: number;
   tax: number;
@@ -716,15 +801,54 @@ export interface InvoiceEstimate {
   /** What the card would be charged: the total less any customer credit. */
   amountDue: number;
   /**
-   * The change's share: the sum of ITS proration lines (negative: a credit), those whose period
-   * starts at the proration date and that are not already pending. Prorations already pending on
-   * that invoice (an added Stack's, an earlier change's) are in the total and `lines`, never here.
+   * The change's share: ITS proration lines (negative: a credit), those whose period starts at the
+   * proration date and that are not already pending, after the current discount and before tax,
+   * the basis the final adjustment is read on. Prorations already pending on that invoice (an
+   * added Stack's, an earlier change's) are in the total, never here.
    */
   adjustment: number;
+  /** The tax estimate on the change's lines: the next invoice's total changes by adjustment + this. */
+  adjustmentTax: number;
   /** When that invoice is made (the preserved billing-cycle date). */
   invoiceAt: string | null;
-  lines: { description: string; amount: number; proration: boolean }[];
+  /** The change's own proration lines (credits first, as the processor lists them). */
+  changeLines: ChangeLineFact[];
 }
+
+type PreviewLine = Stripe.InvoiceLineItem;
+
+/** A previewed line's proration flag and the invoice item behind it, wherever its parent says. */
+const lineParent = (line: PreviewLine): { proration: boolean; invoiceItem: string | null } => {
+  const parent = line.parent as {
+    subscription_item_details?: { proration?: boolean; invoice_item?: string | null } | null;
+    invoice_item_details?: { proration?: boolean; invoice_item?: string | null } | null;
+  } | null;
+  return {
+    proration: Boolean(
+      parent?.subscription_item_details?.proration ?? parent?.invoice_item_details?.proration,
+    ),
+    invoiceItem:
+      parent?.subscription_item_details?.invoice_item ?? parent?.invoice_item_details?.invoice_item ?? null,
+  };
+};
+
+/**
+ * A previewed line as a fact: its discount from `discount_amounts` (itemized proration discounts:
+ * the amount is gross; included ones: the amount is net and the discount 0, the same net either
+ * way) and its tax from `taxes`.
+ */
+const changeLineOf = (line: PreviewLine): ChangeLineFact => {
+  const price = line.pricing?.price_details?.price;
+  return {
+    priceId: typeof price === 'string' ? price : (price?.id ?? ''),
+    quantity: line.quantity ?? 1,
+    amount: line.amount,
+    discount: (line.discount_amounts ?? []).reduce((t, d) => t + d.amount, 0),
+    tax: (line.taxes ?? []).reduce((t, tax) => t + tax.amount, 0),
+    periodStart: iso(line.period.start) ?? '',
+    periodEnd: iso(line.period.end) ?? '',
+  };
+};
 
 /**
  * The next invoice as it would be with `items` changed at `prorationDate`, from the processor's
@@ -762,27 +886,15 @@ export const previewItemChange = async (params: {
   const pending = new Set(
     customer ? (await pendingProrations(customer, params.subscriptionId)).map((item) => item.id) : [],
   );
-  const lines = invoice.lines.data.map((line) => {
-    const parent = line.parent as {
-      subscription_item_details?: { proration?: boolean; invoice_item?: string | null } | null;
-      invoice_item_details?: { proration?: boolean; invoice_item?: string | null } | null;
-    } | null;
-    const proration = Boolean(
-      parent?.subscription_item_details?.proration ?? parent?.invoice_item_details?.proration,
-    );
-    const invoiceItem =
-      parent?.subscription_item_details?.invoice_item ?? parent?.invoice_item_details?.invoice_item;
-    return {
-      description: line.description ?? '',
-      amount: line.amount,
-      proration,
-      // This change's own prorations start at the proration date (the processor's recommended
-      // filter, and how the commit reads its own); one made in the same second by another change
-      // is told apart by being pending already.
-      ofThisChange:
-        proration && line.period.start === prorationDate && !(invoiceItem && pending.has(invoiceItem)),
-    };
-  });
+  // This change's own prorations start at the proration date (the processor's recommended filter,
+  // and how the commit reads its own); one made in the same second by another change is told apart
+  // by being pending already.
+  const changeLines = invoice.lines.data
+    .filter((line) => {
+      const { proration, invoiceItem } = lineParent(line);
+      return proration && line.period.start === prorationDate && !(invoiceItem && pending.has(invoiceItem));
+    })
+    .map(changeLineOf);
   const sum = (amounts: { amount: number }[] | null | undefined) =>
     (amounts ?? []).reduce((t, a) => t + a.amount, 0);
   return {
@@ -792,11 +904,12 @@ export const previewItemChange = async (params: {
     tax: sum(invoice.total_taxes),
     total: invoice.total,
     amountDue: invoice.amount_due,
-    adjustment: lines.filter((line) => line.ofThisChange).reduce((t, line) => t + line.amount, 0),
+    adjustment: changeLines.reduce((t, line) => t + line.amount - line.discount, 0),
+    adjustmentTax: changeLines.reduce((t, line) => t + line.tax, 0),
     // The renewal's own lines start on the billing-cycle date (the invoice's period_end is the end
     // of the usage period its items were added in, not when it is made).
     invoiceAt: iso(renewalStart(invoice.lines.data) ?? invoice.next_payment_attempt ?? invoice.created),
-    lines: lines.map(({ ofThisChange: _, ...line }) => line),
+    changeLines,
   };
 };
 

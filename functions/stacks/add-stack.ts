@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { estimateView } from '#core/estimates.ts';
 import { leavingRefusal } from '#core/leaving.ts';
 import { placeablePlans } from '#core/placement.ts';
 import type { PlanValue } from '#core/plans.ts';
@@ -299,7 +300,8 @@ const addUnderLease = async (
 /**
  * THE add-a-Stack preview: every refusal the add would meet, else the Plan with its monthly price
  * and the processor's estimate of the next invoice with the Stack added now (the proration for
- * the rest of the period, tax and discount included). A processor that cannot estimate says so:
+ * the rest of the period as its adjustment, after the current discount, with its tax estimate and
+ * lines in our words). A processor that cannot estimate says so:
  * no figure is ever made up here. Writes nothing.
  */
 export const previewAddStack = async (params: {
@@ -317,11 +319,14 @@ export const previewAddStack = async (params: {
       priceId,
     );
     try {
-      const estimate = await previewItemChange({
+      const facts = await previewItemChange({
         subscriptionId: checked.subscriptionId,
         items,
         prorationDate: now,
       });
+      // The added Stack's lines are all on its Plan's price (a quantity change credits the old
+      // quantity and charges the new one, both on that price).
+      const estimate = estimateView(facts, (linePrice) => (linePrice === priceId ? plan : null));
       return {
         plan,
         monthlyPrice: listPriceOf(plan, config.planPrices()),

@@ -14,8 +14,20 @@ const AmountsSchema = v.object({
   tax: v.number(),
   total: v.number(),
   amountDue: v.number(),
+  /**
+   * The change's own prorations after the current discount, before tax (the final adjustment is
+   * read on the same basis). On changes confirmed before the tax was kept, it was before the
+   * discount too.
+   */
   adjustment: v.number(),
+  /** The tax estimate on it, and adjustment + tax (absent on changes confirmed before they were kept). */
+  adjustmentTax: v.optional(v.number()),
+  adjustmentTotal: v.optional(v.number()),
   invoiceAt: v.nullable(v.string()),
+  /** The change's proration lines, in our words (absent on changes confirmed before they were kept). */
+  lines: v.optional(
+    v.array(v.object({ description: v.string(), amount: v.number(), discount: v.number(), tax: v.number() })),
+  ),
 });
 export type ChangeAmounts = v.InferOutput<typeof AmountsSchema>;
 

@@ -165,7 +165,7 @@ const main = async () => {
         `Money-back refund granted to ${grant.slug} (${target})${grant.continued ? ', continuing the grant an earlier run started' : ''}.`,
       );
       console.log(
-        `Refunded: ${amount} in ${grant.refunds} refund(s): every payment made from ${grant.window.from} to ${grant.window.until}.`,
+        `Refunded: ${amount} in ${grant.refunds} refund(s): the payments of every invoice paid from ${grant.window.from} to ${grant.window.until}.`,
       );
       console.log('The subscription is cancelled at once (no proration); its open invoices are voided.');
       console.log(

@@ -3,6 +3,7 @@ import { setCapacityTotal } from '#store/capacity.ts';
 import { estimateChange } from '../../functions/plan-changes/preview.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { applyPromotionCode, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
 
 /**
  * The rule: a Plan Change's estimated adjustment is that change's prorations only, so the final
@@ -79,9 +80,14 @@ const confirm = (tenant: Tenant, plan: string) =>
     token: tenant.sessionToken,
     body: { plan },
   });
-const read = async (tenant: Tenant, changeId: string) =>
+const read = async (tenant: { sessionToken: string }, changeId: string) =>
   (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: tenant.sessionToken })).json;
-const until = async (tenant: Tenant, changeId: string, statuses: string[], rounds = 300) => {
+const until = async (
+  tenant: { sessionToken: string },
+  changeId: string,
+  statuses: string[],
+  rounds = 300,
+) => {
   for (let round = 0; round < rounds; round++) {
     await api.fleet.tick();
     const change = await read(tenant, changeId);
@@ -178,7 +184,129 @@ describe('a Plan Change estimate is the change’s own prorations, and the final
     const sameSecond = new Date(tenant.addedAt * 1000);
     const { estimate } = await estimateChange(tenant.subscription.id, 'plus', 'pro', sameSecond);
     expect(estimate?.adjustment).toBe(byHand(tenant, tenant.addedAt));
-    // The added Stack's pending charge is still on the previewed invoice, as a proration line.
-    expect(estimate?.lines.filter((line) => line.proration)).toHaveLength(3);
+    // The change's own two lines (Plus credited, Pro charged); the added Stack's pending charge is
+    // still on the previewed invoice, in its subtotal.
+    expect(estimate?.lines).toHaveLength(2);
+    expect(estimate?.subtotal).toBeGreaterThan(PRICES.standard + PRICES.pro + (estimate?.adjustment ?? 0));
+  });
+});
+
+/** A promotion code for `percent` off for `months` billing periods. */
+const promotion = (percent: number, months: number) => {
+  const coupon = emulator.route('POST', '/v1/coupons', {
+    percent_off: String(percent),
+    duration: 'repeating',
+    duration_in_months: String(months),
+  }) as { id: string };
+  const code = `HALF${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
+  emulator.route('POST', '/v1/promotion_codes', { promotion: { coupon: coupon.id, type: 'coupon' }, code });
+  return code;
+};
+
+/** Half away from zero, as the processor rounds each line. */
+const round = (value: number) => Math.sign(value) * Math.round(Math.abs(value));
+
+describe('a Plan Change estimate under a promotion, in a taxed country: what the next invoice changes by', () => {
+  it('the adjustment is the change’s lines after the promotion, with their tax; the final is read on the same basis', async () => {
+    const region = uniqueRegion();
+    const location = `${region}-a`;
+    for (const plan of ['standard', 'plus', 'pro'] as const)
+      await setCapacityTotal({ region, location, plan, total: 3 }, api.clock.now());
+    const tenant = await api.readyTenant(region);
+    const code = promotion(50, 3);
+    const checkout = await api.call('POST', '/v1/billing/checkout', {
+      token: tenant.sessionToken,
+      body: { plan: 'plus' },
+    });
+    expect((await applyPromotionCode(checkout.json.url, code)).html).toContain('Discount');
+    // Germany, chosen on the Checkout page: 19% VAT on every line, after its discount.
+    expect((await payOnCheckout(checkout.json.url, TEST_CARDS.succeeds, code, 'DE')).status).toBe(303);
+    await api.sweep();
+    const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
+      token: tenant.sessionToken,
+    });
+    await api.call('POST', '/_local/fleet/dispatchers', {
+      body: { credential: issued.json.credential, location },
+    });
+    const subscription = Object.values(emulator.state.subscriptions).find(
+      (s) => s.metadata.tenantId === tenant.tenantId,
+    );
+    if (!subscription) throw new Error('no subscription');
+    api.clock.advance(5 * 86_400);
+    tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
+
+    // Plus -> Pro at `at`, by hand: each line prorated and rounded, half of it off, 19% on the rest.
+    const { currentPeriodStart: start, currentPeriodEnd: end } = subscription;
+    const byHand = (at: number) => {
+      const lines = [-PRICES.plus, PRICES.pro].map((price) => {
+        const amount = round((price * (end - at)) / (end - start));
+        const discount = round(amount / 2);
+        return { amount, discount, tax: round(((amount - discount) * 19) / 100) };
+      });
+      return {
+        lines,
+        gross: lines.reduce((t, l) => t + l.amount, 0),
+        adjustment: lines.reduce((t, l) => t + l.amount - l.discount, 0),
+        tax: lines.reduce((t, l) => t + l.tax, 0),
+      };
+    };
+
+    const previewed = await api.call('POST', '/v1/stacks/primary/plan-changes/preview', {
+      token: tenant.sessionToken,
+      body: { plan: 'pro' },
+    });
+    expect(previewed.status).toBe(200);
+    const { estimate } = previewed.json;
+    const expected = byHand(seconds(previewed.json.estimatedAt));
+    // About $10 x 25/30 = 833 before the promotion: the tenant is shown half of it, and its tax.
+    expect(expected.gross).toBeGreaterThan(800);
+    expect(estimate.adjustment).toBe(expected.adjustment);
+    expect(estimate.adjustment).toBeLessThan(expected.gross);
+    expect(estimate.adjustmentTax).toBe(expected.tax);
+    expect(estimate.adjustmentTax).toBeGreaterThan(0);
+    expect(estimate.adjustmentTotal).toBe(expected.adjustment + expected.tax);
+    const day = (epoch: number) => new Date(epoch * 1000).toISOString().slice(0, 10);
+    const span = `from ${day(seconds(previewed.json.estimatedAt))} to ${day(end)}`;
+    expect(estimate.lines).toEqual([
+      { description: `Credit for the unused time of 1 Plus Stack, ${span}`, ...expected.lines[0] },
+      { description: `Charge for 1 Pro Stack, ${span}`, ...expected.lines[1] },
+    ]);
+    // The whole next invoice keeps its own discount and tax (the renewal on Pro included).
+    expect(estimate.discount).toBeGreaterThan(PRICES.pro / 2);
+    expect(estimate.tax).toBeGreaterThan(estimate.adjustmentTax);
+    // Our words only: no processor text, no processor id.
+    expect(JSON.stringify(estimate)).not.toMatch(/Unused time on|Remaining time on|\b(price|si|ii|in)_/);
+
+    const confirmed = await api.call('POST', '/v1/stacks/primary/plan-changes', {
+      token: tenant.sessionToken,
+      body: { plan: 'pro' },
+    });
+    expect(confirmed.status).toBe(202);
+    const atConfirmation = byHand(seconds(confirmed.json.confirmedAt));
+    expect(confirmed.json.estimate).toMatchObject({
+      adjustment: atConfirmation.adjustment,
+      adjustmentTax: atConfirmation.tax,
+      adjustmentTotal: atConfirmation.adjustment + atConfirmation.tax,
+    });
+    expect(confirmed.json.estimate.lines).toHaveLength(2);
+    const done = await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back']);
+    expect(done.status).toBe('completed');
+    // The final is the commit's pending prorations after the discount they were made with, before
+    // tax: worked by hand from the moment the commit prorated from, and comparable with the estimate.
+    const own = Object.values(emulator.state.invoiceItems).filter(
+      (i) => i.subscription === subscription.id && i.invoice === null && i.proration,
+    );
+    const committedAt = Math.max(...own.map((i) => i.periodStart));
+    expect(done.final.adjustment).toBe(byHand(committedAt).adjustment);
+    expect(done.final.estimatedAdjustment).toBe(atConfirmation.adjustment);
+    expect(done.final.explanation).toMatch(/equals the estimate|fewer days|rounding/);
+    // The processor's items say the same: their net amounts (after the discount) add up to it.
+    const listed = emulator.route('GET', '/v1/invoiceitems', {
+      customer: subscription.customer,
+      pending: 'true',
+    }) as { data: { net_amount: number; period: { start: number } }[] };
+    expect(
+      listed.data.filter((i) => i.period.start === committedAt).reduce((t, i) => t + i.net_amount, 0),
+    ).toBe(done.final.adjustment);
   });
 });

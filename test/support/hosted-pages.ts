@@ -27,7 +27,8 @@ export const openPage = async (url: string): Promise<PageAnswer> => {
   return { status: response.status, location: response.headers.get('location'), html: await response.text() };
 };
 
-export const payOnCheckout = (url: string, card: string, promotionCode?: string) =>
+/** Pays on the Checkout page; `country` is the one chosen on the page (it sets the tax rate). */
+export const payOnCheckout = (url: string, card: string, promotionCode?: string, country?: string) =>
   post(url, {
     card_number: card,
     card_expiry: '12 / 34',
@@ -35,6 +36,7 @@ export const payOnCheckout = (url: string, card: string, promotionCode?: string)
     cardholder_name: 'Test Tenant',
     action: 'pay',
     ...(promotionCode ? { promotion_code: promotionCode } : {}),
+    ...(country ? { country } : {}),
   });
 
 export const applyPromotionCode = (url: string, code: string) =>

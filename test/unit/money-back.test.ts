@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   MONEY_BACK_REFUSALS,
   type MoneyBackRequest,
+  moneyBackCharges,
   moneyBackRefusal,
   moneyBackRefusalMessage,
   moneyBackWindow,
   sameEmail,
+  windowOpening,
 } from '#core/money-back.ts';
 
 const HOUR = 3_600_000;
@@ -36,6 +38,42 @@ describe('moneyBackWindow', () => {
 
   it('refuses what is not a time', () => {
     expect(() => moneyBackWindow('soon')).toThrow(/not a time/);
+  });
+});
+
+describe('the charges a money-back refunds, matched by identity', () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const invoice = (id: string, paidMs: number, createdMs = paidMs) => ({
+    id,
+    paidAt: iso(paidMs),
+    createdAt: iso(createdMs),
+  });
+  const until = paid + 14 * 24 * HOUR;
+
+  it('the window opens at the first invoice settled above zero, whatever order they are listed in', () => {
+    const first = invoice('in_first', paid);
+    const later = invoice('in_later', paid + 3 * 24 * HOUR);
+    expect(windowOpening([later, first])).toBe(first);
+    expect(moneyBackCharges([later, first])?.window).toEqual(moneyBackWindow(PAID));
+    // Paid in the same second: the one made first, then the lowest id.
+    const twin = invoice('in_a', paid, paid + 5);
+    expect(windowOpening([twin, first])).toBe(first);
+    expect(windowOpening([invoice('in_b', paid), invoice('in_a', paid)])?.id).toBe('in_a');
+    expect(windowOpening([])).toBeUndefined();
+    expect(moneyBackCharges([])).toBeNull();
+  });
+
+  it('covers the opening invoice and every other paid in the window, ends included; one second after is out', () => {
+    const opening = invoice('in_open', paid);
+    const proration = invoice('in_added_stack', paid + 2 * 24 * HOUR);
+    const upgrade = invoice('in_upgrade', paid + 5 * 24 * HOUR);
+    const atTheEnd = invoice('in_end', until);
+    const late = invoice('in_late', until + 1000);
+    const charges = moneyBackCharges([late, atTheEnd, upgrade, proration, opening]);
+    expect(charges?.opening).toBe(opening);
+    expect(charges?.charges.map((c) => c.id).sort()).toEqual(
+      ['in_added_stack', 'in_end', 'in_open', 'in_upgrade'].sort(),
+    );
   });
 });
 

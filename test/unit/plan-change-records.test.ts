@@ -7,6 +7,7 @@ import {
   PLAN_CHANGE_STATUSES,
   prorationMoment,
   recoveryMessage,
+  roundingTolerance,
   timeTolerance,
 } from '#core/plan-change.ts';
 import { PLANS } from '#core/plans.ts';
@@ -139,6 +140,19 @@ describe('the final adjustment beside the estimate', () => {
     );
     expect(explained).toContain('the renewal invoice billed the previous Plan for the whole new period');
   });
+  it('under a discount each line rounds twice (its amount and its discount): a few cents more are rounding', () => {
+    const oneMinute = '2026-11-04T00:01:00.000Z';
+    const discounted = [{ discount: -417 }, { discount: 500 }];
+    const change = { estimate: 450, final: 454, confirmedAt, healthyAt: oneMinute, period };
+    expect(adjustmentExplanation({ ...change, estimateLines: discounted })).toContain(
+      'rounding of each line to the cent',
+    );
+    // Without a discount two lines round to two cents at most: four is more than time explains.
+    expect(adjustmentExplanation({ ...change, estimateLines: [{ discount: 0 }, { discount: 0 }] })).toContain(
+      'changed meanwhile',
+    );
+    expect(adjustmentExplanation(change)).toContain('changed meanwhile');
+  });
   it('without the billing period (a change committed before it was kept) it claims no single cause', () => {
     const explained = adjustmentExplanation({ estimate: 1200, final: 1190, ...times });
     expect(explained).toContain('the time between them, and any change of the subscription or its prices');
@@ -180,6 +194,19 @@ describe('the time tolerance between the estimate and the final adjustment', () 
     expect(timeTolerance({ monthlyDifference: 1000, elapsedSeconds: -60, periodSeconds: 30 * 86_400 })).toBe(
       2,
     );
+  });
+});
+
+describe('the rounding between the estimate and the final adjustment', () => {
+  it('is a cent per line, two under a discount, and never less than two cents', () => {
+    expect(roundingTolerance(2, false)).toBe(2);
+    expect(roundingTolerance(3, false)).toBe(3);
+    expect(roundingTolerance(2, true)).toBe(4);
+    expect(roundingTolerance(3, true)).toBe(6);
+    expect(roundingTolerance(0, true)).toBe(2);
+    expect(
+      timeTolerance({ monthlyDifference: 0, elapsedSeconds: 60, periodSeconds: 30 * 86_400, rounding: 4 }),
+    ).toBe(4);
   });
 });
 

@@ -274,6 +274,7 @@ interface Money {
       amount: number;
       period: { start: number; end: number };
       taxes: { amount: number }[];
+      discount_amounts: { amount: number }[];
       parent: {
         type: string;
         subscription_item_details: { proration: boolean; invoice_item: string | null } | null;
@@ -447,6 +448,48 @@ describe('processor emulator: subscription changes are prorated as Stripe does',
     // lines 9900, -3333, 6600 = 13167; 25% off each: 2475, -833, 1650 = 3292; total 9875.
     expect(renewal).toMatchObject({ subtotal: 13167, total: 9875, amount_paid: 9875 });
     expect(renewal?.total_discount_amounts).toEqual([expect.objectContaining({ amount: 3292 })]);
+  });
+});
+
+describe('processor emulator: a proration keeps the discount it was made with (itemized proration discounts)', () => {
+  it('its net_amount is the amount less that discount; the preview’s line and the invoice that takes it show the same', () => {
+    const setup = billingEmulator({ country: 'DE', couponPercent: 25 });
+    const change = {
+      items: [{ id: setup.item.id, price: setup.prices.pro }],
+      proration_date: String(at(10)),
+    };
+    const preview = setup.emulator.route('POST', '/v1/invoices/create_preview', {
+      subscription: setup.subscription.id,
+      subscription_details: change,
+    }) as Money;
+    const previewed = preview.lines.data
+      .filter((l) => l.parent.subscription_item_details?.proration)
+      .map((l) => [l.amount, l.discount_amounts.reduce((t, d) => t + d.amount, 0), l.taxes[0]?.amount]);
+    // -3333 and 6600; 25% off: -833 and 1650; 19% of -2500 and 4950: -475 and 941.
+    expect(previewed).toEqual([
+      [-3333, -833, -475],
+      [6600, 1650, 941],
+    ]);
+
+    setup.update(change);
+    const items = setup.pending().map((i) => [i.amount, i.net_amount]);
+    expect(items.sort((a, b) => (a[0] as number) - (b[0] as number))).toEqual([
+      [-3333, -2500],
+      [6600, 4950],
+    ]);
+    // The coupon ends before the renewal takes them: they keep their discount all the same.
+    const coupon = setup.emulator.state.coupons.OFF;
+    if (!coupon) throw new Error('no coupon');
+    coupon.percentOff = 50;
+    setup.advanceTo(at(30));
+    const renewal = setup.invoices().find((i) => i.billing_reason === 'subscription_cycle');
+    const billed = renewal?.lines.data
+      .filter((l) => l.parent.subscription_item_details?.proration)
+      .map((l) => [l.amount, l.discount_amounts.reduce((t, d) => t + d.amount, 0)]);
+    expect(billed).toEqual([
+      [-3333, -833],
+      [6600, 1650],
+    ]);
   });
 });
 

@@ -2,16 +2,33 @@
 // Plan Change preview.
 import { api } from '../api.js';
 import { dateTime, h, label, money, option } from '../dom.js';
-import { button, caps, dl, form, planName, resources, route, say, screen } from '../ui.js';
+import { button, caps, dl, form, planName, resources, route, say, screen, table } from '../ui.js';
 
-const estimateTable = (/** @type {any} */ estimate) =>
-  dl([
-    ['Estimated next invoice', money({ amount: estimate.total, currency: estimate.currency })],
-    ['Adjustment now', money({ amount: estimate.adjustment, currency: estimate.currency })],
-    ['Discount', money({ amount: estimate.discount, currency: estimate.currency })],
-    ['Tax', money({ amount: estimate.tax, currency: estimate.currency })],
-    ['Invoice date', dateTime(estimate.invoiceAt)],
-  ]);
+// The whole next invoice, then this change's own share of it: after the current discount, with its
+// tax estimate, and each of its lines.
+const estimateTable = (/** @type {any} */ estimate) => {
+  const m = (/** @type {number} */ amount) => money({ amount, currency: estimate.currency });
+  return h(
+    'div',
+    {},
+    dl([
+      ['Estimated next invoice', m(estimate.total)],
+      ['Its discount', m(estimate.discount)],
+      ['Its tax', m(estimate.tax)],
+      ['This change, after discount', m(estimate.adjustment)],
+      ['Tax on this change', m(estimate.adjustmentTax ?? 0)],
+      ['The next invoice changes by', m(estimate.adjustmentTotal ?? estimate.adjustment)],
+      ['Invoice date', dateTime(estimate.invoiceAt)],
+    ]),
+    estimate.lines?.length
+      ? table(
+          "This change's lines",
+          ['Line', 'Amount', 'Discount', 'Tax'],
+          estimate.lines.map((/** @type {any} */ l) => [l.description, m(l.amount), m(l.discount), m(l.tax)]),
+        )
+      : '',
+  );
+};
 
 export const stacksScreen = async (/** @type {any} */ me) => {
   const [{ stacks }, { plans }] = await Promise.all([

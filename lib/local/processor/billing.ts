@@ -141,15 +141,18 @@ const discountsByCoupon = (
   amounts: readonly number[],
   coupon: CouponTerms | null,
   lineCoupons: readonly (CouponTerms | null | undefined)[] | undefined,
+  fixedDiscounts: readonly (number | undefined)[] | undefined,
 ): number[] => {
-  if (!lineCoupons) return lineDiscounts(amounts, coupon);
+  if (!lineCoupons && !fixedDiscounts) return lineDiscounts(amounts, coupon);
   const couponOf = (index: number) => {
-    const own = lineCoupons[index];
+    const own = lineCoupons?.[index];
     return own === undefined ? coupon : own;
   };
-  const discounts = amounts.map(() => 0);
+  const discounts = amounts.map((_, index) => fixedDiscounts?.[index] ?? 0);
   const groups = new Map<CouponTerms, number[]>();
   amounts.forEach((_, index) => {
+    // A line whose discount was fixed when it was made keeps it: no coupon is applied to it again.
+    if (fixedDiscounts?.[index] !== undefined) return;
     const terms = couponOf(index);
     if (terms) groups.set(terms, [...(groups.get(terms) ?? []), index]);
   });
@@ -164,6 +167,15 @@ const discountsByCoupon = (
   }
   return discounts;
 };
+
+/**
+ * The discount of each proration line of one change, worked out when the change is made (as the
+ * processor does with itemized proration discounts): the coupon of the period the change is made
+ * in over the change's own lines, a percentage per line, a fixed amount once among them. The line
+ * keeps it whichever invoice takes it, so an estimate, the pending item and the invoice agree.
+ */
+export const prorationDiscounts = (amounts: readonly number[], coupon: CouponTerms | null): number[] =>
+  lineDiscounts(amounts, coupon);
 
 export interface InvoiceTotals {
   /** Per line: the discount, the taxable amount (amount - discount) and the tax on it. */
@@ -197,10 +209,16 @@ export const invoiceTotals = (input: {
    * invoice's): a proration keeps the discount of the period it was made in.
    */
   lineCoupons?: readonly (CouponTerms | null | undefined)[];
+  /**
+   * Per line, the discount it already carries (`undefined`: none fixed, the coupon applies): a
+   * proration's discount is worked out when the proration is made (`prorationDiscounts`) and the
+   * invoice that takes it keeps that amount.
+   */
+  fixedDiscounts?: readonly (number | undefined)[];
   taxRatePercent: number;
   startingBalance: number;
 }): InvoiceTotals => {
-  const discounts = discountsByCoupon(input.amounts, input.coupon, input.lineCoupons);
+  const discounts = discountsByCoupon(input.amounts, input.coupon, input.lineCoupons, input.fixedDiscounts);
   const taxable = input.amounts.map((amount, index) => amount - (discounts[index] ?? 0));
   const taxes = taxable.map((amount) => round((amount * input.taxRatePercent) / 100));
   const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);

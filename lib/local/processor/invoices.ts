@@ -144,10 +144,16 @@ export const composeInvoice = (
     (coupon ? discount : null) ??
     draft.pending.find((item) => item.discount && couponOf(item.discount))?.discount ??
     null;
+  // A proration keeps the discount worked out when it was made (absent in older state).
+  const fixedDiscounts = [
+    ...draft.items.map(() => undefined),
+    ...draft.pending.map((item) => item.discountAmount),
+  ];
   const totals = invoiceTotals({
     amounts: lines.map((line) => line.amount),
     coupon,
     lineCoupons,
+    fixedDiscounts,
     taxRatePercent: taxRate,
     startingBalance: state.customers[subscription.customer]?.balance ?? 0,
   });

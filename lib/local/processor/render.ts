@@ -474,6 +474,8 @@ export class Renderer {
       metadata: {},
       discountable: false,
       discounts: [],
+      // Not discountable (a proration): the amount after the discount it was made with, before tax.
+      net_amount: record.amount - (record.discountAmount ?? 0),
       parent: record.subscription
         ? {
             type: 'subscription_details',

@@ -233,6 +233,12 @@ export interface InvoiceItemRecord {
    * state: the discount of the invoice that takes it.
    */
   discount?: AppliedDiscount | null;
+  /**
+   * What that discount takes off a proration, worked out when it was made (the invoice that takes
+   * it keeps this amount; the item's `net_amount` is `amount` less it); absent in older state: the
+   * invoice works it out.
+   */
+  discountAmount?: number;
 }
 
 export interface RefundRecord {

@@ -1,4 +1,4 @@
-import { prorationLines } from './billing.ts';
+import { prorationDiscounts, prorationLines } from './billing.ts';
 import type { EmulatorContext } from './context.ts';
 import { fail, missing, StripeApiError } from './errors.ts';
 import { bool, type FormObject, int, obj, str, stringMap } from './form.ts';
@@ -44,20 +44,31 @@ export const prorationParams = (
   return { behavior, at };
 };
 
-/** The prorations of moving `subscription` from its items to `next` at `at`, as invoice items (not stored). */
+/**
+ * The prorations of moving `subscription` from its items to `next` at `at`, as invoice items (not
+ * stored), each with the discount it is made with: the period's coupon over this change's lines.
+ */
 export const prorationsFor = (
   ctx: EmulatorContext,
   subscription: SubscriptionRecord,
   next: readonly SubscriptionItemRecord[],
   at: number,
   newId: (prefix: string) => string,
-) =>
-  prorationLines(
+) => {
+  const items = prorationLines(
     itemTerms(subscription.items, ctx.state.prices),
     itemTerms(next, ctx.state.prices),
     { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd },
     at,
   ).map((line) => prorationItem(ctx, subscription, line, newId('ii')));
+  const applied = items[0]?.discount;
+  const coupon = applied ? (ctx.state.coupons[applied.coupon] ?? null) : null;
+  const discounts = prorationDiscounts(
+    items.map((item) => item.amount),
+    coupon,
+  );
+  return items.map((item, index) => ({ ...item, discountAmount: discounts[index] ?? 0 }));
+};
 
 /** `POST /v1/subscriptions/:id`. */
 export const updateSubscription = (ctx: EmulatorContext, id: string, params: FormObject) => {
