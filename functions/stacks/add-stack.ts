@@ -3,7 +3,7 @@ import { leavingRefusal } from '#core/leaving.ts';
 import { placeablePlans } from '#core/placement.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { listPriceOf } from '#core/price-lock.ts';
-import { idempotencyKeyReused, Refusal, requestInProgress } from '#core/refusal.ts';
+import { Refusal } from '#core/refusal.ts';
 import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-growth.ts';
 import { stackOnPlan } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
@@ -19,7 +19,9 @@ import { getBilling } from '#store/billing.ts';
 import { listInventory, releaseReservation, reserveCapacity } from '#store/capacity.ts';
 import {
   claimIdempotencyKey,
+  type IdempotencyClaim,
   idempotencyDoneWrite,
+  leaveIdempotencyKey,
   recordIdempotencyPlan,
   releaseIdempotencyKey,
 } from '#store/idempotency.ts';
@@ -57,6 +59,9 @@ const noCapacity = (plan: PlanValue, availablePlans: PlanValue[]) =>
     `The ${plan} Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for ${plan} (POST /v1/billing/waitlist).`,
     { extra: { reason: 'no_capacity', availablePlans } },
   );
+
+/** What makes two adds with the same Idempotency-Key the same request. */
+export const addStackFingerprint = (plan: PlanValue): string => JSON.stringify({ plan });
 
 /** The checks every added Stack passes first; they only read. */
 const checkMayAdd = async (tenant: Tenant, plan: PlanValue, stackCap: number, now: Date) => {
@@ -121,17 +126,19 @@ export const addStack = async (params: {
 }) => {
   const { tenant, plan, now } = params;
   return withProcessorDeadline(performance.now() + PROCESSOR_BUDGET_MS, async () => {
-    const key = params.idempotencyKey;
-    const fingerprint = JSON.stringify({ plan });
+    let key: IdempotencyClaim | undefined;
     let decided: { stackId: string; subscriptionId: string; items?: ItemChange[] } | undefined;
-    if (key) {
-      const prior = await claimIdempotencyKey(tenant.tenantId, key, { fingerprint, plan: {} }, now);
-      if (!prior.claimed) {
-        if (prior.existing.fingerprint !== fingerprint) throw idempotencyKeyReused();
-        if (prior.existing.state === 'done') return prior.existing.result as ReturnType<typeof stackView>;
-        if (prior.existing.plan.stackId) decided = prior.existing.plan as typeof decided;
-        else throw requestInProgress();
-      }
+    if (params.idempotencyKey) {
+      const prior = await claimIdempotencyKey(
+        tenant.tenantId,
+        params.idempotencyKey,
+        addStackFingerprint(plan),
+        now,
+      );
+      if (!prior.claimed) return prior.result as ReturnType<typeof stackView>;
+      key = prior.claim;
+      // Taken over from a request that stopped midway: carry on with what it decided.
+      if (key.plan.stackId) decided = key.plan as typeof decided;
     }
     // Set when this request's own item change was not applied (a refusal, or a lost answer a read
     // showed not applied): nothing of it stays, so its key may be used again.
@@ -169,7 +176,7 @@ export const addStack = async (params: {
               stackId: `stk_${randomBytes(6).toString('hex')}`,
               subscriptionId: checked.subscriptionId,
             };
-            if (key) await recordIdempotencyPlan(tenant.tenantId, key, decided);
+            if (key) await recordIdempotencyPlan(key, decided);
           }
           return addUnderLease(lease, { tenant, plan, key, now, decided, ordinal: checked.ordinal, outcome });
         },
@@ -178,7 +185,9 @@ export const addStack = async (params: {
     } catch (error) {
       // Nothing was billed when the decision was not taken, or its change was not applied: the key
       // may be used again (a retry decides anew, with a new Stack id and so a new processor key).
-      if (key && (!decided || outcome.nothingStays)) await releaseIdempotencyKey(tenant.tenantId, key);
+      if (key && (!decided || outcome.nothingStays)) await releaseIdempotencyKey(key);
+      // Its decision stays (an outcome not learnt): a retry with the key takes it over at once.
+      else if (key) await leaveIdempotencyKey(key, now);
       if (error instanceof ItemLeaseBusy) throw subscriptionBusy(error.retryAfterSeconds);
       throw error;
     }
@@ -191,7 +200,7 @@ const addUnderLease = async (
   params: {
     tenant: Tenant;
     plan: PlanValue;
-    key: string | undefined;
+    key: IdempotencyClaim | undefined;
     now: Date;
     decided: { stackId: string; subscriptionId: string; items?: ItemChange[] };
     ordinal: number;
@@ -280,7 +289,7 @@ const addUnderLease = async (
     }),
     stackAddedWrite(tenant.tenantId, params.ordinal),
     consumeItemChangeWrite(tenant.tenantId, owner, change.request.key),
-    ...(key ? [idempotencyDoneWrite(tenant.tenantId, key, 201, view)] : []),
+    ...(key ? [idempotencyDoneWrite(key, 201, view)] : []),
   ];
   if (!(await applyStackWrites(writes))) {
     const existing = await getStack(tenant.tenantId, decided.stackId);

@@ -8,6 +8,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { AuthorizerContext } from '../../functions/http/principal.ts';
+import { API_FUNCTION_TIMEOUT_SECONDS } from '../../functions/ports/config.ts';
 import { REPO_ROOT } from '../constants.ts';
 import { AUTHORIZER_HANDLER, type HttpMethod, type Route } from '../routes.ts';
 
@@ -104,7 +105,7 @@ const lambdaContext = (functionName: string, requestId: string): Context => ({
   awsRequestId: requestId,
   logGroupName: `/aws/lambda/${functionName}`,
   logStreamName: 'local',
-  getRemainingTimeInMillis: () => 10_000,
+  getRemainingTimeInMillis: () => API_FUNCTION_TIMEOUT_SECONDS * 1000,
   done: () => undefined,
   fail: () => undefined,
   succeed: () => undefined,
