@@ -103,7 +103,7 @@ const decideAndRecord = async (params: {
   for (let attempt = 0; attempt < 4; attempt++) {
     const stack = await requireStack(tenant.tenantId, params.stackId);
     const open = stack.openChange ? await getPlanChange(tenant.tenantId, stack.openChange.id) : undefined;
-    const refusals = refusalsFor({ tenant, stack, plan, subscription, openStatus: open?.status });
+    const refusals = refusalsFor({ tenant, stack, plan, subscription, openStatus: open?.status, now });
     const refusal = refusals[0];
     if (refusal) throw new Refusal(409, refusal, CONFIRM_REFUSAL_TEXT[refusal]);
     const { estimate } =

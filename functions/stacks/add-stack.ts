@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { leavingRefusal } from '#core/leaving.ts';
+import { cancellationScheduled, cancellationScheduledRefusal, leavingRefusal } from '#core/leaving.ts';
 import { placeablePlans } from '#core/placement.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { listPriceOf } from '#core/price-lock.ts';
@@ -63,20 +63,31 @@ const noCapacity = (plan: PlanValue, availablePlans: PlanValue[]) =>
 /** What makes two adds with the same Idempotency-Key the same request. */
 export const addStackFingerprint = (plan: PlanValue): string => JSON.stringify({ plan });
 
-/** The checks every added Stack passes first; they only read. */
-const checkMayAdd = async (tenant: Tenant, plan: PlanValue, stackCap: number, now: Date) => {
+const NO_NEW_STACK = 'no Stack can be added';
+
+/** What refuses any add from our own state alone: a scheduled cancellation, leaving, not paying. */
+const refuseFromState = (tenant: Tenant, now: Date) => {
+  if (cancellationScheduled(tenant, false, now)) throw cancellationScheduledRefusal(tenant, NO_NEW_STACK);
   const leaving = leavingRefusal(tenant);
   if (leaving) throw leaving;
   if (tenant.billingState !== 'active') throw notActive(tenant.billingState);
+};
+
+/** The checks every added Stack passes first; they only read. */
+const checkMayAdd = async (tenant: Tenant, plan: PlanValue, stackCap: number, now: Date) => {
+  refuseFromState(tenant, now);
   const billing = await getBilling(tenant.tenantId);
   const subscriptionId = billing?.subscriptionId;
   if (!subscriptionId) throw notActive('provisioning');
+  // The processor's word, not only ours: our state may still say active.
   const subscription = await viaProcessor(() => retrieveSubscription(subscriptionId));
-  if (subscription.status !== 'active' || subscription.cancelScheduled)
+  if (cancellationScheduled(tenant, subscription.cancelScheduled, now))
+    throw cancellationScheduledRefusal(tenant, NO_NEW_STACK);
+  if (subscription.status !== 'active')
     throw new Refusal(
       409,
       'subscription_not_active',
-      'The payment processor does not report the subscription active (a payment is due or a cancel is scheduled): Stacks can be added while it is.',
+      'The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is.',
     );
   const stacks = await listStacks(tenant.tenantId);
   const counted = stacks.filter((s) => s.lifecycle !== 'torn_down').length;
@@ -152,9 +163,7 @@ export const addStack = async (params: {
       // A tenant that is leaving or not paying, or that the read-only checks refuse, is refused
       // before the lease is taken (its holder first settles what earlier holders left at the
       // processor); they run again under the lease, where they are fresh.
-      const leaving = leavingRefusal(tenant);
-      if (leaving) throw leaving;
-      if (tenant.billingState !== 'active') throw notActive(tenant.billingState);
+      refuseFromState(tenant, now);
       if (!decided) await checkMayAdd(tenant, plan, params.stackCap, now);
       return await withItemLease(
         tenant.tenantId,
