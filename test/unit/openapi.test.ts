@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CREDENTIAL_BODY_MAX_BYTES, CREDENTIAL_MATERIAL_MAX_CHARS } from '#core/credentials.ts';
+import { MAX_BODY_BYTES } from '#http/handler.ts';
 import { routes } from '../../lib/routes.ts';
 
 const document = JSON.parse(
@@ -19,5 +21,14 @@ describe('the OpenAPI document stays current with lib/routes.ts', () => {
     for (const route of routes) {
       expect(document.paths[route.path][route.method.toLowerCase()].operationId).toBe(route.id);
     }
+  });
+
+  it('states the body limits the handlers enforce: the general one, and the Credential provisioning’s own', () => {
+    expect(document['x-max-body-bytes']).toBe(MAX_BODY_BYTES);
+    const provisioning = document.paths['/v1/credentials/{name}'].post.requestBody;
+    expect(provisioning['x-max-body-bytes']).toBe(CREDENTIAL_BODY_MAX_BYTES);
+    expect(provisioning.content['application/json'].schema.properties.material.maxLength).toBe(
+      CREDENTIAL_MATERIAL_MAX_CHARS,
+    );
   });
 });
