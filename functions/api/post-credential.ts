@@ -16,7 +16,10 @@ const entry = v.strictObject({
   effort: v.optional(v.picklist(EFFORTS)),
 });
 
-/** POST /v1/credentials/{name}[?stackId=]: provisions or rotates a Credential (administrators). */
+/**
+ * POST /v1/credentials/{name}[?stackId=] (and the specification's POST /credentials/{name}):
+ * provisions or rotates a Credential (administrators).
+ */
 export const handler = httpHandler(
   {
     auth: 'session',

@@ -70,7 +70,8 @@ export const AUTH_FILE_MAX_BYTES = 16 * 1024;
 export const CREDENTIAL_MATERIAL_MAX_CHARS = AUTH_FILE_MAX_BYTES;
 
 /**
- * The largest body of POST /credentials/{name} (bytes): the longest material JSON-escaped (a
+ * The largest body of a Credential's provisioning (POST /v1/credentials/{name}, and the
+ * specification's POST /credentials/{name}), in bytes: the longest material JSON-escaped (a
  * quote, a backslash or a line break takes two characters; an auth file has no other control
  * character), plus 4 KB for the rest, whose fields are under 1 KB even at their own limits.
  * Every other JSON body has the general limit (functions/http/handler.ts, MAX_BODY_BYTES).
