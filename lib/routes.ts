@@ -54,7 +54,20 @@ export interface Route {
    */
   signsExportDownloads?: boolean;
   summary: string;
+  /**
+   * More paths the route answers at: the same function, authorizer and grants, one more HTTP API
+   * route each (a route and a permission, no new function). For the specification's own paths
+   * where ours differ (docs/decisions.md, "The specification's Credential paths"). `id` names
+   * the OpenAPI operation of that path.
+   */
+  alsoAt?: readonly { path: string; id: string }[];
 }
+
+/** Every path a route answers at, each with the id of its operation: its own first, then `alsoAt`. */
+export const servedPaths = (route: Route): { path: string; id: string }[] => [
+  { path: route.path, id: route.id },
+  ...(route.alsoAt ?? []),
+];
 
 export const routes: readonly Route[] = [
   {
@@ -305,6 +318,8 @@ export const routes: readonly Route[] = [
     auth: 'session',
     table: 'readwrite',
     usesCredentialsKey: true,
+    // The specification's path: `POST {base_url}/credentials/:name`.
+    alsoAt: [{ path: '/credentials/{name}', id: 'PostCredentialSpecPath' }],
     summary:
       'Provisions or rotates a Credential of a Stack (administrators; ?stackId=, the first Stack by default)',
   },
@@ -315,6 +330,8 @@ export const routes: readonly Route[] = [
     handler: 'functions/api/get-credentials.ts',
     auth: 'session',
     table: 'read',
+    // The specification's path: `GET {base_url}/credentials`.
+    alsoAt: [{ path: '/credentials', id: 'GetCredentialsSpecPath' }],
     summary: "A Stack's Credentials (never their material) and its Guide selection (?stackId=)",
   },
   {

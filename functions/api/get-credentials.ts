@@ -2,7 +2,7 @@ import { httpHandler } from '#http/handler.ts';
 import { requireTenant } from '#http/tenant.ts';
 import { listStackCredentials } from '../credentials/list.ts';
 
-/** GET /v1/credentials[?stackId=]: a Stack's Credentials and its Guide selection (any member). */
+/** GET /v1/credentials[?stackId=] (and the specification's GET /credentials): a Stack's Credentials and its Guide selection (any member). */
 export const handler = httpHandler({ auth: 'session' }, async ({ principal, query }) => ({
   status: 200,
   body: await listStackCredentials({

@@ -1,5 +1,12 @@
 import * as v from 'valibot';
-import { ACTIVITIES, AUTH_FILE_MAX_BYTES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credentials.ts';
+import {
+  ACTIVITIES,
+  CREDENTIAL_BODY_MAX_BYTES,
+  CREDENTIAL_KINDS,
+  CREDENTIAL_MATERIAL_MAX_CHARS,
+  EFFORTS,
+  PROVIDERS,
+} from '#core/credentials.ts';
 import { httpHandler } from '#http/handler.ts';
 import { requireTenant } from '#http/tenant.ts';
 import { provisionCredential } from '../credentials/provision.ts';
@@ -9,17 +16,20 @@ const entry = v.strictObject({
   effort: v.optional(v.picklist(EFFORTS)),
 });
 
-/** POST /v1/credentials/{name}[?stackId=]: provisions or rotates a Credential (administrators). */
+/**
+ * POST /v1/credentials/{name}[?stackId=] (and the specification's POST /credentials/{name}):
+ * provisions or rotates a Credential (administrators).
+ */
 export const handler = httpHandler(
   {
     auth: 'session',
     role: 'administrator',
-    // An auth file of AUTH_FILE_MAX_BYTES rides JSON-escaped in the body: room for it, escaped twice over.
-    maxBodyBytes: 2 * AUTH_FILE_MAX_BYTES + 4 * 1024,
+    // The longest material rides JSON-escaped in the body (docs/api/openapi.json, x-max-body-bytes).
+    maxBodyBytes: CREDENTIAL_BODY_MAX_BYTES,
     body: v.strictObject({
       provider: v.picklist(PROVIDERS),
       kind: v.picklist(CREDENTIAL_KINDS),
-      material: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(2 * AUTH_FILE_MAX_BYTES))),
+      material: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(CREDENTIAL_MATERIAL_MAX_CHARS))),
       consent: v.optional(
         v.strictObject({
           textVersion: v.pipe(v.string(), v.regex(/^[\w.-]{1,32}$/, 'a version such as 2026-11')),

@@ -55,8 +55,28 @@ export const CREDENTIAL_NAME_RULE =
  */
 export const RESERVED_CREDENTIAL_NAMES: readonly string[] = ['catalog'];
 
-/** The largest auth file accepted (bytes of its JSON text). */
+/**
+ * The largest auth file accepted (bytes of its JSON text). The auth files a runtime writes are a
+ * few KB at most (OAuth tokens and a refresh token, JWTs included; a cloud service-account JSON is
+ * about 2.3 KB): 16 KB leaves them room to grow several times over.
+ */
 export const AUTH_FILE_MAX_BYTES = 16 * 1024;
+
+/**
+ * The longest `material` (characters) of any kind: a token or key is under 1 KB, and an auth file's
+ * text, at most AUTH_FILE_MAX_BYTES bytes, has at most that many characters (each takes at least
+ * a byte). Longer is refused by the request's schema, before anything is read or written.
+ */
+export const CREDENTIAL_MATERIAL_MAX_CHARS = AUTH_FILE_MAX_BYTES;
+
+/**
+ * The largest body of a Credential's provisioning (POST /v1/credentials/{name}, and the
+ * specification's POST /credentials/{name}), in bytes: the longest material JSON-escaped (a
+ * quote, a backslash or a line break takes two characters; an auth file has no other control
+ * character), plus 4 KB for the rest, whose fields are under 1 KB even at their own limits.
+ * Every other JSON body has the general limit (functions/http/handler.ts, MAX_BODY_BYTES).
+ */
+export const CREDENTIAL_BODY_MAX_BYTES = 2 * CREDENTIAL_MATERIAL_MAX_CHARS + 4 * 1024;
 
 export type ProvisionRefusal =
   | { code: 'kind_not_accepted'; accepted: readonly CredentialKind[] }

@@ -19,3 +19,34 @@ export const leavingRefusal = (tenant: {
     { extra: { teardownAt: tenant.teardownAt ?? null } },
   );
 };
+
+/**
+ * Is a cancellation of the tenant's subscription scheduled (it ends at the end of the paid
+ * period)? Yes while the processor reports it so, before the sweep has seen it; and yes, from
+ * our own state, once the sweep moved the tenant to `decommissioning` for it (left by a portal
+ * cancellation, teardown still ahead on the Clock). One cause, one answer, before and after the
+ * sweep: a refusal it causes names it (`cancellation_scheduled`), not the closing it leads to.
+ */
+export const cancellationScheduled = (
+  tenant: { billingState: BillingState; leftBy?: string | undefined; teardownAt?: string | undefined },
+  processorReportsScheduled: boolean,
+  now: Date,
+): boolean =>
+  processorReportsScheduled ||
+  (tenant.billingState === 'decommissioning' &&
+    tenant.leftBy === 'cancelled_in_portal' &&
+    tenant.teardownAt !== undefined &&
+    now.getTime() < Date.parse(tenant.teardownAt));
+
+/** What a tenant whose cancellation is scheduled is told when it asks for something new. */
+export const cancellationScheduledText = (what: string): string =>
+  `A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so ${what}. You can still read your billing status and export your data until the Stacks are torn down.`;
+
+/** The refusal of anything new (an added Stack) while a cancellation is scheduled. */
+export const cancellationScheduledRefusal = (
+  tenant: { teardownAt?: string | undefined },
+  what: string,
+): Refusal =>
+  new Refusal(409, 'cancellation_scheduled', cancellationScheduledText(what), {
+    extra: { teardownAt: tenant.teardownAt ?? null },
+  });

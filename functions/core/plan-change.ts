@@ -1,4 +1,5 @@
 import type { BillingState } from './billing-state.ts';
+import { cancellationScheduledText } from './leaving.ts';
 import type { PlanValue } from './plans.ts';
 
 /**
@@ -59,6 +60,7 @@ export const confirmRefusals = (params: {
   billingState: BillingState;
   /** The processor reports the subscription active (from the first day). */
   subscriptionActive: boolean;
+  /** A cancellation is scheduled (the processor says so, or the sweep already moved the tenant for it). */
   cancelScheduled: boolean;
   stackLifecycle: 'running' | 'decommissioning' | 'torn_down';
   currentPlan: PlanValue;
@@ -67,10 +69,12 @@ export const confirmRefusals = (params: {
   openChanges: PlanChangeStatus[];
 }): ConfirmRefusal[] => {
   const refusals: ConfirmRefusal[] = [];
-  if (params.billingState === 'decommissioning') refusals.push('account_closing');
+  // A scheduled cancellation is the cause of the closing it leads to: named, before and after the
+  // sweep moved the tenant to decommissioning (functions/core/leaving.ts, cancellationScheduled).
+  if (params.cancelScheduled) refusals.push('cancellation_scheduled');
+  else if (params.billingState === 'decommissioning') refusals.push('account_closing');
   if (params.billingState === 'past-due' || params.billingState === 'suspended')
     refusals.push('billing_overdue');
-  if (params.cancelScheduled) refusals.push('cancellation_scheduled');
   if (params.billingState === 'active' && !params.subscriptionActive && !params.cancelScheduled)
     refusals.push('subscription_not_active');
   if (params.stackLifecycle !== 'running') refusals.push('stack_not_running');
@@ -174,8 +178,7 @@ export const expiryOf = (confirmedAt: Date): Date =>
 export const CONFIRM_REFUSAL_TEXT: Record<ConfirmRefusal, string> = {
   billing_overdue:
     'Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan.',
-  cancellation_scheduled:
-    'A cancellation is scheduled for the end of the billing period: resume the subscription in the billing portal to change the Plan.',
+  cancellation_scheduled: cancellationScheduledText('its Stacks can no longer change Plan'),
   account_closing: 'The account is closing: its Stacks can no longer change Plan.',
   subscription_not_active:
     'The payment processor does not report the subscription active yet: try again in a minute.',

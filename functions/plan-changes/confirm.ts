@@ -2,11 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { CONFIRM_REFUSAL_TEXT, expiryOf, startingStatus } from '#core/plan-change.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { endPriceLock } from '#core/price-lock.ts';
-import { idempotencyKeyReused, Refusal, requestInProgress } from '#core/refusal.ts';
+import { Refusal } from '#core/refusal.ts';
 import { withProcessorDeadline } from '#ports/processor.ts';
 import { startPlanChange, stopPlanChange } from '#ports/workflows.ts';
 import { placeHold } from '#store/capacity.ts';
-import { claimIdempotencyKey, idempotencyDoneWrite, releaseIdempotencyKey } from '#store/idempotency.ts';
+import {
+  claimIdempotencyKey,
+  type IdempotencyClaim,
+  idempotencyDoneWrite,
+  releaseIdempotencyKey,
+} from '#store/idempotency.ts';
 import {
   changeHolder,
   getPlanChange,
@@ -30,6 +35,10 @@ const HOLD_DAYS = 30;
 const newChangeId = (now: Date) =>
   `pc_${now.getTime().toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`;
 
+/** What makes two confirmations with the same Idempotency-Key the same request. */
+export const confirmFingerprint = (stackId: string, plan: PlanValue): string =>
+  JSON.stringify({ stackId, plan });
+
 /**
  * THE Plan Change confirmation. Refused (409, one code each, nothing written) while billing is
  * overdue, a cancellation is scheduled or the tenant is closing, when the Plan is unchanged, and
@@ -48,19 +57,22 @@ export const confirmPlanChange = async (params: {
 }) => {
   requireGatesReady();
   const { tenant, plan, now } = params;
-  const key = params.idempotencyKey;
-  const fingerprint = JSON.stringify({ stackId: params.stackId, plan });
-  if (key) {
-    const prior = await claimIdempotencyKey(tenant.tenantId, key, { fingerprint, plan: {} }, now);
+  let key: IdempotencyClaim | undefined;
+  if (params.idempotencyKey) {
+    const prior = await claimIdempotencyKey(
+      tenant.tenantId,
+      params.idempotencyKey,
+      confirmFingerprint(params.stackId, plan),
+      now,
+    );
     if (!prior.claimed) {
-      if (prior.existing.fingerprint !== fingerprint) throw idempotencyKeyReused();
-      if (prior.existing.state !== 'done') throw requestInProgress();
       // The same request again: make sure its execution runs (a start is a no-op when it does).
-      const done = prior.existing.result as ReturnType<typeof planChangeView>;
+      const done = prior.result as ReturnType<typeof planChangeView>;
       const change = await getPlanChange(tenant.tenantId, done.changeId);
       if (change) await startPlanChange(executionOf(change));
       return done;
     }
+    key = prior.claim;
   }
   let decided: Awaited<ReturnType<typeof decideAndRecord>>;
   try {
@@ -69,7 +81,7 @@ export const confirmPlanChange = async (params: {
     );
   } catch (error) {
     // Nothing was recorded: the same key may be used again.
-    if (key) await releaseIdempotencyKey(tenant.tenantId, key);
+    if (key) await releaseIdempotencyKey(key);
     throw error;
   }
   // Recorded: from here a retry with the same key replays the answer and (re)starts the execution.
@@ -84,7 +96,7 @@ const decideAndRecord = async (params: {
   userId: string;
   stackId: string;
   plan: PlanValue;
-  key: string | undefined;
+  key: IdempotencyClaim | undefined;
   now: Date;
 }): Promise<{ change: PlanChange; superseded: string | undefined }> => {
   const { tenant, plan, now } = params;
@@ -92,7 +104,7 @@ const decideAndRecord = async (params: {
   for (let attempt = 0; attempt < 4; attempt++) {
     const stack = await requireStack(tenant.tenantId, params.stackId);
     const open = stack.openChange ? await getPlanChange(tenant.tenantId, stack.openChange.id) : undefined;
-    const refusals = refusalsFor({ tenant, stack, plan, subscription, openStatus: open?.status });
+    const refusals = refusalsFor({ tenant, stack, plan, subscription, openStatus: open?.status, now });
     const refusal = refusals[0];
     if (refusal) throw new Refusal(409, refusal, CONFIRM_REFUSAL_TEXT[refusal]);
     const { estimate } =
@@ -177,7 +189,7 @@ const decideAndRecord = async (params: {
             ),
           ]
         : []),
-      ...(params.key ? [idempotencyDoneWrite(tenant.tenantId, params.key, 202, planChangeView(change))] : []),
+      ...(params.key ? [idempotencyDoneWrite(params.key, 202, planChangeView(change))] : []),
     ];
     if (await applyStackWrites(writes)) return { change, superseded: open?.changeId };
     // The Stack, its open change or the slot changed meanwhile: read again and decide again.

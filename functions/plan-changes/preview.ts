@@ -1,4 +1,5 @@
 import { type EstimateView, estimateView } from '#core/estimates.ts';
+import { cancellationScheduled } from '#core/leaving.ts';
 import type { SubscriptionFacts } from '#core/lifecycle.ts';
 import { freeSlots, placeablePlans } from '#core/placement.ts';
 import { CONFIRM_REFUSAL_TEXT, confirmRefusals, type PlanChangeStatus } from '#core/plan-change.ts';
@@ -61,11 +62,16 @@ export const refusalsFor = (params: {
   plan: PlanValue;
   subscription: SubscriptionFacts | undefined;
   openStatus: PlanChangeStatus | undefined;
+  now: Date;
 }) =>
   confirmRefusals({
     billingState: params.tenant.billingState,
     subscriptionActive: params.subscription?.status === 'active',
-    cancelScheduled: params.subscription?.cancelScheduled ?? false,
+    cancelScheduled: cancellationScheduled(
+      params.tenant,
+      params.subscription?.cancelScheduled ?? false,
+      params.now,
+    ),
     stackLifecycle: params.stack.lifecycle,
     currentPlan: params.stack.plan,
     requestedPlan: params.plan,
@@ -135,6 +141,7 @@ export const previewPlanChange = async (params: {
       plan,
       subscription,
       openStatus: stack.openChange?.status,
+      now,
     });
     const inventory = await listInventory(tenant.homeRegion);
     const here = inventory.slots.some(

@@ -42,6 +42,14 @@ export const DEFAULTS = {
   CDK_DEFAULT_REGION: DEFAULT_CDK_DEFAULT_REGION,
 } as const;
 
+/**
+ * How long an API function (every route of lib/routes.ts, and the authorizer) may run: the Lambda
+ * timeout lib/infra/constructs/lambda.ts gives every function that sets none. A request's
+ * Idempotency-Key claim is held this long (functions/store/idempotency.ts): a request not finished
+ * by then died with its function.
+ */
+export const API_FUNCTION_TIMEOUT_SECONDS = 10;
+
 export const ENVIRONMENT = {
   TABLE_NAME: { where: 'Lambda (set by the stack); local: the local cloud', meaning: 'the single table' },
   STACK_DOMAIN: {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { estimateView } from '#core/estimates.ts';
-import { leavingRefusal } from '#core/leaving.ts';
+import { cancellationScheduled, cancellationScheduledRefusal, leavingRefusal } from '#core/leaving.ts';
 import { placeablePlans } from '#core/placement.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { listPriceOf } from '#core/price-lock.ts';
-import { idempotencyKeyReused, Refusal, requestInProgress } from '#core/refusal.ts';
+import { Refusal } from '#core/refusal.ts';
 import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-growth.ts';
 import { stackOnPlan } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
@@ -21,7 +21,9 @@ import { getBilling } from '#store/billing.ts';
 import { listInventory, releaseReservation, reserveCapacity } from '#store/capacity.ts';
 import {
   claimIdempotencyKey,
+  type IdempotencyClaim,
   idempotencyDoneWrite,
+  leaveIdempotencyKey,
   recordIdempotencyPlan,
   releaseIdempotencyKey,
 } from '#store/idempotency.ts';
@@ -60,20 +62,34 @@ const noCapacity = (plan: PlanValue, availablePlans: PlanValue[]) =>
     { extra: { reason: 'no_capacity', availablePlans } },
   );
 
-/** The checks every added Stack passes first; they only read. */
-const checkMayAdd = async (tenant: Tenant, plan: PlanValue, stackCap: number, now: Date) => {
+/** What makes two adds with the same Idempotency-Key the same request. */
+export const addStackFingerprint = (plan: PlanValue): string => JSON.stringify({ plan });
+
+const NO_NEW_STACK = 'no Stack can be added';
+
+/** What refuses any add from our own state alone: a scheduled cancellation, leaving, not paying. */
+const refuseFromState = (tenant: Tenant, now: Date) => {
+  if (cancellationScheduled(tenant, false, now)) throw cancellationScheduledRefusal(tenant, NO_NEW_STACK);
   const leaving = leavingRefusal(tenant);
   if (leaving) throw leaving;
   if (tenant.billingState !== 'active') throw notActive(tenant.billingState);
+};
+
+/** The checks every added Stack passes first; they only read. */
+const checkMayAdd = async (tenant: Tenant, plan: PlanValue, stackCap: number, now: Date) => {
+  refuseFromState(tenant, now);
   const billing = await getBilling(tenant.tenantId);
   const subscriptionId = billing?.subscriptionId;
   if (!subscriptionId) throw notActive('provisioning');
+  // The processor's word, not only ours: our state may still say active.
   const subscription = await viaProcessor(() => retrieveSubscription(subscriptionId));
-  if (subscription.status !== 'active' || subscription.cancelScheduled)
+  if (cancellationScheduled(tenant, subscription.cancelScheduled, now))
+    throw cancellationScheduledRefusal(tenant, NO_NEW_STACK);
+  if (subscription.status !== 'active')
     throw new Refusal(
       409,
       'subscription_not_active',
-      'The payment processor does not report the subscription active (a payment is due or a cancel is scheduled): Stacks can be added while it is.',
+      'The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is.',
     );
   const stacks = await listStacks(tenant.tenantId);
   const counted = stacks.filter((s) => s.lifecycle !== 'torn_down').length;
@@ -123,17 +139,19 @@ export const addStack = async (params: {
 }) => {
   const { tenant, plan, now } = params;
   return withProcessorDeadline(performance.now() + PROCESSOR_BUDGET_MS, async () => {
-    const key = params.idempotencyKey;
-    const fingerprint = JSON.stringify({ plan });
+    let key: IdempotencyClaim | undefined;
     let decided: { stackId: string; subscriptionId: string; items?: ItemChange[] } | undefined;
-    if (key) {
-      const prior = await claimIdempotencyKey(tenant.tenantId, key, { fingerprint, plan: {} }, now);
-      if (!prior.claimed) {
-        if (prior.existing.fingerprint !== fingerprint) throw idempotencyKeyReused();
-        if (prior.existing.state === 'done') return prior.existing.result as ReturnType<typeof stackView>;
-        if (prior.existing.plan.stackId) decided = prior.existing.plan as typeof decided;
-        else throw requestInProgress();
-      }
+    if (params.idempotencyKey) {
+      const prior = await claimIdempotencyKey(
+        tenant.tenantId,
+        params.idempotencyKey,
+        addStackFingerprint(plan),
+        now,
+      );
+      if (!prior.claimed) return prior.result as ReturnType<typeof stackView>;
+      key = prior.claim;
+      // Taken over from a request that stopped midway: carry on with what it decided.
+      if (key.plan.stackId) decided = key.plan as typeof decided;
     }
     // Set when this request's own item change was not applied (a refusal, or a lost answer a read
     // showed not applied): nothing of it stays, so its key may be used again.
@@ -147,9 +165,7 @@ export const addStack = async (params: {
       // A tenant that is leaving or not paying, or that the read-only checks refuse, is refused
       // before the lease is taken (its holder first settles what earlier holders left at the
       // processor); they run again under the lease, where they are fresh.
-      const leaving = leavingRefusal(tenant);
-      if (leaving) throw leaving;
-      if (tenant.billingState !== 'active') throw notActive(tenant.billingState);
+      refuseFromState(tenant, now);
       if (!decided) await checkMayAdd(tenant, plan, params.stackCap, now);
       return await withItemLease(
         tenant.tenantId,
@@ -171,7 +187,7 @@ export const addStack = async (params: {
               stackId: `stk_${randomBytes(6).toString('hex')}`,
               subscriptionId: checked.subscriptionId,
             };
-            if (key) await recordIdempotencyPlan(tenant.tenantId, key, decided);
+            if (key) await recordIdempotencyPlan(key, decided);
           }
           return addUnderLease(lease, { tenant, plan, key, now, decided, ordinal: checked.ordinal, outcome });
         },
@@ -180,7 +196,9 @@ export const addStack = async (params: {
     } catch (error) {
       // Nothing was billed when the decision was not taken, or its change was not applied: the key
       // may be used again (a retry decides anew, with a new Stack id and so a new processor key).
-      if (key && (!decided || outcome.nothingStays)) await releaseIdempotencyKey(tenant.tenantId, key);
+      if (key && (!decided || outcome.nothingStays)) await releaseIdempotencyKey(key);
+      // Its decision stays (an outcome not learnt): a retry with the key takes it over at once.
+      else if (key) await leaveIdempotencyKey(key, now);
       if (error instanceof ItemLeaseBusy) throw subscriptionBusy(error.retryAfterSeconds);
       throw error;
     }
@@ -193,7 +211,7 @@ const addUnderLease = async (
   params: {
     tenant: Tenant;
     plan: PlanValue;
-    key: string | undefined;
+    key: IdempotencyClaim | undefined;
     now: Date;
     decided: { stackId: string; subscriptionId: string; items?: ItemChange[] };
     ordinal: number;
@@ -282,7 +300,7 @@ const addUnderLease = async (
     }),
     stackAddedWrite(tenant.tenantId, params.ordinal),
     consumeItemChangeWrite(tenant.tenantId, owner, change.request.key),
-    ...(key ? [idempotencyDoneWrite(tenant.tenantId, key, 201, view)] : []),
+    ...(key ? [idempotencyDoneWrite(key, 201, view)] : []),
   ];
   if (!(await applyStackWrites(writes))) {
     const existing = await getStack(tenant.tenantId, decided.stackId);

@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { claimVerdict, inProgressUntil } from '#core/idempotency.ts';
+import { idempotencyKeyReused, requestInProgress } from '#core/refusal.ts';
+import { API_FUNCTION_TIMEOUT_SECONDS } from '#ports/config.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
@@ -15,19 +19,56 @@ const RecordSchema = v.object({
   status: v.optional(v.number()),
   result: v.optional(v.unknown()),
   createdAt: v.string(),
+  /** Which request holds a pending claim now (absent on claims made before holders were named). */
+  claimId: v.optional(v.string()),
+  /** Until when that request may still be running (absent: `createdAt` + the function's timeout). */
+  inProgressUntil: v.optional(v.string()),
 });
 export type IdempotencyRecord = v.InferOutput<typeof RecordSchema>;
 
+/** A claim this request holds: its key, whose it is, and what an earlier holder decided (`{}`: nothing). */
+export interface IdempotencyClaim {
+  tenantId: string;
+  key: string;
+  claimId: string;
+  plan: Record<string, unknown>;
+}
+
+export type ClaimOutcome =
+  | { claimed: true; claim: IdempotencyClaim }
+  | { claimed: false; status: number | undefined; result: unknown };
+
+/** Only the request that holds the claim may change it. */
+const heldBy = (claim: IdempotencyClaim) => ({
+  ConditionExpression: '#state = :pending AND #claim = :claim',
+  names: { '#state': 'state', '#claim': 'claimId' },
+  values: { ':pending': 'pending', ':claim': claim.claimId },
+});
+
+const readRecord = async (tenantId: string, key: string) => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.idempotency(tenantId, key), ConsistentRead: true }),
+  );
+  return Item ? v.parse(RecordSchema, Item) : undefined;
+};
+
 /**
- * Claims an Idempotency-Key for a request: `claimed` the first time; otherwise the record the first
- * request left (same fingerprint: replay it or say it is in progress; another: a reused key).
+ * THE Idempotency-Key claim of a request (add a Stack, confirm a Plan Change): `claimed` the first
+ * time, held until the function's timeout (API_FUNCTION_TIMEOUT_SECONDS, the Lambda's own);
+ * a finished request's answer to replay; 409 `idempotency_key_reused` for another body; 409
+ * `request_in_progress` while the first request may still run. A claim whose holder never finished
+ * (the Lambda died, or it answered and left its decision to a retry) is taken over once that time
+ * has passed on the Clock, with the decision it recorded. The "done" record is written with the
+ * request's effects (idempotencyDoneWrite, in the business transaction).
  */
 export const claimIdempotencyKey = async (
   tenantId: string,
   key: string,
-  record: { fingerprint: string; plan: Record<string, unknown> },
+  fingerprint: string,
   now: Date,
-): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }> => {
+): Promise<ClaimOutcome> => {
+  const claimId = randomUUID();
+  const until = inProgressUntil(now, API_FUNCTION_TIMEOUT_SECONDS).toISOString();
   try {
     await db().send(
       new PutCommand({
@@ -35,57 +76,100 @@ export const claimIdempotencyKey = async (
         Item: {
           ...keys.idempotency(tenantId, key),
           type: 'idempotency',
-          ...record,
+          fingerprint,
+          plan: {},
           state: 'pending',
+          claimId,
+          inProgressUntil: until,
           createdAt: now.toISOString(),
           ttl: Math.floor(now.getTime() / 1000) + IDEMPOTENCY_HOURS * 3600,
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     );
-    return { claimed: true };
+    return { claimed: true, claim: { tenantId, key, claimId, plan: {} } };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.idempotency(tenantId, key), ConsistentRead: true }),
+  const existing = await readRecord(tenantId, key);
+  // Forgotten between the write and the read (released, or expired): claim it afresh.
+  if (!existing) return claimIdempotencyKey(tenantId, key, fingerprint, now);
+  const verdict = claimVerdict(
+    {
+      ...existing,
+      inProgressUntil:
+        existing.inProgressUntil ??
+        inProgressUntil(new Date(existing.createdAt), API_FUNCTION_TIMEOUT_SECONDS).toISOString(),
+    },
+    fingerprint,
+    now,
   );
-  if (!Item) return claimIdempotencyKey(tenantId, key, record, now);
-  return { claimed: false, existing: v.parse(RecordSchema, Item) };
+  if (verdict === 'reused') throw idempotencyKeyReused();
+  if (verdict === 'replay') return { claimed: false, status: existing.status, result: existing.result };
+  if (verdict === 'in_progress') throw requestInProgress();
+  // Taken over from the holder read above, and only if no other request took it meanwhile.
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.idempotency(tenantId, key),
+        UpdateExpression: 'SET #claim = :next, #until = :until',
+        ConditionExpression:
+          existing.claimId === undefined
+            ? '#state = :pending AND attribute_not_exists(#claim)'
+            : '#state = :pending AND #claim = :seen',
+        ExpressionAttributeNames: { '#state': 'state', '#claim': 'claimId', '#until': 'inProgressUntil' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':next': claimId,
+          ':until': until,
+          ...(existing.claimId === undefined ? {} : { ':seen': existing.claimId }),
+        },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    // Another request took it over, finished it, or it was released: decide again from what is there.
+    return claimIdempotencyKey(tenantId, key, fingerprint, now);
+  }
+  return { claimed: true, claim: { tenantId, key, claimId, plan: existing.plan } };
 };
 
-/** The write that records a request's outcome with its other effects (one transaction). */
+/** The write that records a request's outcome with its other effects (one transaction; its holder only). */
 export const idempotencyDoneWrite = (
-  tenantId: string,
-  key: string,
+  claim: IdempotencyClaim,
   status: number,
   result: unknown,
-): TransactItem => ({
-  Update: {
-    TableName: tableName(),
-    Key: keys.idempotency(tenantId, key),
-    UpdateExpression: 'SET #state = :done, #status = :status, #result = :result',
-    ConditionExpression: '#state = :pending',
-    ExpressionAttributeNames: { '#state': 'state', '#status': 'status', '#result': 'result' },
-    ExpressionAttributeValues: {
-      ':done': 'done',
-      ':pending': 'pending',
-      ':status': status,
-      ':result': result,
+): TransactItem => {
+  const held = heldBy(claim);
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.idempotency(claim.tenantId, claim.key),
+      UpdateExpression: 'SET #state = :done, #status = :status, #result = :result REMOVE #until',
+      ConditionExpression: held.ConditionExpression,
+      ExpressionAttributeNames: {
+        ...held.names,
+        '#status': 'status',
+        '#result': 'result',
+        '#until': 'inProgressUntil',
+      },
+      ExpressionAttributeValues: { ...held.values, ':done': 'done', ':status': status, ':result': result },
     },
-  },
-});
+  };
+};
 
 /** Forgets a claim whose request failed before any effect, so the same key can be tried again. */
-export const releaseIdempotencyKey = async (tenantId: string, key: string): Promise<void> => {
+export const releaseIdempotencyKey = async (claim: IdempotencyClaim): Promise<void> => {
+  const held = heldBy(claim);
   await db()
     .send(
       new DeleteCommand({
         TableName: tableName(),
-        Key: keys.idempotency(tenantId, key),
-        ConditionExpression: 'attribute_not_exists(#state) OR #state = :pending',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':pending': 'pending' },
+        Key: keys.idempotency(claim.tenantId, claim.key),
+        ConditionExpression: held.ConditionExpression,
+        ExpressionAttributeNames: held.names,
+        ExpressionAttributeValues: held.values,
       }),
     )
     .catch((error: unknown) => {
@@ -93,20 +177,42 @@ export const releaseIdempotencyKey = async (tenantId: string, key: string): Prom
     });
 };
 
-/** Remembers what the first request decided, so a retry after a crash carries on with the same decision. */
+/**
+ * Lets go of a claim whose request answered without finishing but whose decision must stay (an
+ * outcome it could not learn): a retry with the key takes it over at once and carries on.
+ */
+export const leaveIdempotencyKey = async (claim: IdempotencyClaim, now: Date): Promise<void> => {
+  const held = heldBy(claim);
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.idempotency(claim.tenantId, claim.key),
+        UpdateExpression: 'SET #until = :now',
+        ConditionExpression: held.ConditionExpression,
+        ExpressionAttributeNames: { ...held.names, '#until': 'inProgressUntil' },
+        ExpressionAttributeValues: { ...held.values, ':now': now.toISOString() },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
+};
+
+/** Remembers what this request decided, so a retry after a crash carries on with the same decision. */
 export const recordIdempotencyPlan = async (
-  tenantId: string,
-  key: string,
+  claim: IdempotencyClaim,
   plan: Record<string, unknown>,
 ): Promise<void> => {
+  const held = heldBy(claim);
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.idempotency(tenantId, key),
+      Key: keys.idempotency(claim.tenantId, claim.key),
       UpdateExpression: 'SET #plan = :plan',
-      ConditionExpression: '#state = :pending',
-      ExpressionAttributeNames: { '#plan': 'plan', '#state': 'state' },
-      ExpressionAttributeValues: { ':plan': plan, ':pending': 'pending' },
+      ConditionExpression: held.ConditionExpression,
+      ExpressionAttributeNames: { ...held.names, '#plan': 'plan' },
+      ExpressionAttributeValues: { ...held.values, ':plan': plan },
     }),
   );
 };

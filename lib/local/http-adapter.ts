@@ -8,8 +8,9 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { AuthorizerContext } from '../../functions/http/principal.ts';
+import { API_FUNCTION_TIMEOUT_SECONDS } from '../../functions/ports/config.ts';
 import { REPO_ROOT } from '../constants.ts';
-import { AUTHORIZER_HANDLER, type HttpMethod, type Route } from '../routes.ts';
+import { AUTHORIZER_HANDLER, type HttpMethod, type Route, servedPaths } from '../routes.ts';
 
 /**
  * The local stand-in for API Gateway (HTTP API, payload format 2.0): matches a request against
@@ -81,14 +82,21 @@ export const moreSpecific = (a: string, b: string): boolean => {
   return false;
 };
 
-/** Imports each route's handler module, as Lambda would load its bundle. */
+/** Imports each route's handler module, as Lambda would load its bundle; one entry per path it answers at. */
 export const loadRouteHandlers = async (routes: readonly Route[]): Promise<AdapterRoute[]> =>
-  Promise.all(
-    routes.map(async (route) => {
-      const module = (await import(path.join(REPO_ROOT, route.handler))) as { handler: ApiHandler };
-      return { method: route.method, path: route.path, auth: route.auth, handler: module.handler };
-    }),
-  );
+  (
+    await Promise.all(
+      routes.map(async (route) => {
+        const module = (await import(path.join(REPO_ROOT, route.handler))) as { handler: ApiHandler };
+        return servedPaths(route).map(({ path: served }) => ({
+          method: route.method,
+          path: served,
+          auth: route.auth,
+          handler: module.handler,
+        }));
+      }),
+    )
+  ).flat();
 
 export const loadAuthorizer = async (): Promise<AuthorizerHandler> =>
   ((await import(path.join(REPO_ROOT, AUTHORIZER_HANDLER))) as { handler: AuthorizerHandler }).handler;
@@ -104,7 +112,7 @@ const lambdaContext = (functionName: string, requestId: string): Context => ({
   awsRequestId: requestId,
   logGroupName: `/aws/lambda/${functionName}`,
   logStreamName: 'local',
-  getRemainingTimeInMillis: () => 10_000,
+  getRemainingTimeInMillis: () => API_FUNCTION_TIMEOUT_SECONDS * 1000,
   done: () => undefined,
   fail: () => undefined,
   succeed: () => undefined,

@@ -475,14 +475,14 @@ describe.skipIf(!existsSync(CHROMIUM))('the console’s money edges in Chromium'
     await expect(payer.getByRole('region', { name: `Stack ${stack.name}` }).innerText()).resolves.toContain(
       'This Stack is decommissioning: no new Project can be added.',
     );
-    // What was hidden is what the API refuses.
+    // What was hidden is what the API refuses, naming the cause: the cancellation scheduled in the portal.
     expect((await inPage(payer, 'POST', '/v1/stacks/preview', { plan: 'standard' })).body.error.code).toBe(
-      'account_closing',
+      'cancellation_scheduled',
     );
     const changePreview = await inPage(payer, 'POST', `/v1/stacks/${stack.stackId}/plan-changes/preview`, {
       plan: 'standard',
     });
-    expect(changePreview.body.refusals.map((r: { code: string }) => r.code)).toContain('account_closing');
+    expect(changePreview.body.refusals[0].code).toBe('cancellation_scheduled');
     expect(
       (await inPage(payer, 'POST', `/v1/stacks/${stack.stackId}/projects`, { name: 'x', repository: 'o/x' }))
         .body.error.code,

@@ -6,8 +6,8 @@ import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CACHE_CONTROL, CONSOLE_CSP, CONSOLE_SECURITY_HEADERS } from '../../lib/console-headers.ts';
 import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
-import { API_PATH_PATTERN, CONSOLE_DIRECTORY } from '../../lib/infra/constructs/console.ts';
-import { routes } from '../../lib/routes.ts';
+import { API_PATH_PATTERN, apiPathPatterns, CONSOLE_DIRECTORY } from '../../lib/infra/constructs/console.ts';
+import { routes, servedPaths } from '../../lib/routes.ts';
 
 /**
  * The tenant console in the cloud (lib/infra/constructs/console.ts, issue 15): its files in a private
@@ -190,33 +190,38 @@ describe("the console's distribution", () => {
     expect(CONSOLE_CSP).toContain("script-src 'self'");
   });
 
-  it(`sends ${API_PATH_PATTERN} to the HTTP API: uncached, every method, every viewer header but Host`, () => {
+  it(`sends ${API_PATH_PATTERN} and the specification's /credentials paths to the HTTP API: uncached, every method, every viewer header but Host`, () => {
     const [, config] = distribution();
     const [apiId] = entries('AWS::ApiGatewayV2::Api').map(([id]) => id);
-    const behavior = config.CacheBehaviors.find((candidate) => candidate.PathPattern === API_PATH_PATTERN);
-    expect(behavior).toMatchObject({
-      ViewerProtocolPolicy: 'https-only',
-      AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
-      CachePolicyId: CachePolicy.CACHING_DISABLED.cachePolicyId,
-      OriginRequestPolicyId: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
-    });
-    expect(behavior?.TrustedKeyGroups).toBeUndefined();
-    expect(behavior?.ResponseHeadersPolicyId).toBeUndefined();
-    const origin = originOf(config, behavior);
-    expect(origin?.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only' });
-    const domain = JSON.stringify(origin?.DomainName);
-    expect(domain).toContain(`{"Ref":"${apiId}"}`);
-    expect(domain).toContain('.execute-api.');
-    // Every route but the operators' IAM-signed ones (signed for the API's own host) is under the
-    // pattern, so the console reaches all of it on its own site.
+    expect(apiPathPatterns()).toEqual([API_PATH_PATTERN, '/credentials*']);
+    for (const pattern of apiPathPatterns()) {
+      const behavior = config.CacheBehaviors.find((candidate) => candidate.PathPattern === pattern);
+      expect(behavior, pattern).toMatchObject({
+        ViewerProtocolPolicy: 'https-only',
+        AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+        CachePolicyId: CachePolicy.CACHING_DISABLED.cachePolicyId,
+        OriginRequestPolicyId: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
+      });
+      expect(behavior?.TrustedKeyGroups).toBeUndefined();
+      expect(behavior?.ResponseHeadersPolicyId).toBeUndefined();
+      const origin = originOf(config, behavior);
+      expect(origin?.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only' });
+      const domain = JSON.stringify(origin?.DomainName);
+      expect(domain).toContain(`{"Ref":"${apiId}"}`);
+      expect(domain).toContain('.execute-api.');
+    }
+    // Every path of every route but the operators' IAM-signed ones (signed for the API's own host)
+    // is under a pattern, so the console's site (PUBLIC_API_URL) reaches all of it.
+    const underPattern = (served: string) =>
+      apiPathPatterns().some((pattern) => served.startsWith(pattern.replace(/\*$/, '')));
     for (const route of routes.filter((candidate) => candidate.auth !== 'iam'))
-      expect(route.path, route.id).toMatch(/^\/v1\//);
+      for (const { path: served, id } of servedPaths(route)) expect(underPattern(served), id).toBe(true);
   });
 
   it('keeps /exports/* on the exports bucket, signed URLs only, and nothing else', () => {
     const [, config] = distribution();
     expect(config.CacheBehaviors.map((behavior) => behavior.PathPattern).sort()).toEqual(
-      ['/exports/*', API_PATH_PATTERN].sort(),
+      ['/exports/*', ...apiPathPatterns()].sort(),
     );
     const exportsBehavior = config.CacheBehaviors.find((behavior) => behavior.PathPattern === '/exports/*');
     expect(exportsBehavior?.TrustedKeyGroups).toBeDefined();

@@ -8,7 +8,7 @@ import { TABLE_DEFINITION } from '#store/table.ts';
 import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
 import { ALARM_THRESHOLDS } from '../../lib/infra/constructs/alarms.ts';
 import { PLAN_CHANGE_TASKS } from '../../lib/plan-change-tasks.ts';
-import { routes } from '../../lib/routes.ts';
+import { routes, servedPaths } from '../../lib/routes.ts';
 
 let template: Template;
 let app: App;
@@ -61,18 +61,42 @@ describe('the CDK stack', () => {
     });
   });
 
-  it('has exactly the routes of lib/routes.ts, each with its authorization', () => {
+  it('has exactly the routes of lib/routes.ts, at every path each answers at, each with its authorization', () => {
     const apiRoutes = template.findResources('AWS::ApiGatewayV2::Route');
     const routeKeys = Object.values(apiRoutes).map((resource) => resource.Properties.RouteKey as string);
-    expect(routeKeys.sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
+    expect(routeKeys.sort()).toEqual(
+      routes.flatMap((route) => servedPaths(route).map(({ path }) => `${route.method} ${path}`)).sort(),
+    );
     for (const route of routes) {
-      const [found] = Object.values(apiRoutes).filter(
-        (resource) => resource.Properties.RouteKey === `${route.method} ${route.path}`,
-      );
-      expect(found?.Properties.AuthorizationType).toBe(
-        route.auth === 'none' ? 'NONE' : route.auth === 'iam' ? 'AWS_IAM' : 'CUSTOM',
-      );
+      for (const { path } of servedPaths(route)) {
+        const [found] = Object.values(apiRoutes).filter(
+          (resource) => resource.Properties.RouteKey === `${route.method} ${path}`,
+        );
+        expect(found?.Properties.AuthorizationType).toBe(
+          route.auth === 'none' ? 'NONE' : route.auth === 'iam' ? 'AWS_IAM' : 'CUSTOM',
+        );
+      }
     }
+  });
+
+  it("answers the specification's Credential paths with the same function as ours: one integration, no other function", () => {
+    const apiRoutes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
+    const targetOf = (key: string) =>
+      JSON.stringify(apiRoutes.find((resource) => resource.Properties.RouteKey === key)?.Properties.Target);
+    for (const [ours, spec] of [
+      ['POST /v1/credentials/{name}', 'POST /credentials/{name}'],
+      ['GET /v1/credentials', 'GET /credentials'],
+    ] as const) {
+      expect(targetOf(spec), spec).toBeDefined();
+      expect(targetOf(spec), spec).toBe(targetOf(ours));
+    }
+    // One function per route id (and the authorizer), whatever the paths.
+    const routeFunctions = Object.keys(template.findResources('AWS::Lambda::Function')).filter((id) =>
+      /^Api(PostCredential|GetCredentials)[A-Z0-9]/.test(id),
+    );
+    expect(routeFunctions.filter((id) => !id.includes('SpecPath'))).toHaveLength(routeFunctions.length);
+    expect(routeFunctions.filter((id) => /^ApiPostCredential[0-9A-F]{8}$/.test(id))).toHaveLength(1);
+    expect(routeFunctions.filter((id) => /^ApiGetCredentials[0-9A-F]{8}$/.test(id))).toHaveLength(1);
   });
 
   it('the operator refund route takes IAM-signed requests only (no Lambda authorizer), and reads the processor key', () => {

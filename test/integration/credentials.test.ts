@@ -497,10 +497,9 @@ describe('provisioning', () => {
     expect(await snapshot(tenant)).toBe(before);
   });
 
-  // Product bug (reported): every request body is capped at 16 KB (functions/http/handler.ts
-  // MAX_BODY_BYTES) before the handler runs, so an auth file of the contract's 16 KB never fits in
-  // the request (the JSON envelope and escaping add to it) and is refused as `body_too_large`; the
-  // `invalid_auth_file` size rule is unreachable over HTTP.
+  // The provisioning body has a limit of its own (36,864 bytes), so an auth file of the contract's
+  // 16 KB fits in it JSON-escaped; test/integration/credential-limits.test.ts holds each limit to
+  // the OpenAPI document.
   it('an auth file up to 16 KB is accepted; a larger one is refused as invalid_auth_file', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
     const fits = JSON.stringify({ token: 'x'.repeat(16 * 1024 - 20) });
@@ -512,7 +511,10 @@ describe('provisioning', () => {
       consent: CONSENT,
     });
     expect(accepted.status).toBe(201);
-    const big = JSON.stringify({ token: 'x'.repeat(16 * 1024) });
+    // Within the material's 16,384 characters but over 16 KB of UTF-8 (two bytes a character).
+    const big = JSON.stringify({ token: 'é'.repeat(8 * 1024) });
+    expect(big.length).toBeLessThanOrEqual(16 * 1024);
+    expect(Buffer.byteLength(big)).toBeGreaterThan(16 * 1024);
     expectRefused(
       await provision(tenant, 'big-file', {
         provider: 'provider-b',

@@ -4,13 +4,14 @@ import { stackOnPlan } from '#core/stacks.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { stackItem } from '#store/stacks.ts';
-import { type Route, routes } from '../../lib/routes.ts';
+import { type Route, routes, servedPaths } from '../../lib/routes.ts';
 import { testGateway, uniqueLogin } from '../support/gateway.ts';
 
 /**
- * Walks every route of lib/routes.ts as another tenant and as a member of the victim tenant, and
- * checks that the victim's data neither changes nor leaks. Every route must have an entry here:
- * a new route that is not walked fails this test.
+ * Walks every route of lib/routes.ts, at every path it answers at (its own and those of `alsoAt`),
+ * as another tenant and as a member of the victim tenant, and checks that the victim's data
+ * neither changes nor leaks. Every route must have an entry here: a new route that is not walked
+ * fails this test.
  */
 
 let api: Awaited<ReturnType<typeof testGateway>>;
@@ -238,6 +239,44 @@ const WALK: Record<string, Probe> = {
   },
 };
 
+/** A path a route answers at, walked as a route of its own with its route's probe. */
+interface Walked extends Route {
+  /** The route's id in lib/routes.ts (its entry of WALK). */
+  routeId: string;
+  /** The route's own path, which its probe's `path` fills. */
+  ownPath: string;
+}
+
+const walked: Walked[] = routes.flatMap((route) =>
+  servedPaths(route).map(({ path, id }) => ({ ...route, id, path, routeId: route.id, ownPath: route.path })),
+);
+
+/** `concrete` (a request path of `template`) at another template of the same parameters. */
+const retarget = (concrete: string, template: string, other: string): string => {
+  const names: string[] = [];
+  const pattern = template.replace(/\{(\w+)\}/g, (_match, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  const values = new RegExp(`^${pattern}$`).exec(concrete)?.slice(1) ?? [];
+  return other.replace(/\{(\w+)\}/g, (match, name: string) => values[names.indexOf(name)] ?? match);
+};
+
+/** The route's probe, aimed at the same data through the path walked. */
+const probeFor = (route: Walked): Probe => {
+  const probe: Probe = WALK[route.routeId] ?? { adminOnly: true, request: () => ({}) };
+  if (route.path === route.ownPath) return probe;
+  return {
+    ...probe,
+    request: (victim) => {
+      const request = probe.request(victim);
+      return request.path === undefined
+        ? request
+        : { ...request, path: retarget(request.path, route.ownPath, route.path) };
+    },
+  };
+};
+
 /** Everything the victim tenant owns, as stored. */
 const snapshot = async (victim: Victim) => {
   const partition = await db().send(
@@ -342,13 +381,13 @@ const credentialOf = async (adminToken: string): Promise<string> => {
 };
 
 // Session and Dispatcher routes; `iam` (operator) routes take no session at all and are walked below.
-const guarded = routes.filter((route) => route.auth === 'session' || route.auth === 'dispatcher');
+const guarded = walked.filter((route) => route.auth === 'session' || route.auth === 'dispatcher');
 
 describe('every guarded route: no credential, a malformed body, another Stack’s Dispatcher', () => {
   it.each(guarded.map((route) => [route.id, route] as const))(
     '%s without a session or credential: 401, nothing written',
     async (_id, route) => {
-      const probe: Probe = WALK[route.id] ?? { adminOnly: true, request: () => ({}) };
+      const probe = probeFor(route);
       const before = await snapshot(victim);
       const { query, body, path } = probe.request(victim);
       const response = await api.call(route.method, `${path ?? route.path}${query ? `?${query}` : ''}`, {
@@ -364,7 +403,7 @@ describe('every guarded route: no credential, a malformed body, another Stack’
       .filter((route) => route.method === 'POST' || route.method === 'PUT')
       .map((route) => [route.id, route] as const),
   )('%s with a malformed body: 400, nothing written', async (_id, route) => {
-    const probe: Probe = WALK[route.id] ?? { adminOnly: true, request: () => ({}) };
+    const probe = probeFor(route);
     const before = await snapshot(victim);
     const { path } = probe.request(victim);
     const response = await api.call(route.method, path ?? route.path, {
@@ -380,7 +419,7 @@ describe('every guarded route: no credential, a malformed body, another Stack’
   it.each(guarded.filter((route) => route.auth === 'dispatcher').map((route) => [route.id, route] as const))(
     "%s with another Stack's Dispatcher credential neither changes nor sees the victim's data",
     async (_id, route) => {
-      const probe: Probe = WALK[route.id] ?? { adminOnly: true, request: () => ({}) };
+      const probe = probeFor(route);
       const before = await snapshot(victim);
       const response = await send(route, otherCredential, probe, victim);
       expect(response.status).toBeLessThan(500);
@@ -392,7 +431,7 @@ describe('every guarded route: no credential, a malformed body, another Stack’
 
   it('a Dispatcher credential on the tenant routes: 401, nothing written', async () => {
     for (const route of guarded.filter((r) => r.auth === 'session')) {
-      const probe: Probe = WALK[route.id] ?? { adminOnly: true, request: () => ({}) };
+      const probe = probeFor(route);
       const before = await snapshot(victim);
       const response = await send(route, victimCredential, probe, victim);
       expect(response.status, route.id).toBe(401);
@@ -401,8 +440,8 @@ describe('every guarded route: no credential, a malformed body, another Stack’
   });
 
   it('operator (iam) routes: no credential, a session or a Dispatcher credential all get 403, nothing written', async () => {
-    for (const route of routes.filter((r) => r.auth === 'iam')) {
-      const probe: Probe = WALK[route.id] ?? { adminOnly: true, request: () => ({}) };
+    for (const route of walked.filter((r) => r.auth === 'iam')) {
+      const probe = probeFor(route);
       const before = await snapshot(victim);
       for (const token of [undefined, victimAdminToken, victimCredential]) {
         const { body } = probe.request(victim);
@@ -422,9 +461,9 @@ describe('tenant isolation: every route, walked', () => {
     expect(Object.keys(WALK).sort()).toEqual(routes.map((route) => route.id).sort());
   });
 
-  describe.each(routes.map((route) => [route.id, route] as const))('%s', (id, route) => {
+  describe.each(walked.map((route) => [route.id, route] as const))('%s', (_id, route) => {
     // A route missing from the walk fails 'the walk covers exactly the routes' above; it is still walked as admin-only.
-    const probe: Probe = WALK[id] ?? { adminOnly: true, request: () => ({}) };
+    const probe = probeFor(route);
 
     it("another tenant's session neither changes nor sees the victim's data", async () => {
       const intruder = await api.signIn(uniqueLogin('intruder'));

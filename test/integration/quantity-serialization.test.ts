@@ -11,6 +11,7 @@ import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } f
 import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
+import { addStackFingerprint } from '../../functions/stacks/add-stack.ts';
 import { handler as commitBillingTask } from '../../functions/workflow-tasks/commit-billing.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
@@ -287,17 +288,9 @@ describe('an item change whose answer was lost', () => {
     const subscriptionId = subscriptionOf(tenant.tenantId).id;
     const now = api.clock.now();
     const decided = { stackId: 'stk_lostanswer1', subscriptionId };
-    expect(
-      (
-        await claimIdempotencyKey(
-          tenant.tenantId,
-          'lost-1',
-          { fingerprint: JSON.stringify({ plan: 'plus' }), plan: {} },
-          now,
-        )
-      ).claimed,
-    ).toBe(true);
-    await recordIdempotencyPlan(tenant.tenantId, 'lost-1', decided);
+    const claimed = await claimIdempotencyKey(tenant.tenantId, 'lost-1', addStackFingerprint('plus'), now);
+    if (!claimed.claimed) throw new Error('the key was claimed before');
+    await recordIdempotencyPlan(claimed.claim, decided);
     const lease = await acquireItemLease(tenant.tenantId, 'stopped-add', now, 30);
     if (!('holder' in lease)) throw new Error('the lease was busy');
     const items = itemsAfterAdding(

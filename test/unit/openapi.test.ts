@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../lib/routes.ts';
+import { CREDENTIAL_BODY_MAX_BYTES, CREDENTIAL_MATERIAL_MAX_CHARS } from '#core/credentials.ts';
+import { MAX_BODY_BYTES } from '#http/handler.ts';
+import { routes, servedPaths } from '../../lib/routes.ts';
 
 const document = JSON.parse(
   readFileSync(path.resolve(import.meta.dirname, '../../docs/api/openapi.json'), 'utf8'),
@@ -12,12 +14,37 @@ describe('the OpenAPI document stays current with lib/routes.ts', () => {
     const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(
       ([p, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${p}`),
     );
-    expect(documented.sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
+    expect(documented.sort()).toEqual(
+      routes.flatMap((route) => servedPaths(route).map(({ path: p }) => `${route.method} ${p}`)).sort(),
+    );
   });
 
-  it('names each operation after its route id', () => {
-    for (const route of routes) {
-      expect(document.paths[route.path][route.method.toLowerCase()].operationId).toBe(route.id);
+  it('names each operation after its route id (a path of `alsoAt`, after its own id)', () => {
+    for (const route of routes)
+      for (const { path: p, id } of servedPaths(route))
+        expect(document.paths[p][route.method.toLowerCase()].operationId).toBe(id);
+  });
+
+  it("documents a route's other paths as the route itself: the same parameters, body and answers", () => {
+    const withAliases = routes.filter((route) => route.alsoAt?.length);
+    expect(withAliases.map((route) => route.id).sort()).toEqual(['GetCredentials', 'PostCredential']);
+    for (const route of withAliases) {
+      const method = route.method.toLowerCase();
+      const { operationId: _id, description: _text, ...own } = document.paths[route.path][method];
+      for (const { path: p } of route.alsoAt ?? []) {
+        const { operationId: _other, description, ...other } = document.paths[p][method];
+        expect(other, p).toEqual(own);
+        expect(description, p).toContain(`${route.method} ${route.path}`);
+      }
     }
+  });
+
+  it('states the body limits the handlers enforce: the general one, and the Credential provisioning’s own', () => {
+    expect(document['x-max-body-bytes']).toBe(MAX_BODY_BYTES);
+    const provisioning = document.paths['/v1/credentials/{name}'].post.requestBody;
+    expect(provisioning['x-max-body-bytes']).toBe(CREDENTIAL_BODY_MAX_BYTES);
+    expect(provisioning.content['application/json'].schema.properties.material.maxLength).toBe(
+      CREDENTIAL_MATERIAL_MAX_CHARS,
+    );
   });
 });

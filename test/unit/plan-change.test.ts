@@ -45,6 +45,24 @@ describe('confirming a Plan Change: refusals', () => {
     expect(confirmRefusals({ ...base, ...change })).toContain(refusal);
   });
 
+  it('a scheduled cancellation is named first, before and after the sweep moved the tenant (never account_closing for it)', () => {
+    expect(confirmRefusals({ ...base, cancelScheduled: true })[0]).toBe('cancellation_scheduled');
+    const swept = confirmRefusals({
+      ...base,
+      billingState: 'decommissioning',
+      stackLifecycle: 'decommissioning',
+      cancelScheduled: true,
+    });
+    expect(swept[0]).toBe('cancellation_scheduled');
+    expect(swept).not.toContain('account_closing');
+    // Closing for another cause (a refund, the suspended grace elapsed): the closing is the cause.
+    expect(confirmRefusals({ ...base, billingState: 'decommissioning' })[0]).toBe('account_closing');
+  });
+
+  it('the processor not reporting the subscription active refuses, even while our state says active', () => {
+    expect(confirmRefusals({ ...base, subscriptionActive: false })).toEqual(['subscription_not_active']);
+  });
+
   it('a change still waiting for capacity is no obstacle (the new one supersedes it); missing capacity is no refusal', () => {
     expect(confirmRefusals({ ...base, openChanges: ['waiting_for_capacity'] })).toEqual([]);
     expect(startingStatus(false)).toBe('waiting_for_capacity');

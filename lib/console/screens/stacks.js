@@ -79,7 +79,7 @@ export const stacksScreen = async (/** @type {any} */ me) => {
 
 /**
  * Why a leaving tenant's Stacks screen offers no Add a Stack, Plan Change or new Project: the API
- * refuses them (`account_closing`; a decommissioning Stack takes no new Project).
+ * refuses them (`cancellation_scheduled` or `account_closing`; a decommissioning Stack takes no new Project).
  */
 const leavingNote = () =>
   h(
@@ -112,7 +112,7 @@ const stackCard = async (/** @type {any} */ s, /** @type {any[]} */ plans, /** @
   ]);
   // What the API refuses is not offered: a Stack that is decommissioning or torn down takes no
   // new Project and changes no Plan (a `creating` Stack is running for the API); a leaving
-  // account (`account_closing`) changes no Plan either.
+  // account (`cancellation_scheduled`, `account_closing`) changes no Plan either.
   const running = s.lifecycle !== 'decommissioning' && s.lifecycle !== 'torn_down';
   const mayChangePlan = mayChangePlanOf(s, me);
   return h(

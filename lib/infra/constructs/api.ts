@@ -25,7 +25,7 @@ import type {
   QueueVariable,
   SecretVariable,
 } from '../../../functions/ports/config.ts';
-import { AUTHORIZER_HANDLER, type Route, routes, type SecretName } from '../../routes.ts';
+import { AUTHORIZER_HANDLER, type Route, routes, type SecretName, servedPaths } from '../../routes.ts';
 import type { CredentialsKey } from './credentials-key.ts';
 import type { ExportArchives } from './exports.ts';
 import { grantInvoke, grantTable, handlerFunction } from './lambda.ts';
@@ -117,22 +117,27 @@ export class ControlPlaneApi extends Construct {
 
     for (const route of routes) {
       const fn = this.routeFunction(route, props);
-      const [apiRoute] = this.api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.id}Integration`, fn),
-        authorizer:
-          route.auth === 'none'
-            ? new HttpNoneAuthorizer()
-            : route.auth === 'iam'
-              ? iamAuthorizer
-              : sessionAuthorizer,
-      });
-      if (route.auth === 'none') {
-        if (!route.publicBecause)
-          throw new Error(`route ${route.id} is public but says not why (publicBecause)`);
-        if (apiRoute)
-          Validations.of(apiRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: route.publicBecause });
+      // One integration of the function, one HTTP API route (and invoke permission) per path it
+      // answers at: a path of `alsoAt` adds no function.
+      const integration = new HttpLambdaIntegration(`${route.id}Integration`, fn);
+      for (const { path } of servedPaths(route)) {
+        const [apiRoute] = this.api.addRoutes({
+          path,
+          methods: [HttpMethod[route.method]],
+          integration,
+          authorizer:
+            route.auth === 'none'
+              ? new HttpNoneAuthorizer()
+              : route.auth === 'iam'
+                ? iamAuthorizer
+                : sessionAuthorizer,
+        });
+        if (route.auth === 'none') {
+          if (!route.publicBecause)
+            throw new Error(`route ${route.id} is public but says not why (publicBecause)`);
+          if (apiRoute)
+            Validations.of(apiRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: route.publicBecause });
+        }
       }
     }
     new CfnOutput(scope, 'ApiUrl', { value: this.api.apiEndpoint });

@@ -26,6 +26,7 @@ import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js'
 import { Construct } from 'constructs';
 import { CONSOLE_CACHE_CONTROL, CONSOLE_SECURITY_HEADERS } from '../../console-headers.ts';
 import { REPO_ROOT } from '../../constants.ts';
+import { type Route, routes, servedPaths } from '../../routes.ts';
 
 /** The console's static files (index.html, the ES modules, the CSS), deployed as they are. */
 export const CONSOLE_DIRECTORY = path.join(REPO_ROOT, 'lib', 'console');
@@ -36,6 +37,23 @@ interface PolicyJson {
 
 /** The path pattern that sends the API's requests through the console's site. */
 export const API_PATH_PATTERN = '/v1/*';
+
+/**
+ * Every path pattern the site sends to the API: API_PATH_PATTERN, and one per first segment of a
+ * path outside it that a tenant or Dispatcher route answers at (the specification's own
+ * Credential paths, `/credentials` and `/credentials/{name}`: `/credentials*`). The operators'
+ * IAM-signed routes are signed for the API's own host and stay off the site.
+ */
+export const apiPathPatterns = (table: readonly Route[] = routes): string[] => [
+  API_PATH_PATTERN,
+  ...new Set(
+    table
+      .filter((route) => route.auth !== 'iam')
+      .flatMap((route) => servedPaths(route).map(({ path: served }) => served))
+      .filter((served) => !served.startsWith('/v1/'))
+      .map((served) => `/${served.split('/')[1]}*`),
+  ),
+];
 
 export interface ConsoleSiteProps {
   /** The console's own domain on the distribution, with its certificate (us-east-1). */
@@ -56,8 +74,9 @@ const referrerPolicy = Object.values(HeadersReferrerPolicy).find(
  * - default behaviour: a private bucket (no public access, TLS only, encrypted) holding
  *   lib/console/ (`/` and `/index.html` the page, `/console/<file>` its assets), read through
  *   origin access control, with the security headers of lib/console-headers.ts;
- * - `/v1/*` (routeApi): the HTTP API, uncached, every method, with the viewer's cookies, query
- *   strings and headers (except Host, which must be the API's own);
+ * - `/v1/*` and the specification's own paths (`/credentials*`; routeApi, apiPathPatterns): the
+ *   HTTP API, uncached, every method, with the viewer's cookies, query strings and headers
+ *   (except Host, which must be the API's own);
  * - `/exports/*`: added by ExportArchives (signed URLs only).
  */
 export class ConsoleSite extends Construct {
@@ -115,7 +134,7 @@ export class ConsoleSite extends Construct {
         : {};
     this.distribution = new Distribution(this, 'Distribution', {
       comment:
-        "The console's site: its files, the API under /v1/*, export downloads under /exports/* (signed URLs only)",
+        "The console's site: its files, the API under /v1/* (and /credentials*), export downloads under /exports/* (signed URLs only)",
       defaultRootObject: 'index.html',
       defaultBehavior: {
         origin: S3BucketOrigin.withOriginAccessControl(this.bucket, {
@@ -181,15 +200,17 @@ export class ConsoleSite extends Construct {
     new CfnOutput(scope, 'ConsoleUrl', { value: `${this.url}/` });
   }
 
-  /** Sends `/v1/*` to the HTTP API: same site as the page, so its session cookie is first-party. */
+  /**
+   * Sends `/v1/*` (and the specification's own paths, apiPathPatterns) to the HTTP API: same site
+   * as the page, so its session cookie is first-party.
+   */
   routeApi(api: HttpApi): void {
     const stack = Stack.of(api);
-    this.distribution.addBehavior(
-      API_PATH_PATTERN,
-      new HttpOrigin(`${api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
-        protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
-      }),
-      {
+    const origin = new HttpOrigin(`${api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
+      protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+    });
+    for (const pattern of apiPathPatterns())
+      this.distribution.addBehavior(pattern, origin, {
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
         allowedMethods: AllowedMethods.ALLOW_ALL,
         cachePolicy: CachePolicy.CACHING_DISABLED,
@@ -197,8 +218,7 @@ export class ConsoleSite extends Construct {
         originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
         // The API's bodies as it sent them (JSON, small).
         compress: false,
-      },
-    );
+      });
   }
 
   /**

@@ -5,7 +5,7 @@ import { Architecture, type CfnFunction, type IFunction, Runtime } from 'aws-cdk
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { DEFAULTS, type Environment } from '../../../functions/ports/config.ts';
+import { API_FUNCTION_TIMEOUT_SECONDS, DEFAULTS, type Environment } from '../../../functions/ports/config.ts';
 import { REPO_ROOT } from '../../constants.ts';
 import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../bundling.ts';
 
@@ -38,7 +38,8 @@ export const handlerFunction = (
     runtime: Runtime.NODEJS_24_X,
     architecture: Architecture.ARM_64,
     memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
-    timeout: props.timeout ?? Duration.seconds(10),
+    // The API's functions (routes, authorizer): the time an Idempotency-Key claim is held for.
+    timeout: props.timeout ?? Duration.seconds(API_FUNCTION_TIMEOUT_SECONDS),
     logGroup,
     ...(props.reservedConcurrentExecutions === undefined
       ? {}
