@@ -34,12 +34,13 @@ const FILES: Record<string, string> = {
   'functions/ports/clock.ts': 'export const clock = 1;\n',
   // Allowed: a use case imports core, store, ports and another use case.
   'functions/billing/use-case.ts':
-    "import { logger } from '#ports/logger.ts';\nimport { handler } from '../api/get-thing.ts';\nimport { standIn } from '../../lib/local/stand-in.ts';\nimport { other } from '#core/other.ts';\nimport { clock } from '#ports/clock.ts';\nimport { more } from '../stacks/more.ts';\nexport const useCase = [logger, handler, standIn, other, clock, more];\n",
+    "import { respond } from '#http/respond.ts';\nimport { handler } from '../api/get-thing.ts';\nimport { standIn } from '../../lib/local/stand-in.ts';\nimport { other } from '#core/other.ts';\nimport { clock } from '#ports/clock.ts';\nimport { more } from '../stacks/more.ts';\nexport const useCase = [respond, handler, standIn, other, clock, more];\n",
   'functions/stacks/more.ts': 'export const more = 1;\n',
   'functions/ports/logger.ts': 'export const logger = 1;\n',
+  'functions/http/respond.ts': 'export const respond = 1;\n',
   // Allowed: a handler imports http and a use case.
   'functions/api/get-thing.ts':
-    "import { logger } from '#ports/logger.ts';\nimport { more } from '../stacks/more.ts';\nexport const handler = [logger, more];\n",
+    "import { respond } from '#http/respond.ts';\nimport { logger } from '#ports/logger.ts';\nimport { more } from '../stacks/more.ts';\nexport const handler = [respond, logger, more];\n",
   'lib/local/stand-in.ts':
     "import { App } from 'aws-cdk-lib';\nimport { app } from '../infra/app.ts';\nimport { routes } from '../routes.ts';\nexport const standIn = [App, app, routes];\n",
   // Allowed: the CDK app imports aws-cdk-lib, the shared route table and functions/.
@@ -91,7 +92,7 @@ describe('the layer rules (npm run lint) find each break, and only breaks', () =
         'core-imports-nothing-of-ours: functions/core/rule.ts -> functions/store/thing.ts',
         'core-does-no-io: functions/core/rule.ts -> fs',
         'store-and-ports-not-use-cases: functions/store/thing.ts -> functions/billing/use-case.ts',
-        'use-cases-not-http: functions/billing/use-case.ts -> functions/ports/logger.ts',
+        'use-cases-not-http: functions/billing/use-case.ts -> functions/http/respond.ts',
         'nothing-imports-an-entry-point: functions/billing/use-case.ts -> functions/api/get-thing.ts',
         'functions-not-lib-or-test: functions/billing/use-case.ts -> lib/local/stand-in.ts',
         'only-the-cdk-app-loads-the-cdk: lib/local/stand-in.ts -> lib/infra/app.ts',
