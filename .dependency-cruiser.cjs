@@ -75,6 +75,14 @@ module.exports = {
       to: { path: '^node_modules/(aws-cdk-lib|constructs|cdk-nag)/' },
     },
     {
+      name: 'stripe-only-in-the-processor-port',
+      comment:
+        'The Stripe SDK is loaded by the processor port (functions/ports/processor/) and nowhere else; the emulator (lib/local/processor/) reads its types to answer in the same shapes.',
+      severity: 'error',
+      from: { pathNot: '^(functions/ports/processor|lib/local/processor)/' },
+      to: { path: '^node_modules/stripe/' },
+    },
+    {
       name: 'console-is-self-contained',
       comment: "lib/console is served as it is to the browser: it imports only lib/console's own files.",
       severity: 'error',

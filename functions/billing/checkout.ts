@@ -5,14 +5,11 @@ import { placeablePlans, withoutReservationOf } from '#core/placement.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { Refusal } from '#core/refusal.ts';
 import { config } from '#ports/config.ts';
-import {
-  checkoutSession,
-  createCheckoutSession,
-  createCustomer,
-  priceIdForPlan,
-  withProcessorDeadline,
-} from '#ports/processor.ts';
-import { viaProcessor } from '#ports/processor-errors.ts';
+import { priceIdForPlan } from '#ports/processor/catalog.ts';
+import { checkoutSession, createCheckoutSession } from '#ports/processor/checkout.ts';
+import { createCustomer } from '#ports/processor/customers.ts';
+import { withProcessorDeadline } from '#ports/processor/deadline.ts';
+import { viaProcessor } from '#ports/processor/errors.ts';
 import {
   type Billing,
   claimCheckout,

@@ -1,6 +1,6 @@
 import { leavingRefusal } from '#core/leaving.ts';
 import { Refusal } from '#core/refusal.ts';
-import { viaProcessor } from '#ports/processor-errors.ts';
+import { viaProcessor } from '#ports/processor/errors.ts';
 import { clearCheckout, getBilling } from '#store/billing.ts';
 import { releaseReservation } from '#store/capacity.ts';
 import { requestClose, type Tenant } from '#store/tenants.ts';

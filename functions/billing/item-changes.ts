@@ -3,16 +3,10 @@ import { type ItemChange, targetPriceOf } from '#core/stack-growth.ts';
 import { clock } from '#ports/clock.ts';
 import { logger } from '#ports/logger.ts';
 import { recordAbandonedAddUndone } from '#ports/metrics.ts';
-import {
-  changeSubscriptionItems,
-  commitItemChange,
-  committedAdjustment,
-  MIN_REQUEST_MS,
-  ProcessorError,
-  processorTimeLeftMs,
-  subscriptionItems,
-  withProcessorDeadline,
-} from '#ports/processor.ts';
+import { MIN_REQUEST_MS, processorTimeLeftMs, withProcessorDeadline } from '#ports/processor/deadline.ts';
+import { ProcessorError } from '#ports/processor/errors.ts';
+import { changeSubscriptionItems, commitItemChange, committedAdjustment } from '#ports/processor/items.ts';
+import { subscriptionItems } from '#ports/processor/subscriptions.ts';
 import { releaseReservation } from '#store/capacity.ts';
 import { IDEMPOTENCY_HOURS } from '#store/idempotency.ts';
 import {

@@ -7,13 +7,9 @@ import {
   sameEmail,
 } from '#core/money-back.ts';
 import { Refusal } from '#core/refusal.ts';
-import {
-  customerEmail,
-  invoicePayments,
-  type Payment,
-  ProcessorError,
-  settledInvoices,
-} from '#ports/processor.ts';
+import { customerEmail } from '#ports/processor/customers.ts';
+import { ProcessorError } from '#ports/processor/errors.ts';
+import { invoicePayments, type Payment, settledInvoices } from '#ports/processor/payments.ts';
 import { getBilling } from '#store/billing.ts';
 import { outboxPut } from '#store/outbox.ts';
 import {

@@ -1,8 +1,8 @@
 import { leavingRefusal } from '#core/leaving.ts';
 import { Refusal } from '#core/refusal.ts';
 import { config } from '#ports/config.ts';
-import { createPortalSession } from '#ports/processor.ts';
-import { viaProcessor } from '#ports/processor-errors.ts';
+import { viaProcessor } from '#ports/processor/errors.ts';
+import { createPortalSession } from '#ports/processor/portal.ts';
 import { getBilling } from '#store/billing.ts';
 import type { Tenant } from '#store/tenants.ts';
 

@@ -1,7 +1,8 @@
 import { needsRepricing } from '#core/price-lock.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { logger } from '#ports/logger.ts';
-import { priceIdForPlan, subscriptionItems } from '#ports/processor.ts';
+import { priceIdForPlan } from '#ports/processor/catalog.ts';
+import { subscriptionItems } from '#ports/processor/subscriptions.ts';
 import { readItemLease } from '#store/item-lease.ts';
 import {
   completePriceMove,

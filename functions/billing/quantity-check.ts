@@ -11,7 +11,9 @@ import {
   type StackBilling,
 } from '#core/quantities.ts';
 import { targetPriceOf } from '#core/stack-growth.ts';
-import { ProcessorError, priceIdForPlan, retrieveSubscription, subscriptionItems } from '#ports/processor.ts';
+import { priceIdForPlan } from '#ports/processor/catalog.ts';
+import { ProcessorError } from '#ports/processor/errors.ts';
+import { retrieveSubscription, subscriptionItems } from '#ports/processor/subscriptions.ts';
 import { getBilling } from '#store/billing.ts';
 import { type ItemChangeEntry, readItemLease } from '#store/item-lease.ts';
 import { getPlanChange } from '#store/plan-changes.ts';

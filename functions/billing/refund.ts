@@ -1,11 +1,7 @@
 import type { OurCancelReason } from '#core/lifecycle.ts';
-import {
-  cancelSubscriptionNow,
-  type Payment,
-  paymentsOf,
-  refundPayment,
-  voidOpenInvoices,
-} from '#ports/processor.ts';
+import { voidOpenInvoices } from '#ports/processor/invoices.ts';
+import { type Payment, paymentsOf, refundPayment } from '#ports/processor/payments.ts';
+import { cancelSubscriptionNow } from '#ports/processor/subscriptions.ts';
 
 export interface RefundOutcome {
   /** Minor units refunded by this run (what earlier runs refunded is not counted again). */

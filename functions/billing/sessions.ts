@@ -1,5 +1,6 @@
 import { isLiveSubscription } from '#core/lifecycle.ts';
-import { expireCheckoutSession, listSubscriptions, openCheckoutSessions } from '#ports/processor.ts';
+import { expireCheckoutSession, openCheckoutSessions } from '#ports/processor/checkout.ts';
+import { listSubscriptions } from '#ports/processor/subscriptions.ts';
 
 /** Does the processor have a live subscription for the customer (a payment maybe still on its way)? */
 export const hasLiveSubscription = async (customerId: string): Promise<boolean> =>

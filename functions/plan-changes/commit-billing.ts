@@ -6,13 +6,10 @@ import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { config } from '#ports/config.ts';
 import { logger } from '#ports/logger.ts';
 import { recordBillingCommitRefused } from '#ports/metrics.ts';
-import {
-  committedAdjustment,
-  ProcessorError,
-  priceIdForPlan,
-  retrieveSubscription,
-  subscriptionItemsInPeriod,
-} from '#ports/processor.ts';
+import { priceIdForPlan } from '#ports/processor/catalog.ts';
+import { ProcessorError } from '#ports/processor/errors.ts';
+import { committedAdjustment } from '#ports/processor/items.ts';
+import { retrieveSubscription, subscriptionItemsInPeriod } from '#ports/processor/subscriptions.ts';
 import { getBilling } from '#store/billing.ts';
 import { consumeItemChangeWrite, type ItemChangeEntry } from '#store/item-lease.ts';
 import { type PlanChange, planChangeUpdate } from '#store/plan-changes.ts';

@@ -3,7 +3,7 @@ import { CONFIRM_REFUSAL_TEXT, expiryOf, startingStatus } from '#core/plan-chang
 import type { PlanValue } from '#core/plans.ts';
 import { endPriceLock } from '#core/price-lock.ts';
 import { Refusal } from '#core/refusal.ts';
-import { withProcessorDeadline } from '#ports/processor.ts';
+import { withProcessorDeadline } from '#ports/processor/deadline.ts';
 import { startPlanChange, stopPlanChange } from '#ports/workflows.ts';
 import { placeHold } from '#store/capacity.ts';
 import {

@@ -13,15 +13,11 @@ import {
 } from '#core/price-lock.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { config } from '#ports/config.ts';
-import {
-  ProcessorError,
-  previewItemChange,
-  priceIdForPlan,
-  retrieveSubscription,
-  subscriptionItems,
-  withProcessorDeadline,
-} from '#ports/processor.ts';
-import { viaProcessor } from '#ports/processor-errors.ts';
+import { priceIdForPlan } from '#ports/processor/catalog.ts';
+import { withProcessorDeadline } from '#ports/processor/deadline.ts';
+import { ProcessorError, viaProcessor } from '#ports/processor/errors.ts';
+import { previewItemChange } from '#ports/processor/preview.ts';
+import { retrieveSubscription, subscriptionItems } from '#ports/processor/subscriptions.ts';
 import { getBilling } from '#store/billing.ts';
 import { listInventory } from '#store/capacity.ts';
 import type { StoredStack } from '#store/stacks.ts';

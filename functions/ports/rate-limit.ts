@@ -87,5 +87,5 @@ export const processorRateLimit = async (): Promise<RateLimiter> => {
   });
 };
 
-/** Waits until one more processor call may start (the single use: `call` in processor.ts). */
+/** Waits until one more processor call may start (the single use: `call` in processor/client.ts). */
 export const awaitProcessorTurn = async (): Promise<void> => (await processorRateLimit()).acquire();

@@ -1,5 +1,5 @@
 import { logger } from '#ports/logger.ts';
-import { eventFacts, isProcessorEvent } from '#ports/processor-events.ts';
+import { eventFacts, isProcessorEvent } from '#ports/processor/events.ts';
 import { deleteProcessorEvent, receiveProcessorEvents } from '#ports/queue.ts';
 import { applyEventOnce, tenantOfCustomer } from '#store/processor-events.ts';
 

@@ -19,16 +19,15 @@ import { stackName } from '#core/slug.ts';
 import { decommissioned, FIRST_STACK_ID, stackOnPlan, tornDown } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
 import { logger } from '#ports/logger.ts';
+import { expireCheckoutSession } from '#ports/processor/checkout.ts';
+import { failedPaymentAt, voidOpenInvoices } from '#ports/processor/invoices.ts';
+import { firstPaidInvoiceAt } from '#ports/processor/payments.ts';
 import {
   cancelSubscriptionNow,
-  expireCheckoutSession,
-  failedPaymentAt,
-  firstPaidInvoiceAt,
   listSubscriptions,
   retrieveSubscription,
   scheduleCancelAtPeriodEnd,
-  voidOpenInvoices,
-} from '#ports/processor.ts';
+} from '#ports/processor/subscriptions.ts';
 import {
   type Billing,
   clearCheckout,

@@ -8,15 +8,11 @@ import { Refusal } from '#core/refusal.ts';
 import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-growth.ts';
 import { stackOnPlan } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
-import {
-  ProcessorError,
-  previewItemChange,
-  priceIdForPlan,
-  retrieveSubscription,
-  subscriptionItems,
-  withProcessorDeadline,
-} from '#ports/processor.ts';
-import { outcomeUnknown, viaProcessor } from '#ports/processor-errors.ts';
+import { priceIdForPlan } from '#ports/processor/catalog.ts';
+import { withProcessorDeadline } from '#ports/processor/deadline.ts';
+import { outcomeUnknown, ProcessorError, viaProcessor } from '#ports/processor/errors.ts';
+import { previewItemChange } from '#ports/processor/preview.ts';
+import { retrieveSubscription, subscriptionItems } from '#ports/processor/subscriptions.ts';
 import { getBilling } from '#store/billing.ts';
 import { listInventory, releaseReservation, reserveCapacity } from '#store/capacity.ts';
 import {

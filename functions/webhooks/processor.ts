@@ -3,8 +3,8 @@ import { httpHandler } from '#http/handler.ts';
 import { logger } from '#ports/logger.ts';
 import { recordWebhook } from '#ports/metrics.ts';
 import { nudgeSweep } from '#ports/nudge.ts';
-import { verifyWebhook } from '#ports/processor.ts';
-import { isProcessorEvent } from '#ports/processor-events.ts';
+import { isProcessorEvent } from '#ports/processor/events.ts';
+import { verifyWebhook } from '#ports/processor/webhooks.ts';
 import { enqueueProcessorEvent } from '#ports/queue.ts';
 
 /** Stripe's largest event payloads stay well below this. */

@@ -6,7 +6,7 @@ import { resumeOpenPlanChanges } from '../../functions/plan-changes/resume.ts';
 import { installClock, systemClock } from '../../functions/ports/clock.ts';
 import { ENVIRONMENT } from '../../functions/ports/config.ts';
 import { installLocalNudge } from '../../functions/ports/nudge.ts';
-import { syncCatalog } from '../../functions/ports/processor.ts';
+import { syncCatalog } from '../../functions/ports/processor/catalog.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { CONSOLE_CACHE_CONTROL, CONSOLE_SECURITY_HEADERS } from '../console-headers.ts';
 import { routes } from '../routes.ts';

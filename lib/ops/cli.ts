@@ -12,7 +12,7 @@ import { isPlanValue, PLAN_VALUES, PLANS } from '../../functions/core/plans.ts';
 import { priceNameText } from '../../functions/core/quantities.ts';
 import { Refusal } from '../../functions/core/refusal.ts';
 import { operatorPlanChange } from '../../functions/plan-changes/operator.ts';
-import { syncCatalog } from '../../functions/ports/processor.ts';
+import { syncCatalog } from '../../functions/ports/processor/catalog.ts';
 import { processorQueueStatus, sqsQueueCounts } from '../../functions/ports/queue.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { REPO_ROOT } from '../constants.ts';

@@ -6,7 +6,7 @@ import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import { getTenant } from '#store/tenants.ts';
-import { syncCatalog } from '../../functions/ports/processor.ts';
+import { syncCatalog } from '../../functions/ports/processor/catalog.ts';
 import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { deliverWebhooksTo, LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
 import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';

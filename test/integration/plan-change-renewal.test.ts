@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PlanChangeExecution } from '#core/plan-change.ts';
 import { recordBillingCommitRefused } from '#ports/metrics.ts';
-import { ProcessorError, previewItemChange } from '#ports/processor.ts';
+import { ProcessorError } from '#ports/processor/errors.ts';
+import { previewItemChange } from '#ports/processor/preview.ts';
 import { setCapacityTotal } from '#store/capacity.ts';
 import { readItemLease } from '#store/item-lease.ts';
 import { getPlanChange } from '#store/plan-changes.ts';

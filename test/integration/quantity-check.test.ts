@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { priceIdForPlan } from '#ports/processor.ts';
+import { priceIdForPlan } from '#ports/processor/catalog.ts';
 import { setCapacityTotal } from '#store/capacity.ts';
 import { acquireItemLease, releaseItemLease } from '#store/item-lease.ts';
 import { listStacks } from '#store/stacks.ts';

@@ -5,7 +5,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PLAN_VALUES } from '../../functions/core/plans.ts';
 import { installClock } from '../../functions/ports/clock.ts';
 import { installLocalNudge } from '../../functions/ports/nudge.ts';
-import { syncCatalog } from '../../functions/ports/processor.ts';
+import { syncCatalog } from '../../functions/ports/processor/catalog.ts';
 import { setCapacityTotal } from '../../functions/store/capacity.ts';
 import { db, tableName } from '../../functions/store/client.ts';
 import { keys } from '../../functions/store/keys.ts';

@@ -24,6 +24,14 @@ const FILES: Record<string, string> = {
   }),
   'node_modules/aws-cdk-lib/package.json': JSON.stringify({ name: 'aws-cdk-lib', main: 'index.js' }),
   'node_modules/aws-cdk-lib/index.js': 'export const App = 1;\n',
+  'node_modules/stripe/package.json': JSON.stringify({ name: 'stripe', main: 'index.js' }),
+  'node_modules/stripe/index.js': 'export default class Stripe {}\n',
+  // Allowed: the processor port loads the Stripe SDK, and the emulator reads its types.
+  'functions/ports/processor/client.ts':
+    "import Stripe from 'stripe';\nimport { clock } from '../clock.ts';\nexport const client = [Stripe, clock];\n",
+  'lib/local/processor/shapes.ts': "import type Stripe from 'stripe';\nexport type Shape = Stripe;\n",
+  // A port outside the processor folder does not load the Stripe SDK.
+  'functions/ports/mail.ts': "import Stripe from 'stripe';\nexport const mail = Stripe;\n",
   // Allowed: core imports core and node:crypto.
   'functions/core/rule.ts':
     "import { createHash } from 'node:crypto';\nimport { readFileSync } from 'node:fs';\nimport { other } from './other.ts';\nimport { thing } from '#store/thing.ts';\nexport const rule = [createHash, readFileSync, other, thing];\n",
@@ -98,6 +106,7 @@ describe('the layer rules (npm run lint) find each break, and only breaks', () =
         'only-the-cdk-app-loads-the-cdk: lib/local/stand-in.ts -> lib/infra/app.ts',
         'cdk-only-in-infra: lib/local/stand-in.ts -> node_modules/aws-cdk-lib/index.js',
         'console-is-self-contained: lib/console/app.js -> lib/routes.ts',
+        'stripe-only-in-the-processor-port: functions/ports/mail.ts -> node_modules/stripe/index.js',
         'no-circular: test/unit/a.ts -> test/unit/b.ts',
         'no-unresolvable: test/unit/c.ts -> ./missing.ts',
       ].sort(),

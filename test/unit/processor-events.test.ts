@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventFacts, isProcessorEvent } from '#ports/processor-events.ts';
+import { eventFacts, isProcessorEvent } from '#ports/processor/events.ts';
 
 const event = (type: string, object: Record<string, unknown>) => ({ id: 'evt_1', type, data: { object } });
 

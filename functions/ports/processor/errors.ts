@@ -1,5 +1,22 @@
 import { Refusal } from '#core/refusal.ts';
-import { ProcessorError } from './processor.ts';
+
+/**
+ * How the processor port fails, and how a failure becomes a refusal a tenant reads. Nothing here
+ * loads the Stripe SDK: a module that only handles processor failures stays small.
+ */
+
+export class ProcessorError extends Error {
+  /** `unavailable`: retry later; `rejected`: the processor refused the request as made. */
+  readonly kind: 'unavailable' | 'rejected';
+  /** True when the request never left (no time was left for it): the processor got nothing. */
+  readonly notSent: boolean;
+  constructor(kind: 'unavailable' | 'rejected', message: string, options: { notSent?: boolean } = {}) {
+    super(message);
+    this.name = 'ProcessorError';
+    this.kind = kind;
+    this.notSent = options.notSent ?? false;
+  }
+}
 
 /** Runs a processor call; its failures become 502s that say whether a retry may help. */
 export const viaProcessor = async <T>(operation: () => Promise<T>): Promise<T> => {
