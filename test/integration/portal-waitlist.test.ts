@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { joinWaitlist } from '#store/waitlist.ts';
 import { notifyWaitlist } from '../../functions/reconciler/waitlist.ts';
-import { emailsTo, type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { emailsTo } from '../support/gateway.ts';
 import {
   cancelInPortal,
   openPage,
@@ -15,13 +16,7 @@ import {
   updateCardInPortal,
 } from '../support/hosted-pages.ts';
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
 
 const portal = (token: string) => api.call('POST', '/v1/billing/portal', { token });
 

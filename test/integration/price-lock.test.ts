@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PlanValue } from '#core/plans.ts';
 import { listPriceOf, parsePlanPrices } from '#core/price-lock.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { changeSubscriptionItems, subscriptionItems, syncCatalog } from '#ports/processor.ts';
 import { getStack, recordPriceMove } from '#store/stacks.ts';
-import { gatewayForFile } from '../support/file-gateway.ts';
+import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
 import type { TestControlPlane } from '../support/gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
 import { planChangeWorld } from '../support/plan-change-world.ts';
@@ -18,20 +18,8 @@ import { processorView } from '../support/processor-view.ts';
  * and later subscriptions pay the prices of the day. Amounts are read at the processor emulator.
  */
 
-const saved = { openSignupAt: process.env.OPEN_SIGNUP_AT, planPrices: process.env.PLAN_PRICES };
-beforeAll(() => {
-  // Configuration is read when used: each test says where Open Signup is.
-  delete process.env.OPEN_SIGNUP_AT;
-  delete process.env.PLAN_PRICES;
-});
-afterAll(() => {
-  for (const [name, value] of [
-    ['OPEN_SIGNUP_AT', saved.openSignupAt],
-    ['PLAN_PRICES', saved.planPrices],
-  ] as const)
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-});
+// Configuration is read when used: each test says where Open Signup is.
+environmentForFile({ OPEN_SIGNUP_AT: undefined, PLAN_PRICES: undefined });
 
 const { api, emulator } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
 const { payingWithDispatcher, until } = planChangeWorld(api);

@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listPriceOf, parsePlanPrices } from '#core/price-lock.ts';
 import { itemsAfterAdding } from '#core/stack-growth.ts';
 import { changeSubscriptionItems, priceIdForPlan, subscriptionItems, syncCatalog } from '#ports/processor.ts';
@@ -10,7 +10,7 @@ import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
 import type { ProcessorFault } from '../../lib/local/processor/http.ts';
-import { gatewayForFile } from '../support/file-gateway.ts';
+import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
 import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
 import {
   commitDoor,
@@ -33,20 +33,8 @@ import { waitFor } from '../support/wait.ts';
  * faults lose answers, fail reads, refuse requests and store error answers.
  */
 
-const saved = { openSignupAt: process.env.OPEN_SIGNUP_AT, planPrices: process.env.PLAN_PRICES };
-beforeAll(() => {
-  // Open Signup has come: no Stack is under a Founding Price Lock, every one follows today's prices.
-  process.env.OPEN_SIGNUP_AT = '2020-01-01T00:00:00.000Z';
-  delete process.env.PLAN_PRICES;
-});
-afterAll(() => {
-  for (const [name, value] of [
-    ['OPEN_SIGNUP_AT', saved.openSignupAt],
-    ['PLAN_PRICES', saved.planPrices],
-  ] as const)
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-});
+// Open Signup has come: no Stack is under a Founding Price Lock, every one follows today's prices.
+environmentForFile({ OPEN_SIGNUP_AT: '2020-01-01T00:00:00.000Z', PLAN_PRICES: undefined });
 const door = commitDoor();
 const { api, emulator } = gatewayForFile(
   { processor: true, stepFunctions: { waitMs: 10, handlers: door.handlers } },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { waitlistCapacityEmail } from '#core/emails.ts';
 import { sendEmail } from '#ports/mail.ts';
 import { queueDepth } from '#ports/queue.ts';
@@ -10,17 +10,12 @@ import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { listPendingEmails, outboxPut } from '#store/outbox.ts';
 import { type OutboxSender, sendPendingEmails } from '../../functions/reconciler/outbox.ts';
-import { emailsTo, type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { emailsTo, uniqueRegion } from '../support/gateway.ts';
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  // Failed messages come back after a second (the stand-in reads 0 as its default), so the
-  // dead-letter path runs in seconds.
-  api = await testGateway({ processor: true, visibilityTimeoutSeconds: 1 });
-});
-afterAll(async () => {
-  await api.stop();
-});
+// Failed messages come back after a second (the stand-in reads 0 as its default), so the
+// dead-letter path runs in seconds.
+const { api } = gatewayForFile({ processor: true, visibilityTimeoutSeconds: 1 });
 
 describe('waitlist capacity emails', () => {
   it('each waitlisted tenant gets exactly one email, only after capacity opens', async () => {

@@ -47,3 +47,22 @@ export const gatewayForFile = (options: GatewayOptions = {}, hooks: { beforeStop
     }) as ProcessorEmulator,
   };
 };
+
+/**
+ * Sets these environment variables (`undefined`: unset) for this file, from `beforeAll` on, and
+ * gives back the values they had in `afterAll`. Called before gatewayForFile, the control plane
+ * starts with them.
+ */
+export const environmentForFile = (values: Record<string, string | undefined>) => {
+  const saved = new Map<string, string | undefined>();
+  const apply = (from: Iterable<[string, string | undefined]>) => {
+    for (const [name, value] of from)
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+  };
+  beforeAll(() => {
+    for (const name of Object.keys(values)) saved.set(name, process.env[name]);
+    apply(Object.entries(values));
+  });
+  afterAll(() => apply(saved));
+};
