@@ -40,6 +40,8 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          // The app is synthesized (bundled, cdk-nag run) once per run and read by every file.
+          globalSetup: ['test/support/infra-setup.ts'],
           setupFiles: ['test/support/test-environment.ts'],
           pool: 'forks',
           testTimeout: 60_000,

@@ -1,11 +1,11 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXPORT_RETENTION_DAYS } from '#core/exports.ts';
-import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
 import { ConsoleSite } from '../../lib/infra/constructs/console.ts';
 import { ExportArchives, PLACEHOLDER_SIGNING_PUBLIC_KEY } from '../../lib/infra/constructs/exports.ts';
 import { routes } from '../../lib/routes.ts';
+import { synthesizedStack } from '../support/synthesized-stack.ts';
 
 /**
  * The export archives' infrastructure (lib/infra/constructs/exports.ts): a private bucket that only the
@@ -15,12 +15,7 @@ import { routes } from '../../lib/routes.ts';
  */
 
 type Resource = { Properties: Record<string, unknown> };
-let template: Template;
-
-beforeAll(() => {
-  const { stack } = buildApp(new App({ context: cdkJsonContext() }));
-  template = Template.fromStack(stack);
-}, 120_000);
+const { template } = synthesizedStack();
 
 const only = (type: string): [string, Resource] => {
   const found = Object.entries(template.findResources(type)) as [string, Resource][];

@@ -1,27 +1,17 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TABLE_DEFINITION } from '#store/table.ts';
 import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
 import { ALARM_THRESHOLDS } from '../../lib/infra/constructs/alarms.ts';
 import { PLAN_CHANGE_TASKS } from '../../lib/plan-change-tasks.ts';
 import { routes, servedPaths } from '../../lib/routes.ts';
+import { nagViolations, synthesizedStack } from '../support/synthesized-stack.ts';
 
-let template: Template;
-let app: App;
-let assemblyDirectory: string;
-
-beforeAll(() => {
-  const built = buildApp(new App({ context: cdkJsonContext() }));
-  app = built.app;
-  const { stack } = built;
-  // Synthesizing the app runs cdk-nag (a policy validation plugin); findings fail the synth.
-  assemblyDirectory = app.synth().directory;
-  template = Template.fromStack(stack);
-}, 120_000);
+// The app as `cdk synth` makes it, bundled; synthesizing it ran cdk-nag (a policy validation
+// plugin), whose findings fail the synth.
+const { template, assemblyDirectory, acknowledgements } = synthesizedStack();
 
 describe('the CDK stack', () => {
   it('has one table with PITR, deletion protection, retained on stack delete, built from the table definition', () => {
@@ -240,17 +230,7 @@ describe('the CDK stack', () => {
   });
 
   it('passes cdk-nag AwsSolutions with no unsuppressed finding, every suppression with a reason', () => {
-    const report = JSON.parse(readFileSync(path.join(assemblyDirectory, 'validation-report.json'), 'utf8'));
-    const violations = (report.pluginReports ?? []).flatMap(
-      (plugin: { violations?: unknown[] }) => plugin.violations ?? [],
-    );
-    expect(violations).toEqual([]);
-    const acknowledgements = app.node
-      .findAll()
-      .flatMap((construct) =>
-        construct.node.metadata.filter((entry) => entry.type === 'aws:cdk:acknowledged-rules'),
-      )
-      .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
+    expect(nagViolations(assemblyDirectory)).toEqual([]);
     expect(acknowledgements.length).toBeGreaterThan(0);
     for (const [rule, reason] of acknowledgements) {
       expect(rule).toMatch(/AwsSolutions-/);
@@ -259,7 +239,10 @@ describe('the CDK stack', () => {
   });
 
   it('cdk-nag really runs: a non-compliant resource fails the synth', () => {
-    const { app: scratch } = buildApp(new App({ context: cdkJsonContext() }));
+    // Not bundled: cdk-nag reads the template, which is the same but for asset hashes.
+    const { app: scratch } = buildApp(
+      new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } }),
+    );
     const extra = new Stack(scratch, 'NagProbe');
     new Table(extra, 'NoBackups', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
     expect(() => scratch.synth()).toThrow(/AwsSolutions-DDB3/);

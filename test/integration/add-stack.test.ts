@@ -1,24 +1,18 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
 import { TEST_CARDS } from '../support/hosted-pages.ts';
+import { processorView } from '../support/processor-view.ts';
 
 /** Adding Stacks: billed on the one subscription, placed as at checkout, idempotent, capped. */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api, emulator } = gatewayForFile({ processor: true });
+const { subscriptionOf } = processorView(emulator);
 
 type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
 
@@ -32,11 +26,6 @@ const add = (tenant: Tenant, plan: string, key?: string) =>
     ...(key ? { headers: { 'idempotency-key': key } } : {}),
   });
 
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error('no subscription');
-  return found;
-};
 const planOfPrice = (priceId: string) => emulator.state.prices[priceId]?.lookupKey;
 
 /** Everything stored for the tenant, and its region's capacity: what a refusal must leave as it was. */

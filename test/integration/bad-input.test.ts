@@ -1,19 +1,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { API_GATEWAY_MAX_BODY_BYTES } from '../../lib/local/http-adapter.ts';
-import { type TestControlPlane, testGateway, uniqueLogin, uniqueSlug } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueLogin, uniqueSlug } from '../support/gateway.ts';
 
 /** Bad input gets a clear 4xx and writes nothing. */
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway();
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile();
 
 const slugClaim = async (slug: string) =>
   (await db().send(new GetCommand({ TableName: tableName(), Key: keys.slug(slug) }))).Item;

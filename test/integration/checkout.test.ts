@@ -1,9 +1,10 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueRegion } from '../support/gateway.ts';
 import {
   applyPromotionCode,
   openPage,
@@ -12,13 +13,7 @@ import {
   totalShown,
 } from '../support/hosted-pages.ts';
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
 
 const checkout = (token: string, body: unknown = {}) =>
   api.call('POST', '/v1/billing/checkout', { token, body });

@@ -1,25 +1,20 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_CATALOG } from '#ports/config.ts';
 import { db, tableName } from '#store/client.ts';
 import { credentialPutWrite, getCredential } from '#store/credentials.ts';
 import { keys } from '#store/keys.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import type { TestControlPlane } from '../support/gateway.ts';
 
 /**
  * GET /v1/credentials/catalog (docs/credentials.md): the Provider catalog and the consent text the
  * console shows, and provisioning holding a Credential's consent to that text's version.
  */
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
 
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CredentialKind, Provider, RuntimeProfile } from '#core/credentials.ts';
 import { sealSecret } from '#ports/secrets-vault.ts';
 import {
@@ -15,7 +15,7 @@ import {
 import { setCredentialRoutes } from '#store/projects.ts';
 import { getTenant } from '#store/tenants.ts';
 import { applyStackWrites } from '#store/transact.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
 import { cancelInPortal, TEST_CARDS } from '../support/hosted-pages.ts';
 
 /**
@@ -25,13 +25,7 @@ import { cancelInPortal, TEST_CARDS } from '../support/hosted-pages.ts';
  * through the store here (sealed as provisioning seals them); everything else goes over HTTP.
  */
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
 
 const DAY = 86_400;
 

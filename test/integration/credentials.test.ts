@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openSecret } from '#ports/secrets-vault.ts';
 import { db, tableName } from '#store/client.ts';
 import { bindThread, getCredential } from '#store/credentials.ts';
 import { keys } from '#store/keys.ts';
-import { type CallResult, type TestControlPlane, testGateway, uniqueLogin } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { type CallResult, type TestControlPlane, uniqueLogin } from '../support/gateway.ts';
 
 /**
  * Credentials, the tenant side, end to end through the local API Gateway: provisioning and
@@ -14,13 +15,7 @@ import { type CallResult, type TestControlPlane, testGateway, uniqueLogin } from
  * the Guide selection, Project Credential Routes and deletion (docs/credentials.md).
  */
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
 
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
 

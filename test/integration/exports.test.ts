@@ -8,7 +8,8 @@ import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getExport } from '#store/exports.ts';
 import { getStack } from '#store/stacks.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import type { TestControlPlane } from '../support/gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
 
 /**
@@ -19,16 +20,14 @@ import { cancelInPortal } from '../support/hosted-pages.ts';
  * downloaded file is checked with `tar -tvf`, SQLite's integrity check and `git bundle verify`.
  */
 
-let api: TestControlPlane;
+const { api } = gatewayForFile({ processor: true });
 let work: string;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
+beforeAll(() => {
   // The console's download route is this test's own API listener.
   process.env.EXPORTS_DOWNLOAD_BASE_URL = `${api.apiUrl}/_local`;
   work = mkdtempSync(path.join(tmpdir(), 'exports-test-'));
 });
-afterAll(async () => {
-  await api.stop();
+afterAll(() => {
   api.fleet.removeTemporaryData();
   rmSync(work, { recursive: true, force: true });
 });

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StackOperation } from '#core/stacks.ts';
 import { listInventory } from '#store/capacity.ts';
 import { getStack, stackUpdateWrite } from '#store/stacks.ts';
 import { applyStackWrites } from '#store/transact.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
 
 /**
@@ -12,13 +12,7 @@ import { cancelInPortal } from '../support/hosted-pages.ts';
  * a teardown confirmation waits while the change is past its cancel window.
  */
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
 
 /** A paying tenant whose primary Stack has a started Dispatcher that knows its location. */
 const withDispatcher = async (plan = 'plus') => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listInventory } from '#store/capacity.ts';
 import { getStack } from '#store/stacks.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
 
 /**
@@ -9,13 +9,7 @@ import { cancelInPortal } from '../support/hosted-pages.ts';
  * desired-state change and reports it; its admission gate holds run_cap; faults are injectable.
  */
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
 
 const subscribedWithDispatcher = async (plan: string) => {
   const tenant = await api.subscribe({ plan });

@@ -11,7 +11,8 @@ import { getTenant } from '#store/tenants.ts';
 import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
 import type { InvoiceRecord, SubscriptionRecord } from '../../lib/local/processor/state.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueRegion } from '../support/gateway.ts';
 import { payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
 import {
   type CancellationReason,
@@ -19,6 +20,7 @@ import {
   type ProcessorStatus,
   type ProcessorView,
 } from '../support/lifecycle-oracle.ts';
+import { propertyTimeout, shrinkingWithin } from '../support/property.ts';
 
 /**
  * Random sequences of processor truths (every subscription status, with and without a scheduled
@@ -28,19 +30,21 @@ import {
  * tenant's state and grace deadline, and at the end its history (from, to and reason), must equal
  * the independent oracle's (test/support/lifecycle-oracle.ts).
  *
- * `npm test` runs RUNS sequences of STEPS steps. `npm run test:deep` (LIFECYCLE_RUNS=10000) runs
- * many more and, instead of stopping at the first divergence, counts the sequences that diverge
- * and writes the count to .reports/lifecycle-deep.json (printed by `npm run bench`).
+ * `npm test` runs RUNS sequences of STEPS steps, always that many however fast the machine (no
+ * time limit cuts them short); a divergence is shrunk through at most SHRINK_RUNS more sequences.
+ * `npm run test:deep` (LIFECYCLE_RUNS=10000) runs many more and, instead of stopping at the first
+ * divergence, counts the sequences that diverge and writes the count to
+ * .reports/lifecycle-deep.json (printed by `npm run bench`).
  */
 
 const DEEP = process.env.LIFECYCLE_RUNS !== undefined;
-const RUNS = Number(process.env.LIFECYCLE_RUNS ?? 200);
+const RUNS = Number(process.env.LIFECYCLE_RUNS ?? 60);
 const STEPS = Number(process.env.LIFECYCLE_STEPS ?? 30);
 const REPORT = process.env.LIFECYCLE_REPORT ?? path.join('.reports', 'lifecycle-deep.json');
 /** A fresh capacity region every so many runs, so that no region's inventory grows large. */
 const RUNS_PER_REGION = 50;
-/** `npm test`: the runs and, after a failure, its shrinking stop after this long. */
-const SHRINK_LIMIT_MS = 300_000;
+/** `npm test`: after a divergence, at most this many more sequences shrink it. */
+const SHRINK_RUNS = 60;
 
 const HOUR_S = 3600;
 const STATUSES: ProcessorStatus[] = [
@@ -59,20 +63,14 @@ const REASONS: CancellationReason[] = ['cancellation_requested', 'payment_failed
 // only make each sweep wait; this file is about what the sweep decides, not how fast it may ask.
 process.env.PROCESSOR_RATE_LIMIT_PER_SECOND = '100000';
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-  emulator = api.emulator as ProcessorEmulator;
+const { api, emulator } = gatewayForFile({ processor: true });
+beforeAll(() => {
   // Events are delivered by the test, in its own order; the emulator keeps them.
   emulator.setWebhook(undefined);
   // The clock stands still but for the test's jumps: what the sweep decides at a look and what the
   // oracle computes for it happen at the same instant, to the millisecond.
   const base = api.clock.now().getTime();
   api.clock.now = () => new Date(base + api.clock.offsetSeconds * 1000);
-});
-afterAll(async () => {
-  await api?.stop();
 });
 
 type Step =
@@ -443,19 +441,23 @@ describe('property: intake and sweep agree with an independent oracle', () => {
       let divergences = 0;
       const samples: string[][] = [];
       const started = performance.now();
+      const shrinking = shrinkingWithin(SHRINK_RUNS);
       const result = await fc.check(
-        fc.asyncProperty(run, async (sequence) => {
-          sequences++;
-          const problems = await runSequence(sequence);
-          if (problems.length === 0) return true;
-          if (!DEEP) throw new Error(problems.join('\n'));
-          // The deep run counts every diverging sequence instead of stopping at the first.
-          divergences++;
-          if (samples.length < 5) samples.push(problems);
-          return true;
-        }),
-        // A failure in `npm test` is shrunk for a while, then reported with the smallest sequence found.
-        { numRuns: RUNS, ...(DEEP ? { endOnFailure: true } : { interruptAfterTimeLimit: SHRINK_LIMIT_MS }) },
+        fc.asyncProperty(
+          run,
+          shrinking(async (sequence) => {
+            sequences++;
+            const problems = await runSequence(sequence);
+            if (problems.length === 0) return true;
+            if (!DEEP) throw new Error(problems.join('\n'));
+            // The deep run counts every diverging sequence instead of stopping at the first.
+            divergences++;
+            if (samples.length < 5) samples.push(problems);
+            return true;
+          }),
+        ),
+        // A failure in `npm test` is shrunk (bounded), then reported with the smallest sequence found.
+        { numRuns: RUNS, ...(DEEP ? { endOnFailure: true } : {}) },
       );
       if (DEEP) {
         mkdirSync(path.dirname(REPORT), { recursive: true });
@@ -478,7 +480,6 @@ describe('property: intake and sweep agree with an independent oracle', () => {
         expect(result.failed, String(result.errorInstance)).toBe(false);
         expect(divergences, samples.map((s) => s.join('\n')).join('\n\n')).toBe(0);
       } else if (!result.failed) {
-        // Interrupted before a failure was found would mean fewer runs than promised.
         expect(result.numRuns).toBe(RUNS);
       } else {
         throw new Error(
@@ -486,6 +487,6 @@ describe('property: intake and sweep agree with an independent oracle', () => {
         );
       }
     },
-    DEEP ? RUNS * 5000 + 60_000 : SHRINK_LIMIT_MS + 30_000,
+    propertyTimeout(DEEP ? RUNS : RUNS + SHRINK_RUNS, 5_000),
   );
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Refusal } from '#core/refusal.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
@@ -14,11 +14,12 @@ import { getTenant } from '#store/tenants.ts';
 import { handler as postOpsRefund } from '../../functions/api/post-ops-refund.ts';
 import { grantMoneyBack, moneyBackEmailKey } from '../../functions/billing/money-back.ts';
 import { REPO_ROOT } from '../../lib/constants.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { charge, newInvoice } from '../../lib/local/processor/invoices.ts';
 import { processorEnvironment } from '../../lib/local/processor/local.ts';
-import { emailsTo, type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { emailsTo, type TestControlPlane } from '../support/gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
+import { processorView } from '../support/processor-view.ts';
 
 /**
  * The money-back refund, end to end: an operator grants it (the use case, the ops CLI, the
@@ -26,15 +27,8 @@ import { cancelInPortal } from '../support/hosted-pages.ts';
  * refunded and cancelled; the sweep moves the tenant to decommissioning; the tenant sees it.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api, emulator } = gatewayForFile({ processor: true });
+const { subscriptionOf } = processorView(emulator);
 
 const DAY_S = 86_400;
 const DAY_MS = DAY_S * 1000;
@@ -43,11 +37,6 @@ type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
 /** The address the local code host gives an account: the administrator's. */
 const adminEmail = (tenant: { login: string }) => `${tenant.login.toLowerCase()}@users.code-host.test`;
 
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error(`no subscription for ${tenantId}`);
-  return found;
-};
 const chargesOf = (customer: string) =>
   Object.values(emulator.state.paymentIntents).filter(
     (p) => p.customer === customer && p.status === 'succeeded',

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getBilling } from '#store/billing.ts';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
@@ -9,7 +9,8 @@ import { getTenant } from '#store/tenants.ts';
 import { syncCatalog } from '../../functions/ports/processor/catalog.ts';
 import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { deliverWebhooksTo, LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
 import { cancelInPortal, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
 
 /**
@@ -18,15 +19,7 @@ import { cancelInPortal, payOnCheckout, TEST_CARDS } from '../support/hosted-pag
  * checks our stored state and the calls we made to the processor emulator.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api, emulator } = gatewayForFile({ processor: true });
 
 const DAY = 86_400;
 type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;

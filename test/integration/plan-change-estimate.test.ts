@@ -1,9 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setCapacityTotal } from '#store/capacity.ts';
 import { estimateChange } from '../../functions/plan-changes/preview.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueRegion } from '../support/gateway.ts';
 import { applyPromotionCode, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { openPlaces, planChangeWorld, startDispatcher } from '../support/plan-change-world.ts';
+import { processorView } from '../support/processor-view.ts';
 
 /**
  * The rule: a Plan Change's estimated adjustment is that change's prorations only, so the final
@@ -15,17 +17,9 @@ import { applyPromotionCode, payOnCheckout, TEST_CARDS } from '../support/hosted
  * its adjustment.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true, stepFunctions: { waitMs: 10 } });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const { api, emulator } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
+const { confirm, read, until, nextRuns } = planChangeWorld(api);
+const { subscriptionOf } = processorView(emulator);
 const PRICES = { standard: 4000, plus: 5000, pro: 6000 };
 
 /**
@@ -35,29 +29,16 @@ const PRICES = { standard: 4000, plus: 5000, pro: 6000 };
 const standardPlusAddedPlus = async (proPlaces: number) => {
   const region = uniqueRegion();
   const location = `${region}-a`;
-  for (const plan of ['standard', 'plus', 'pro'] as const)
-    await setCapacityTotal(
-      { region, location, plan, total: plan === 'pro' ? proPlaces : 3 },
-      api.clock.now(),
-    );
+  await openPlaces(api, region, 3, { pro: proPlaces });
   const tenant = await api.subscribe({ plan: 'standard', region });
   api.clock.advance(3 * 86_400);
   tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
   const added = await api.call('POST', '/v1/stacks', { token: tenant.sessionToken, body: { plan: 'plus' } });
   expect(added.status).toBe(201);
   const stackId = added.json.stackId as string;
-  const issued = await api.call('POST', `/v1/stacks/${stackId}/dispatcher-credential`, {
-    token: tenant.sessionToken,
-  });
-  const started = await api.call('POST', '/_local/fleet/dispatchers', {
-    body: { credential: issued.json.credential, location },
-  });
-  expect(started.status).toBe(201);
+  await startDispatcher(api, tenant, location, stackId);
   await api.fleet.tick();
-  const subscription = Object.values(emulator.state.subscriptions).find(
-    (s) => s.metadata.tenantId === tenant.tenantId,
-  );
-  if (!subscription) throw new Error('no subscription');
+  const subscription = subscriptionOf(tenant.tenantId);
   // The added Stack's proration is pending: the next invoice carries it, whatever changes next.
   const pendingBefore = Object.values(emulator.state.invoiceItems).filter(
     (i) => i.subscription === subscription.id && i.invoice === null && i.proration,
@@ -75,30 +56,6 @@ const preview = (tenant: Tenant, plan: string) =>
     token: tenant.sessionToken,
     body: { plan },
   });
-const confirm = (tenant: Tenant, plan: string) =>
-  api.call('POST', `/v1/stacks/${tenant.stackId}/plan-changes`, {
-    token: tenant.sessionToken,
-    body: { plan },
-  });
-const read = async (tenant: { sessionToken: string }, changeId: string) =>
-  (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: tenant.sessionToken })).json;
-const until = async (
-  tenant: { sessionToken: string },
-  changeId: string,
-  statuses: string[],
-  rounds = 300,
-) => {
-  for (let round = 0; round < rounds; round++) {
-    await api.fleet.tick();
-    const change = await read(tenant, changeId);
-    if (statuses.includes(change.status)) return change;
-    await sleep(15);
-  }
-  throw new Error(
-    `the change never reached ${statuses.join('/')}: ${JSON.stringify(await read(tenant, changeId))}`,
-  );
-};
-
 /** Plus -> Pro at `at` (epoch seconds), worked by hand: Pro charged, Plus credited, each rounded. */
 const byHand = (tenant: Tenant, at: number) => {
   const { currentPeriodStart: start, currentPeriodEnd: end } = tenant.subscription;
@@ -155,7 +112,8 @@ describe('a Plan Change estimate is the change’s own prorations, and the final
     expect(confirmed.json.status).toBe('waiting_for_capacity');
     const estimate = confirmed.json.estimate.adjustment as number;
     expect(estimate).toBe(previewed.json.estimate.adjustment);
-    await sleep(50);
+    // The workflow looked for a place again and found none: still waiting.
+    await nextRuns(confirmed.json.changeId, 'FindCapacity');
     expect((await read(tenant, confirmed.json.changeId)).status).toBe('waiting_for_capacity');
 
     await setCapacityTotal(

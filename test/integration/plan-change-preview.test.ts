@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CONFIRM_REFUSAL_TEXT } from '../../functions/core/plan-change.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
 
 /** The Plan Change preview and the release gates, against DynamoDB Local and the processor emulator. */
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
 
 const preview = (token: string, plan: string) =>
   api.call('POST', '/v1/stacks/primary/plan-changes/preview', { token, body: { plan } });

@@ -1,12 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type CallResult, type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { type CallResult, uniqueRegion } from '../support/gateway.ts';
+import { processorView } from '../support/processor-view.ts';
+import { propertyTimeout, shrinkingWithin } from '../support/property.ts';
+import { sleep } from '../support/wait.ts';
 
 /**
  * Random sequences of what tenants, operators, Dispatchers and time do to a Plan Change (confirm,
@@ -26,34 +29,26 @@ import { type CallResult, type TestControlPlane, testGateway, uniqueRegion } fro
  * Hand-written sequences (EXAMPLES, and FOUND_BUGS: bugs this file found, now fixed) run first, then
  * PLAN_CHANGE_RUNS (default 12) random ones of up to PLAN_CHANGE_STEPS (default 12) actions, from
  * PLAN_CHANGE_SEED; fast-check prints the seed and the shrunk sequence on failure, and the error
- * carries the run's trace. PLAN_CHANGE_EXAMPLES=0 runs random sequences only; PLAN_CHANGE_TIME_LIMIT_MS bounds runs
- * and shrinking.
+ * carries the run's trace. PLAN_CHANGE_EXAMPLES=0 runs random sequences only. Every run of the
+ * file runs the same number of sequences, however fast the machine: nothing is cut short by time;
+ * a failure is shrunk through at most PLAN_CHANGE_SHRINK_RUNS more runs.
  */
 
 const RUNS = Number(process.env.PLAN_CHANGE_RUNS ?? 12);
 const STEPS = Number(process.env.PLAN_CHANGE_STEPS ?? 12);
 const SEED = Number(process.env.PLAN_CHANGE_SEED ?? 20_260_301);
-/** Runs and, after a failure, shrinking stop after this long (the failure found is still reported). */
-const TIME_LIMIT_MS = Number(process.env.PLAN_CHANGE_TIME_LIMIT_MS ?? 150_000);
+/** After a failure, at most this many more runs shrink it (the smallest failure found is reported). */
+const SHRINK_RUNS = Number(process.env.PLAN_CHANGE_SHRINK_RUNS ?? 40);
 
 // The processor is the emulator: pacing our calls to Stripe's test-mode limit would only slow this file.
 process.env.PROCESSOR_RATE_LIMIT_PER_SECOND = '100000';
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true, stepFunctions: { waitMs: 10 } });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const { api, emulator } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
+const { subscriptionOf } = processorView(emulator);
 
 /** What the runs went through (printed at the end, so a run that tests little shows). */
 const seen = new Map<string, number>();
 const count = (what: string) => seen.set(what, (seen.get(what) ?? 0) + 1);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------------
 // The oracle: statuses and their edges, written from docs/plan-changes.md.
@@ -302,11 +297,6 @@ const readStack = async (tenant: Tenant): Promise<{ plan: Plan; location: string
 const fingerprint = (changes: ChangeView[]) =>
   JSON.stringify(changes.map((c) => [c.changeId, c.status, c.history.length, c.final !== null, c.outcome]));
 
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error('no subscription');
-  return found;
-};
 /** The processor's items: [plan, quantity] for each, read from the price's lookup key. */
 const processorItems = (tenantId: string) =>
   subscriptionOf(tenantId).items.map((item) => [
@@ -1079,11 +1069,12 @@ describe('property: Plan Changes through the real workflow agree with the oracle
     'for random confirmations, cancels, capacity, faults, runs, polls and clock jumps',
     async () => {
       const examples = process.env.PLAN_CHANGE_EXAMPLES === '0' ? [] : [...FOUND_BUGS, ...EXAMPLES];
+      const shrinking = shrinkingWithin(SHRINK_RUNS);
       await fc.assert(
         fc.asyncProperty(
           setupArb,
           fc.array(actionArb, { minLength: 1, maxLength: STEPS, size: 'max' }),
-          async (setup, actions) => {
+          shrinking(async (setup, actions) => {
             let model: Model | undefined;
             try {
               const started = await start(setup);
@@ -1100,15 +1091,9 @@ describe('property: Plan Changes through the real workflow agree with the oracle
             } finally {
               stopLeftovers(model);
             }
-          },
+          }),
         ),
-        {
-          examples,
-          numRuns: examples.length + RUNS,
-          seed: SEED,
-          interruptAfterTimeLimit: TIME_LIMIT_MS,
-          markInterruptAsFailure: false,
-        },
+        { examples, numRuns: examples.length + RUNS, seed: SEED },
       );
       console.info(
         `plan-change property: ${[...seen]
@@ -1117,6 +1102,6 @@ describe('property: Plan Changes through the real workflow agree with the oracle
           .join(', ')}`,
       );
     },
-    TIME_LIMIT_MS + 120_000,
+    propertyTimeout(FOUND_BUGS.length + EXAMPLES.length + RUNS + SHRINK_RUNS, 10_000),
   );
 });

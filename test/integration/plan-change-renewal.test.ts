@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { PlanChangeExecution } from '#core/plan-change.ts';
+import { describe, expect, it, vi } from 'vitest';
 import { recordBillingCommitRefused } from '#ports/metrics.ts';
 import { ProcessorError } from '#ports/processor/errors.ts';
 import { previewItemChange } from '#ports/processor/preview.ts';
-import { setCapacityTotal } from '#store/capacity.ts';
 import { readItemLease } from '#store/item-lease.ts';
 import { getPlanChange } from '#store/plan-changes.ts';
-import { handler as commitBillingTask } from '../../functions/workflow-tasks/commit-billing.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { commitDoor, planChangeWorld } from '../support/plan-change-world.ts';
+import { processorView, withPriceMissing } from '../support/processor-view.ts';
 
 /**
  * The subscription renews after a Plan Change's healthy moment and before its billing commit
@@ -28,107 +26,18 @@ vi.mock('#ports/metrics.ts', async (importOriginal) => {
 });
 const commitRefusedCount = () => vi.mocked(recordBillingCommitRefused).mock.calls.length;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The door of the CommitBilling task: each change's commit runs only when the test lets it. */
-const door = {
-  arrivals: new Map<string, number>(),
-  permits: new Map<string, number>(),
-  /** Lets `count` commits of the change through (Infinity: every later one). */
-  allow(changeId: string, count = 1) {
-    door.permits.set(changeId, (door.permits.get(changeId) ?? 0) + count);
-  },
-  async pass(input: PlanChangeExecution): Promise<PlanChangeExecution> {
-    const id = input.changeId;
-    door.arrivals.set(id, (door.arrivals.get(id) ?? 0) + 1);
-    while ((door.permits.get(id) ?? 0) <= 0) await sleep(10);
-    door.permits.set(id, (door.permits.get(id) ?? 0) - 1);
-    return commitBillingTask(input);
-  },
-};
-
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({
-    processor: true,
-    stepFunctions: { waitMs: 10, handlers: { CommitBilling: (input) => door.pass(input) } },
-  });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  for (const id of door.arrivals.keys()) door.allow(id, Number.POSITIVE_INFINITY);
-  await api.stop();
-});
-
-/** A paying tenant in a Home Region of its own whose first Stack has a running reference Dispatcher. */
-const payingWithDispatcher = async (plan: string) => {
-  const region = uniqueRegion();
-  for (const p of ['standard', 'plus', 'pro'] as const)
-    await setCapacityTotal({ region, location: `${region}-a`, plan: p, total: 2 }, api.clock.now());
-  const tenant = await api.subscribe({ plan, region });
-  const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
-    token: tenant.sessionToken,
-  });
-  const started = await api.call('POST', '/_local/fleet/dispatchers', {
-    body: { credential: issued.json.credential, location: `${region}-a` },
-  });
-  expect(started.status).toBe(201);
-  return { ...tenant, region };
-};
+const door = commitDoor();
+const { api, emulator } = gatewayForFile(
+  { processor: true, stepFunctions: { waitMs: 10, handlers: door.handlers } },
+  { beforeStop: door.openAll },
+);
+const { payingWithDispatcher, confirm, until, atCommit } = planChangeWorld(api, door);
+const { subscriptionOf, itemsByPlan, priceOf, itemChanges } = processorView(emulator);
 type Paying = Awaited<ReturnType<typeof payingWithDispatcher>>;
 
-const token = async (tenant: Paying) => (await api.signIn(tenant.login)).sessionToken;
-const read = async (tenant: Paying, changeId: string) =>
-  (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: await token(tenant) })).json;
-
-/** Ticks the fleet until the change's commit waits at the door (`arrivals` times). */
-const atCommit = async (changeId: string, arrivals = 1) => {
-  for (let round = 0; round < 400; round++) {
-    if ((door.arrivals.get(changeId) ?? 0) >= arrivals) return;
-    await api.fleet.tick();
-    await sleep(15);
-  }
-  throw new Error('the change never reached its billing commit');
-};
-const until = async (tenant: Paying, changeId: string, statuses: string[]) => {
-  for (let round = 0; round < 300; round++) {
-    await api.fleet.tick();
-    const change = await read(tenant, changeId);
-    if (statuses.includes(change.status)) return change;
-    await sleep(15);
-  }
-  throw new Error(`the change never reached ${statuses.join('/')}`);
-};
-
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error('no subscription');
-  return found;
-};
-const priceOf = (plan: string) => {
-  const found = Object.values(emulator.state.prices).find(
-    (price) => price.lookupKey === `stack_plan_${plan}_monthly` && price.active,
-  );
-  if (!found) throw new Error(`no ${plan} price`);
-  return found;
-};
-const itemsByPlan = (tenantId: string) =>
-  Object.fromEntries(
-    subscriptionOf(tenantId).items.map((item) => [
-      /^stack_plan_(\w+)_monthly$/.exec(emulator.state.prices[item.price]?.lookupKey ?? '')?.[1],
-      item.quantity,
-    ]),
-  );
 /** The commits the control plane sent for the change (item changes under its key), in order. */
 const commitsOf = (tenantId: string, changeId: string) =>
-  emulator.calls.filter(
-    (c) =>
-      c.method === 'POST' &&
-      c.path === `/v1/subscriptions/${subscriptionOf(tenantId).id}` &&
-      c.params.items &&
-      c.idempotencyKey?.startsWith(`plan-change:${changeId}`),
-  );
+  itemChanges(tenantId).filter((c) => c.idempotencyKey?.startsWith(`plan-change:${changeId}`));
 const renewalInvoices = (tenantId: string) =>
   Object.values(emulator.state.invoices)
     .filter((i) => i.subscription === subscriptionOf(tenantId).id && i.billingReason === 'subscription_cycle')
@@ -147,12 +56,9 @@ const renew = async (tenant: Paying) => {
 
 describe('a subscription that renews between the healthy moment and the billing commit', () => {
   it('the held commit prorates from the new period’s start: the whole new period moves to the new Plan, and the change says why', async () => {
-    const tenant = await payingWithDispatcher('plus');
+    const tenant = await payingWithDispatcher('plus', { places: 2 });
     const refusedBefore = commitRefusedCount();
-    const confirmed = await api.call('POST', '/v1/stacks/primary/plan-changes', {
-      token: tenant.sessionToken,
-      body: { plan: 'pro' },
-    });
+    const confirmed = await confirm(tenant, 'pro');
     expect(confirmed.status).toBe(202);
     const changeId = confirmed.json.changeId as string;
     await atCommit(changeId);
@@ -216,25 +122,19 @@ describe('a subscription that renews between the healthy moment and the billing 
   });
 
   it('a commit refused before the renewal is decided again after it, from the new period’s start, instead of being refused every hour', async () => {
-    const tenant = await payingWithDispatcher('plus');
+    const tenant = await payingWithDispatcher('plus', { places: 2 });
     const refusedBefore = commitRefusedCount();
-    const confirmed = await api.call('POST', '/v1/stacks/primary/plan-changes', {
-      token: tenant.sessionToken,
-      body: { plan: 'pro' },
-    });
+    const confirmed = await confirm(tenant, 'pro');
     const changeId = confirmed.json.changeId as string;
     await atCommit(changeId);
     const healthyAt = (await getPlanChange(tenant.tenantId, changeId))?.healthyAt as string;
 
     // The processor refuses the first commit: the Pro price is missing at that moment.
     const pro = priceOf('pro');
-    delete emulator.state.prices[pro.id];
-    try {
+    await withPriceMissing(emulator, 'pro', async () => {
       door.allow(changeId);
       await atCommit(changeId, 2);
-    } finally {
-      emulator.state.prices[pro.id] = pro;
-    }
+    });
     expect((await getPlanChange(tenant.tenantId, changeId))?.commitAttempts).toBe(1);
     expect(commitRefusedCount()).toBe(refusedBefore + 1);
 

@@ -1,12 +1,10 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PLANS } from '#core/plans.ts';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
-import { db, tableName } from '#store/client.ts';
-import { keys } from '#store/keys.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
 import { TEST_CARDS } from '../support/hosted-pages.ts';
+import { outboxFor, planChangeWorld, slotOf as slot } from '../support/plan-change-world.ts';
+import { processorView } from '../support/processor-view.ts';
 
 /**
  * Plan Changes end to end in one process: the confirm / cancel / read routes, the workflow run by
@@ -14,104 +12,10 @@ import { TEST_CARDS } from '../support/hosted-pages.ts';
  * handlers, the reference Dispatcher carrying out each step, and the processor emulator billing.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true, stepFunctions: { waitMs: 10 } });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A paying tenant in a Home Region of its own whose first Stack has a running reference Dispatcher. */
-const payingWithDispatcher = async (
-  plan: string,
-  capacity: Record<string, number> = {},
-  card: string = TEST_CARDS.succeeds,
-) => {
-  const region = uniqueRegion();
-  for (const p of ['standard', 'plus', 'pro'])
-    await setCapacityTotal(
-      { region, location: `${region}-a`, plan: p as 'plus', total: capacity[p] ?? 3 },
-      api.clock.now(),
-    );
-  const tenant = await api.subscribe({ plan, region, card });
-  const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
-    token: tenant.sessionToken,
-  });
-  const started = await api.call('POST', '/_local/fleet/dispatchers', {
-    body: { credential: issued.json.credential, location: `${region}-a` },
-  });
-  expect(started.status).toBe(201);
-  const stacks = await api.call('GET', '/v1/stacks', { token: tenant.sessionToken });
-  const stack = stacks.json.stacks[0];
-  return {
-    ...tenant,
-    region,
-    stackId: stack.stackId as string,
-    stackName: stack.name as string,
-    dispatcherId: started.json.dispatcherId as string,
-  };
-};
+const { api, emulator } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
+const { payingWithDispatcher, confirm, read, until, nextRuns } = planChangeWorld(api);
+const { subscriptionOf, itemsByPlan, updatesOf } = processorView(emulator);
 type Paying = Awaited<ReturnType<typeof payingWithDispatcher>>;
-
-const confirm = (tenant: Paying, plan: string, key?: string) =>
-  api.call('POST', `/v1/stacks/${tenant.stackId}/plan-changes`, {
-    token: tenant.sessionToken,
-    body: { plan },
-    ...(key ? { headers: { 'idempotency-key': key } } : {}),
-  });
-const read = async (tenant: Paying, changeId: string) =>
-  (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: tenant.sessionToken })).json;
-
-/** Ticks the fleet (each Dispatcher polls once) until the change reaches one of `statuses`. */
-const until = async (tenant: Paying, changeId: string, statuses: string[], rounds = 300) => {
-  for (let round = 0; round < rounds; round++) {
-    await api.fleet.tick();
-    const change = await read(tenant, changeId);
-    if (statuses.includes(change.status)) return change;
-    await sleep(15);
-  }
-  throw new Error(
-    `the change never reached ${statuses.join('/')}: ${JSON.stringify(await read(tenant, changeId))}`,
-  );
-};
-
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error('no subscription');
-  return found;
-};
-const itemsByPlan = (tenantId: string) =>
-  Object.fromEntries(
-    subscriptionOf(tenantId).items.map((item) => [
-      /^stack_plan_(\w+)_monthly$/.exec(emulator.state.prices[item.price]?.lookupKey ?? '')?.[1],
-      item.quantity,
-    ]),
-  );
-const updatesOf = (tenantId: string) =>
-  emulator.calls.filter(
-    (c) => c.method === 'POST' && c.path === `/v1/subscriptions/${subscriptionOf(tenantId).id}`,
-  );
-const slot = async (region: string, location: string, plan: string) =>
-  (await listInventory(region)).slots.find((s) => s.location === location && s.plan === plan);
-const outboxFor = async (changeId: string) => {
-  const found = [];
-  for (const status of ['completed', 'rolled_back', 'expired', 'cancelled', 'superseded']) {
-    const { Items } = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.outbox(`plan-change:${changeId}:${status}`).PK },
-      }),
-    );
-    found.push(...(Items ?? []));
-  }
-  return found;
-};
 
 describe('an immediate upgrade', () => {
   it('waits for work, backs up, switches, verifies, commits billing exactly, completes, one email', async () => {
@@ -193,10 +97,11 @@ describe('a downgrade', () => {
 
 describe('a queued change', () => {
   it('waits for capacity, then completes elsewhere in the Home Region when a place opens; the email says the IP changed', async () => {
-    const tenant = await payingWithDispatcher('plus', { pro: 0 });
+    const tenant = await payingWithDispatcher('plus', { capacity: { pro: 0 } });
     const confirmed = await confirm(tenant, 'pro');
     expect(confirmed.json.status).toBe('waiting_for_capacity');
-    await sleep(100);
+    // The workflow looked for a place again and found none: still waiting.
+    await nextRuns(confirmed.json.changeId, 'FindCapacity');
     expect((await read(tenant, confirmed.json.changeId)).status).toBe('waiting_for_capacity');
     await setCapacityTotal(
       { region: tenant.region, location: `${tenant.region}-b`, plan: 'pro', total: 1 },
@@ -216,7 +121,7 @@ describe('a queued change', () => {
   });
 
   it('expires 7 days after confirmation with the Plan and billing untouched, one email', async () => {
-    const tenant = await payingWithDispatcher('plus', { pro: 0 });
+    const tenant = await payingWithDispatcher('plus', { capacity: { pro: 0 } });
     const confirmed = await confirm(tenant, 'pro');
     api.clock.advance(7 * 86_400 + 60);
     // Sessions last less than 7 days: sign in again, as the tenant would.
@@ -234,7 +139,7 @@ describe('a queued change', () => {
   });
 
   it('is superseded by a second confirmation: its execution stops, it stays in history', async () => {
-    const tenant = await payingWithDispatcher('plus', { pro: 0 });
+    const tenant = await payingWithDispatcher('plus', { capacity: { pro: 0 } });
     const first = await confirm(tenant, 'pro');
     const second = await confirm(tenant, 'standard');
     expect(second.status).toBe(202);
@@ -254,7 +159,7 @@ describe('a queued change', () => {
 
 describe('a tenant that leaves active while its change waits', () => {
   it('ends the queued change cancelled, nothing billed, no email', async () => {
-    const tenant = await payingWithDispatcher('plus', { pro: 0 }, TEST_CARDS.failsLater);
+    const tenant = await payingWithDispatcher('plus', { capacity: { pro: 0 }, card: TEST_CARDS.failsLater });
     api.clock.advance(29 * 86_400);
     tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
     const confirmed = await confirm(tenant, 'pro');
@@ -280,7 +185,8 @@ describe('cancel', () => {
     await api.call('POST', `/_local/fleet/dispatchers/${tenant.dispatcherId}/runs`, { body: { start: 1 } });
     const confirmed = await confirm(tenant, 'pro');
     await api.fleet.tick();
-    await sleep(50);
+    // The workflow looked at the reported work again after the poll: still waiting for it.
+    await nextRuns(confirmed.json.changeId, 'DrainWork');
     expect((await read(tenant, confirmed.json.changeId)).status).toBe('waiting_for_work');
     const cancelled = await api.call('POST', `/v1/plan-changes/${confirmed.json.changeId}/cancel`, {
       token: tenant.sessionToken,
@@ -425,7 +331,7 @@ describe('Credentials move with the Stack', () => {
     api.fleet.createThread(tenant.dispatcherId, { threadId, projectId, activity: 'dispatch' });
 
   it('after a completed change the replacement creates Threads with the same Credential', async () => {
-    const tenant = await payingWithDispatcher('plus', { pro: 0 });
+    const tenant = await payingWithDispatcher('plus', { capacity: { pro: 0 } });
     const { projectId } = await withCredential(tenant);
     expect((await thread(tenant, projectId, 'before-move'))?.status).toBe(200);
     const confirmed = await confirm(tenant, 'pro');

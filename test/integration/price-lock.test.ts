@@ -1,15 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PlanValue } from '#core/plans.ts';
 import { listPriceOf, parsePlanPrices } from '#core/price-lock.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { syncCatalog } from '#ports/processor/catalog.ts';
 import { changeSubscriptionItems } from '#ports/processor/items.ts';
 import { subscriptionItems } from '#ports/processor/subscriptions.ts';
-import { setCapacityTotal } from '#store/capacity.ts';
 import { getStack, recordPriceMove } from '#store/stacks.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
+import type { TestControlPlane } from '../support/gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
+import { planChangeWorld } from '../support/plan-change-world.ts';
+import { processorView } from '../support/processor-view.ts';
 
 /**
  * The Founding Price Lock end to end: the sweep locks a founding tenant's first Stack at the
@@ -19,27 +20,12 @@ import { cancelInPortal } from '../support/hosted-pages.ts';
  * and later subscriptions pay the prices of the day. Amounts are read at the processor emulator.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-const saved = { openSignupAt: process.env.OPEN_SIGNUP_AT, planPrices: process.env.PLAN_PRICES };
-beforeAll(async () => {
-  // Configuration is read when used: each test says where Open Signup is.
-  delete process.env.OPEN_SIGNUP_AT;
-  delete process.env.PLAN_PRICES;
-  api = await testGateway({ processor: true, stepFunctions: { waitMs: 10 } });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-  for (const [name, value] of [
-    ['OPEN_SIGNUP_AT', saved.openSignupAt],
-    ['PLAN_PRICES', saved.planPrices],
-  ] as const)
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-});
+// Configuration is read when used: each test says where Open Signup is.
+environmentForFile({ OPEN_SIGNUP_AT: undefined, PLAN_PRICES: undefined });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const { api, emulator } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
+const { payingWithDispatcher, until } = planChangeWorld(api);
+const { subscriptionOf } = processorView(emulator);
 const nowSeconds = () => Math.floor(api.clock.now().getTime() / 1000);
 
 /** Open Signup `seconds` from now (negative: it already opened). */
@@ -73,11 +59,6 @@ const stackOf = async (tenant: Tenant, stackId = 'primary') =>
   (await as(tenant, 'GET', `/v1/stacks/${stackId}`)).json;
 const billingStatus = async (tenant: Tenant) => (await as(tenant, 'GET', '/v1/billing/status')).json;
 
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error('no subscription');
-  return found;
-};
 /** The subscription's items as `amount x quantity`, sorted. */
 const itemAmounts = (tenantId: string) =>
   subscriptionOf(tenantId)
@@ -105,37 +86,6 @@ const renew = async (...tenants: Tenant[]) => {
 const nextLook = async () => {
   api.clock.advance(86_400 + 60);
   await api.sweep();
-};
-
-/** A paying tenant in a Home Region of its own whose first Stack has a running reference Dispatcher. */
-const payingWithDispatcher = async (plan: PlanValue, capacity: Partial<Record<PlanValue, number>> = {}) => {
-  const region = uniqueRegion();
-  for (const p of ['standard', 'plus', 'pro'] as const)
-    await setCapacityTotal(
-      { region, location: `${region}-a`, plan: p, total: capacity[p] ?? 3 },
-      api.clock.now(),
-    );
-  const tenant = await api.subscribe({ plan, region });
-  const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
-    token: tenant.sessionToken,
-  });
-  const started = await api.call('POST', '/_local/fleet/dispatchers', {
-    body: { credential: issued.json.credential, location: `${region}-a` },
-  });
-  expect(started.status).toBe(201);
-  return tenant;
-};
-
-/** Ticks the fleet until the change reaches one of `statuses`. */
-const until = async (tenant: Tenant, changeId: string, statuses: string[], rounds = 300) => {
-  for (let round = 0; round < rounds; round++) {
-    await api.fleet.tick();
-    const change = (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: tenant.sessionToken }))
-      .json;
-    if (statuses.includes(change.status)) return change;
-    await sleep(15);
-  }
-  throw new Error(`the change never reached ${statuses.join('/')}`);
 };
 
 describe('a founding tenant keeps its price across a price rise', () => {
@@ -192,7 +142,7 @@ describe('a founding tenant keeps its price across a price rise', () => {
 describe('what ends the lock', () => {
   it('a Plan Change confirmation ends it, even when the change then expires; the Stack then pays the price of the day', async () => {
     openSignupIn(86_400);
-    const tenant = await payingWithDispatcher('plus', { pro: 0 });
+    const tenant = await payingWithDispatcher('plus', { capacity: { pro: 0 } });
     const bought = listPrice('plus');
 
     const preview = await as(tenant, 'POST', '/v1/stacks/primary/plan-changes/preview', { plan: 'pro' });

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PlanValue } from '#core/plans.ts';
 import { listPriceOf } from '#core/price-lock.ts';
-import { setCapacityTotal } from '#store/capacity.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
 import { applyPromotionCode, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { openPlaces, planChangeWorld, startDispatcher } from '../support/plan-change-world.ts';
+import { processorView } from '../support/processor-view.ts';
 
 /**
  * Promotions over several billing periods, with time travel: a promotion code typed on the
@@ -13,17 +14,9 @@ import { applyPromotionCode, payOnCheckout, TEST_CARDS } from '../support/hosted
  * charged the full prices. Amounts are read from the invoices at the processor emulator.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true, stepFunctions: { waitMs: 10 } });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const { api, emulator } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
+const { until } = planChangeWorld(api);
+const { subscriptionOf } = processorView(emulator);
 const nowSeconds = () => Math.floor(api.clock.now().getTime() / 1000);
 const price = (plan: PlanValue) => listPriceOf(plan, process.env.PLAN_PRICES).amount;
 
@@ -44,8 +37,7 @@ type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
 /** A tenant that typed `code` on its first Checkout page and paid; its first Stack has a Dispatcher. */
 const subscribeWithCode = async (plan: PlanValue, code: string) => {
   const region = uniqueRegion();
-  for (const p of ['standard', 'plus', 'pro'] as const)
-    await setCapacityTotal({ region, location: `${region}-a`, plan: p, total: 3 }, api.clock.now());
+  await openPlaces(api, region, 3);
   const tenant = await api.readyTenant(region);
   const { json } = await api.call('POST', '/v1/billing/checkout', {
     token: tenant.sessionToken,
@@ -55,23 +47,13 @@ const subscribeWithCode = async (plan: PlanValue, code: string) => {
   const paid = await payOnCheckout(json.url, TEST_CARDS.succeeds, code);
   expect(paid.status).toBe(303);
   await api.sweep();
-  const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
-    token: tenant.sessionToken,
-  });
-  await api.call('POST', '/_local/fleet/dispatchers', {
-    body: { credential: issued.json.credential, location: `${region}-a` },
-  });
+  await startDispatcher(api, tenant, `${region}-a`);
   return { tenant, page: applied.html };
 };
 
 const as = async (tenant: Tenant, method: string, url: string, body?: unknown) => {
   tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
   return api.call(method, url, { token: tenant.sessionToken, ...(body === undefined ? {} : { body }) });
-};
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error('no subscription');
-  return found;
 };
 /** The tenant's invoices in order: the checkout's, then one per renewal. */
 const invoicesOf = (tenantId: string) =>
@@ -86,16 +68,6 @@ const renew = async (tenant: Tenant) => {
 const days = async (count: number) => {
   api.clock.advance(count * 86_400);
   await api.sweep();
-};
-const until = async (tenant: Tenant, changeId: string) => {
-  for (let round = 0; round < 300; round++) {
-    await api.fleet.tick();
-    const change = (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: tenant.sessionToken }))
-      .json;
-    if (['completed', 'rolled_back'].includes(change.status)) return change;
-    await sleep(15);
-  }
-  throw new Error('the change never ended');
 };
 /** Half, rounded half away from zero (as the processor rounds a discount). */
 const half = (amount: number) => Math.sign(amount) * Math.round(Math.abs(amount) / 2);
@@ -126,7 +98,9 @@ describe('a promotion for three billing periods', () => {
     await days(5);
     const confirmed = await as(tenant, 'POST', '/v1/stacks/primary/plan-changes', { plan: 'pro' });
     expect(confirmed.status).toBe(202);
-    expect((await until(tenant, confirmed.json.changeId)).status).toBe('completed');
+    expect((await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back'])).status).toBe(
+      'completed',
+    );
     await renew(tenant);
     await renew(tenant);
 

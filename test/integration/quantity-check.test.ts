@@ -2,9 +2,8 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
-import { setCapacityTotal } from '#store/capacity.ts';
 import { acquireItemLease, releaseItemLease } from '#store/item-lease.ts';
 import { listStacks } from '#store/stacks.ts';
 import {
@@ -15,9 +14,11 @@ import {
   UnknownSlug,
 } from '../../functions/billing/quantity-check.ts';
 import { REPO_ROOT } from '../../lib/constants.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { processorEnvironment } from '../../lib/local/processor/local.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueRegion } from '../support/gateway.ts';
+import { openPlaces } from '../support/plan-change-world.ts';
+import { processorView } from '../support/processor-view.ts';
 
 /**
  * The operator's quantity check (`npm run ops -- quantities check`): read-only, it compares the
@@ -25,31 +26,15 @@ import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gat
  * A drift is made here behind our code's back, by changing the emulator's state directly.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-const saved = { openSignupAt: process.env.OPEN_SIGNUP_AT, planPrices: process.env.PLAN_PRICES };
-beforeAll(async () => {
-  // Open Signup has come: no Stack is locked, every one is billed at today's price.
-  process.env.OPEN_SIGNUP_AT = '2020-01-01T00:00:00.000Z';
-  delete process.env.PLAN_PRICES;
-  api = await testGateway({ processor: true });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-  for (const [name, value] of [
-    ['OPEN_SIGNUP_AT', saved.openSignupAt],
-    ['PLAN_PRICES', saved.planPrices],
-  ] as const)
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-});
+// Open Signup has come: no Stack is locked, every one is billed at today's price.
+environmentForFile({ OPEN_SIGNUP_AT: '2020-01-01T00:00:00.000Z', PLAN_PRICES: undefined });
+const { api, emulator } = gatewayForFile({ processor: true });
+const { subscriptionOf } = processorView(emulator);
 
 /** A paying tenant in a Home Region of its own with room for several Stacks of every Plan. */
 const paying = async (plan: string) => {
   const region = uniqueRegion();
-  for (const p of ['standard', 'plus', 'pro'] as const)
-    await setCapacityTotal({ region, location: `${region}-a`, plan: p, total: 4 }, api.clock.now());
+  await openPlaces(api, region, 4);
   return api.subscribe({ plan, region });
 };
 
@@ -57,12 +42,6 @@ const addStack = async (tenant: { login: string }, plan: string) => {
   const { sessionToken } = await api.signIn(tenant.login);
   const added = await api.call('POST', '/v1/stacks', { token: sessionToken, body: { plan } });
   expect(added.status).toBe(201);
-};
-
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error('no subscription');
-  return found;
 };
 
 const check = async (tenantId: string) =>

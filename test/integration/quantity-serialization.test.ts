@@ -1,12 +1,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlanChangeExecution } from '#core/plan-change.ts';
+import { describe, expect, it } from 'vitest';
 import { listPriceOf, parsePlanPrices } from '#core/price-lock.ts';
 import { itemsAfterAdding } from '#core/stack-growth.ts';
 import { priceIdForPlan, syncCatalog } from '#ports/processor/catalog.ts';
 import { changeSubscriptionItems } from '#ports/processor/items.ts';
 import { subscriptionItems } from '#ports/processor/subscriptions.ts';
-import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { claimIdempotencyKey, recordIdempotencyPlan } from '#store/idempotency.ts';
 import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } from '#store/item-lease.ts';
@@ -14,9 +12,18 @@ import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
 import { addStackFingerprint } from '../../functions/stacks/add-stack.ts';
-import { handler as commitBillingTask } from '../../functions/workflow-tasks/commit-billing.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import type { ProcessorFault } from '../../lib/local/processor/http.ts';
+import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
+import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
+import {
+  commitDoor,
+  openPlaces,
+  placesHold,
+  planChangeWorld,
+  startDispatcher,
+} from '../support/plan-change-world.ts';
+import { lostAnswers, processorView, withFaults } from '../support/processor-view.ts';
+import { waitFor } from '../support/wait.ts';
 
 /**
  * Subscription item quantities are written by three use cases (adding a Stack, a Plan Change's
@@ -29,71 +36,29 @@ import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gat
  * faults lose answers, fail reads, refuse requests and store error answers.
  */
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The door of the CommitBilling task: a change's commit runs once the test lets it. */
-const door = {
-  arrivals: new Map<string, number>(),
-  open: new Set<string>(),
-  async pass(input: PlanChangeExecution): Promise<PlanChangeExecution> {
-    door.arrivals.set(input.changeId, (door.arrivals.get(input.changeId) ?? 0) + 1);
-    while (!door.open.has(input.changeId)) await sleep(5);
-    return commitBillingTask(input);
-  },
-};
-
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-const saved = { openSignupAt: process.env.OPEN_SIGNUP_AT, planPrices: process.env.PLAN_PRICES };
-beforeAll(async () => {
-  // Open Signup has come: no Stack is under a Founding Price Lock, every one follows today's prices.
-  process.env.OPEN_SIGNUP_AT = '2020-01-01T00:00:00.000Z';
-  delete process.env.PLAN_PRICES;
-  api = await testGateway({
-    processor: true,
-    stepFunctions: { waitMs: 10, handlers: { CommitBilling: (input) => door.pass(input) } },
-  });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  for (const id of door.arrivals.keys()) door.open.add(id);
-  await api.stop();
-  for (const [name, value] of [
-    ['OPEN_SIGNUP_AT', saved.openSignupAt],
-    ['PLAN_PRICES', saved.planPrices],
-  ] as const)
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-});
+// Open Signup has come: no Stack is under a Founding Price Lock, every one follows today's prices.
+environmentForFile({ OPEN_SIGNUP_AT: '2020-01-01T00:00:00.000Z', PLAN_PRICES: undefined });
+const door = commitDoor();
+const { api, emulator } = gatewayForFile(
+  { processor: true, stepFunctions: { waitMs: 10, handlers: door.handlers } },
+  { beforeStop: door.openAll },
+);
+const { asTenant, until, atCommit } = planChangeWorld(api, door);
+const { subscriptionOf, itemChanges, keysSent } = processorView(emulator);
 
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
 
 /** A paying tenant in a Home Region of its own with room for several Stacks of every Plan. */
 const paying = async (plan: string) => {
   const region = uniqueRegion();
-  for (const p of ['standard', 'plus', 'pro'] as const)
-    await setCapacityTotal({ region, location: `${region}-a`, plan: p, total: 6 }, api.clock.now());
+  await openPlaces(api, region, 6);
   return { ...(await api.subscribe({ plan, region })), region };
 };
-const token = async (tenant: Tenant) => (await api.signIn(tenant.login)).sessionToken;
 const add = async (tenant: Tenant, plan: string, key?: string) =>
-  api.call('POST', '/v1/stacks', {
-    token: await token(tenant),
+  asTenant(tenant, 'POST', '/v1/stacks', {
     body: { plan },
     ...(key ? { headers: { 'idempotency-key': key } } : {}),
   });
-
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error('no subscription');
-  return found;
-};
-/** Every item change (a POST with `items`) the control plane sent for the tenant's subscription. */
-const itemChanges = (tenantId: string) =>
-  emulator.calls.filter(
-    (c) =>
-      c.method === 'POST' && c.path === `/v1/subscriptions/${subscriptionOf(tenantId).id}` && c.params.items,
-  );
 
 /**
  * THE invariant: the processor's quantity of each price is the number of the tenant's Stacks (not
@@ -118,30 +83,22 @@ const billedAsStored = async (tenantId: string) => {
   return stacks.length;
 };
 
-/** No slot of the region has more places in use, or in use and held, than it has. */
-const placesHold = async (region: string) => {
-  const inventory = await listInventory(region);
-  for (const slot of inventory.slots) {
-    const held = inventory.reservations.filter((r) => r.location === slot.location && r.plan === slot.plan);
-    expect(slot.used + held.length).toBeLessThanOrEqual(slot.total);
-  }
-  return inventory;
-};
-
-/** The distinct keys the tenant's item changes went with. */
-const keysSent = (tenantId: string) => [...new Set(itemChanges(tenantId).map((c) => c.idempotencyKey))];
-
 /** A paying tenant whose first Stack has a running reference Dispatcher. */
 const payingWithDispatcher = async (plan: string) => {
   const tenant = await paying(plan);
-  const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
-    token: tenant.sessionToken,
-  });
-  const started = await api.call('POST', '/_local/fleet/dispatchers', {
-    body: { credential: issued.json.credential, location: `${tenant.region}-a` },
-  });
-  expect(started.status).toBe(201);
+  await startDispatcher(api, tenant, `${tenant.region}-a`);
   return tenant;
+};
+
+/** Confirms the change of the tenant's first Stack to Pro; the commit of it is held at the door. */
+const proChangeAtTheDoor = async (tenant: Tenant) => {
+  const confirmed = await asTenant(tenant, 'POST', '/v1/stacks/primary/plan-changes', {
+    body: { plan: 'pro' },
+  });
+  const changeId = confirmed.json.changeId as string;
+  await atCommit(changeId);
+  expect(door.arrivals(changeId)).toBe(1);
+  return changeId;
 };
 
 describe('adds racing each other', () => {
@@ -165,32 +122,16 @@ describe('an add racing a Plan Change commit', () => {
   it('adds at the moment the commit runs: the commit and both adds count, nothing is lost', async () => {
     const tenant = await payingWithDispatcher('plus');
     expect((await add(tenant, 'plus')).status).toBe(201);
-    const confirmed = await api.call('POST', '/v1/stacks/primary/plan-changes', {
-      token: await token(tenant),
-      body: { plan: 'pro' },
-    });
-    const changeId = confirmed.json.changeId as string;
-    for (let round = 0; !door.arrivals.get(changeId) && round < 400; round++) {
-      await api.fleet.tick();
-      await sleep(10);
-    }
-    expect(door.arrivals.get(changeId)).toBe(1);
-    const read = async () =>
-      (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: await token(tenant) })).json;
+    const changeId = await proChangeAtTheDoor(tenant);
     const [first, second] = await Promise.all([
       add(tenant, 'plus'),
       add(tenant, 'pro'),
       (async () => {
-        door.open.add(changeId);
+        door.allow(changeId, Number.POSITIVE_INFINITY);
       })(),
     ]);
     expect([first?.status, second?.status]).toEqual([201, 201]);
-    let change = await read();
-    for (let round = 0; change.status !== 'completed' && round < 300; round++) {
-      await api.fleet.tick();
-      await sleep(10);
-      change = await read();
-    }
+    const change = await until(tenant, changeId, ['completed']);
     expect(change.status).toBe('completed');
     expect(change.final.adjustment).toBeGreaterThan(0);
     // primary moved plus -> pro; the added plus Stacks and the added pro Stack are all billed.
@@ -374,25 +315,13 @@ describe('an item change whose answer was lost', () => {
 });
 
 describe('an add whose answer is lost decides by reading, still holding the lease (finding 1)', () => {
-  const withFaults = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } finally {
-      emulator.faults.length = 0;
-    }
-  };
-
   it('applied: the add reads it back and creates its Stack (201), one item change', async () => {
     const tenant = await paying('standard');
-    const answer = await withFaults(() => {
-      emulator.faults.push({
-        method: 'POST',
-        keyPrefix: `add-stack:${tenant.tenantId}:`,
-        kind: 'lose-answer',
-        times: 5,
-      });
-      return add(tenant, 'plus', 'lost-applied');
-    });
+    const answer = await withFaults(
+      emulator,
+      [lostAnswers(emulator, `add-stack:${tenant.tenantId}:`, { times: 5 })],
+      () => add(tenant, 'plus', 'lost-applied'),
+    );
     expect(answer.status).toBe(201);
     expect(await billedAsStored(tenant.tenantId)).toBe(2);
     expect(keysSent(tenant.tenantId)).toHaveLength(1);
@@ -402,15 +331,13 @@ describe('an add whose answer is lost decides by reading, still holding the leas
 
   it('not applied: 502 that truly says nothing was charged, nothing stays (journal, place, key); a retry with the key adds once', async () => {
     const tenant = await paying('standard');
-    const answer = await withFaults(() => {
-      emulator.faults.push({
-        method: 'POST',
-        keyPrefix: `add-stack:${tenant.tenantId}:`,
-        kind: 'unavailable',
-        times: Number.POSITIVE_INFINITY,
-      });
-      return add(tenant, 'plus', 'lost-not-applied');
-    });
+    const unavailable = {
+      method: 'POST',
+      keyPrefix: `add-stack:${tenant.tenantId}:`,
+      kind: 'unavailable',
+      times: Number.POSITIVE_INFINITY,
+    } as const;
+    const answer = await withFaults(emulator, [unavailable], () => add(tenant, 'plus', 'lost-not-applied'));
     expect(answer.status).toBe(502);
     expect(answer.json.error.message).toMatch(/nothing was charged/);
     expect(await readItemLease(tenant.tenantId)).toBeUndefined();
@@ -424,24 +351,11 @@ describe('an add whose answer is lost decides by reading, still holding the leas
   it('the read fails too: 503 processor_outcome_unknown telling to retry with the same key; the entry stays; the retry creates the Stack once', async () => {
     const tenant = await paying('standard');
     const subscriptionId = subscriptionOf(tenant.tenantId).id;
-    const answer = await withFaults(() => {
-      emulator.faults.push({
-        method: 'POST',
-        keyPrefix: `add-stack:${tenant.tenantId}:`,
-        kind: 'lose-answer',
-        times: 5,
-        onHit: () => {
-          if (!emulator.faults.some((f) => f.method === 'GET'))
-            emulator.faults.push({
-              method: 'GET',
-              path: `/v1/subscriptions/${subscriptionId}`,
-              kind: 'unavailable',
-              times: Number.POSITIVE_INFINITY,
-            });
-        },
-      });
-      return add(tenant, 'plus', 'lost-unknown');
-    });
+    const answer = await withFaults(
+      emulator,
+      [lostAnswers(emulator, `add-stack:${tenant.tenantId}:`, { times: 5, unreadable: subscriptionId })],
+      () => add(tenant, 'plus', 'lost-unknown'),
+    );
     expect(answer.status).toBe(503);
     expect(answer.json.error.code).toBe('processor_outcome_unknown');
     expect(answer.json.error.message).toMatch(/same Idempotency-Key/);
@@ -461,8 +375,11 @@ describe('an add whose answer is lost decides by reading, still holding the leas
     let answer: Awaited<ReturnType<typeof add>>;
     try {
       answer = await add(tenant, 'plus', 'slow-1');
-      // Requests the add gave up on may still be running at the processor.
-      await sleep(2_500);
+      // Requests the add gave up on may still be running at the processor: they end first.
+      await waitFor('the processor answering every request', () => emulator.requestsInFlight === 0, {
+        everyMs: 50,
+        rounds: 600,
+      });
     } finally {
       emulator.latencyMs = 0;
     }
@@ -478,39 +395,27 @@ describe('a billing commit meets processor faults', () => {
   const atTheDoor = async () => {
     const tenant = await payingWithDispatcher('plus');
     expect((await add(tenant, 'plus')).status).toBe(201);
-    const confirmed = await api.call('POST', '/v1/stacks/primary/plan-changes', {
-      token: await token(tenant),
-      body: { plan: 'pro' },
+    return { tenant, changeId: await proChangeAtTheDoor(tenant) };
+  };
+  /** Lets the commit through with `faults` on the processor; the change completes. */
+  const completesWith = (
+    tenant: Tenant,
+    changeId: string,
+    faults: ProcessorFault[],
+    meanwhile?: () => Promise<void>,
+  ) =>
+    withFaults(emulator, faults, async () => {
+      door.allow(changeId, Number.POSITIVE_INFINITY);
+      await meanwhile?.();
+      const change = await until(tenant, changeId, ['completed']);
+      expect(change.final.adjustment).toBeGreaterThan(0);
     });
-    const changeId = confirmed.json.changeId as string;
-    for (let round = 0; !door.arrivals.get(changeId) && round < 400; round++) {
-      await api.fleet.tick();
-      await sleep(10);
-    }
-    expect(door.arrivals.get(changeId)).toBe(1);
-    return { tenant, changeId };
-  };
-  const completed = async (tenant: Tenant, changeId: string) => {
-    let change = (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: await token(tenant) })).json;
-    for (let round = 0; change.status !== 'completed' && round < 300; round++) {
-      await api.fleet.tick();
-      await sleep(10);
-      change = (await api.call('GET', `/v1/plan-changes/${changeId}`, { token: await token(tenant) })).json;
-    }
-    expect(change.status).toBe('completed');
-    return change;
-  };
 
   it('the update is made, then the read of its prorations is refused (finding 3): not a refusal, so no second Stack is moved', async () => {
     const { tenant, changeId } = await atTheDoor();
-    emulator.faults.push({ method: 'GET', path: '/v1/invoiceitems', kind: 'refuse', times: 1 });
-    try {
-      door.open.add(changeId);
-      const change = await completed(tenant, changeId);
-      expect(change.final.adjustment).toBeGreaterThan(0);
-    } finally {
-      emulator.faults.length = 0;
-    }
+    await completesWith(tenant, changeId, [
+      { method: 'GET', path: '/v1/invoiceitems', kind: 'refuse', times: 1 },
+    ]);
     expect(await billedAsStored(tenant.tenantId)).toBe(2);
     expect(keysSent(tenant.tenantId).filter((k) => k?.startsWith('plan-change:'))).toEqual([
       `plan-change:${changeId}`,
@@ -519,20 +424,14 @@ describe('a billing commit meets processor faults', () => {
 
   it("the processor stored an error answer for the commit's key (finding 4): decided by reading, retried under a new key; adds are not blocked meanwhile", async () => {
     const { tenant, changeId } = await atTheDoor();
-    emulator.faults.push({
-      method: 'POST',
-      keyPrefix: `plan-change:${changeId}`,
-      kind: 'error-stored',
-      times: 1,
-    });
-    try {
-      door.open.add(changeId);
-      expect((await add(tenant, 'standard')).status).toBe(201);
-      const change = await completed(tenant, changeId);
-      expect(change.final.adjustment).toBeGreaterThan(0);
-    } finally {
-      emulator.faults.length = 0;
-    }
+    await completesWith(
+      tenant,
+      changeId,
+      [{ method: 'POST', keyPrefix: `plan-change:${changeId}`, kind: 'error-stored', times: 1 }],
+      async () => {
+        expect((await add(tenant, 'standard')).status).toBe(201);
+      },
+    );
     expect(await billedAsStored(tenant.tenantId)).toBe(3);
     expect(keysSent(tenant.tenantId).filter((k) => k?.startsWith('plan-change:'))).toEqual([
       `plan-change:${changeId}`,

@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listInventory } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { dueIndexKeys } from '#store/due.ts';
@@ -8,16 +8,12 @@ import { listStacks } from '#store/stacks.ts';
 import { runSweep } from '../../functions/reconciler/sweep.ts';
 import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
 import { cancelInPortal, payOnCheckout, TEST_CARDS, updateCardInPortal } from '../support/hosted-pages.ts';
+import { processorView } from '../support/processor-view.ts';
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api, emulator } = gatewayForFile({ processor: true });
+const { subscriptionOf } = processorView(emulator);
 
 const DAY = 86_400;
 
@@ -37,15 +33,6 @@ const subscribedTenant = async (card: string = TEST_CARDS.succeeds, plan = 'plus
 const statusOf = async (tenant: { login: string }) => {
   const { sessionToken } = await api.signIn(tenant.login);
   return (await api.call('GET', '/v1/billing/status', { token: sessionToken })).json;
-};
-
-/** The tenant's subscription as the processor emulator holds it. */
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(api.emulator?.state.subscriptions ?? {}).find(
-    (s) => s.metadata.tenantId === tenantId,
-  );
-  if (!found) throw new Error(`no subscription for ${tenantId}`);
-  return found;
 };
 
 const portalUrl = async (tenant: { login: string }) => {

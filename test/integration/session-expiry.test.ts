@@ -1,17 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashSessionToken } from '#core/session-token.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { type TestControlPlane, testGateway, uniqueLogin } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueLogin } from '../support/gateway.ts';
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway();
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile();
 
 const DAY = 86_400;
 const storedSession = async (token: string) =>

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getStack } from '#store/stacks.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import type { TestControlPlane } from '../support/gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
 
 /**
@@ -9,13 +10,7 @@ import { cancelInPortal } from '../support/hosted-pages.ts';
  * Watched-Projects cap, and the blocking verdict, against DynamoDB Local and the processor emulator.
  */
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
 
 type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
 

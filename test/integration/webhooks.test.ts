@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-  await api.drainQueue();
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
+// The catalog's events of the start (products and prices synced) are not this file's.
+beforeAll(() => api.drainQueue());
 
 const nowSeconds = () => Math.floor(api.clock.now().getTime() / 1000);
 

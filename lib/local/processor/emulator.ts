@@ -97,6 +97,11 @@ export class ProcessorEmulator implements EmulatorContext {
     this.http.latencyMs = value;
   }
 
+  /** API and page requests received and not answered yet. */
+  get requestsInFlight(): number {
+    return this.http.inFlight;
+  }
+
   /** Faults on the API, for tests (see ProcessorFault): push one, or empty the list to clear them. */
   get faults(): ProcessorFault[] {
     return this.http.faults;

@@ -60,6 +60,8 @@ export class HttpFront {
   latencyMs = 0;
   /** Faults tests put on the API (the first that matches a request hits it). */
   faults: ProcessorFault[] = [];
+  /** Requests received and not answered yet (a test waits for 0 before it reads what they did). */
+  inFlight = 0;
   url = '';
   private readonly host: HttpHost;
   private server: Server | undefined;
@@ -70,9 +72,14 @@ export class HttpFront {
 
   async start(port = 0): Promise<string> {
     const server = createServer((request, response) => {
-      this.handle(request, response).catch((error: unknown) => {
-        if (!response.headersSent) sendError(response, error);
-      });
+      this.inFlight++;
+      this.handle(request, response)
+        .catch((error: unknown) => {
+          if (!response.headersSent) sendError(response, error);
+        })
+        .finally(() => {
+          this.inFlight--;
+        });
     });
     this.server = server;
     this.url = `http://127.0.0.1:${await listenOn(server, port, '127.0.0.1')}`;

@@ -1,0 +1,99 @@
+import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import type { ProcessorFault } from '../../lib/local/processor/http.ts';
+
+/**
+ * What the processor emulator holds and was asked, per tenant, read straight from its state and
+ * its record of calls: `const { subscriptionOf, itemsByPlan } = processorView(emulator)`.
+ */
+export const processorView = (emulator: ProcessorEmulator) => {
+  /** The tenant's subscription (the one whose metadata names it). */
+  const subscriptionOf = (tenantId: string) => {
+    const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
+    if (!found) throw new Error(`no subscription for ${tenantId}`);
+    return found;
+  };
+  /** The Plan a price bills (from its lookup key), undefined for a price that is no Plan's. */
+  const planOfPrice = (priceId: string) =>
+    /^stack_plan_(\w+)_monthly$/.exec(emulator.state.prices[priceId]?.lookupKey ?? '')?.[1];
+  /** The subscription's items as `{ plan: quantity }`. */
+  const itemsByPlan = (tenantId: string) =>
+    Object.fromEntries(
+      subscriptionOf(tenantId).items.map((item) => [planOfPrice(item.price), item.quantity]),
+    );
+  /** The active price of a Plan. */
+  const priceOf = (plan: string) => {
+    const found = Object.values(emulator.state.prices).find(
+      (price) => price.lookupKey === `stack_plan_${plan}_monthly` && price.active,
+    );
+    if (!found) throw new Error(`no ${plan} price`);
+    return found;
+  };
+  /** Every update (a POST) the control plane sent for the tenant's subscription. */
+  const updatesOf = (tenantId: string) =>
+    emulator.calls.filter(
+      (c) => c.method === 'POST' && c.path === `/v1/subscriptions/${subscriptionOf(tenantId).id}`,
+    );
+  /** Every item change (an update with `items`) the control plane sent for the tenant's subscription. */
+  const itemChanges = (tenantId: string) => updatesOf(tenantId).filter((c) => c.params.items);
+  /** The distinct keys the tenant's item changes went with, in order. */
+  const keysSent = (tenantId: string) => [...new Set(itemChanges(tenantId).map((c) => c.idempotencyKey))];
+  return { subscriptionOf, planOfPrice, itemsByPlan, priceOf, updatesOf, itemChanges, keysSent };
+};
+
+/** Runs `work` with faults on the emulator, then removes every fault left. */
+export const withFaults = async <T>(
+  emulator: ProcessorEmulator,
+  faults: ProcessorFault[],
+  work: () => Promise<T>,
+): Promise<T> => {
+  emulator.faults.push(...faults);
+  try {
+    return await work();
+  } finally {
+    emulator.faults.length = 0;
+  }
+};
+
+/**
+ * Item changes under keys starting `keyPrefix` are applied but their answer is lost (`times`
+ * times); with `unreadable`, from the first of them on that subscription cannot be read back
+ * either, so the sender cannot decide by reading.
+ */
+export const lostAnswers = (
+  emulator: ProcessorEmulator,
+  keyPrefix: string,
+  options: { times?: number; unreadable?: string } = {},
+): ProcessorFault => ({
+  method: 'POST',
+  keyPrefix,
+  kind: 'lose-answer',
+  times: options.times ?? Number.POSITIVE_INFINITY,
+  ...(options.unreadable
+    ? {
+        onHit: () => {
+          if (!emulator.faults.some((f) => f.method === 'GET'))
+            emulator.faults.push({
+              method: 'GET',
+              path: `/v1/subscriptions/${options.unreadable}`,
+              kind: 'unavailable',
+              times: Number.POSITIVE_INFINITY,
+            });
+        },
+      }
+    : {}),
+});
+
+/** Runs `work` while the Plan's active price is missing at the processor (its requests are refused). */
+export const withPriceMissing = async <T>(
+  emulator: ProcessorEmulator,
+  plan: string,
+  work: () => Promise<T>,
+): Promise<T> => {
+  const price = processorView(emulator).priceOf(plan);
+  delete emulator.state.prices[price.id];
+  try {
+    return await work();
+  } finally {
+    emulator.state.prices[price.id] = price;
+  }
+};
