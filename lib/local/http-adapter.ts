@@ -45,6 +45,8 @@ export interface AdapterRoute {
   path: string;
   auth: Route['auth'];
   handler: ApiHandler;
+  /** The time the handler is given (`getRemainingTimeInMillis`); an API Lambda's 10 s unless set. */
+  timeoutMs?: number;
 }
 
 interface CompiledRoute extends AdapterRoute {
@@ -95,7 +97,7 @@ export const loadAuthorizer = async (): Promise<AuthorizerHandler> =>
 
 const TEXT_CONTENT = /^(text\/|application\/(json|x-www-form-urlencoded|xml|javascript)|[^;]*\+json)/i;
 
-const lambdaContext = (functionName: string, requestId: string): Context => ({
+const lambdaContext = (functionName: string, requestId: string, timeoutMs = 10_000): Context => ({
   callbackWaitsForEmptyEventLoop: false,
   functionName,
   functionVersion: '$LATEST',
@@ -104,7 +106,7 @@ const lambdaContext = (functionName: string, requestId: string): Context => ({
   awsRequestId: requestId,
   logGroupName: `/aws/lambda/${functionName}`,
   logStreamName: 'local',
-  getRemainingTimeInMillis: () => 10_000,
+  getRemainingTimeInMillis: () => timeoutMs,
   done: () => undefined,
   fail: () => undefined,
   succeed: () => undefined,
@@ -269,7 +271,7 @@ export class LocalApiGateway {
       isBase64Encoded: request.body.length > 0 && !isText,
     };
     try {
-      const result = await route.handler(event, lambdaContext(routeKey, requestId));
+      const result = await route.handler(event, lambdaContext(routeKey, requestId, route.timeoutMs));
       return {
         status: result.statusCode ?? 200,
         headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),
