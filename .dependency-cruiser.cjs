@@ -70,7 +70,7 @@ module.exports = {
     {
       name: 'cdk-only-in-infra',
       comment:
-        'aws-cdk-lib, constructs and cdk-nag are imported by lib/infra, test/infra and the infra layer\'s own support (its global setup that synthesizes once, and the reader of that synthesis) only.',
+        "aws-cdk-lib, constructs and cdk-nag are imported by lib/infra, test/infra and the infra layer's own support (its global setup that synthesizes once, and the reader of that synthesis) only.",
       severity: 'error',
       from: { pathNot: '^(lib/infra|test/infra)/|^test/support/(synthesized-stack|infra-setup)\\.ts$' },
       to: { path: '^node_modules/(aws-cdk-lib|constructs|cdk-nag)/' },

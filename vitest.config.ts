@@ -53,8 +53,10 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          // Each file runs `npm start` (its own DynamoDB Local) as a user would: one at a time,
-          // after the other layers, so two cores are not shared by several JVMs and a browser.
+          // One `npm start` for the run (test/support/e2e-setup.ts), shared by every file; a file
+          // that needs its own (a restart, another environment) says why. One file at a time, after
+          // the other layers: tests step the shared clock and sweep, so they never overlap.
+          globalSetup: ['test/support/e2e-setup.ts'],
           fileParallelism: false,
           pool: 'forks',
           testTimeout: 60_000,

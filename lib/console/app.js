@@ -9,7 +9,7 @@ import { planChangesScreen } from './screens/plan-changes.js';
 import { closingScreen, plansScreen } from './screens/plans.js';
 import { signInScreen, slugScreen } from './screens/sign-in.js';
 import { stacksScreen } from './screens/stacks.js';
-import { errorBox, main, nav, navLinks, say, screen, setRoute, stopPolling } from './ui.js';
+import { drawing, errorBox, main, nav, navLinks, say, screen, setRoute, stopPolling } from './ui.js';
 
 const ROUTES = {
   '#/account': accountScreen,
@@ -21,6 +21,7 @@ const ROUTES = {
 
 const route = async () => {
   stopPolling();
+  drawing();
   let me;
   try {
     me = await api('GET', '/v1/me');

@@ -30,12 +30,27 @@ export const say = (/** @type {string} */ text) => {
   status.textContent = text;
 };
 
-/** Replaces the screen: its heading first, focused so a keyboard or screen reader user lands there. */
+/** How many screens this page load has drawn. */
+let drawn = 0;
+
+/**
+ * The screen is being replaced: `main` loses `data-ready` until the next one is drawn (the router
+ * calls this before it loads what the next screen shows).
+ */
+export const drawing = () => main.removeAttribute('data-ready');
+
+/**
+ * Replaces the screen: its heading first, focused so a keyboard or screen reader user lands there.
+ * Once drawn, `main` carries `data-ready` (the count of screens drawn), the signal the browser tests
+ * wait for after a route change instead of a fixed time.
+ */
 export const screen = (/** @type {string} */ title, /** @type {(Node|string)[]} */ ...children) => {
   const heading = h('h2', { tabindex: '-1' }, title);
   main.replaceChildren(heading, ...children);
   document.title = `${title} · Stack Control Plane`;
   heading.focus();
+  drawn += 1;
+  main.dataset.ready = String(drawn);
 };
 
 export const errorBox = (/** @type {unknown} */ error) =>

@@ -654,14 +654,21 @@ export class FleetSimulator {
     return this.find(dispatcherIdOrStackName)?.status();
   }
 
-  /** Every simulated Dispatcher polls once (what each does on its own schedule in the cloud). */
-  async tick(): Promise<DispatcherStatus[]> {
-    for (const dispatcher of this.dispatchers.values()) {
+  /**
+   * Every simulated Dispatcher polls once (what each does on its own schedule in the cloud), or only
+   * the ones named (a test steps its own Stacks and leaves the others of a shared server alone).
+   * Answers the state of those that polled.
+   */
+  async tick(dispatcherIds?: readonly string[]): Promise<DispatcherStatus[]> {
+    const polling = dispatcherIds
+      ? dispatcherIds.flatMap((id) => this.dispatchers.get(id) ?? [])
+      : [...this.dispatchers.values()];
+    for (const dispatcher of polling) {
       await dispatcher.poll(this.apiUrl(), this.now()).catch((error: unknown) => {
         dispatcher.lastError = (error as Error).message;
       });
     }
-    return this.list();
+    return polling.map((dispatcher) => dispatcher.status());
   }
 
   list(): DispatcherStatus[] {

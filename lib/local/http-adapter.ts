@@ -46,6 +46,8 @@ export interface AdapterRoute {
   path: string;
   auth: Route['auth'];
   handler: ApiHandler;
+  /** The time the handler is given (`getRemainingTimeInMillis`); an API Lambda's 10 s unless set. */
+  timeoutMs?: number;
 }
 
 interface CompiledRoute extends AdapterRoute {
@@ -103,7 +105,11 @@ export const loadAuthorizer = async (): Promise<AuthorizerHandler> =>
 
 const TEXT_CONTENT = /^(text\/|application\/(json|x-www-form-urlencoded|xml|javascript)|[^;]*\+json)/i;
 
-const lambdaContext = (functionName: string, requestId: string): Context => ({
+const lambdaContext = (
+  functionName: string,
+  requestId: string,
+  timeoutMs = API_FUNCTION_TIMEOUT_SECONDS * 1000,
+): Context => ({
   callbackWaitsForEmptyEventLoop: false,
   functionName,
   functionVersion: '$LATEST',
@@ -112,7 +118,7 @@ const lambdaContext = (functionName: string, requestId: string): Context => ({
   awsRequestId: requestId,
   logGroupName: `/aws/lambda/${functionName}`,
   logStreamName: 'local',
-  getRemainingTimeInMillis: () => API_FUNCTION_TIMEOUT_SECONDS * 1000,
+  getRemainingTimeInMillis: () => timeoutMs,
   done: () => undefined,
   fail: () => undefined,
   succeed: () => undefined,
@@ -277,7 +283,7 @@ export class LocalApiGateway {
       isBase64Encoded: request.body.length > 0 && !isText,
     };
     try {
-      const result = await route.handler(event, lambdaContext(routeKey, requestId));
+      const result = await route.handler(event, lambdaContext(routeKey, requestId, route.timeoutMs));
       return {
         status: result.statusCode ?? 200,
         headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),

@@ -3,6 +3,7 @@ import { hashSessionToken, newSessionToken } from '../../functions/core/session-
 import { HttpError } from '../../functions/http/errors.ts';
 import { httpHandler } from '../../functions/http/handler.ts';
 import { sessionCookie } from '../../functions/http/session-token.ts';
+import { config, PLAN_CHANGE_GATES } from '../../functions/ports/config.ts';
 import { createSession } from '../../functions/store/sessions.ts';
 import { addMember, type CodeHostIdentity, signInIdentity } from '../../functions/store/users.ts';
 import type { AdjustableClock } from './clock.ts';
@@ -317,10 +318,21 @@ const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
       method: 'POST',
       path: '/_local/fleet/tick',
       auth: 'none',
-      handler: httpHandler({ auth: 'none' }, async () => ({
-        status: 200,
-        body: { dispatchers: await fleet.tick() },
-      })),
+      handler: httpHandler(
+        {
+          auth: 'none',
+          // Without a body every Dispatcher polls; `dispatcherIds` polls only those.
+          body: v.strictObject({
+            dispatcherIds: v.optional(
+              v.pipe(v.array(v.string('a Dispatcher id such as dsp-1')), v.maxLength(100)),
+            ),
+          }),
+        },
+        async ({ body }) => {
+          for (const id of body.dispatcherIds ?? []) dispatcherOf(id);
+          return { status: 200, body: { dispatchers: await fleet.tick(body.dispatcherIds) } };
+        },
+      ),
     },
     {
       method: 'POST',
@@ -520,7 +532,32 @@ export const localRoutes = (
     method: 'POST',
     path: '/_local/sweep',
     auth: 'none',
+    // The reconciler's own time (its Lambda has 60 s, the sweep's budget is 50 s), not an API
+    // request's 10 s: a sweep after a month of time travel over many tenants takes longer.
+    timeoutMs: 60_000,
     handler: httpHandler({ auth: 'none' }, async () => ({ status: 200, body: await sweeper.runNow() })),
+  },
+  {
+    method: 'POST',
+    path: '/_local/plan-change-gates',
+    auth: 'none',
+    // PLAN_CHANGE_GATES_READY of a running server, so one server shows the console with a gate down
+    // and up (the API reads the gates on every request).
+    handler: httpHandler(
+      {
+        auth: 'none',
+        body: v.strictObject({
+          ready: v.pipe(
+            v.array(v.picklist(PLAN_CHANGE_GATES, `one of ${PLAN_CHANGE_GATES.join(', ')}`)),
+            v.maxLength(PLAN_CHANGE_GATES.length),
+          ),
+        }),
+      },
+      async ({ body }) => {
+        process.env.PLAN_CHANGE_GATES_READY = body.ready.join(',');
+        return { status: 200, body: { gates: config.planChangeGates() } };
+      },
+    ),
   },
   {
     method: 'POST',

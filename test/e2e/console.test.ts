@@ -1,56 +1,40 @@
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../lib/console-headers.ts';
 import {
-  CHROMIUM,
-  call,
   check,
-  heading,
+  consolePageOf,
+  describeInChromium,
+  drawn,
   inPage,
   newConsolePage,
   payOnCheckoutPage,
-  startConsole,
-  stopConsole,
+  redrawn,
+  signInHere,
 } from '../support/console-browser.ts';
-import { NODE, REPO, type Running } from '../support/local-server.ts';
+import {
+  localClient,
+  QUEUED_PLAN_CHANGE_STEPS,
+  sharedCloud,
+  statusesOf,
+  type Tenant,
+  uniqueLogin,
+} from '../support/local-cloud.ts';
+import { REPO } from '../support/local-server.ts';
 
 /**
- * The tenant console in Debian's headless Chromium against `npm start`: sign-in, slug, Plans,
- * checkout paid on the emulator's page, Account & Billing, adding a Stack, a Plan Change that
- * waits for capacity and then completes (the operator opens capacity, the clock moves on), a
- * Credential with its Project Credential Routes, an export. Each screen is asserted, saved as a
- * screenshot and checked with axe-core.
+ * The tenant console in Debian's headless Chromium against the shared `npm start`: sign-in, slug,
+ * Plans, checkout paid on the emulator's page, Account & Billing, adding a Stack, a Plan Change
+ * that waits for capacity and then completes (the operator fills Pro and gives it back, the clock
+ * moves on), a Credential with its Project Credential Routes, an export. Each test seeds its own
+ * tenant through the API and opens its own page; each screen is asserted, saved as a screenshot
+ * and checked with axe-core.
  */
 
-let server: Running;
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  // CI installs Debian's chromium (.ci/run); never a downloaded browser.
-  if (!existsSync(CHROMIUM)) return;
-  ({ server, browser } = await startConsole(['--fresh']));
-  // The console sets a strict CSP: axe-core is injected past it.
-  page = await newConsolePage(browser);
-}, 120_000);
-afterAll(() => stopConsole({ server, browser }));
-
-/** The Stack added in the journey (s2) and its running reference Dispatcher. */
-const secondStack = async () => {
-  const { body } = await inPage(page, 'GET', '/v1/stacks');
-  const stack = (body.stacks as { stackId: string; name: string }[]).find((s) => s.name.startsWith('s2.'));
-  if (!stack) throw new Error('the added Stack is not listed');
-  const fleet = await call(server, 'GET', '/_local/fleet');
-  const dispatcher = (fleet.body.dispatchers as { dispatcherId: string; stack: string; tornDown: boolean }[])
-    .filter((d) => d.stack === stack.name && !d.tornDown)
-    .at(-1);
-  if (!dispatcher) throw new Error('no Dispatcher runs the added Stack');
-  return { ...stack, dispatcherId: dispatcher.dispatcherId };
-};
+const server = sharedCloud();
+const cloud = localClient(() => server);
 
 /** Waits until the element's text (across its dt/dd pairs) matches. */
 const waitText = (locator: ReturnType<Page['locator']>, pattern: RegExp) =>
@@ -58,54 +42,42 @@ const waitText = (locator: ReturnType<Page['locator']>, pattern: RegExp) =>
 
 const SECRET = 'sk-test-console-secret-9f8e7d6c';
 
-/** `npm run ops -- ...` against this server's data folder, as an operator would. */
-const ops = async (...args: string[]) =>
-  (
-    await promisify(execFile)(
-      NODE,
-      ['lib/ops/cli.ts', ...args, '--region', 'eu', '--data-dir', server.dataDirectory],
-      { cwd: REPO, env: { PATH: process.env.PATH ?? '' } },
-    )
-  ).stdout;
+interface SecondStack {
+  stackId: string;
+  name: string;
+  location: string;
+  dispatcherId: string;
+}
 
-/** The Pro places of the Home Region as `capacity list` prints them. */
-const proPlaces = async () =>
-  (await ops('capacity', 'list'))
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/))
-    .filter((cells) => cells.length === 6 && cells[1] === 'pro' && /^\d+$/.test(cells[2] ?? ''))
-    .map(([location, , total, , , free]) => ({
-      location: location ?? '',
-      total: Number(total),
-      free: Number(free),
-    }));
-
-/** Signs in again on the sign-in screen; the console returns to the screen of the address. */
-const signInHere = async (then: string) => {
-  await heading(page, 'Sign in');
-  await page.getByLabel('Code-host login').fill('browser');
-  await page.getByRole('button', { name: 'Sign in locally' }).click();
-  await heading(page, then);
+/**
+ * A tenant paying for Standard that added a Plus Stack (`s2.<slug>`), whose reference Dispatcher
+ * runs where it is placed (ticked by the test).
+ */
+const tenantWithSecondStack = async (prefix: string): Promise<{ tenant: Tenant; s2: SecondStack }> => {
+  const tenant = await cloud.payingTenant(prefix, 'standard', { dispatcher: false });
+  const added = await cloud.as(tenant, 'POST', '/v1/stacks', { plan: 'plus' });
+  expect(added.status).toBe(201);
+  const s2 = (await cloud.as(tenant, 'GET', `/v1/stacks/${added.body.stackId}`)).body;
+  const { dispatcherId } = await cloud.startDispatcher(tenant, s2);
+  return { tenant, s2: { stackId: s2.stackId, name: s2.name, location: s2.location, dispatcherId } };
 };
 
 /** The Credentials page of a Stack, through the Stack picker. */
-const credentialsOf = async (s2: { stackId: string; name: string }) => {
+const credentialsOf = async (page: Page, s2: SecondStack) => {
   await page.getByRole('link', { name: 'Credentials' }).click();
-  await page.getByRole('heading', { level: 2, name: /^Credentials of / }).waitFor();
+  await drawn(page, /^Credentials of /);
   await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
   await page.getByRole('button', { name: 'Show this Stack' }).click();
-  await heading(page, `Credentials of ${s2.name}`);
+  await drawn(page, `Credentials of ${s2.name}`);
 };
 
-const signInAgain = async () => {
+/** Signs out with the header's button and signs in again as `login`: the Stacks. */
+const signInAgain = async (page: Page, login: string) => {
   await page.getByRole('button', { name: 'Sign out' }).click();
-  await heading(page, 'Sign in');
-  await page.getByLabel('Code-host login').fill('browser');
-  await page.getByRole('button', { name: 'Sign in locally' }).click();
-  await heading(page, 'Stacks');
+  await signInHere(page, login, 'Stacks');
 };
 
-describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
+describeInChromium('the tenant console in Chromium', (browser) => {
   it('serves every module, the screens folder too, with its type and CSP, and runs under that CSP', async () => {
     const directory = path.join(REPO, 'lib/console');
     const modules = readdirSync(directory, { recursive: true, encoding: 'utf8' }).filter((f) =>
@@ -120,7 +92,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
       expect(await response.text(), file).toBe(readFileSync(path.join(directory, file), 'utf8'));
     }
     // The other tests bypass the CSP for axe-core; this page keeps it, so every import must pass it.
-    const strict = await browser.newContext();
+    const strict = await browser().newContext();
     try {
       const plain = await strict.newPage();
       // A refused module shows as a CSP message or a script error (the 401 of /v1/me is expected).
@@ -135,7 +107,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
         if (pathname.startsWith('/console/')) loaded.push(`${response.status()} ${pathname}`);
       });
       await plain.goto(`${server.url}/`);
-      await plain.getByRole('heading', { level: 2, name: 'Sign in' }).waitFor();
+      await drawn(plain, 'Sign in');
       expect(refused).toEqual([]);
       expect(loaded).toContain('200 /console/screens/sign-in.js');
       expect(loaded.filter((line) => !line.startsWith('200 '))).toEqual([]);
@@ -145,43 +117,51 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
   });
 
   it('signs in, takes a slug, pays on the checkout page and lands on the Stacks', async () => {
+    const login = uniqueLogin('browser');
+    const page = await newConsolePage(browser());
     await page.goto(`${server.url}/`);
-    await heading(page, 'Sign in');
+    await drawn(page, 'Sign in');
     await expect(
       page.getByRole('link', { name: 'Sign in with the code host' }).getAttribute('href'),
     ).resolves.toBe('/v1/auth/sign-in');
     await check(page, '01-sign-in', 'Sign in');
-    await page.getByLabel('Code-host login').fill('browser');
+    await page.getByLabel('Code-host login').fill(login);
     await page.getByRole('button', { name: 'Sign in locally' }).click();
 
-    await heading(page, 'Choose your slug');
+    await drawn(page, 'Choose your slug');
     await check(page, '02-slug', 'Choose your slug');
-    await page.getByRole('textbox', { name: /^Slug/ }).fill('browser-co');
+    await page.getByRole('textbox', { name: /^Slug/ }).fill(login);
     await page.getByRole('button', { name: 'Save slug' }).click();
 
-    await heading(page, 'Plans');
+    await drawn(page, 'Plans');
     await expect(page.getByRole('region', { name: 'Standard' }).innerText()).resolves.toContain('a month');
     await check(page, '03-plans', 'Plans');
     // A reload keeps the screen: the state is the API's, not the page's.
     await page.reload();
-    await heading(page, 'Plans');
+    await drawn(page, 'Plans');
 
     await Promise.all([
-      page.waitForURL(/\/c\/pay\//, { timeout: 60_000 }),
+      page.waitForURL(/\/c\/pay\//),
       page.getByRole('button', { name: 'Subscribe to Standard' }).click(),
     ]);
     await payOnCheckoutPage(page, server, 'Browser Tenant');
-    // Once the payment's webhook is processed the console moves on by itself.
-    await heading(page, 'Stacks');
-    const stack = page.getByRole('region', { name: 'Stack browser-co.stacks.localhost' });
-    await expect(stack.innerText()).resolves.toMatch(/Plan\s+Standard/);
-    await expect(stack.innerText()).resolves.toContain('Projects (0 of 3 watched)');
+    // Once the sweep has applied the payment (the shared server sweeps when asked) the console
+    // moves on by itself.
+    const tenant = { login, token: (await cloud.signIn(login)).sessionToken, tenantId: '', email: '' };
+    await cloud.billingStateOnceSwept(tenant, 'active');
+    await drawn(page, 'Stacks');
+    const stack = page.getByRole('region', { name: `Stack ${login}.stacks.localhost` });
+    const text = await stack.innerText();
+    expect(text).toMatch(/Plan\s+Standard/);
+    expect(text).toContain('Projects (0 of 3 watched)');
     await check(page, '04-stacks', 'Stacks');
   }, 120_000);
 
   it('shows Account & Billing with the state, history, price lock and money-back window', async () => {
+    const tenant = await cloud.payingTenant('account', 'standard', { dispatcher: false });
+    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
     await page.getByRole('link', { name: 'Account & Billing' }).click();
-    await heading(page, 'Account & Billing');
+    await drawn(page, 'Account & Billing');
     const text = await page.innerText('main');
     expect(text).toMatch(/Billing state\s+active/);
     expect(text).toContain('Founding price locked on 1 Stack(s)');
@@ -194,7 +174,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
 
     // The Plan Change flow starts here: Account & Billing, then Preview Change, then confirmation.
     const entry = page.getByRole('region', { name: 'Change a Stack’s Plan' });
-    await expect(entry.innerText()).resolves.toContain('browser-co.stacks.localhost: Standard now');
+    await expect(entry.innerText()).resolves.toContain(`${tenant.login}.stacks.localhost: Standard now`);
     await entry.getByLabel('New Plan').selectOption('plus');
     await entry.getByRole('button', { name: 'Preview Change' }).click();
     await entry.getByRole('region', { name: 'Requested Plan' }).waitFor();
@@ -209,135 +189,113 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
   }, 60_000);
 
   it('adds a Stack after the estimate, and adds a Project within the cap', async () => {
-    await page.getByRole('link', { name: 'Stacks' }).click();
-    await heading(page, 'Stacks');
+    const tenant = await cloud.payingTenant('adder', 'standard', { dispatcher: false });
+    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
     await page.getByLabel('Plan', { exact: true }).selectOption('plus');
     await page.getByRole('button', { name: 'Preview the cost' }).click();
     await page.getByText('Estimated next invoice').waitFor();
     await check(page, '06-add-stack-estimate', 'Stacks');
     await page.getByRole('button', { name: 'Confirm and add the Stack' }).click();
-    const added = page.getByRole('region', { name: 'Stack s2.browser-co.stacks.localhost' });
+    const added = page.getByRole('region', { name: `Stack s2.${tenant.login}.stacks.localhost` });
     await added.waitFor();
     await expect(added.innerText()).resolves.toMatch(/Plan\s+Plus/);
 
-    await page.getByLabel('Project name').first().fill('web');
-    await page.getByLabel('Repository (owner/name)').first().fill('browser/web');
-    await page.getByRole('button', { name: 'Add Project' }).first().click();
-    await page.getByText('Projects (1 of 3 watched)').waitFor();
+    const first = page.getByRole('region', { name: `Stack ${tenant.login}.stacks.localhost` });
+    await first.getByLabel('Project name').fill('web');
+    await first.getByLabel('Repository (owner/name)').fill(`${tenant.login}/web`);
+    await first.getByRole('button', { name: 'Add Project' }).click();
+    await first.getByText('Projects (1 of 3 watched)').waitFor();
     await page.reload();
-    await page.getByText('web (browser/web)').waitFor();
+    await drawn(page, 'Stacks');
+    await first.getByText(`web (${tenant.login}/web)`).waitFor();
     await check(page, '07-stacks-added', 'Stacks');
   }, 60_000);
 
   it('previews a Plan Change that must wait for capacity, confirms it, and follows it from waiting to completed by itself', async () => {
-    // The operator leaves no place for Pro anywhere in the Home Region.
-    const before = await proPlaces();
-    expect(before.length).toBeGreaterThan(0);
-    for (const place of before)
-      await ops('capacity', 'set', '--location', place.location, '--plan', 'pro', '--total', '0');
-    expect((await proPlaces()).every((place) => place.free === 0)).toBe(true);
-
-    const stack = page.getByRole('region', { name: 'Stack s2.browser-co.stacks.localhost' });
-    await stack.getByLabel('New Plan').selectOption('pro');
-    await stack.getByRole('button', { name: 'Preview Change' }).click();
-    const requested = stack.getByRole('region', { name: 'Requested Plan' });
-    await requested.waitFor();
-    const preview = await stack.innerText();
-    expect(preview).toMatch(/Requested Plan: Pro/);
-    expect(preview).toMatch(/Current Plan: Plus/);
-    expect(preview).toContain('Your billing-cycle date stays');
-    // The preview says it would queue.
-    await expect(requested.innerText()).resolves.toMatch(
-      /Capacity\s+No room for this Plan in your Home Region now: the change waits for capacity/,
-    );
-    await check(page, '08-plan-change-preview-queues', 'Stacks');
-
-    // The Stack's reference Dispatcher, so the change can run (the fleet ticks by itself).
-    const listed = (await page.evaluate(async () => (await fetch('/v1/stacks')).json())) as {
-      stacks: { stackId: string; name: string; location: string }[];
-    };
-    const s2 = listed.stacks.find((s) => s.name.startsWith('s2.'));
-    if (!s2) throw new Error('the added Stack is not listed');
-    const { credential } = (await page.evaluate(async (id: string) => {
-      const r = await fetch(`/v1/stacks/${id}/dispatcher-credential`, { method: 'POST' });
-      return r.json();
-    }, s2.stackId)) as { credential: string };
-    expect(
-      (await call(server, 'POST', '/_local/fleet/dispatchers', { credential, location: s2.location })).status,
-    ).toBe(201);
-
-    await stack.getByRole('button', { name: 'Confirm Plan Change' }).click();
-    await heading(page, 'Plan Changes');
+    const { tenant, s2 } = await tenantWithSecondStack('waits');
+    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+    const stack = page.getByRole('region', { name: `Stack ${s2.name}` });
     const card = page.getByRole('region', { name: /^Plan Change pc_/ });
     const status = card.locator('[data-status]');
-    await expect(status.getAttribute('data-status')).resolves.toBe('waiting_for_capacity');
-    await expect(status.innerText()).resolves.toBe('waiting for capacity');
-    expect(await card.innerText()).toContain('No place for the new Plan is free yet');
-    await expect(card.getByRole('button', { name: 'Cancel this Plan Change' }).isVisible()).resolves.toBe(
-      true,
-    );
-    await check(page, '09-plan-change-waiting', 'Plan Changes');
-
-    // A session that ends while the page follows the change (as time travel past its expiry
-    // would): the page asks to sign in again, and then shows the same screen.
-    expect((await inPage(page, 'POST', '/v1/auth/sign-out')).status).toBeLessThan(300);
-    await signInHere('Plan Changes');
-    await expect(status.getAttribute('data-status')).resolves.toBe('waiting_for_capacity');
-
-    // The operator opens capacity again; the clock moves on past the next look; the page follows
-    // the change by itself to completed.
-    for (const place of before)
-      await ops(
-        'capacity',
-        'set',
-        '--location',
-        place.location,
-        '--plan',
-        'pro',
-        '--total',
-        String(place.total),
+    // The operator leaves no place for Pro anywhere in the Home Region, then gives them back.
+    await cloud.withPlanFull('pro', async () => {
+      expect((await cloud.inventory()).filter((s) => s.plan === 'pro').every((s) => s.free === 0)).toBe(true);
+      await stack.getByLabel('New Plan').selectOption('pro');
+      await stack.getByRole('button', { name: 'Preview Change' }).click();
+      const requested = stack.getByRole('region', { name: 'Requested Plan' });
+      await requested.waitFor();
+      const preview = await stack.innerText();
+      expect(preview).toMatch(/Requested Plan: Pro/);
+      expect(preview).toMatch(/Current Plan: Plus/);
+      expect(preview).toContain('Your billing-cycle date stays');
+      // The preview says it would queue.
+      expect(preview).toMatch(
+        /Capacity\s+No room for this Plan in your Home Region now: the change waits for capacity/,
       );
-    expect((await call(server, 'POST', '/_local/clock/advance', { seconds: 15 * 60 })).status).toBe(200);
+      await check(page, '08-plan-change-preview-queues', 'Stacks');
+
+      await stack.getByRole('button', { name: 'Confirm Plan Change' }).click();
+      await drawn(page, 'Plan Changes');
+      const waiting = await card.evaluate((e) => {
+        const shown = (
+          e as unknown as {
+            querySelector: (s: string) => { getAttribute: (n: string) => string; textContent: string };
+          }
+        ).querySelector('[data-status]');
+        return {
+          value: shown.getAttribute('data-status'),
+          words: shown.textContent,
+          text: (e as unknown as { innerText: string }).innerText,
+        };
+      });
+      expect(waiting.value).toBe('waiting_for_capacity');
+      expect(waiting.words).toBe('waiting for capacity');
+      expect(waiting.text).toContain('No place for the new Plan is free yet');
+      await expect(card.getByRole('button', { name: 'Cancel this Plan Change' }).isVisible()).resolves.toBe(
+        true,
+      );
+      await check(page, '09-plan-change-waiting', 'Plan Changes');
+
+      // A session that ends while the page follows the change (as time travel past its expiry
+      // would): the page asks to sign in again, and then shows the same screen.
+      expect((await inPage(page, 'POST', '/v1/auth/sign-out')).status).toBeLessThan(300);
+      await signInHere(page, tenant.login, 'Plan Changes');
+      await expect(status.getAttribute('data-status')).resolves.toBe('waiting_for_capacity');
+    });
+
+    // Pro has room again; the clock moves on past the next look; the page follows the change by
+    // itself to completed as the Stack's Dispatcher does its part.
+    await cloud.advance(15 * 60);
     await expect
       .poll(
         async () => {
-          await call(server, 'POST', '/_local/fleet/tick');
+          await cloud.tick(s2.dispatcherId);
           return status.getAttribute('data-status', { timeout: 1000 }).catch(() => null);
         },
         { timeout: 90_000, interval: 1000 },
       )
       .toBe('completed');
     const changes = await inPage(page, 'GET', '/v1/plan-changes');
-    expect(changes.body.planChanges[0].history.map((e: { status: string }) => e.status)).toEqual([
-      'waiting_for_capacity',
-      'waiting_for_work',
-      'preparing',
-      'switching',
-      'verifying',
-      'completed',
-    ]);
+    expect(statusesOf(changes.body.planChanges[0])).toEqual(QUEUED_PLAN_CHANGE_STEPS);
     await page.reload();
-    await heading(page, 'Plan Changes');
+    await drawn(page, 'Plan Changes');
     await expect(status.getAttribute('data-status')).resolves.toBe('completed');
     // Signing in again shows the same history.
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await signInHere('Stacks');
-    await expect(
-      page.getByRole('region', { name: 'Stack s2.browser-co.stacks.localhost' }).innerText(),
-    ).resolves.toMatch(/Plan\s+Pro/);
+    await signInAgain(page, tenant.login);
+    await expect(page.getByRole('region', { name: `Stack ${s2.name}` }).innerText()).resolves.toMatch(
+      /Plan\s+Pro/,
+    );
     await page.getByRole('link', { name: 'Plan Changes' }).click();
+    await drawn(page, 'Plan Changes');
     await page.locator('[data-status="completed"]').waitFor();
     expect(await page.innerText('main')).toMatch(/Plus to Pro/);
     await check(page, '10-plan-change-completed', 'Plan Changes');
   }, 180_000);
 
   it('provisions an api_key on the added Stack, follows its validation and chooses it as the Guide', async () => {
-    const s2 = await secondStack();
-    await page.getByRole('link', { name: 'Credentials' }).click();
-    await page.getByRole('heading', { level: 2, name: /^Credentials of / }).waitFor();
-    await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
-    await page.getByRole('button', { name: 'Show this Stack' }).click();
-    await heading(page, `Credentials of ${s2.name}`);
+    const { tenant, s2 } = await tenantWithSecondStack('creds');
+    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+    await credentialsOf(page, s2);
     expect(await page.innerText('main')).toContain('No Credentials yet.');
 
     // The Providers, their kinds and the consent text are the API's catalog; the kinds follow
@@ -389,7 +347,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await expect
       .poll(
         async () => {
-          await call(server, 'POST', '/_local/fleet/tick');
+          await cloud.tick(s2.dispatcherId);
           return card.innerText();
         },
         { timeout: 30_000, interval: 500 },
@@ -409,23 +367,38 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
 
     // The same after a reload and after signing in again: the state is the API's.
     await page.reload();
-    await heading(page, `Credentials of ${s2.name}`);
+    await drawn(page, `Credentials of ${s2.name}`);
     await waitText(guide, /ci-key \(since .*\): usable/);
-    await signInAgain();
-    await credentialsOf(s2);
+    await signInAgain(page, tenant.login);
+    await credentialsOf(page, s2);
     await expect(card.innerText()).resolves.toMatch(/Validation\s+valid/);
     expect(await page.content()).not.toContain(SECRET);
   }, 120_000);
 
   it('sets Project Credential Routes on the Stacks page, shows them blocking a deletion, clears them there, then deletes after the Thread-count confirmation', async () => {
-    const s2 = await secondStack();
-    await page.getByRole('link', { name: 'Stacks' }).click();
-    await heading(page, 'Stacks');
+    const { tenant, s2 } = await tenantWithSecondStack('routes');
+    // A Credential of the Stack, validated by its Dispatcher and chosen as its Guide.
+    const stackQuery = `?stackId=${encodeURIComponent(s2.stackId)}`;
+    expect(
+      (
+        await cloud.as(tenant, 'POST', `/v1/credentials/ci-key${stackQuery}`, {
+          provider: 'provider-c',
+          kind: 'api_key',
+          material: SECRET,
+        })
+      ).status,
+    ).toBe(201);
+    await cloud.tick(s2.dispatcherId);
+    expect(
+      (await cloud.as(tenant, 'PUT', `/v1/stacks/${s2.stackId}/guide-credential`, { name: 'ci-key' })).status,
+    ).toBe(200);
+
+    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
     const stack = page.getByRole('region', { name: `Stack ${s2.name}` });
     await stack.getByLabel('Project name').fill('api');
-    await stack.getByLabel('Repository (owner/name)').fill('browser/api');
+    await stack.getByLabel('Repository (owner/name)').fill(`${tenant.login}/api`);
     await stack.getByRole('button', { name: 'Add Project' }).click();
-    const project = stack.getByRole('listitem').filter({ hasText: 'api (browser/api)' });
+    const project = stack.getByRole('listitem').filter({ hasText: `api (${tenant.login}/api)` });
     await waitText(project, /Credential routes: intake: no route; dispatch: no route/);
 
     // The editor offers the Stack's Credentials; the API's refusal shows by the Save button.
@@ -449,7 +422,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await waitText(project, /Credential routes: intake: ci-key; dispatch: no route/);
     // The routes are the API's: the same after a reload, in the text and in the editor.
     await page.reload();
-    await heading(page, 'Stacks');
+    await drawn(page, 'Stacks');
     await waitText(project, /Credential routes: intake: ci-key; dispatch: no route/);
     await edit();
     await expect(project.getByLabel('Primary for intake').inputValue()).resolves.toBe('ci-key');
@@ -458,20 +431,16 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     await check(page, '14-credential-routes-set', 'Stacks');
 
     const projects = await inPage(page, 'GET', `/v1/stacks/${s2.stackId}/projects`);
-    const projectId = (projects.body.projects as { projectId: string; name: string }[]).find(
-      (p) => p.name === 'api',
-    )?.projectId;
-    expect(projects.body.projects.find((p: { name: string }) => p.name === 'api').credentialRoutes).toEqual({
-      intake: { primary: 'ci-key' },
-    });
-    const thread = await call(server, 'POST', `/_local/fleet/dispatchers/${s2.dispatcherId}/threads`, {
-      threadId: 'thr-console-1',
-      projectId,
-      activity: 'intake',
+    const api = (
+      projects.body.projects as { projectId: string; name: string; credentialRoutes: unknown }[]
+    ).find((p) => p.name === 'api');
+    expect(api?.credentialRoutes).toEqual({ intake: { primary: 'ci-key' } });
+    const thread = await cloud.call('POST', `/_local/fleet/dispatchers/${s2.dispatcherId}/threads`, {
+      body: { threadId: 'thr-console-1', projectId: api?.projectId, activity: 'intake' },
     });
     expect(thread.status).toBeLessThan(300);
 
-    await credentialsOf(s2);
+    await credentialsOf(page, s2);
     const card = page.getByRole('region', { name: 'Credential ci-key' });
     await card.getByRole('button', { name: 'Delete ci-key' }).click();
     const blocking = card.getByRole('list', { name: 'Routes naming ci-key' });
@@ -481,7 +450,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
 
     // Cleared through the editor: no route for intake.
     await page.getByRole('link', { name: 'Stacks' }).click();
-    await heading(page, 'Stacks');
+    await drawn(page, 'Stacks');
     await edit();
     await project.getByLabel('Primary for intake').selectOption('');
     await save.click();
@@ -492,7 +461,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
       ).credentialRoutes,
     ).toEqual({});
 
-    await credentialsOf(s2);
+    await credentialsOf(page, s2);
     await card.getByRole('button', { name: 'Delete ci-key' }).click();
     const confirm = card.getByRole('button', { name: 'Confirm: delete ci-key and stop 1 Thread(s)' });
     await confirm.waitFor();
@@ -502,45 +471,53 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
     expect(
       (await inPage(page, 'GET', `/v1/credentials?stackId=${s2.stackId}`)).body.credentials,
     ).toHaveLength(1);
-    await confirm.click();
+    await redrawn(page, `Credentials of ${s2.name}`, () => confirm.click());
     await page.getByText('No Credentials yet.').waitFor();
     await waitText(page.getByRole('region', { name: 'Guide Credential' }), /Last cleared\s+ci-key: deleted/);
     expect((await inPage(page, 'GET', `/v1/credentials?stackId=${s2.stackId}`)).body.credentials).toEqual([]);
   }, 120_000);
 
   it('starts an export, follows it to ready after a reload and a new sign-in, and downloads it', async () => {
-    const s2 = await secondStack();
-    const seeded = await call(server, 'POST', `/_local/fleet/dispatchers/${s2.dispatcherId}/data`, {
-      events: 25,
-      threads: [
-        {
-          threadId: 'thr-export-1',
-          projectId: 'prj_console',
-          issue: 'browser/api#1',
-          shipped: 1,
-          unshipped: 2,
-        },
-      ],
+    const { tenant, s2 } = await tenantWithSecondStack('exporter');
+    const seeded = await cloud.call('POST', `/_local/fleet/dispatchers/${s2.dispatcherId}/data`, {
+      body: {
+        events: 25,
+        threads: [
+          {
+            threadId: 'thr-export-1',
+            projectId: 'prj_console',
+            issue: `${tenant.login}/api#1`,
+            shipped: 1,
+            unshipped: 2,
+          },
+        ],
+      },
     });
     expect(seeded.status).toBe(200);
-    await page.getByRole('link', { name: 'Export' }).click();
-    await page.getByRole('heading', { level: 2, name: /^Export / }).waitFor();
-    await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
-    await page.getByRole('button', { name: 'Show this Stack' }).click();
-    await heading(page, `Export ${s2.name}`);
+    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+    const exportOf = async () => {
+      await page.getByRole('link', { name: 'Export' }).click();
+      await drawn(page, /^Export /);
+      await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
+      await page.getByRole('button', { name: 'Show this Stack' }).click();
+      await drawn(page, `Export ${s2.name}`);
+    };
+    await exportOf();
     expect(await page.innerText('main')).toContain('No export of this Stack yet.');
-    await page.getByRole('button', { name: 'Start an export' }).click();
     const last = page.getByRole('region', { name: 'The last export' });
+    await redrawn(page, `Export ${s2.name}`, () =>
+      page.getByRole('button', { name: 'Start an export' }).click(),
+    );
     await last.waitFor();
     await check(page, '17-export-started', `Export ${s2.name}`);
     // The page finds it through the API, not through anything this browser kept.
     await page.evaluate(() => localStorage.clear());
     await page.reload();
-    await heading(page, `Export ${s2.name}`);
+    await drawn(page, `Export ${s2.name}`);
     await expect
       .poll(
         async () => {
-          await call(server, 'POST', '/_local/fleet/tick');
+          await cloud.tick(s2.dispatcherId);
           return last
             .locator('[data-status]')
             .getAttribute('data-status', { timeout: 1000 })
@@ -549,21 +526,27 @@ describe.skipIf(!existsSync(CHROMIUM))('the tenant console in Chromium', () => {
         { timeout: 60_000, interval: 1000 },
       )
       .toBe('ready');
-    await signInAgain();
-    await page.getByRole('link', { name: 'Export' }).click();
-    await page.getByRole('heading', { level: 2, name: /^Export / }).waitFor();
-    await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
-    await page.getByRole('button', { name: 'Show this Stack' }).click();
+    await signInAgain(page, tenant.login);
+    await exportOf();
     await last.locator('[data-status="ready"]').waitFor();
-    const shown = await last.innerText();
-    const size = Number(/Size\s+([\d,]+) bytes/.exec(shown)?.[1]?.replaceAll(',', ''));
+    // What the card and the recent exports say, read in one step.
+    const shown = await page.locator('main').evaluate((main) => {
+      const m = main as unknown as {
+        querySelector: (s: string) => { innerText: string } | null;
+        querySelectorAll: (s: string) => Iterable<{ innerText: string }>;
+      };
+      return {
+        card: m.querySelector('section[aria-label="The last export"]')?.innerText ?? '',
+        rows: [...m.querySelectorAll('section[aria-label="Recent exports"] tbody tr')].map(
+          (r) => r.innerText,
+        ),
+      };
+    });
+    const size = Number(/Size\s+([\d,]+) bytes/.exec(shown.card)?.[1]?.replaceAll(',', ''));
     expect(size).toBeGreaterThan(1024);
     // The recent exports list it too: one row, ready, the same size.
-    const rows = page.getByRole('region', { name: 'Recent exports' }).locator('tbody tr');
-    await expect(rows.count()).resolves.toBe(1);
-    await expect(rows.first().innerText()).resolves.toMatch(
-      new RegExp(`ready\\s+${size.toLocaleString('en-US')} bytes`),
-    );
+    expect(shown.rows).toHaveLength(1);
+    expect(shown.rows[0]).toMatch(new RegExp(`ready\\s+${size.toLocaleString('en-US')} bytes`));
     await check(page, '18-export-ready', `Export ${s2.name}`);
 
     const [download] = await Promise.all([

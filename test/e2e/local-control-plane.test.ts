@@ -1,15 +1,24 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { eventually, localClient } from '../support/local-cloud.ts';
 import {
   javaProcessesOf,
   json,
   NODE,
   newDataDirectory,
+  processesNaming,
   REPO,
   type Running,
   startLocalServer,
   stopLocalServer,
 } from '../support/local-server.ts';
+
+/**
+ * `npm start` as a user runs it: this file has a server of its own (not the e2e run's shared one)
+ * because it stops it with Ctrl-C, starts it again on the same data folder and with --fresh, and
+ * because it runs with the scheduled and nudged sweeps that the shared server leaves to the tests.
+ */
 
 const dataDirectory = newDataDirectory();
 const start = (extraArgs: string[] = []) => startLocalServer(dataDirectory, extraArgs);
@@ -17,8 +26,26 @@ const stop = stopLocalServer;
 const javaProcessesOfThisRun = () => javaProcessesOf(dataDirectory);
 
 let current: Running | undefined;
+const cloud = localClient(() => current as Running);
 afterAll(async () => {
   if (current && current.process.exitCode === null) await stop(current);
+});
+
+describe('a server that does not become ready', () => {
+  it('is killed with its Java: nothing it started keeps running', async () => {
+    const folder = newDataDirectory();
+    const giveUp = new AbortController();
+    const starting = startLocalServer(folder, ['--fresh'], { signal: giveUp.signal });
+    // Given up once its Java runs (as the ready timeout does when the server hangs after that).
+    await eventually(
+      async () => javaProcessesOf(folder),
+      (java) => java.length > 0,
+      { timeoutMs: 60_000, what: 'Java started' },
+    );
+    giveUp.abort();
+    await expect(starting).rejects.toThrow(/given up before ready/);
+    expect(processesNaming(folder)).toEqual([]);
+  }, 90_000);
 });
 
 describe('npm start without Java', () => {
@@ -46,22 +73,11 @@ describe('npm start: the local control plane', () => {
 
   it('serves GET /v1/billing/plans to a session from /_local/sign-in, and 401 without one', async () => {
     current = await start(['--fresh']);
-    const signIn = await json(
-      await fetch(`${current.url}/_local/sign-in`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ login: 'alice' }),
-      }),
-    );
-    expect(signIn.status).toBe(200);
-    expect(signIn.body).toMatchObject({ sessionToken: expect.any(String), tenantId: expect.any(String) });
-    sessionToken = signIn.body.sessionToken;
+    const signIn = await cloud.signIn('alice');
+    expect(signIn).toMatchObject({ sessionToken: expect.any(String), tenantId: expect.any(String) });
+    sessionToken = signIn.sessionToken;
 
-    const plans = await json(
-      await fetch(`${current.url}/v1/billing/plans`, {
-        headers: { authorization: `Bearer ${sessionToken}` },
-      }),
-    );
+    const plans = await cloud.call('GET', '/v1/billing/plans', { token: sessionToken });
     expect(plans.status).toBe(200);
     expect(
       plans.body.plans.map((plan: { value: string; monthlyPrice: { amount: number } }) => [
@@ -91,24 +107,10 @@ describe('npm start: the local control plane', () => {
   });
 
   it('reads and advances the clock', async () => {
-    const running = current as Running;
-    const before = await json(await fetch(`${running.url}/_local/clock`));
-    const advanced = await json(
-      await fetch(`${running.url}/_local/clock/advance`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ seconds: 3 * 86400 }),
-      }),
-    );
-    expect(advanced.status).toBe(200);
-    expect(Date.parse(advanced.body.now) - Date.parse(before.body.now)).toBeGreaterThanOrEqual(
-      3 * 86400 * 1000,
-    );
-    const refused = await fetch(`${running.url}/_local/clock/advance`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ seconds: -5 }),
-    });
+    const before = await cloud.now();
+    const advanced = await cloud.advance(3 * 86400);
+    expect(Date.parse(advanced.now) - Date.parse(before)).toBeGreaterThanOrEqual(3 * 86400 * 1000);
+    const refused = await cloud.call('POST', '/_local/clock/advance', { body: { seconds: -5 } });
     expect(refused.status).toBe(400);
   });
 
@@ -186,28 +188,33 @@ describe('npm start: the local control plane', () => {
   });
 
   it('locks the slug over HTTP', async () => {
-    const running = current as Running;
-    const auth = { authorization: `Bearer ${sessionToken}`, 'content-type': 'application/json' };
-    const locked = await json(
-      await fetch(`${running.url}/v1/tenant/slug`, {
-        method: 'POST',
-        headers: auth,
-        body: '{"slug":"alice-co"}',
-      }),
-    );
-    expect(locked).toEqual({
-      status: 200,
-      body: { slug: 'alice-co', stackName: 'alice-co.stacks.localhost' },
-    });
-    const again = await json(
-      await fetch(`${running.url}/v1/tenant/slug`, {
-        method: 'POST',
-        headers: auth,
-        body: '{"slug":"alice-two"}',
-      }),
-    );
+    const slug = (value: string) =>
+      cloud.call('POST', '/v1/tenant/slug', { body: { slug: value }, token: sessionToken });
+    const locked = await slug('alice-co');
+    expect([locked.status, locked.body]).toEqual([
+      200,
+      { slug: 'alice-co', stackName: 'alice-co.stacks.localhost' },
+    ]);
+    const again = await slug('alice-two');
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('slug_locked');
+  });
+
+  it('a paid checkout shows active within seconds, without a sweep asked for (the processor event nudges one)', async () => {
+    const { sessionToken: token } = await cloud.signIn('quick');
+    const tenant = { login: 'quick', token, tenantId: '', email: '' };
+    expect((await cloud.as(tenant, 'POST', '/v1/tenant/slug', { slug: 'quick-co' })).status).toBe(200);
+    const checkout = await cloud.as(tenant, 'POST', '/v1/billing/checkout', { plan: 'plus' });
+    expect((await payOnCheckout(checkout.body.url, TEST_CARDS.succeeds)).status).toBe(303);
+    const active = await eventually(
+      async () => (await cloud.as(tenant, 'GET', '/v1/billing/status')).body,
+      (status) => status.billingState === 'active',
+      { timeoutMs: 10_000, what: 'active without a sweep asked for' },
+    );
+    expect(active.history).toEqual([
+      expect.objectContaining({ from: 'provisioning', to: 'active', reason: 'checkout_completed' }),
+    ]);
+    expect((await cloud.as(tenant, 'GET', '/v1/me')).body.billingState).toBe('active');
   });
 
   it('Ctrl-C stops it and leaves no Java process behind', async () => {

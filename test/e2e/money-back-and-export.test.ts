@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,10 +7,15 @@ import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPromotionCode, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
 import {
-  json,
-  NODE,
+  type Answer,
+  DAY,
+  eventually,
+  localClient,
+  type ProcessorInvoice,
+  type Tenant,
+} from '../support/local-cloud.ts';
+import {
   newDataDirectory,
-  REPO,
   type Running,
   startLocalServer,
   stopLocalServer,
@@ -23,8 +28,10 @@ import {
  * the runbook says: PLAN_PRICES, a restart on the same data folder, `processor:sync`), and a
  * three-period promotion. One server, one clock for every tenant: the file runs in order.
  *
- * Open Signup is set in the future, so every tenant here completes its first subscription as a
- * founding tenant. Amounts are read at the processor emulator through its own API.
+ * This file has a server of its own, not the e2e run's shared one: it restarts it with new prices
+ * (PLAN_PRICES is the process's), and Open Signup is set in its environment to the future, so
+ * every tenant here completes its first subscription as a founding tenant. Amounts are read at
+ * the processor emulator through its own API.
  *
  * Not here: a crash between two refunds. Over HTTP only one payment can fall in the window (the
  * emulator charges an added Stack's proration at the next renewal, day 30, and offers no "invoice
@@ -33,7 +40,6 @@ import {
  * nothing again.
  */
 
-const DAY = 86_400;
 const OPEN_SIGNUP_AT = '2099-01-01T00:00:00.000Z';
 const PRICES = { standard: 4000, plus: 5000, raisedPlus: 5500 };
 
@@ -50,164 +56,18 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const cloud = localClient(() => server);
+const { as, call, sweep, tick, advance, now, ops, processor, subscriptionOf, invoicesOf } = cloud;
 
-interface Answer {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read response JSON freely
-  body: any;
-}
-const call = async (method: string, route: string, options: { body?: unknown; token?: string } = {}) =>
-  json(
-    await fetch(`${server.url}${route}`, {
-      method,
-      headers: {
-        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      },
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-    }),
-  ) as Promise<Answer>;
-
-const sweep = async () => expect((await call('POST', '/_local/sweep')).status).toBe(200);
-const tick = () => call('POST', '/_local/fleet/tick');
-const advance = async (seconds: number) =>
-  expect((await call('POST', '/_local/clock/advance', { body: { seconds } })).status).toBe(200);
-const now = async () => (await call('GET', '/_local/clock')).body.now as string;
-const nowSeconds = async () => Math.floor(Date.parse(await now()) / 1000);
-
-/** `npm run ops -- ...` against this server's data folder: exit code and output. */
-const ops = (args: string[], environment: Record<string, string> = {}) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      NODE,
-      ['lib/ops/cli.ts', ...args, '--data-dir', dataDirectory],
-      { cwd: REPO, env: { PATH: process.env.PATH ?? '', POWERTOOLS_LOG_LEVEL: 'SILENT', ...environment } },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-
-/** The processor's own API with the local key (GET, or a form POST). */
-const processor = async (route: string, form?: Record<string, string>) => {
-  const environment = server.environment();
-  const answer = await json(
-    await fetch(`${environment.PROCESSOR_API_URL}${route}`, {
-      method: form ? 'POST' : 'GET',
-      headers: {
-        authorization: `Bearer ${environment.PROCESSOR_API_KEY}`,
-        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      ...(form ? { body: new URLSearchParams(form) } : {}),
-    }),
-  );
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return answer.body;
-};
-
-interface Tenant {
-  login: string;
-  token: string;
-  tenantId: string;
-  email: string;
-}
-
-const signIn = async (login: string) => {
-  const signedIn = await call('POST', '/_local/sign-in', { body: { login } });
-  expect(signedIn.status).toBe(200);
-  return signedIn.body as { sessionToken: string; tenantId: string };
-};
-
-/** A call as the tenant; a session outlived by time travel is renewed by signing in again. */
-const as = async (tenant: Tenant, method: string, route: string, body?: unknown): Promise<Answer> => {
-  const once = () => call(method, route, { ...(body === undefined ? {} : { body }), token: tenant.token });
-  const answer = await once();
-  if (answer.status !== 401) return answer;
-  tenant.token = (await signIn(tenant.login)).sessionToken;
-  return once();
-};
-
-/** A tenant signed in with its slug (its login) locked, not yet paying. */
-const newTenant = async (login: string): Promise<Tenant> => {
-  const { sessionToken, tenantId } = await signIn(login);
-  expect((await call('POST', '/v1/tenant/slug', { body: { slug: login }, token: sessionToken })).status).toBe(
-    200,
-  );
-  return { login, token: sessionToken, tenantId, email: `${login}@users.code-host.test` };
-};
-
-/** Sweeps until the tenant's first Stack exists (the processor's webhooks arrive on their own time). */
-const firstStack = async (tenant: Tenant) => {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    await sweep();
-    const stacks = (await as(tenant, 'GET', '/v1/stacks')).body.stacks;
-    if (stacks?.length === 1) return stacks[0];
-    await sleep(100);
-  }
-  throw new Error(`no Stack for ${tenant.login}`);
-};
-
-/** A tenant that checked out `plan` and paid with the pay route. */
-const payingTenant = async (login: string, plan: string) => {
-  const tenant = await newTenant(login);
-  const checkout = await as(tenant, 'POST', '/v1/billing/checkout', { plan });
-  expect(checkout.status).toBe(200);
-  const sessionId = new URL(checkout.body.url).pathname.split('/').at(-1);
-  const paid = await call('POST', `/_local/processor/checkout/${sessionId}/pay`, {
-    body: { card: TEST_CARDS.succeeds },
-  });
-  expect(paid.body).toEqual({ paid: true });
-  return { tenant, stack: await firstStack(tenant) };
-};
-
-interface ProcessorSubscription {
-  id: string;
-  customer: string;
-  status: string;
-  metadata: { tenantId?: string };
-  items: {
-    data: { price: { id: string; unit_amount: number }; quantity: number; current_period_end: number }[];
-  };
-}
-const subscriptionOf = async (tenant: Tenant): Promise<ProcessorSubscription> => {
-  const found = ((await processor('/v1/subscriptions?status=all')).data as ProcessorSubscription[]).find(
-    (s) => s.metadata.tenantId === tenant.tenantId,
-  );
-  if (!found) throw new Error(`no subscription for ${tenant.login}`);
-  return found;
+/** A tenant that checked out `plan` and paid with the pay route, with its first Stack. */
+const payingTenant = async (prefix: string, plan: string) => {
+  const tenant = await cloud.payingTenant(prefix, plan, { dispatcher: false });
+  return { tenant, stack: { stackId: tenant.stackId, location: tenant.location } };
 };
 /** The subscription's items as `amount x quantity`, sorted. */
 const itemAmounts = async (tenant: Tenant) =>
   (await subscriptionOf(tenant)).items.data.map((i) => `${i.price.unit_amount}x${i.quantity}`).sort();
 
-interface ProcessorInvoice {
-  id: string;
-  status: string;
-  billing_reason: string;
-  created: number;
-  total: number;
-  amount_paid: number;
-  status_transitions: { paid_at: number | null };
-  total_discount_amounts: { amount: number }[];
-  lines: {
-    data: {
-      amount: number;
-      discount_amounts: { amount: number }[];
-      parent: {
-        subscription_item_details?: { proration?: boolean } | null;
-        invoice_item_details?: { proration?: boolean } | null;
-      };
-    }[];
-  };
-}
-/** The tenant's invoices, oldest first. */
-const invoicesOf = async (tenant: Tenant) =>
-  (
-    (await processor(`/v1/invoices?customer=${(await subscriptionOf(tenant)).customer}`))
-      .data as ProcessorInvoice[]
-  )
-    .slice()
-    .sort((a, b) => a.created - b.created);
 const linesOf = (invoice: ProcessorInvoice | undefined) =>
   (invoice?.lines.data ?? []).map((line) => ({
     amount: line.amount,
@@ -243,17 +103,7 @@ const paymentsOf = async (tenant: Tenant) => {
 };
 const refundCount = async () => ((await processor('/v1/refunds')).data as unknown[]).length;
 
-const mailTo = async (address: string) =>
-  (await call('GET', `/_local/mail?to=${address}`)).body.emails as { subject: string; text: string }[];
-
-/** Moves the clock just past the latest period end of `tenants` (each renews once), then sweeps. */
-const renew = async (...tenants: Tenant[]) => {
-  const ends = await Promise.all(
-    tenants.map(async (t) => (await subscriptionOf(t)).items.data[0]?.current_period_end ?? 0),
-  );
-  await advance(Math.max(...ends) - (await nowSeconds()) + 60);
-  await sweep();
-};
+const { mailTo, pastRenewalOf: renew } = cloud;
 
 const THREADS = [
   { threadId: 't-open', projectId: 'prj_one', issue: 'acme/app#7', shipped: 1, unshipped: 2 },
@@ -272,13 +122,7 @@ let grantRequestedAt: string;
 beforeAll(async () => {
   const started = await payingTenant('mb-refund', 'plus');
   refunded = started.tenant;
-  const credential = (await as(refunded, 'POST', `/v1/stacks/${started.stack.stackId}/dispatcher-credential`))
-    .body.credential;
-  const dispatcher = await call('POST', '/_local/fleet/dispatchers', {
-    body: { credential, location: started.stack.location },
-  });
-  expect(dispatcher.status).toBe(201);
-  refundedDispatcher = dispatcher.body.dispatcherId;
+  refundedDispatcher = (await cloud.startDispatcher(refunded, started.stack)).dispatcherId;
   const seeded = await call('POST', `/_local/fleet/dispatchers/${refundedDispatcher}/data`, {
     body: { events: 12, threads: THREADS },
   });
@@ -299,13 +143,13 @@ beforeAll(async () => {
     'promotion[type]': 'coupon',
     code,
   });
-  promoted = await newTenant('promo-tenant');
+  promoted = await cloud.newTenant('promo-tenant');
   const checkout = await as(promoted, 'POST', '/v1/billing/checkout', { plan: 'standard' });
   expect(checkout.status).toBe(200);
   const applied = await applyPromotionCode(checkout.body.url, code);
   expect(applied.html).toContain('50% off the whole subscription for the first 3 months (3 billing periods)');
   expect((await payOnCheckout(checkout.body.url, TEST_CARDS.succeeds, code)).status).toBe(303);
-  await firstStack(promoted);
+  await cloud.stacksOnceSwept(promoted);
 }, 120_000);
 
 describe('the money-back refund on npm start, granted and refused through npm run ops', () => {
@@ -418,14 +262,15 @@ describe('the export of a refunded tenant', () => {
     expect(started.status).toBe(202);
     expect(started.body.status).toBe('requested');
     const exportId = started.body.exportId as string;
-    let ready: Answer | undefined;
-    for (let attempt = 0; attempt < 100; attempt++) {
-      await tick();
-      ready = await as(refunded, 'GET', `/v1/stacks/primary/exports/${exportId}`);
-      if (ready.body.status === 'ready' || ready.body.status === 'failed') break;
-      await sleep(100);
-    }
-    expect(ready?.body).toMatchObject({ exportId, status: 'ready' });
+    const ready = await eventually(
+      async () => {
+        await tick(refundedDispatcher);
+        return as(refunded, 'GET', `/v1/stacks/primary/exports/${exportId}`);
+      },
+      (answer) => ['ready', 'failed'].includes(answer.body.status),
+      { what: 'the export built' },
+    );
+    expect(ready.body).toMatchObject({ exportId, status: 'ready' });
 
     const link = await as(refunded, 'POST', `/v1/stacks/primary/exports/${exportId}/download`);
     expect(link.status).toBe(200);
@@ -440,20 +285,21 @@ describe('the export of a refunded tenant', () => {
       .split('\n')
       .map((line) => line.trim().split(/\s+/).at(-1));
     expect(names).toEqual(['manifest.json', 'journal.db', 'bundles/t-open.bundle']);
-    expect(link.body.sizeBytes).toBe(ready?.body.sizeBytes);
+    expect(link.body.sizeBytes).toBe(ready.body.sizeBytes);
 
     // Past the teardown: the sweep tears the Stacks down, the Dispatcher confirms it.
     const teardownAt = (await as(refunded, 'GET', '/v1/stacks/primary')).body.teardownAt as string;
     expect(Date.parse(teardownAt)).toBeGreaterThan(Date.parse(await now()));
     await advance(Math.ceil((Date.parse(teardownAt) - Date.parse(await now())) / 1000) + 60);
-    let lifecycle = '';
-    for (let attempt = 0; attempt < 50 && lifecycle !== 'torn_down'; attempt++) {
-      await sweep();
-      await tick();
-      lifecycle = (await as(refunded, 'GET', '/v1/stacks/primary')).body.lifecycle;
-      if (lifecycle !== 'torn_down') await sleep(100);
-    }
-    expect(lifecycle).toBe('torn_down');
+    await eventually(
+      async () => {
+        await sweep();
+        await tick(refundedDispatcher);
+        return (await as(refunded, 'GET', '/v1/stacks/primary')).body.lifecycle;
+      },
+      (lifecycle) => lifecycle === 'torn_down',
+      { what: 'the Stack torn down' },
+    );
     const start = await as(refunded, 'POST', '/v1/stacks/primary/exports');
     expect([start.status, start.body.error?.code]).toEqual([409, 'stack_torn_down']);
     const download = await as(refunded, 'POST', `/v1/stacks/primary/exports/${exportId}/download`);

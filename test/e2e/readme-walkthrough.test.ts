@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localClient } from '../support/local-cloud.ts';
 import {
   json,
   NODE,
@@ -18,6 +19,11 @@ import {
 /**
  * The README's walkthrough, run as a newcomer would paste it: its ```sh blocks, in order, in one
  * bash, against `npm start` on a fresh data folder (the port swapped for the one it got).
+ *
+ * This file has a server of its own, not the e2e run's shared one: the walkthrough starts from an
+ * empty database (its first tenant, its mail, its clock offset of exactly a week), relies on the
+ * sweeps `npm start` runs by itself (the shared server sweeps only when asked), reads the lines
+ * the server printed, and stops and starts it again to show the mail survives a restart.
  */
 
 const run = promisify(execFile);
@@ -138,55 +144,40 @@ describe('the README walkthrough, pasted into bash on a fresh npm start', () => 
 });
 
 describe('paying without a browser: POST /_local/processor/checkout/{sessionId}/pay', () => {
-  const post = (url: string, body: unknown, token?: string) =>
-    fetch(`${(server as Running).url}${url}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
+  const cloud = localClient(() => server as Running);
 
   it('refuses bad input naming the field, a declined card changes nothing, a paid session is no longer open', async () => {
-    const { sessionToken } = (await json(await post('/_local/sign-in', { login: 'bob' }))).body;
-    expect((await post('/v1/tenant/slug', { slug: 'bob-co' }, sessionToken)).status).toBe(200);
-    const checkout = await json(await post('/v1/billing/checkout', { plan: 'standard' }, sessionToken));
+    const tenant = await cloud.newTenant('bob');
+    const checkout = await cloud.as(tenant, 'POST', '/v1/billing/checkout', { plan: 'standard' });
     const sessionId = String(checkout.body.url).split('/').at(-1);
-    const pay = (card: unknown, id = sessionId) => post(`/_local/processor/checkout/${id}/pay`, { card });
+    const pay = (card: unknown, id = sessionId) =>
+      cloud.call('POST', `/_local/processor/checkout/${id}/pay`, { body: { card } });
 
-    const notACard = await json(await pay('not a card'));
+    const notACard = await pay('not a card');
     expect(notACard.status).toBe(400);
     expect(notACard.body.error.field).toBe('card');
-    const failsLuhn = await json(await pay('4242 4242 4242 4241'));
+    const failsLuhn = await pay('4242 4242 4242 4241');
     expect(failsLuhn.status).toBe(400);
     expect(failsLuhn.body.error.field).toBe('card');
-    const missing = await json(await post(`/_local/processor/checkout/${sessionId}/pay`, {}));
+    const missing = await cloud.call('POST', `/_local/processor/checkout/${sessionId}/pay`, { body: {} });
     expect(missing.status).toBe(400);
     expect(missing.body.error.field).toBe('card');
-    const badId = await json(await pay('4242 4242 4242 4242', 'nope'));
+    const badId = await pay('4242 4242 4242 4242', 'nope');
     expect(badId.status).toBe(400);
     expect(badId.body.error.field).toBe('sessionId');
-    const unknown = await json(await pay('4242 4242 4242 4242', 'cs_test_unknown'));
+    const unknown = await pay('4242 4242 4242 4242', 'cs_test_unknown');
     expect(unknown.status).toBe(404);
 
-    const declined = await json(await pay('4000 0000 0000 0002'));
+    const declined = await pay('4000 0000 0000 0002');
     expect(declined.status).toBe(402);
     expect(declined.body.error.code).toBe('card_declined');
-    await post('/_local/sweep', {});
-    const stillProvisioning = await json(
-      await fetch(`${(server as Running).url}/v1/billing/status`, {
-        headers: { authorization: `Bearer ${sessionToken}` },
-      }),
-    );
-    expect(stillProvisioning.body.billingState).toBe('provisioning');
+    await cloud.sweep();
+    expect((await cloud.as(tenant, 'GET', '/v1/billing/status')).body.billingState).toBe('provisioning');
 
-    expect((await json(await pay('4242 4242 4242 4242'))).body).toEqual({ paid: true });
-    await post('/_local/sweep', {});
-    const active = await json(
-      await fetch(`${(server as Running).url}/v1/billing/status`, {
-        headers: { authorization: `Bearer ${sessionToken}` },
-      }),
-    );
-    expect(active.body.billingState).toBe('active');
-    const again = await json(await pay('4242 4242 4242 4242'));
+    expect((await pay('4242 4242 4242 4242')).body).toEqual({ paid: true });
+    await cloud.sweep();
+    expect((await cloud.as(tenant, 'GET', '/v1/billing/status')).body.billingState).toBe('active');
+    const again = await pay('4242 4242 4242 4242');
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('checkout_session_inactive');
   });

@@ -1,22 +1,19 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import { TEST_CARDS } from './hosted-pages.ts';
-import {
-  json,
-  newDataDirectory,
-  REPO,
-  type Running,
-  startLocalServer,
-  stopLocalServer,
-} from './local-server.ts';
+import type { Tenant } from './local-cloud.ts';
+import { json, type LocalTarget, REPO } from './local-server.ts';
 
 /**
  * The tenant console's browser tests: Debian's headless Chromium (never a downloaded browser; CI
- * installs it, .ci/run), axe-core injected past the console's strict CSP, and the check made of
- * every screen.
+ * installs it, .ci/run), axe-core injected past the console's strict CSP, the check made of every
+ * screen, and the console's own "drawn" signal: `screen()` (lib/console/ui.js) sets `data-ready`
+ * on `main` once a screen is drawn, and the router removes it when it starts drawing another. A
+ * test waits for that and for conditions, never for a fixed time, and reads what it asserts in one
+ * step (one `evaluate`, one `innerText`), so a screen that redraws itself cannot tear a reading.
  */
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -42,25 +39,33 @@ export const launchChromium = (): Promise<Browser> => {
   });
 };
 
-/** What a console test file runs against: its own `npm start` (a fresh data folder) and a Chromium. */
-export interface ConsoleWorld {
-  server: Running;
-  browser: Browser;
-}
-
-export const startConsole = async (
-  args: string[],
-  options?: Parameters<typeof startLocalServer>[2],
-): Promise<ConsoleWorld> => ({
-  server: await startLocalServer(newDataDirectory(), args, options),
-  browser: await launchChromium(),
-});
-
-/** Closes the browser, then stops the server, which must exit cleanly; either may not have started. */
-export const stopConsole = async ({ server, browser }: Partial<ConsoleWorld>) => {
-  await browser?.close();
-  if (server) expect(await stopLocalServer(server)).toBe(0);
+/**
+ * One Chromium for the file (launched in `beforeAll`, closed in `afterAll`); every page a test
+ * opens with `newConsolePage` is closed after that test, so no test sees another's page.
+ */
+export const useChromium = () => {
+  const world: { browser?: Browser } = {};
+  beforeAll(async () => {
+    world.browser = await launchChromium();
+  }, 60_000);
+  afterEach(async () => {
+    for (const context of world.browser?.contexts() ?? []) await context.close();
+  });
+  afterAll(async () => {
+    await world.browser?.close();
+  });
+  return () => {
+    if (!world.browser) throw new Error('Chromium is not running');
+    return world.browser;
+  };
 };
+
+/**
+ * A `describe` that runs where Debian's Chromium is installed (CI installs it, .ci/run; a laptop
+ * without it skips these tests), its tests sharing one Chromium (`useChromium`).
+ */
+export const describeInChromium = (name: string, body: (browser: () => Browser) => void) =>
+  describe.skipIf(!existsSync(CHROMIUM))(name, () => body(useChromium()));
 
 /** A page of its own (its own cookies: one tenant), in New York's zone, CSP bypassed for axe-core. */
 export const newConsolePage = async (browser: Browser): Promise<Page> => {
@@ -74,9 +79,72 @@ export const newConsolePage = async (browser: Browser): Promise<Page> => {
   return page;
 };
 
+/**
+ * A page signed in as `tenant` (its session from the API put in the page's cookie jar), opened on
+ * the console at `hash`; answers once the screen titled `title` is drawn.
+ */
+export const consolePageOf = async (
+  browser: Browser,
+  server: LocalTarget,
+  tenant: Tenant,
+  hash: string,
+  title: string | RegExp,
+): Promise<Page> => {
+  const page = await newConsolePage(browser);
+  await page.context().addCookies([
+    {
+      name: 'scp_session',
+      value: tenant.token,
+      url: server.url,
+      httpOnly: true,
+      secure: true,
+      sameSite: 'Lax',
+    },
+  ]);
+  await page.goto(`${server.url}/${hash}`);
+  await drawn(page, title);
+  return page;
+};
+
+/** The page's globals, as the functions below use them in the page (the tests compile without DOM types). */
+interface InPageMain {
+  document: { getElementById: (id: string) => { dataset: Record<string, string | undefined> } | null };
+}
+
+/**
+ * Waits until the console has drawn the screen whose heading (level 2) is `title`: `main` carries
+ * `data-ready` (set once the screen is drawn, removed while the router draws another).
+ */
+export const drawn = (page: Page, title: string | RegExp) =>
+  page
+    .locator('main[data-ready]')
+    .getByRole('heading', { level: 2, name: title, exact: typeof title === 'string' })
+    .waitFor();
+
+/** The heading's old name: the same wait. */
+export const heading = drawn;
+
+/** How many screens this page load has drawn (the `data-ready` count; 0 while one is being drawn). */
+export const drawCount = (page: Page): Promise<number> =>
+  page.evaluate(() =>
+    Number((globalThis as unknown as InPageMain).document.getElementById('main')?.dataset.ready ?? 0),
+  );
+
+/**
+ * Runs `action` and waits until the console has drawn a screen after it (the same one again, or
+ * another) titled `title`. For an action that keeps the page (a click, a form); after a reload or
+ * a navigation, `drawn` is the wait.
+ */
+export const redrawn = async (page: Page, title: string | RegExp, action: () => Promise<unknown>) => {
+  const before = await drawCount(page);
+  await action();
+  await expect.poll(() => drawCount(page), { timeout: 20_000, interval: 50 }).toBeGreaterThan(before);
+  await drawn(page, title);
+};
+
 /** Asserts the screen's heading, saves a screenshot, runs axe-core and scans for processor ids. */
-export const check = async (page: Page, name: string, heading: string) => {
-  await expect(page.getByRole('heading', { level: 2, name: heading }).isVisible()).resolves.toBe(true);
+export const check = async (page: Page, name: string, title: string) => {
+  await drawn(page, title);
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
   await page.addScriptTag({ content: AXE });
   const violations = (await page.evaluate(async () => {
@@ -95,7 +163,7 @@ export const check = async (page: Page, name: string, heading: string) => {
 };
 
 /** Pays on the emulator's hosted Checkout page with the card that succeeds; back on the console. */
-export const payOnCheckoutPage = async (page: Page, server: Running, cardholder: string) => {
+export const payOnCheckoutPage = async (page: Page, server: LocalTarget, cardholder: string) => {
   await page.getByLabel('Card number').fill(TEST_CARDS.succeeds);
   await page.getByLabel('Expiry').fill('12 / 34');
   await page.getByLabel('CVC').fill('123');
@@ -106,12 +174,31 @@ export const payOnCheckoutPage = async (page: Page, server: Running, cardholder:
   ]);
 };
 
-/** Waits for the screen whose heading (level 2) is `text`. */
-export const heading = (page: Page, text: string) =>
-  page.getByRole('heading', { level: 2, name: text }).waitFor();
+/**
+ * Signs up in the console as a new person: signs in locally as `login`, takes the slug `login`,
+ * and lands on the Plans.
+ */
+export const signUpInConsole = async (page: Page, server: LocalTarget, login: string) => {
+  await page.goto(`${server.url}/`);
+  await drawn(page, 'Sign in');
+  await page.getByLabel('Code-host login').fill(login);
+  await page.getByRole('button', { name: 'Sign in locally' }).click();
+  await drawn(page, 'Choose your slug');
+  await page.getByRole('textbox', { name: /^Slug/ }).fill(login);
+  await page.getByRole('button', { name: 'Save slug' }).click();
+  await drawn(page, 'Plans');
+};
+
+/** Signs in again on the sign-in screen; the console returns to the screen of the address. */
+export const signInHere = async (page: Page, login: string, then: string) => {
+  await drawn(page, 'Sign in');
+  await page.getByLabel('Code-host login').fill(login);
+  await page.getByRole('button', { name: 'Sign in locally' }).click();
+  await drawn(page, then);
+};
 
 /** A call to the server from the test itself (no session): its status and JSON body. */
-export const call = async (server: Running, method: string, urlPath: string, body?: unknown) =>
+export const call = async (server: LocalTarget, method: string, urlPath: string, body?: unknown) =>
   json(
     await fetch(`${server.url}${urlPath}`, {
       method,

@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import {
+  newDataDirectory,
+  processesNaming,
+  setCapacity,
+  startLocalServer,
+  stopLocalServer,
+} from './local-server.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The local control plane every e2e file shares (test/support/local-cloud.ts reads it). */
+    sharedCloud: { url: string; dataDirectory: string; logFile: string };
+  }
+}
+
+/**
+ * Room for every tenant the e2e files create on the shared server (the seed of lib/local/capacity.json
+ * is sized for one person trying it). A test that needs a Plan full fills it and gives it back.
+ */
+const ROOM = { standard: 200, plus: 200, pro: 50 };
+const SEEDED_LOCATIONS = ['eu-central-1a', 'eu-west-1a'];
+
+/**
+ * The e2e project's global setup: one `npm start` for the whole run, in a folder of the run's own.
+ * Sweeps run only when a test asks (`--manual-sweep`), and the fleet polls only when ticked, so a
+ * test steps time itself. The server logs at DEBUG into a file, so a test can read every line
+ * (test/e2e/credentials.test.ts looks for secrets there). The teardown stops it and fails the run
+ * if any process the run started (anything naming the run's folder: a server, its Java) is left.
+ */
+export default async function setup(project: TestProject) {
+  const runDirectory = mkdtempSync(path.join(tmpdir(), 'scp-e2e-run-'));
+  project.provide('e2eRunDirectory', runDirectory);
+  const dataDirectory = newDataDirectory(runDirectory);
+  const logFile = path.join(runDirectory, 'shared-server.log');
+  const server = await startLocalServer(dataDirectory, ['--fresh', '--manual-sweep'], {
+    environment: { POWERTOOLS_LOG_LEVEL: 'DEBUG' },
+    logFile,
+  });
+  await Promise.all(
+    SEEDED_LOCATIONS.flatMap((location) =>
+      Object.entries(ROOM).map(async ([plan, total]) => {
+        const set = await setCapacity(dataDirectory, { location, plan, total });
+        if (set.code !== 0) throw new Error(`capacity set failed: ${set.stderr}`);
+      }),
+    ),
+  );
+  project.provide('sharedCloud', { url: server.url, dataDirectory, logFile });
+
+  return async () => {
+    const code = await stopLocalServer(server);
+    const left = processesNaming(runDirectory);
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    const problems = [
+      ...(code === 0 ? [] : [`the shared npm start exited with ${code}`]),
+      ...(left.length ? [`processes of this run were still running (killed now): ${left.join(', ')}`] : []),
+    ];
+    if (problems.length) throw new Error(`${problems.join('; ')} (see ${logFile})`);
+    // The shared server's log (and its data) stay for a run with a failure, to read what happened.
+    if (project.vitest.state.getCountOfFailedTests() > 0)
+      console.error(`The shared npm start's log of this run: ${logFile}`);
+    else rmSync(runDirectory, { recursive: true, force: true });
+  };
+}
