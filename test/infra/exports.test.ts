@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_RETENTION_DAYS } from '#core/exports.ts';
-import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
+import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
 import { ConsoleSite } from '../../lib/infra/constructs/console.ts';
 import { ExportArchives, PLACEHOLDER_SIGNING_PUBLIC_KEY } from '../../lib/infra/constructs/exports.ts';
 import { routes } from '../../lib/routes.ts';
@@ -18,7 +18,7 @@ type Resource = { Properties: Record<string, unknown> };
 let template: Template;
 
 beforeAll(() => {
-  const { stack } = buildApp(new App({ context: cdkJsonContext() }));
+  const { stack } = buildApp(new App({ context: synthCheckContext() }));
   template = Template.fromStack(stack);
 }, 120_000);
 

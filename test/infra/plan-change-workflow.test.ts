@@ -4,7 +4,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lib/constants.ts';
-import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
+import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
 import { PLAN_CHANGE_DEFINITION_FILE, PLAN_CHANGE_TASKS } from '../../lib/plan-change-tasks.ts';
 import { routes } from '../../lib/routes.ts';
 
@@ -19,7 +19,7 @@ beforeAll(() => {
   // The functions are not bundled here (the template is the same but for asset hashes): the
   // whole stack's bundles and cdk-nag are test/infra/stack.test.ts's, this synth runs cdk-nag too.
   const { app, stack } = buildApp(
-    new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } }),
+    new App({ context: { ...synthCheckContext(), 'aws:cdk:bundling-stacks': [] } }),
   );
   assemblyDirectory = app.synth().directory;
   template = Template.fromStack(stack);

@@ -5,7 +5,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_DEFINITION } from '#store/table.ts';
-import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
+import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
 import { ALARM_THRESHOLDS } from '../../lib/infra/constructs/alarms.ts';
 import { PLAN_CHANGE_TASKS } from '../../lib/plan-change-tasks.ts';
 import { routes, servedPaths } from '../../lib/routes.ts';
@@ -15,7 +15,7 @@ let app: App;
 let assemblyDirectory: string;
 
 beforeAll(() => {
-  const built = buildApp(new App({ context: cdkJsonContext() }));
+  const built = buildApp(new App({ context: synthCheckContext() }));
   app = built.app;
   const { stack } = built;
   // Synthesizing the app runs cdk-nag (a policy validation plugin); findings fail the synth.
@@ -119,7 +119,7 @@ describe('the CDK stack', () => {
       id.startsWith('ApiGetBillingStatus'),
     );
     expect(functions).toHaveLength(1);
-    expect(functions[0]?.[1].Properties.Environment.Variables.SUPPORT_EMAIL).toBe('support@example.com');
+    expect(functions[0]?.[1].Properties.Environment.Variables.SUPPORT_EMAIL).toBe('support@synth-check.test');
   });
 
   it('has one Lambda function per route and per Plan Change task, plus the authorizer and the reconciler, all nodejs24.x on arm64', () => {
@@ -259,7 +259,7 @@ describe('the CDK stack', () => {
   });
 
   it('cdk-nag really runs: a non-compliant resource fails the synth', () => {
-    const { app: scratch } = buildApp(new App({ context: cdkJsonContext() }));
+    const { app: scratch } = buildApp(new App({ context: synthCheckContext() }));
     const extra = new Stack(scratch, 'NagProbe');
     new Table(extra, 'NoBackups', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
     expect(() => scratch.synth()).toThrow(/AwsSolutions-DDB3/);
@@ -397,14 +397,18 @@ describe('the operators alarms', () => {
     const { stack } = buildApp(
       new App({
         // Skip bundling the functions: only the topic matters here.
-        context: { ...cdkJsonContext(), alarmEmail: 'ops@example.com', 'aws:cdk:bundling-stacks': [] },
+        context: {
+          ...synthCheckContext(),
+          alarmEmail: 'ops@synth-check.test',
+          'aws:cdk:bundling-stacks': [],
+        },
       }),
     );
     const withEmail = Template.fromStack(stack);
     withEmail.resourceCountIs('AWS::SNS::Subscription', 1);
     withEmail.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
-      Endpoint: 'ops@example.com',
+      Endpoint: 'ops@synth-check.test',
     });
   }, 120_000);
 });
