@@ -282,6 +282,12 @@ export const CDK_CONTEXT = {
     meaning:
       'optional: the PEM public key of the export download-signing key pair (its private key goes into the ExportsSigningKey secret); without it a placeholder is trusted and downloads are refused',
   },
+  exportsSigningPreviousPublicKey: {
+    sets: undefined,
+    required: false,
+    meaning:
+      'optional: the PEM public key signed with before the last rotation: still trusted by the distribution, never signed with (docs/runbook.md)',
+  },
   consoleDomainName: {
     sets: undefined,
     required: false,

@@ -37,6 +37,8 @@ export interface ControlPlaneSettings extends Partial<Record<ContextSetting, str
   alarmEmail?: string;
   /** Optional: the PEM public key that verifies export download URLs (a placeholder without it). */
   exportsSigningPublicKey?: string;
+  /** Optional: the public key signed with before the last rotation, still trusted (docs/runbook.md). */
+  exportsSigningPreviousPublicKey?: string;
   /** Optional: the console's own domain on its distribution, with its us-east-1 certificate. */
   consoleDomainName?: string;
   consoleCertificateArn?: string;
@@ -91,6 +93,7 @@ export class ControlPlaneStack extends Stack {
       supportEmail: required(context, 'supportEmail'),
       alarmEmail: context.alarmEmail,
       exportsSigningPublicKey: context.exportsSigningPublicKey,
+      exportsSigningPreviousPublicKey: context.exportsSigningPreviousPublicKey,
       consoleDomainName: context.consoleDomainName,
       consoleCertificateArn: context.consoleCertificateArn,
       planChangeGatesReady: context.planChangeGatesReady,
@@ -167,6 +170,7 @@ export class ControlPlaneStack extends Stack {
     this.exports = new ExportArchives(this, 'Exports', {
       site: this.site,
       signingPublicKey: settings.exportsSigningPublicKey,
+      previousSigningPublicKey: settings.exportsSigningPreviousPublicKey,
     });
     this.api = new ControlPlaneApi(this, 'Api', {
       table: this.table.table,

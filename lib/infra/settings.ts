@@ -126,6 +126,14 @@ export const readDeploymentSettings = (context: ContextSource): DeploymentSettin
       `contexts "consoleDomainName" and "consoleCertificateArn" go together: set both, or neither, in ${where}`,
     );
 
+  if (
+    settings.exportsSigningPreviousPublicKey !== undefined &&
+    settings.exportsSigningPublicKey === undefined
+  )
+    problems.push(
+      `context "exportsSigningPreviousPublicKey" is set without "exportsSigningPublicKey": set the key to sign with in ${where}`,
+    );
+
   if (problems.length > 0 || region === undefined) throw new ContextError(problems);
   return {
     stage,
