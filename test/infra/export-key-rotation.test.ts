@@ -107,7 +107,8 @@ describe('the export download key, rotated', () => {
         resource.Type === 'AWS::Lambda::Function' && /^ApiPostStackExportDownload[0-9A-F]{8}$/.test(id),
     );
     expect(download).toHaveLength(1);
-    const variables = (download[0]?.[1].Properties.Environment as { Variables: Record<string, unknown> })
+    const [, downloadFunction] = download[0] as [string, Resource];
+    const variables = (downloadFunction.Properties.Environment as { Variables: Record<string, unknown> })
       .Variables;
     expect(variables.EXPORTS_SIGNING_KEY_PAIR_ID).toEqual({ Ref: idOf(resources, keyB) });
     expect(keyGroupItems(resources)).toEqual([
