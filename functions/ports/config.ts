@@ -28,7 +28,6 @@ const DEFAULT_STACK_CAP = '5';
 const DEFAULT_POWERTOOLS_LOG_LEVEL = 'INFO';
 const DEFAULT_POWERTOOLS_SERVICE_NAME = 'stack-control-plane';
 const DEFAULT_NODE_OPTIONS = '--enable-source-maps';
-const DEFAULT_CDK_DEFAULT_REGION = 'eu-west-1';
 /** SUPPORT_EMAIL outside Lambda when unset (npm start, tests, the ops CLI). */
 const LOCAL_SUPPORT_EMAIL = 'support@stack-control-plane.test';
 
@@ -39,7 +38,6 @@ export const DEFAULTS = {
   POWERTOOLS_LOG_LEVEL: DEFAULT_POWERTOOLS_LOG_LEVEL,
   POWERTOOLS_SERVICE_NAME: DEFAULT_POWERTOOLS_SERVICE_NAME,
   NODE_OPTIONS: DEFAULT_NODE_OPTIONS,
-  CDK_DEFAULT_REGION: DEFAULT_CDK_DEFAULT_REGION,
 } as const;
 
 /**
@@ -218,8 +216,10 @@ export const ENVIRONMENT = {
     where: 'local: the local cloud',
     meaning: 'points the SDK at the S3 stand-in (s3rver)',
   },
-  CDK_DEFAULT_ACCOUNT: { where: 'deploy', meaning: 'target account' },
-  CDK_DEFAULT_REGION: { where: 'deploy', meaning: 'target region', default: DEFAULT_CDK_DEFAULT_REGION },
+  CDK_DEFAULT_ACCOUNT: {
+    where: 'deploy (set by the CDK CLI from the credentials)',
+    meaning: "target account when the stage's context sets no `account`",
+  },
 } as const satisfies Record<string, Variable>;
 
 export type EnvironmentName = keyof typeof ENVIRONMENT;
@@ -281,6 +281,12 @@ export const CDK_CONTEXT = {
     required: false,
     meaning:
       'optional: the PEM public key of the export download-signing key pair (its private key goes into the ExportsSigningKey secret); without it a placeholder is trusted and downloads are refused',
+  },
+  exportsSigningPreviousPublicKey: {
+    sets: undefined,
+    required: false,
+    meaning:
+      'optional: the PEM public key signed with before the last rotation: still trusted by the distribution, never signed with (docs/runbook.md)',
   },
   consoleDomainName: {
     sets: undefined,

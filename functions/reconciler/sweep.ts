@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { reconcileRetryAt } from '#core/reconcile-backoff.ts';
 import { clock } from '#ports/clock.ts';
 import { logger } from '#ports/logger.ts';
 import { recordSweep } from '#ports/metrics.ts';
 import { type DueTenant, listDueTenants, recordReconcileFailure } from '#store/due.ts';
+import { releaseSweepLease, type SweepLeaseBusy, takeSweepLease } from '#store/sweep-lease.ts';
 import { drainIntake, type IntakeSummary } from './intake.ts';
 import { sendPendingEmails } from './outbox.ts';
 import { reconcileTenant } from './reconcile.ts';
@@ -134,11 +136,31 @@ export const runSweep = async (budgetMs: number): Promise<SweepSummary> => {
   return summary;
 };
 
-/** The reconciler Lambda: every minute from the EventBridge schedule, and when intake nudges it. */
-export const handler = async (_event: unknown, context?: Context): Promise<SweepSummary> => {
+/** A sweep that did nothing: another one holds the sweep lease (until `busyUntil`). */
+export type SweepSkipped = { skipped: true } & SweepLeaseBusy;
+
+/**
+ * The reconciler Lambda: every minute from the EventBridge schedule, and when intake nudges it.
+ * One sweep at a time: each takes the sweep lease (functions/store/sweep-lease.ts) for the rest of
+ * its function's time, and an invocation that finds it held returns at once. (No reserved
+ * concurrency: it fails to deploy in accounts at the minimum concurrency quota.)
+ */
+export const handler = async (_event: unknown, context?: Context): Promise<SweepSummary | SweepSkipped> => {
   const remaining = context?.getRemainingTimeInMillis?.() ?? 60_000;
-  const summary = await runSweep(Math.min(MAX_BUDGET_MS, remaining - SAFETY_MS));
-  logger.info('sweep', { ...summary, transitions: summary.transitions.length });
-  recordSweep(summary);
-  return summary;
+  const holder = randomUUID();
+  const started = clock().now();
+  // Held until this invocation cannot be running any more: a crashed holder frees it then.
+  const lease = await takeSweepLease(holder, started, new Date(started.getTime() + remaining));
+  if ('busyUntil' in lease) {
+    logger.info('sweep skipped: another sweep holds the lease', { busyUntil: lease.busyUntil });
+    return { skipped: true, busyUntil: lease.busyUntil };
+  }
+  try {
+    const summary = await runSweep(Math.min(MAX_BUDGET_MS, remaining - SAFETY_MS));
+    logger.info('sweep', { ...summary, transitions: summary.transitions.length });
+    recordSweep(summary);
+    return summary;
+  } finally {
+    await releaseSweepLease(holder);
+  }
 };

@@ -38,6 +38,8 @@ export const keys = {
   stack: (tenantId: string, stackId: string): Key => ({ PK: `TENANT#${tenantId}`, SK: `STACK#${stackId}` }),
   /** The tenant's subscription-items lease and its journal of item changes (one item per tenant). */
   itemLease: (tenantId: string): Key => ({ PK: `TENANT#${tenantId}`, SK: 'ITEM_LEASE#subscription' }),
+  /** The reconciler sweep's lease: one sweep at a time in the whole deployment. */
+  sweepLease: (): Key => ({ PK: 'SWEEP', SK: 'LEASE' }),
   /** A processor event applied once (kept 35 days). */
   processorEvent: (eventId: string): Key => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
   /** One email, sent at most once per key. */

@@ -37,6 +37,8 @@ export interface ControlPlaneSettings extends Partial<Record<ContextSetting, str
   alarmEmail?: string;
   /** Optional: the PEM public key that verifies export download URLs (a placeholder without it). */
   exportsSigningPublicKey?: string;
+  /** Optional: the public key signed with before the last rotation, still trusted (docs/runbook.md). */
+  exportsSigningPreviousPublicKey?: string;
   /** Optional: the console's own domain on its distribution, with its us-east-1 certificate. */
   consoleDomainName?: string;
   consoleCertificateArn?: string;
@@ -48,17 +50,17 @@ export interface ControlPlaneSettings extends Partial<Record<ContextSetting, str
   planPrices?: string;
 }
 
-const setting = (scope: Construct, key: ContextSetting): string => {
-  const value: unknown = scope.node.tryGetContext(key);
-  if (typeof value !== 'string' || value === '')
-    throw new Error(`CDK context "${key}" is required (cdk.json or -c ${key}=...)`);
-  return value;
-};
+export interface ControlPlaneStackProps extends StackProps {
+  /** The stage (lib/infra/settings.ts): it prefixes every account-wide name the stack sets. */
+  stage: string;
+  /** The stage's checked context settings (lib/infra/settings.ts). */
+  settings: Partial<Record<ContextSetting, string>>;
+}
 
-const optionalSetting = (scope: Construct, key: ContextSetting): string | undefined => {
-  const value: unknown = scope.node.tryGetContext(key);
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') throw new Error(`CDK context "${key}" must be a string`);
+const required = (settings: ControlPlaneStackProps['settings'], key: ContextSetting): string => {
+  const value = settings[key];
+  // readDeploymentSettings checked it; a direct construction without it is a programming error.
+  if (value === undefined) throw new Error(`setting "${key}" is required`);
   return value;
 };
 
@@ -74,24 +76,29 @@ export class ControlPlaneStack extends Stack {
   readonly exports: ExportArchives;
   readonly alarms: OperatorAlarms;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
-    super(scope, id, props);
+  readonly stage: string;
+
+  constructor(scope: Construct, id: string, props: ControlPlaneStackProps) {
+    const { stage, settings: context, ...stackProps } = props;
+    super(scope, id, { ...stackProps, stackName: id });
+    this.stage = stage;
     const settings = {
-      stackDomain: setting(this, 'stackDomain'),
-      tenantAppUrl: optionalSetting(this, 'tenantAppUrl'),
-      codeHostClientId: setting(this, 'codeHostClientId'),
-      codeHostAuthorizeUrl: setting(this, 'codeHostAuthorizeUrl'),
-      codeHostTokenUrl: setting(this, 'codeHostTokenUrl'),
-      codeHostApiUrl: setting(this, 'codeHostApiUrl'),
-      mailFrom: setting(this, 'mailFrom'),
-      supportEmail: setting(this, 'supportEmail'),
-      alarmEmail: optionalSetting(this, 'alarmEmail'),
-      exportsSigningPublicKey: optionalSetting(this, 'exportsSigningPublicKey'),
-      consoleDomainName: optionalSetting(this, 'consoleDomainName'),
-      consoleCertificateArn: optionalSetting(this, 'consoleCertificateArn'),
-      planChangeGatesReady: optionalSetting(this, 'planChangeGatesReady'),
-      openSignupAt: optionalSetting(this, 'openSignupAt'),
-      planPrices: optionalSetting(this, 'planPrices'),
+      stackDomain: required(context, 'stackDomain'),
+      tenantAppUrl: context.tenantAppUrl,
+      codeHostClientId: required(context, 'codeHostClientId'),
+      codeHostAuthorizeUrl: required(context, 'codeHostAuthorizeUrl'),
+      codeHostTokenUrl: required(context, 'codeHostTokenUrl'),
+      codeHostApiUrl: required(context, 'codeHostApiUrl'),
+      mailFrom: required(context, 'mailFrom'),
+      supportEmail: required(context, 'supportEmail'),
+      alarmEmail: context.alarmEmail,
+      exportsSigningPublicKey: context.exportsSigningPublicKey,
+      exportsSigningPreviousPublicKey: context.exportsSigningPreviousPublicKey,
+      consoleDomainName: context.consoleDomainName,
+      consoleCertificateArn: context.consoleCertificateArn,
+      planChangeGatesReady: context.planChangeGatesReady,
+      openSignupAt: context.openSignupAt,
+      planPrices: context.planPrices,
     } satisfies Record<ContextSetting, string | undefined> satisfies ControlPlaneSettings;
 
     this.table = new ControlPlaneTable(this, 'Data');
@@ -163,6 +170,7 @@ export class ControlPlaneStack extends Stack {
     this.exports = new ExportArchives(this, 'Exports', {
       site: this.site,
       signingPublicKey: settings.exportsSigningPublicKey,
+      previousSigningPublicKey: settings.exportsSigningPreviousPublicKey,
     });
     this.api = new ControlPlaneApi(this, 'Api', {
       table: this.table.table,

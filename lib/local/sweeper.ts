@@ -36,8 +36,9 @@ export interface LocalSweeperOptions {
 }
 
 /**
- * The local stand-in for the reconciler's schedule and its reserved concurrency of 1: runs never
- * overlap; a nudge during a run asks for one more run right after it.
+ * The local stand-in for the reconciler's schedule and its one-at-a-time rule (in the cloud the
+ * sweep lease of functions/store/sweep-lease.ts): runs never overlap; a nudge during a run asks for
+ * one more run right after it.
  */
 export class LocalSweeper {
   private running: Promise<SweepSummary> | undefined;

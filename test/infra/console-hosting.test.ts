@@ -5,7 +5,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { describe, expect, it } from 'vitest';
 import { CONSOLE_CACHE_CONTROL, CONSOLE_CSP, CONSOLE_SECURITY_HEADERS } from '../../lib/console-headers.ts';
-import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
+import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
 import { API_PATH_PATTERN, apiPathPatterns, CONSOLE_DIRECTORY } from '../../lib/infra/constructs/console.ts';
 import { routes, servedPaths } from '../../lib/routes.ts';
 import { nagViolations, synthesizedStack } from '../support/synthesized-stack.ts';
@@ -123,7 +123,7 @@ describe("the console's bucket", () => {
     expect(keys.size).toBe(1);
     const [key] = (page?.SourceObjectKeys as string[] | undefined) ?? [];
     const manifest = JSON.parse(
-      readFileSync(path.join(assemblyDirectory, 'StackControlPlane.assets.json'), 'utf8'),
+      readFileSync(path.join(assemblyDirectory, 'StackControlPlane-synth-check.assets.json'), 'utf8'),
     ) as {
       files: Record<
         string,
@@ -237,7 +237,7 @@ describe("the console's distribution", () => {
 
 describe('where sign-in lands', () => {
   const withoutTenantAppUrl = (extra: Record<string, string> = {}) => {
-    const { tenantAppUrl: _unused, ...context } = cdkJsonContext();
+    const { tenantAppUrl: _unused, ...context } = synthCheckContext();
     // Not bundled: only the template matters here.
     const { stack } = buildApp(new App({ context: { ...context, ...extra, 'aws:cdk:bundling-stacks': [] } }));
     return Template.fromStack(stack);
@@ -257,22 +257,22 @@ describe('where sign-in lands', () => {
 
   it('with the console domain set, they are that domain, and the distribution answers on it', () => {
     const built = withoutTenantAppUrl({
-      consoleDomainName: 'console.example.com',
+      consoleDomainName: 'console.synth-check.test',
       consoleCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc',
     });
     const [, config] = distribution(built);
-    expect(config.Aliases).toEqual(['console.example.com']);
+    expect(config.Aliases).toEqual(['console.synth-check.test']);
     for (const variables of lambdaEnvironments(built)) {
-      expect(variables.TENANT_APP_URL).toBe('https://console.example.com/');
-      expect(variables.PUBLIC_API_URL).toBe('https://console.example.com');
+      expect(variables.TENANT_APP_URL).toBe('https://console.synth-check.test/');
+      expect(variables.PUBLIC_API_URL).toBe('https://console.synth-check.test');
     }
   }, 120_000);
 
   it('an explicit tenantAppUrl wins, the OAuth callback still comes through the site', () => {
-    const built = withoutTenantAppUrl({ tenantAppUrl: 'https://app.example.com/' });
+    const built = withoutTenantAppUrl({ tenantAppUrl: 'https://app.synth-check.test/' });
     const [distributionId] = distribution(built);
     for (const variables of lambdaEnvironments(built)) {
-      expect(variables.TENANT_APP_URL).toBe('https://app.example.com/');
+      expect(variables.TENANT_APP_URL).toBe('https://app.synth-check.test/');
       expect(JSON.stringify(variables.PUBLIC_API_URL)).toContain(distributionId);
     }
   }, 120_000);

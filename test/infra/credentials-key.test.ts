@@ -1,7 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
+import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
 import { SEAL_OPEN_ACTIONS } from '../../lib/infra/constructs/credentials-key.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { nagViolations } from '../support/synthesized-stack.ts';
@@ -39,7 +39,7 @@ let assemblyDirectory: string;
 beforeAll(() => {
   // Not bundled (the template is the same but for asset hashes); the synth runs cdk-nag.
   const { app, stack } = buildApp(
-    new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } }),
+    new App({ context: { ...synthCheckContext(), 'aws:cdk:bundling-stacks': [] } }),
   );
   assemblyDirectory = app.synth().directory;
   resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
@@ -84,7 +84,7 @@ describe('the Credentials key in the CDK stack', () => {
     const aliases = ofType('AWS::KMS::Alias');
     expect(aliases).toHaveLength(1);
     expect(aliases[0]?.[1].Properties).toEqual({
-      AliasName: 'alias/StackControlPlane-credentials',
+      AliasName: 'alias/StackControlPlane-synth-check-credentials',
       TargetKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
     });
   });

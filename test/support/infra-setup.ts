@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import type { TestProject } from 'vitest/node';
-import { buildApp, cdkJsonContext } from '../../lib/infra/app.ts';
+import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
 
 export interface SynthesizedStack {
   /** The cloud assembly's folder (the template, the assets manifest, cdk-nag's validation report). */
@@ -25,7 +25,7 @@ declare module 'vitest' {
  * route table) builds its own, unbundled.
  */
 export default function setup(project: TestProject) {
-  const { app, stack } = buildApp(new App({ context: cdkJsonContext() }));
+  const { app, stack } = buildApp(new App({ context: synthCheckContext() }));
   const assembly = app.synth();
   const acknowledgements = app.node
     .findAll()

@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -65,7 +65,11 @@ export class OperatorAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: OperatorAlarmsProps) {
     super(scope, id);
-    this.topic = new Topic(this, 'Topic', { displayName: 'Stack Control Plane alarms', enforceSSL: true });
+    // The stack's name (its stage) in the display name: the alarm emails say which stage rang.
+    this.topic = new Topic(this, 'Topic', {
+      displayName: `Stack Control Plane alarms (${Stack.of(this).stackName})`,
+      enforceSSL: true,
+    });
     Validations.of(this.topic).acknowledge({
       id: 'AwsSolutions-SNS2',
       reason:

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Annotations, Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   AllowedMethods,
@@ -45,7 +46,20 @@ export interface ExportArchivesProps {
   site: ConsoleSite;
   /** The PEM public key of the download-signing key pair (its private key: the secret). */
   signingPublicKey?: string | undefined;
+  /**
+   * The public key signed with before the last rotation: still trusted, never signed with, so URLs
+   * handed out before the private key changed keep working (context `exportsSigningPreviousPublicKey`).
+   */
+  previousSigningPublicKey?: string | undefined;
 }
+
+/**
+ * The construct id of a public key: derived from the key itself. CloudFormation cannot change a
+ * CloudFront public key's encoded key in place, so a new key is a new resource (a new logical id)
+ * and a key kept across deploys keeps its resource, whether it is the current or the previous one.
+ */
+export const publicKeyConstructId = (pem: string): string =>
+  `DownloadKey${createHash('sha256').update(pem.replace(/\s+/g, '')).digest('hex').slice(0, 12).toUpperCase()}`;
 
 /**
  * Export archives (docs/exports.md): a private bucket (no public access, TLS only, encrypted,
@@ -58,7 +72,10 @@ export class ExportArchives extends Construct {
   readonly bucket: Bucket;
   /** The console site's distribution, which serves the downloads. */
   readonly distribution: Distribution;
+  /** The key URLs are signed with (its id is the download route's EXPORTS_SIGNING_KEY_PAIR_ID). */
   readonly publicKey: PublicKey;
+  /** The key signed with before the last rotation, still trusted (when set). */
+  readonly previousPublicKey: PublicKey | undefined;
   readonly signingKey: Secret;
   /** `https://<console domain>`: the base of every download URL (`<base>/exports/<random>`). */
   readonly downloadBaseUrl: string;
@@ -98,11 +115,22 @@ export class ExportArchives extends Construct {
       Annotations.of(this).addInfo(
         'No exportsSigningPublicKey in the context: a placeholder key is trusted, and every export download is refused until you set yours (docs/runbook.md).',
       );
-    this.publicKey = new PublicKey(this, 'DownloadKey', {
-      encodedKey: props.signingPublicKey ?? PLACEHOLDER_SIGNING_PUBLIC_KEY,
-      comment: 'Signs export download URLs (the private key is the ExportsSigningKey secret)',
+    // The same properties whether current or previous: a key's resource never changes in place.
+    const downloadKey = (pem: string) =>
+      new PublicKey(this, publicKeyConstructId(pem), {
+        encodedKey: pem,
+        comment: 'Verifies export download URLs (the current key: the ExportsSigningKey secret)',
+      });
+    const current = props.signingPublicKey ?? PLACEHOLDER_SIGNING_PUBLIC_KEY;
+    this.publicKey = downloadKey(current);
+    const previous = props.previousSigningPublicKey;
+    this.previousPublicKey =
+      previous && publicKeyConstructId(previous) !== publicKeyConstructId(current)
+        ? downloadKey(previous)
+        : undefined;
+    const keyGroup = new KeyGroup(this, 'DownloadKeys', {
+      items: [this.publicKey, ...(this.previousPublicKey ? [this.previousPublicKey] : [])],
     });
-    const keyGroup = new KeyGroup(this, 'DownloadKeys', { items: [this.publicKey] });
 
     this.distribution = props.site.distribution;
     this.distribution.addBehavior(

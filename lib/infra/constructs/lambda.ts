@@ -18,7 +18,7 @@ export interface HandlerFunctionProps {
   environment?: Environment;
   timeout?: Duration;
   memorySize?: number;
-  /** At most this many instances at once (the reconciler: 1, so sweeps never overlap). */
+  /** At most this many instances at once (none sets it: see Reconciler, whose sweeps take a lease). */
   reservedConcurrentExecutions?: number;
 }
 

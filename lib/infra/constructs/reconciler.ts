@@ -26,8 +26,10 @@ export interface ReconcilerProps {
 
 /**
  * The reconciler sweep: the only writer of a tenant's billing state. An EventBridge schedule runs
- * it every minute as the backstop; intake nudges it at once. Reserved concurrency 1: sweeps never
- * overlap (an invocation meanwhile waits and retries).
+ * it every minute as the backstop; intake nudges it at once. Sweeps never overlap: each takes the
+ * sweep lease in the table (functions/store/sweep-lease.ts) and one that finds it held returns at
+ * once. No reserved concurrency: reserving any fails the deploy in an account at the minimum
+ * Lambda concurrency quota.
  */
 export class Reconciler extends Construct {
   readonly function: NodejsFunction;
@@ -38,7 +40,6 @@ export class Reconciler extends Construct {
       entry: RECONCILER_HANDLER,
       timeout: Duration.seconds(60),
       memorySize: RECONCILER_MEMORY_MB,
-      reservedConcurrentExecutions: 1,
       environment: {
         ...props.environment,
         PROCESSOR_EVENTS_QUEUE_URL: props.events.queueUrl,
