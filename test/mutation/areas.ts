@@ -55,8 +55,27 @@ export const AREAS: Record<AreaName, Area> = {
       'test/integration/reconciler.test.ts',
     ],
   },
-  'plan-changes': { mutate: ['functions/plan-changes/**/*.ts'], unit: [], integration: [] },
-  credentials: { mutate: ['functions/credentials/**/*.ts'], unit: [], integration: [] },
+  'plan-changes': {
+    mutate: ['functions/plan-changes/**/*.ts'],
+    unit: [],
+    integration: [
+      'test/integration/plan-changes.test.ts',
+      'test/integration/plan-change-estimate.test.ts',
+      'test/integration/plan-change-leaving.test.ts',
+      'test/integration/plan-change-preview.test.ts',
+      'test/integration/plan-change-renewal.test.ts',
+      'test/integration/local-stepfunctions.test.ts',
+    ],
+  },
+  credentials: {
+    mutate: ['functions/credentials/**/*.ts'],
+    unit: [],
+    integration: [
+      'test/integration/credentials.test.ts',
+      'test/integration/credential-catalog.test.ts',
+      'test/integration/credential-threads.test.ts',
+    ],
+  },
 };
 
 export const isAreaName = (name: string | undefined): name is AreaName =>
