@@ -54,5 +54,9 @@ describe('a leaving Stack', () => {
     });
     expect(renderDesiredState(gone)).toMatchObject({ admission: 'closed', lifecycle: 'torn_down' });
     expect(renderDesiredState(gone)).not.toHaveProperty('teardown_at');
+    // Whatever its record still says of admission until teardown.
+    expect(
+      renderDesiredState({ ...stack, lifecycle: 'torn_down', admissionOpenUntilTeardown: true }).admission,
+    ).toBe('closed');
   });
 });

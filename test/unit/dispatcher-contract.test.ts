@@ -69,6 +69,8 @@ describe('the ETag of a desired-state version', () => {
     expect(matchesEtag('"v6", "v70"', 7)).toBe(false);
     expect(matchesEtag('v7', 7)).toBe(false);
     expect(matchesEtag('X/"v7"', 7)).toBe(false);
+    // W/ marks a weak tag only in front.
+    expect(matchesEtag('"v7"W/', 7)).toBe(false);
   });
 });
 
