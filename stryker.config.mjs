@@ -1,22 +1,23 @@
 // Mutation testing (`npm run test:mutation`; not part of .ci/run: it takes minutes per area).
-// One area per Stryker run: test/mutation/run.ts sets MUTATION_AREA for each area in turn, and
-// test/mutation/areas.ts says what each area mutates and which test files cover it.
-import { currentArea } from './test/mutation/areas.ts';
+// One group of an area per Stryker run: test/mutation/run.ts sets MUTATION_AREA and MUTATION_GROUP
+// for each in turn, and test/mutation/areas.ts says what each group mutates and which tests judge it.
+import { currentGroup } from './test/mutation/areas.ts';
 
-const { name, area } = currentArea();
+const { area: areaName, group } = currentGroup();
+const name = `${areaName}.${group.name}`;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
-  // Only the area's test files (see that file for why not Stryker's `testFiles`).
+  // Only the group's test files (see that config for why not Stryker's `testFiles`).
   vitest: {
     configFile: 'test/mutation/vitest.config.ts',
     related: false,
     // The integration layer runs in forks, as in vitest.config.ts.
-    pool: area.integration.length > 0 ? 'forks' : 'threads',
+    pool: group.integration.length > 0 ? 'forks' : 'threads',
   },
-  mutate: area.mutate,
+  mutate: group.mutate,
   // Per-test coverage: a mutant runs only the tests that reach it.
   coverageAnalysis: 'perTest',
   // The machine is shared (2 cores), and each runner of the integration layer starts its own

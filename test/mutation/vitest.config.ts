@@ -1,32 +1,32 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
-import { currentArea } from './areas.ts';
+import { currentGroup } from './areas.ts';
 
 /**
  * The vitest configuration of a mutation run: the unit and integration layers as in
- * vitest.config.ts, each limited to the test files of the area (MUTATION_AREA) being mutated.
+ * vitest.config.ts, each limited to the test files of the group being mutated (areas.ts).
  * Stryker's own `testFiles` option is not used: with it, Stryker activates a mutant of a module's
  * top-level code only after the module was loaded, so every such mutant "survives"
  * (stryker-js issues 6144 and 6209).
  */
-const { area } = currentArea();
+const { group } = currentGroup();
 const projects: TestProjectInlineConfiguration[] = [];
-if (area.unit.length > 0)
+if (group.unit.length > 0)
   projects.push({
     test: {
       name: 'unit',
-      include: area.unit,
-      exclude: area.exclude ?? [],
+      include: group.unit,
+      exclude: group.exclude ?? [],
       setupFiles: ['test/support/test-environment.ts'],
       testTimeout: 10_000,
     },
   });
-if (area.integration.length > 0)
+if (group.integration.length > 0)
   projects.push({
     test: {
       name: 'integration',
-      include: area.integration,
-      exclude: area.exclude ?? [],
+      include: group.integration,
+      exclude: group.exclude ?? [],
       globalSetup: ['test/support/global-setup.ts'],
       setupFiles: ['test/support/test-environment.ts', 'test/support/worker-env.ts'],
       testTimeout: 30_000,
