@@ -27,6 +27,15 @@ describe('the recovery message of each status', () => {
 
 describe('the text of each confirmation refusal', () => {
   it('is its own and says what to do', () => {
+    expect(Object.keys(CONFIRM_REFUSAL_TEXT).sort()).toEqual([
+      'account_closing',
+      'billing_overdue',
+      'cancellation_scheduled',
+      'operation_in_progress',
+      'plan_unchanged',
+      'stack_not_running',
+      'subscription_not_active',
+    ]);
     const texts = Object.values(CONFIRM_REFUSAL_TEXT);
     expect(new Set(texts).size).toBe(texts.length);
     for (const [code, text] of Object.entries(CONFIRM_REFUSAL_TEXT))
