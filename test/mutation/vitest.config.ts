@@ -1,0 +1,40 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { currentGroup } from './areas.ts';
+
+/**
+ * The vitest configuration of a mutation run: the unit and integration layers as in
+ * vitest.config.ts, each limited to the test files of the group being mutated (areas.ts).
+ * Stryker's own `testFiles` option is not used: with it, Stryker activates a mutant of a module's
+ * top-level code only after the module was loaded, so every such mutant "survives"
+ * (stryker-js issues 6144 and 6209).
+ */
+const { group } = currentGroup();
+const projects: TestProjectInlineConfiguration[] = [];
+if (group.unit.length > 0)
+  projects.push({
+    test: {
+      name: 'unit',
+      include: group.unit,
+      exclude: group.exclude ?? [],
+      setupFiles: ['test/support/test-environment.ts'],
+      testTimeout: 10_000,
+    },
+  });
+if (group.integration.length > 0)
+  projects.push({
+    test: {
+      name: 'integration',
+      include: group.integration,
+      exclude: group.exclude ?? [],
+      globalSetup: ['test/support/global-setup.ts'],
+      setupFiles: ['test/support/test-environment.ts', 'test/support/worker-env.ts'],
+      testTimeout: 30_000,
+      hookTimeout: 120_000,
+    },
+  });
+
+export default defineConfig({
+  root: fileURLToPath(new URL('../..', import.meta.url)),
+  test: { projects },
+});

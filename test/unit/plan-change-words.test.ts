@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CONFIRM_REFUSAL_TEXT,
+  confirmRefusals,
+  isInfrastructureOperation,
+  isTerminal,
+  PLAN_CHANGE_STATUSES,
+  type PlanChangeStatus,
+  recoveryMessage,
+} from '#core/plan-change.ts';
+
+// What a Plan Change tells the tenant for each status and each refusal: one text per case, so that
+// no status or refusal borrows another's words.
+
+describe('the recovery message of each status', () => {
+  it('is its own, except for the three steps carried out on the Stack, which say the same', () => {
+    const carriedOut: PlanChangeStatus[] = ['preparing', 'switching', 'verifying'];
+    const others = PLAN_CHANGE_STATUSES.filter((status) => !carriedOut.includes(status));
+    const messages = others.map(recoveryMessage);
+    expect(new Set(messages).size).toBe(others.length);
+    for (const status of carriedOut) {
+      expect(recoveryMessage(status)).toBe(recoveryMessage('preparing'));
+      expect(messages).not.toContain(recoveryMessage(status));
+    }
+  });
+});
+
+describe('the text of each confirmation refusal', () => {
+  it('is its own and says what to do', () => {
+    expect(Object.keys(CONFIRM_REFUSAL_TEXT).sort()).toEqual([
+      'account_closing',
+      'billing_overdue',
+      'cancellation_scheduled',
+      'operation_in_progress',
+      'plan_unchanged',
+      'stack_not_running',
+      'subscription_not_active',
+    ]);
+    const texts = Object.values(CONFIRM_REFUSAL_TEXT);
+    expect(new Set(texts).size).toBe(texts.length);
+    for (const [code, text] of Object.entries(CONFIRM_REFUSAL_TEXT))
+      expect(text.length, code).toBeGreaterThan(30);
+  });
+
+  it('a Stack that is not running is refused as such, and only as such', () => {
+    for (const stackLifecycle of ['decommissioning', 'torn_down'] as const)
+      expect(
+        confirmRefusals({
+          billingState: 'active',
+          subscriptionActive: true,
+          cancelScheduled: false,
+          stackLifecycle,
+          currentPlan: 'plus',
+          requestedPlan: 'pro',
+          openChanges: [],
+        }),
+      ).toEqual(['stack_not_running']);
+  });
+});
+
+describe('statuses', () => {
+  it('the ended ones are completed, rolled back, expired, superseded and cancelled', () => {
+    expect(PLAN_CHANGE_STATUSES.filter(isTerminal)).toEqual([
+      'completed',
+      'rolled_back',
+      'expired',
+      'superseded',
+      'cancelled',
+    ]);
+  });
+
+  it('an infrastructure operation runs from Waiting for Work until the change ends', () => {
+    expect(PLAN_CHANGE_STATUSES.filter(isInfrastructureOperation)).toEqual([
+      'waiting_for_work',
+      'preparing',
+      'switching',
+      'verifying',
+    ]);
+  });
+});
