@@ -54,7 +54,7 @@ describe('the Plan Change outcome', () => {
     expect(email.subject).toBe('s2.acme.stacks.test now runs on the Pro Plan');
     expect(paragraphsOf(email.text)).toEqual([
       'Your Stack s2.acme.stacks.test moved from the Standard Plan to the Pro Plan.',
-      'Your next regular invoice carries US$12.34 for the rest of this billing period on the new Plan.',
+      'Your next regular invoice carries US$12.34 (after any discount, before tax) for the rest of this billing period on the new Plan.',
       'See the change and its history: http://app',
     ]);
     expect(email.html).toContain(
@@ -68,7 +68,7 @@ describe('the Plan Change outcome', () => {
       outcome: 'completed',
       adjustment: { amount: 0, currency: 'usd' },
     });
-    expect(email.text).toContain('Your next regular invoice carries US$0.00 for the rest');
+    expect(email.text).toContain('Your next regular invoice carries US$0.00 (after any discount, before tax) for the rest');
   });
 
   it('completed with a credit: the amount credited, without a minus sign, in its currency', () => {
@@ -78,7 +78,7 @@ describe('the Plan Change outcome', () => {
       adjustment: { amount: -500, currency: 'eur' },
     });
     expect(paragraphsOf(email.text)[1]).toBe(
-      'EUR 5.00 for the rest of this billing period was credited to your account balance; it lowers your next invoice.',
+      'EUR 5.00 (after any discount, before tax) for the rest of this billing period was credited to your account balance; it lowers your next invoice.',
     );
   });
 
@@ -102,12 +102,12 @@ describe('the Plan Change outcome', () => {
     expect(moved(undefined)).toBe(moved(true));
   });
 
-  it('rolled back: billing unchanged, and a sentence that ends', () => {
+  it('rolled back: billing unchanged, our reason (never a Dispatcher\'s words), and a sentence that ends', () => {
     const email = planChangeOutcomeEmail({ ...base, outcome: 'rolled_back' });
     expect(email.subject).toBe('The Plan Change of s2.acme.stacks.test was rolled back');
     expect(paragraphsOf(email.text)).toEqual([
-      'The change of s2.acme.stacks.test from the Standard Plan to the Pro Plan could not be completed.',
-      'The Stack runs on its previous Plan as before, and your billing is unchanged. You may ask for the change again.',
+      'The change of s2.acme.stacks.test from the Standard Plan to the Pro Plan could not be completed. A step of the move failed.',
+      'The Stack stays on its previous Plan and billing is unchanged. You may confirm the change again; if it fails again, contact support with this change’s id.',
       'See the change and its history: http://app',
     ]);
   });
