@@ -68,7 +68,9 @@ describe('the Plan Change outcome', () => {
       outcome: 'completed',
       adjustment: { amount: 0, currency: 'usd' },
     });
-    expect(email.text).toContain('Your next regular invoice carries US$0.00 (after any discount, before tax) for the rest');
+    expect(email.text).toContain(
+      'Your next regular invoice carries US$0.00 (after any discount, before tax) for the rest',
+    );
   });
 
   it('completed with a credit: the amount credited, without a minus sign, in its currency', () => {
@@ -102,7 +104,7 @@ describe('the Plan Change outcome', () => {
     expect(moved(undefined)).toBe(moved(true));
   });
 
-  it('rolled back: billing unchanged, our reason (never a Dispatcher\'s words), and a sentence that ends', () => {
+  it("rolled back: billing unchanged, our reason (never a Dispatcher's words), and a sentence that ends", () => {
     const email = planChangeOutcomeEmail({ ...base, outcome: 'rolled_back' });
     expect(email.subject).toBe('The Plan Change of s2.acme.stacks.test was rolled back');
     expect(paragraphsOf(email.text)).toEqual([
