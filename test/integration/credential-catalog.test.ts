@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_CATALOG } from '#ports/config.ts';
-import { db, tableName } from '#store/client.ts';
+import { db } from '#store/client.ts';
 import { credentialPutWrite, getCredential } from '#store/credentials.ts';
-import { keys } from '#store/keys.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import type { TestControlPlane } from '../support/gateway.ts';
+import { tenantPartition } from '../support/stored.ts';
 
 /**
  * GET /v1/credentials/catalog (docs/credentials.md): the Provider catalog and the consent text the
@@ -31,15 +31,7 @@ const materialOf = (kind: string) =>
 
 /** Everything stored for the tenant: what a refusal must leave as it was. */
 const snapshot = async (tenant: Tenant) => {
-  const { Items } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.tenant(tenant.tenantId).PK },
-      ConsistentRead: true,
-    }),
-  );
-  return JSON.stringify(Items);
+  return JSON.stringify(await tenantPartition(tenant.tenantId));
 };
 
 /** docs/api/openapi.json's component schemas, to hold the answer to what it documents. */

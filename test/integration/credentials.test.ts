@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { openSecret } from '#ports/secrets-vault.ts';
 import { db, tableName } from '#store/client.ts';
@@ -8,6 +8,7 @@ import { bindThread, getCredential } from '#store/credentials.ts';
 import { keys } from '#store/keys.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { type CallResult, type TestControlPlane, uniqueLogin } from '../support/gateway.ts';
+import { tenantPartition } from '../support/stored.ts';
 
 /**
  * Credentials, the tenant side, end to end through the local API Gateway: provisioning and
@@ -58,15 +59,7 @@ const desiredVersion = async (tenant: Tenant, stackId = 'primary') =>
 
 /** Everything stored for the tenant: what a refusal must leave as it was. */
 const snapshot = async (tenant: Tenant) => {
-  const { Items } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.tenant(tenant.tenantId).PK },
-      ConsistentRead: true,
-    }),
-  );
-  return JSON.stringify(Items);
+  return JSON.stringify(await tenantPartition(tenant.tenantId));
 };
 
 /** The Credential's item exactly as stored. */

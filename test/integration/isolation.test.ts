@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stackOnPlan } from '#core/stacks.ts';
 import { db, tableName } from '#store/client.ts';
@@ -6,6 +6,7 @@ import { keys } from '#store/keys.ts';
 import { stackItem } from '#store/stacks.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { testGateway, uniqueLogin } from '../support/gateway.ts';
+import { tenantPartition } from '../support/stored.ts';
 
 /**
  * Walks every route of lib/routes.ts as another tenant and as a member of the victim tenant, and
@@ -240,14 +241,7 @@ const WALK: Record<string, Probe> = {
 
 /** Everything the victim tenant owns, as stored. */
 const snapshot = async (victim: Victim) => {
-  const partition = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.tenant(victim.tenantId).PK },
-      ConsistentRead: true,
-    }),
-  );
+  const partition = { Items: await tenantPartition(victim.tenantId) };
   const slug = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.slug(victim.slug), ConsistentRead: true }),
   );

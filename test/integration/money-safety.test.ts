@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { getBilling } from '#store/billing.ts';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
@@ -12,6 +12,7 @@ import { deliverWebhooksTo, LOCAL_WEBHOOK_SECRET } from '../../lib/local/process
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
 import { cancelInPortal, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { tenantPartition } from '../support/stored.ts';
 
 /**
  * Money safety: leaving stops billing, one subscription per tenant, capacity that matches
@@ -45,15 +46,7 @@ const sessionIdOf = (url: string) => new URL(url).pathname.split('/').at(-1) as 
 
 /** Every item of the tenant's partition and its reservations: what a refused request must leave as it was. */
 const snapshot = async (tenant: Tenant) => {
-  const { Items } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.tenant(tenant.tenantId).PK },
-      ConsistentRead: true,
-    }),
-  );
-  return { items: Items, inventory: await listInventory(tenant.region) };
+  return { items: await tenantPartition(tenant.tenantId), inventory: await listInventory(tenant.region) };
 };
 
 const checkout = async (tenant: Tenant, plan = 'plus') =>

@@ -9,9 +9,8 @@ import { getPlanChange } from '#store/plan-changes.ts';
 import { getStack } from '#store/stacks.ts';
 import { getTenant } from '#store/tenants.ts';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
-import { gatewayForFile } from '../support/file-gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
-import { commitDoor, outboxFor, placesHold, planChangeWorld } from '../support/plan-change-world.ts';
+import { gatewayWithCommitDoor, outboxFor, placesHold } from '../support/plan-change-world.ts';
 import { lostAnswers, processorView, withFaults, withPriceMissing } from '../support/processor-view.ts';
 
 /**
@@ -30,12 +29,8 @@ vi.mock('#ports/metrics.ts', async (importOriginal) => {
 });
 const commitRefusedCount = () => vi.mocked(recordBillingCommitRefused).mock.calls.length;
 
-const door = commitDoor();
-const { api, emulator } = gatewayForFile(
-  { processor: true, stepFunctions: { waitMs: 10, handlers: door.handlers } },
-  { beforeStop: door.openAll },
-);
-const { payingWithDispatcher, asTenant, confirm, until, atCommit } = planChangeWorld(api, door);
+const { api, emulator, door, payingWithDispatcher, asTenant, confirm, until, atCommit } =
+  gatewayWithCommitDoor();
 const { subscriptionOf, itemsByPlan, itemChanges } = processorView(emulator);
 
 const DAY = 86_400;

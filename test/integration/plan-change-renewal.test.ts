@@ -3,8 +3,7 @@ import { recordBillingCommitRefused } from '#ports/metrics.ts';
 import { ProcessorError, previewItemChange } from '#ports/processor.ts';
 import { readItemLease } from '#store/item-lease.ts';
 import { getPlanChange } from '#store/plan-changes.ts';
-import { gatewayForFile } from '../support/file-gateway.ts';
-import { commitDoor, planChangeWorld } from '../support/plan-change-world.ts';
+import { gatewayWithCommitDoor } from '../support/plan-change-world.ts';
 import { processorView, withPriceMissing } from '../support/processor-view.ts';
 
 /**
@@ -25,12 +24,7 @@ vi.mock('#ports/metrics.ts', async (importOriginal) => {
 });
 const commitRefusedCount = () => vi.mocked(recordBillingCommitRefused).mock.calls.length;
 
-const door = commitDoor();
-const { api, emulator } = gatewayForFile(
-  { processor: true, stepFunctions: { waitMs: 10, handlers: door.handlers } },
-  { beforeStop: door.openAll },
-);
-const { payingWithDispatcher, confirm, until, atCommit } = planChangeWorld(api, door);
+const { api, emulator, door, payingWithDispatcher, confirm, until, atCommit } = gatewayWithCommitDoor();
 const { subscriptionOf, itemsByPlan, priceOf, itemChanges } = processorView(emulator);
 type Paying = Awaited<ReturnType<typeof payingWithDispatcher>>;
 

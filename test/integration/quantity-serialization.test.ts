@@ -1,25 +1,22 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { listPriceOf, parsePlanPrices } from '#core/price-lock.ts';
 import { itemsAfterAdding } from '#core/stack-growth.ts';
 import { changeSubscriptionItems, priceIdForPlan, subscriptionItems, syncCatalog } from '#ports/processor.ts';
-import { db, tableName } from '#store/client.ts';
 import { claimIdempotencyKey, recordIdempotencyPlan } from '#store/idempotency.ts';
 import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } from '#store/item-lease.ts';
-import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
 import type { ProcessorFault } from '../../lib/local/processor/http.ts';
-import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
+import { environmentForFile } from '../support/file-gateway.ts';
 import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
 import {
-  commitDoor,
+  gatewayWithCommitDoor,
   openPlaces,
   placesHold,
-  planChangeWorld,
   startDispatcher,
 } from '../support/plan-change-world.ts';
 import { lostAnswers, processorView, withFaults } from '../support/processor-view.ts';
+import { tenantPartition } from '../support/stored.ts';
 import { waitFor } from '../support/wait.ts';
 
 /**
@@ -35,12 +32,7 @@ import { waitFor } from '../support/wait.ts';
 
 // Open Signup has come: no Stack is under a Founding Price Lock, every one follows today's prices.
 environmentForFile({ OPEN_SIGNUP_AT: '2020-01-01T00:00:00.000Z', PLAN_PRICES: undefined });
-const door = commitDoor();
-const { api, emulator } = gatewayForFile(
-  { processor: true, stepFunctions: { waitMs: 10, handlers: door.handlers } },
-  { beforeStop: door.openAll },
-);
-const { asTenant, until, atCommit } = planChangeWorld(api, door);
+const { api, emulator, door, asTenant, until, atCommit } = gatewayWithCommitDoor();
 const { subscriptionOf, itemChanges, keysSent } = processorView(emulator);
 
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
@@ -172,19 +164,7 @@ describe('an add racing a price rollout', () => {
 describe('a busy lease', () => {
   it('an add waits, then answers 503 subscription_busy with when to try again (body and Retry-After), and writes nothing; after the lease is given back it adds', async () => {
     const tenant = await paying('standard');
-    const partition = async () =>
-      JSON.stringify(
-        (
-          await db().send(
-            new QueryCommand({
-              TableName: tableName(),
-              KeyConditionExpression: 'PK = :pk',
-              ExpressionAttributeValues: { ':pk': keys.tenant(tenant.tenantId).PK },
-              ConsistentRead: true,
-            }),
-          )
-        ).Items,
-      );
+    const partition = async () => JSON.stringify(await tenantPartition(tenant.tenantId));
     const lease = await acquireItemLease(tenant.tenantId, 'someone-else', api.clock.now(), 30);
     expect('holder' in lease).toBe(true);
     const before = await partition();
