@@ -24,7 +24,8 @@ vi.mock('#ports/metrics.ts', async (importOriginal) => {
 });
 const commitRefusedCount = () => vi.mocked(recordBillingCommitRefused).mock.calls.length;
 
-const { api, emulator, door, payingWithDispatcher, confirm, until, atCommit } = gatewayWithCommitDoor();
+const { api, emulator, door, payingWithDispatcher, until, atCommit, changeAtTheDoor } =
+  gatewayWithCommitDoor();
 const { subscriptionOf, itemsByPlan, priceOf, itemChanges } = processorView(emulator);
 type Paying = Awaited<ReturnType<typeof payingWithDispatcher>>;
 
@@ -49,12 +50,8 @@ const renew = async (tenant: Paying) => {
 
 describe('a subscription that renews between the healthy moment and the billing commit', () => {
   it('the held commit prorates from the new period’s start: the whole new period moves to the new Plan, and the change says why', async () => {
-    const tenant = await payingWithDispatcher('plus', { places: 2 });
+    const { tenant, changeId } = await changeAtTheDoor('plus', 'pro', { places: 2 });
     const refusedBefore = commitRefusedCount();
-    const confirmed = await confirm(tenant, 'pro');
-    expect(confirmed.status).toBe(202);
-    const changeId = confirmed.json.changeId as string;
-    await atCommit(changeId);
     const healthyAt = (await getPlanChange(tenant.tenantId, changeId))?.healthyAt as string;
     expect(seconds(healthyAt)).toBeLessThan(subscriptionOf(tenant.tenantId).currentPeriodEnd);
 
@@ -115,11 +112,8 @@ describe('a subscription that renews between the healthy moment and the billing 
   });
 
   it('a commit refused before the renewal is decided again after it, from the new period’s start, instead of being refused every hour', async () => {
-    const tenant = await payingWithDispatcher('plus', { places: 2 });
+    const { tenant, changeId } = await changeAtTheDoor('plus', 'pro', { places: 2 });
     const refusedBefore = commitRefusedCount();
-    const confirmed = await confirm(tenant, 'pro');
-    const changeId = confirmed.json.changeId as string;
-    await atCommit(changeId);
     const healthyAt = (await getPlanChange(tenant.tenantId, changeId))?.healthyAt as string;
 
     // The processor refuses the first commit: the Pro price is missing at that moment.

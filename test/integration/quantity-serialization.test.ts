@@ -32,7 +32,7 @@ import { waitFor } from '../support/wait.ts';
 
 // Open Signup has come: no Stack is under a Founding Price Lock, every one follows today's prices.
 environmentForFile({ OPEN_SIGNUP_AT: '2020-01-01T00:00:00.000Z', PLAN_PRICES: undefined });
-const { api, emulator, door, asTenant, until, atCommit } = gatewayWithCommitDoor();
+const { api, emulator, door, asTenant, until, heldAtCommit } = gatewayWithCommitDoor();
 const { subscriptionOf, itemChanges, keysSent } = processorView(emulator);
 
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
@@ -79,17 +79,6 @@ const payingWithDispatcher = async (plan: string) => {
   return tenant;
 };
 
-/** Confirms the change of the tenant's first Stack to Pro; the commit of it is held at the door. */
-const proChangeAtTheDoor = async (tenant: Tenant) => {
-  const confirmed = await asTenant(tenant, 'POST', '/v1/stacks/primary/plan-changes', {
-    body: { plan: 'pro' },
-  });
-  const changeId = confirmed.json.changeId as string;
-  await atCommit(changeId);
-  expect(door.arrivals(changeId)).toBe(1);
-  return changeId;
-};
-
 describe('adds racing each other', () => {
   it('three adds at once (two on the same price, one with a key) all add a Stack: each quantity equals the Stacks billed at its price', async () => {
     const tenant = await paying('standard');
@@ -111,7 +100,7 @@ describe('an add racing a Plan Change commit', () => {
   it('adds at the moment the commit runs: the commit and both adds count, nothing is lost', async () => {
     const tenant = await payingWithDispatcher('plus');
     expect((await add(tenant, 'plus')).status).toBe(201);
-    const changeId = await proChangeAtTheDoor(tenant);
+    const changeId = (await heldAtCommit(tenant, 'pro')).changeId;
     const [first, second] = await Promise.all([
       add(tenant, 'plus'),
       add(tenant, 'pro'),
@@ -380,7 +369,7 @@ describe('a billing commit meets processor faults', () => {
   const atTheDoor = async () => {
     const tenant = await payingWithDispatcher('plus');
     expect((await add(tenant, 'plus')).status).toBe(201);
-    return { tenant, changeId: await proChangeAtTheDoor(tenant) };
+    return { tenant, changeId: (await heldAtCommit(tenant, 'pro')).changeId };
   };
   /** Lets the commit through with `faults` on the processor; the change completes. */
   const completesWith = (

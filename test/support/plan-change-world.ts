@@ -176,7 +176,33 @@ export const planChangeWorld = (api: TestControlPlane, door?: CommitDoor) => {
     );
   };
 
-  return { asTenant, payingWithDispatcher, confirm, read, until, nextRuns, atCommit };
+  /** Confirms the change of the tenant's Stack to `plan` and waits until its commit is at the door. */
+  const heldAtCommit = async (tenant: SignedInTenant & { stackId?: string }, plan: string) => {
+    const confirmed = await confirm(tenant, plan);
+    expect(confirmed.status).toBe(202);
+    const changeId = confirmed.json.changeId as string;
+    await atCommit(changeId);
+    expect(door?.arrivals(changeId)).toBe(1);
+    return { confirmed, changeId };
+  };
+
+  /** A new paying tenant on `from` whose Stack's change to `to` waits at the commit's door. */
+  const changeAtTheDoor = async (from: PlanValue, to: PlanValue, options: { places?: number } = {}) => {
+    const tenant = await payingWithDispatcher(from, options);
+    return { tenant, ...(await heldAtCommit(tenant, to)) };
+  };
+
+  return {
+    asTenant,
+    payingWithDispatcher,
+    confirm,
+    read,
+    until,
+    nextRuns,
+    atCommit,
+    heldAtCommit,
+    changeAtTheDoor,
+  };
 };
 
 /** The emails of a change (its outbox items, one key per ending), in the order of those endings. */
