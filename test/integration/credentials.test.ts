@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { openSecret } from '#ports/secrets-vault.ts';
@@ -8,6 +6,7 @@ import { bindThread, getCredential } from '#store/credentials.ts';
 import { keys } from '#store/keys.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { type CallResult, type TestControlPlane, uniqueLogin } from '../support/gateway.ts';
+import { documented } from '../support/openapi-schema.ts';
 import { tenantPartition } from '../support/stored.ts';
 
 /**
@@ -95,83 +94,6 @@ const expectRefused = (response: CallResult, status: number, code: string) => {
   expect(response.status, JSON.stringify(response.json)).toBe(status);
   expect(response.json.error.code).toBe(code);
 };
-
-/** docs/api/openapi.json, to hold the answers to what it documents. */
-const openapi = JSON.parse(
-  readFileSync(path.resolve(import.meta.dirname, '../../docs/api/openapi.json'), 'utf8'),
-) as {
-  components: { schemas: Record<string, Schema> };
-  paths: Record<
-    string,
-    Record<string, { responses: Record<string, { content: { 'application/json': { schema: Schema } } }> }>
-  >;
-};
-interface Schema {
-  $ref?: string;
-  allOf?: Schema[];
-  type?: string | string[];
-  enum?: unknown[];
-  required?: string[];
-  properties?: Record<string, Schema>;
-  items?: Schema;
-}
-const resolve = (schema: Schema): Schema => {
-  if (schema.$ref) {
-    const found = openapi.components.schemas[schema.$ref.replace('#/components/schemas/', '')];
-    if (!found) throw new Error(`no schema ${schema.$ref}`);
-    return resolve(found);
-  }
-  if (schema.allOf) {
-    const merged: Schema = { properties: {}, required: [] };
-    for (const part of schema.allOf.map(resolve)) {
-      Object.assign(merged.properties as Record<string, Schema>, part.properties);
-      merged.required?.push(...(part.required ?? []));
-    }
-    return merged;
-  }
-  return schema;
-};
-/**
- * The differences between a value and a documented schema: fields not documented, required fields
- * missing, values outside an enum or of another type (an empty list when it matches).
- */
-const undocumented = (value: unknown, schema: Schema, at = '$'): string[] => {
-  const s = resolve(schema);
-  const types = s.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type];
-  if (value === null) return types.length === 0 || types.includes('null') ? [] : [`${at}: null`];
-  if (s.enum && !s.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} not in the enum`];
-  const actual = Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
-  if (types.length > 0 && !types.includes(actual) && !(actual === 'integer' && types.includes('number')))
-    return [`${at}: ${actual}, documented ${types.join('|')}`];
-  if (Array.isArray(value))
-    return s.items
-      ? value.flatMap((item, index) => undocumented(item, s.items as Schema, `${at}[${index}]`))
-      : [];
-  if (typeof value !== 'object' || !s.properties) return [];
-  const record = value as Record<string, unknown>;
-  const props = s.properties;
-  return [
-    ...Object.keys(record)
-      .filter((key) => !(key in props))
-      .map((key) => `${at}.${key}: not documented`),
-    ...(s.required ?? []).filter((key) => !(key in record)).map((key) => `${at}.${key}: missing`),
-    ...Object.entries(record).flatMap(([key, field]) =>
-      props[key] ? undocumented(field, props[key] as Schema, `${at}.${key}`) : [],
-    ),
-  ];
-};
-/** Holds `value` to a component schema (by name) or to the answer documented for a route and status. */
-const documented = (value: unknown, schema: string | { path: string; method: string; status: number }) =>
-  expect(
-    undocumented(
-      value,
-      typeof schema === 'string'
-        ? { $ref: `#/components/schemas/${schema}` }
-        : (openapi.paths[schema.path]?.[schema.method]?.responses[String(schema.status)]?.content[
-            'application/json'
-          ].schema ?? { type: 'undefined' }),
-    ),
-  ).toEqual([]);
 
 const CONSENT = { textVersion: '2026-11' };
 
@@ -331,143 +253,42 @@ describe('provisioning', () => {
       (await provision(tenant, 'held', { provider: 'provider-a', kind: 'api_key', material: secret('k') }))
         .status,
     ).toBe(201);
-    const cases: [string, string, unknown, number, string][] = [
-      [
-        'c-oauth',
-        'x',
-        { provider: 'provider-c', kind: 'oauth_token', material: 't', consent: CONSENT },
-        400,
-        'kind_not_accepted',
-      ],
-      [
-        'a-file',
-        'x',
-        { provider: 'provider-a', kind: 'auth_file', material: '{"a":1}', consent: CONSENT },
-        400,
-        'kind_not_accepted',
-      ],
-      [
-        'b-oauth',
-        'x',
-        { provider: 'provider-b', kind: 'oauth_token', material: 't', consent: CONSENT },
-        400,
-        'kind_not_accepted',
-      ],
-      [
-        'no-consent',
-        'x',
-        { provider: 'provider-a', kind: 'oauth_token', material: 't' },
-        400,
-        'consent_required',
-      ],
-      [
-        'no-consent-file',
-        'x',
-        { provider: 'provider-b', kind: 'auth_file', material: '{"a":1}' },
-        400,
-        'consent_required',
-      ],
-      ['no-consent-ambient', 'x', { provider: 'provider-a', kind: 'ambient' }, 400, 'consent_required'],
-      [
-        'key-consent',
-        'x',
-        { provider: 'provider-c', kind: 'api_key', material: 'k', consent: CONSENT },
-        400,
-        'consent_not_expected',
-      ],
-      ['key-bare', 'x', { provider: 'provider-a', kind: 'api_key' }, 400, 'material_required'],
-      [
-        'oauth-bare',
-        'x',
-        { provider: 'provider-a', kind: 'oauth_token', consent: CONSENT },
-        400,
-        'material_required',
-      ],
-      [
-        'file-bare',
-        'x',
-        { provider: 'provider-b', kind: 'auth_file', consent: CONSENT },
-        400,
-        'material_required',
-      ],
-      [
-        'ambient-material',
-        'x',
-        { provider: 'provider-b', kind: 'ambient', material: 'm', consent: CONSENT },
-        400,
-        'material_not_expected',
-      ],
-      [
-        'file-text',
-        'x',
-        { provider: 'provider-b', kind: 'auth_file', material: 'not json', consent: CONSENT },
-        400,
-        'invalid_auth_file',
-      ],
-      [
-        'file-array',
-        'x',
-        { provider: 'provider-b', kind: 'auth_file', material: '[{"a":1}]', consent: CONSENT },
-        400,
-        'invalid_auth_file',
-      ],
-      [
-        'file-empty',
-        'x',
-        { provider: 'provider-b', kind: 'auth_file', material: '{}', consent: CONSENT },
-        400,
-        'invalid_auth_file',
-      ],
-      [
-        'Upper',
-        'x',
-        { provider: 'provider-a', kind: 'api_key', material: 'k' },
-        400,
-        'invalid_credential_name',
-      ],
-      [
-        '-dash',
-        'x',
-        { provider: 'provider-a', kind: 'api_key', material: 'k' },
-        400,
-        'invalid_credential_name',
-      ],
-      [
-        'a'.repeat(64),
-        'x',
-        { provider: 'provider-a', kind: 'api_key', material: 'k' },
-        400,
-        'invalid_credential_name',
-      ],
-      [
-        'under_score',
-        'x',
-        { provider: 'provider-a', kind: 'api_key', material: 'k' },
-        400,
-        'invalid_credential_name',
-      ],
-      ['held', 'x', { provider: 'provider-b', kind: 'api_key', material: 'k' }, 409, 'provider_change'],
-      [
-        'strict',
-        'x',
-        { provider: 'provider-a', kind: 'api_key', material: 'k', extra: 1 },
-        400,
-        'unknown_field',
-      ],
+    /** name, the refusal's code, provider-?, kind, the rest of the body, status (400 unless given). */
+    const cases: [string, string, string, string, Record<string, unknown>?, number?][] = [
+      ['c-oauth', 'kind_not_accepted', 'c', 'oauth_token', { material: 't', consent: CONSENT }],
+      ['a-file', 'kind_not_accepted', 'a', 'auth_file', { material: '{"a":1}', consent: CONSENT }],
+      ['b-oauth', 'kind_not_accepted', 'b', 'oauth_token', { material: 't', consent: CONSENT }],
+      ['no-consent', 'consent_required', 'a', 'oauth_token', { material: 't' }],
+      ['no-consent-file', 'consent_required', 'b', 'auth_file', { material: '{"a":1}' }],
+      ['no-consent-ambient', 'consent_required', 'a', 'ambient'],
+      ['key-consent', 'consent_not_expected', 'c', 'api_key', { material: 'k', consent: CONSENT }],
+      ['key-bare', 'material_required', 'a', 'api_key'],
+      ['oauth-bare', 'material_required', 'a', 'oauth_token', { consent: CONSENT }],
+      ['file-bare', 'material_required', 'b', 'auth_file', { consent: CONSENT }],
+      ['ambient-material', 'material_not_expected', 'b', 'ambient', { material: 'm', consent: CONSENT }],
+      ['file-text', 'invalid_auth_file', 'b', 'auth_file', { material: 'not json', consent: CONSENT }],
+      ['file-array', 'invalid_auth_file', 'b', 'auth_file', { material: '[{"a":1}]', consent: CONSENT }],
+      ['file-empty', 'invalid_auth_file', 'b', 'auth_file', { material: '{}', consent: CONSENT }],
+      ['Upper', 'invalid_credential_name', 'a', 'api_key', { material: 'k' }],
+      ['-dash', 'invalid_credential_name', 'a', 'api_key', { material: 'k' }],
+      ['a'.repeat(64), 'invalid_credential_name', 'a', 'api_key', { material: 'k' }],
+      ['under_score', 'invalid_credential_name', 'a', 'api_key', { material: 'k' }],
+      ['held', 'provider_change', 'b', 'api_key', { material: 'k' }, 409],
+      ['strict', 'unknown_field', 'a', 'api_key', { material: 'k', extra: 1 }],
     ];
-    for (const [name, , body, status, code] of cases) {
+    for (const [name, code, provider, kind, more = {}, status = 400] of cases) {
+      const body = { provider: `provider-${provider}`, kind, ...more };
       const before = await snapshot(tenant);
       const response = await provision(tenant, name, body);
       expectRefused(response, status, code);
       documented(response.json, 'CredentialRefusal');
       if (code === 'kind_not_accepted') {
-        const provider = (body as { provider: string }).provider;
         expect(response.json.accepted).toEqual(
           {
             'provider-a': ['oauth_token', 'api_key', 'ambient'],
             'provider-b': ['auth_file', 'api_key', 'ambient'],
             'provider-c': ['api_key'],
-          }[provider],
+          }[body.provider],
         );
       }
       expect(await snapshot(tenant), `${name}: ${code}`).toBe(before);
