@@ -27,6 +27,28 @@ const atStack = (stackId?: string) => (stackId ? `?stackId=${encodeURIComponent(
 
 const provision = (tenant: { sessionToken: string }, name: string, body: unknown, stackId?: string) =>
   api.call('POST', `/v1/credentials/${name}${atStack(stackId)}`, { token: tenant.sessionToken, body });
+/** provider-c api_key Credentials of these names, each provisioned (201). */
+const provisionKeys = async (tenant: { sessionToken: string }, names: string[]) => {
+  for (const name of names)
+    expect(
+      (await provision(tenant, name, { provider: 'provider-c', kind: 'api_key', material: secret('k') }))
+        .status,
+    ).toBe(201);
+};
+/** A provider-a oauth_token Credential with consent, as the console provisions it. */
+const oauthToken = (material: string) => ({
+  provider: 'provider-a',
+  kind: 'oauth_token',
+  material,
+  consent: CONSENT,
+});
+/** A provider-b auth_file Credential with consent. */
+const consentedAuthFile = (material: string) => ({
+  provider: 'provider-b',
+  kind: 'auth_file',
+  material,
+  consent: CONSENT,
+});
 const list = (tenant: { sessionToken: string }, stackId?: string) =>
   api.call('GET', `/v1/credentials${atStack(stackId)}`, { token: tenant.sessionToken });
 const archive = (tenant: { sessionToken: string }, name: string, stackId?: string) =>
@@ -296,12 +318,7 @@ describe('provisioning', () => {
     // An auth file over 16 KB is refused, and nothing is written.
     const before = await snapshot(tenant);
     const big = JSON.stringify({ blob: 'x'.repeat(17 * 1024) });
-    const tooBig = await provision(tenant, 'big-file', {
-      provider: 'provider-b',
-      kind: 'auth_file',
-      material: big,
-      consent: CONSENT,
-    });
+    const tooBig = await provision(tenant, 'big-file', consentedAuthFile(big));
     expect(tooBig.status).toBe(400);
     expect(await snapshot(tenant)).toBe(before);
   });
@@ -314,24 +331,10 @@ describe('provisioning', () => {
     const tenant = await api.subscribe({ plan: 'plus' });
     const fits = JSON.stringify({ token: 'x'.repeat(16 * 1024 - 20) });
     expect(Buffer.byteLength(fits)).toBeLessThanOrEqual(16 * 1024);
-    const accepted = await provision(tenant, 'full-file', {
-      provider: 'provider-b',
-      kind: 'auth_file',
-      material: fits,
-      consent: CONSENT,
-    });
+    const accepted = await provision(tenant, 'full-file', consentedAuthFile(fits));
     expect(accepted.status).toBe(201);
     const big = JSON.stringify({ token: 'x'.repeat(16 * 1024) });
-    expectRefused(
-      await provision(tenant, 'big-file', {
-        provider: 'provider-b',
-        kind: 'auth_file',
-        material: big,
-        consent: CONSENT,
-      }),
-      400,
-      'invalid_auth_file',
-    );
+    expectRefused(await provision(tenant, 'big-file', consentedAuthFile(big)), 400, 'invalid_auth_file');
   });
 });
 
@@ -504,16 +507,7 @@ describe('archive and the Guide selection', () => {
   it('archive: unusable, kept in the list, clears a Guide selection naming it; an archived one cannot be the Guide; a rotation brings it back', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
     const material = secret('oat');
-    expect(
-      (
-        await provision(tenant, 'guide-key', {
-          provider: 'provider-a',
-          kind: 'oauth_token',
-          material,
-          consent: CONSENT,
-        })
-      ).status,
-    ).toBe(201);
+    expect((await provision(tenant, 'guide-key', oauthToken(material))).status).toBe(201);
     const selected = await chooseGuide(tenant, 'guide-key');
     expect(selected.status, JSON.stringify(selected.json)).toBe(200);
     expect(selected.json).toMatchObject({
@@ -554,23 +548,14 @@ describe('archive and the Guide selection', () => {
     expect(await snapshot(tenant)).toBe(before);
 
     // Provisioned again, it is no longer archived.
-    const back = await provision(tenant, 'guide-key', {
-      provider: 'provider-a',
-      kind: 'oauth_token',
-      material: secret('oat'),
-      consent: CONSENT,
-    });
+    const back = await provision(tenant, 'guide-key', oauthToken(secret('oat')));
     expect(back.status).toBe(200);
     expect(back.json.archivedAt).toBeNull();
   });
 
   it('guide: selects one (200 with its name), clears it with null, refuses an unknown one', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
-    for (const name of ['g-one', 'g-two'])
-      expect(
-        (await provision(tenant, name, { provider: 'provider-c', kind: 'api_key', material: secret('k') }))
-          .status,
-      ).toBe(201);
+    await provisionKeys(tenant, ['g-one', 'g-two']);
     expect((await chooseGuide(tenant, 'g-one')).json.name).toBe('g-one');
     const switched = await chooseGuide(tenant, 'g-two');
     expect(switched.status).toBe(200);
@@ -597,11 +582,7 @@ describe('archive and the Guide selection', () => {
 describe('Project Credential Routes', () => {
   it('sets Primary and Fallback per activity; refuses an unknown Credential (404), an archived one (409), a Fallback equal to the Primary (400)', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
-    for (const name of ['main', 'spare', 'old'])
-      expect(
-        (await provision(tenant, name, { provider: 'provider-c', kind: 'api_key', material: secret('k') }))
-          .status,
-      ).toBe(201);
+    await provisionKeys(tenant, ['main', 'spare', 'old']);
     expect((await archive(tenant, 'old')).status).toBe(200);
     const projectId = await addProject(tenant, 'routed');
     const set = await setRoutes(tenant, projectId, {
@@ -656,11 +637,7 @@ describe('Project Credential Routes', () => {
 describe('deletion', () => {
   it('blocked while routes name it (every use listed), then confirmed when Threads are bound, then deleted; with neither, at once', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
-    for (const name of ['doomed', 'keeper', 'free'])
-      expect(
-        (await provision(tenant, name, { provider: 'provider-c', kind: 'api_key', material: secret('k') }))
-          .status,
-      ).toBe(201);
+    await provisionKeys(tenant, ['doomed', 'keeper', 'free']);
     const first = await addProject(tenant, 'first');
     const second = await addProject(tenant, 'second');
     expect(
@@ -770,16 +747,7 @@ describe('the Dispatcher side, as documented', () => {
     const asDispatcher = (method: string, url: string, body?: unknown) =>
       api.call(method, url, { token: credential, ...(body === undefined ? {} : { body }) });
     const material = secret('oat');
-    expect(
-      (
-        await provision(tenant, 'doc-a', {
-          provider: 'provider-a',
-          kind: 'oauth_token',
-          material,
-          consent: CONSENT,
-        })
-      ).status,
-    ).toBe(201);
+    expect((await provision(tenant, 'doc-a', oauthToken(material))).status).toBe(201);
     expect(
       (await provision(tenant, 'doc-b', { provider: 'provider-b', kind: 'api_key', material: secret('skb') }))
         .status,

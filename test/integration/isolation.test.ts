@@ -5,7 +5,8 @@ import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { stackItem } from '#store/stacks.ts';
 import { type Route, routes } from '../../lib/routes.ts';
-import { testGateway, uniqueLogin } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueLogin } from '../support/gateway.ts';
 import { tenantPartition } from '../support/stored.ts';
 
 /**
@@ -14,7 +15,7 @@ import { tenantPartition } from '../support/stored.ts';
  * a new route that is not walked fails this test.
  */
 
-let api: Awaited<ReturnType<typeof testGateway>>;
+const { api } = gatewayForFile();
 
 interface Victim {
   tenantId: string;
@@ -261,7 +262,6 @@ const send = (route: Route, token: string, probe: Probe, victim: Victim) => {
 
 let victim: Victim;
 beforeAll(async () => {
-  api = await testGateway();
   const admin = await api.signIn(uniqueLogin('victim'));
   const slug = `victim-${Math.random().toString(36).slice(2, 10)}`;
   expect(

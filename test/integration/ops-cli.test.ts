@@ -50,11 +50,16 @@ const slotItem = async (region: string, location: string, plan: string) =>
   (await db().send(new GetCommand({ TableName: tableName(), Key: keys.capacity(region, location, plan) })))
     .Item as { total: number; updatedAt: string } | undefined;
 
+/** A region whose one location (`-a`) has 2 Standard places, and a data folder. */
+const regionWithOneLocation = async () => {
+  const region = uniqueRegion();
+  await setCapacityTotal({ region, location: `${region}-a`, plan: 'standard', total: 2 }, new Date());
+  return { region, dataDir: await dataFolder() };
+};
+
 describe('npm run ops -- capacity set', () => {
   it('refuses a location the region does not have, naming the ones it has, and writes nothing', async () => {
-    const region = uniqueRegion();
-    await setCapacityTotal({ region, location: `${region}-a`, plan: 'standard', total: 2 }, new Date());
-    const dataDir = await dataFolder();
+    const { region, dataDir } = await regionWithOneLocation();
     const refused = await ops(capacitySet(region, `${region}-typo`, 'plus', 3, '--data-dir', dataDir));
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`Unknown location "${region}-typo"`);
@@ -78,9 +83,7 @@ describe('npm run ops -- capacity set', () => {
   });
 
   it('sets a known location without --create (another Plan of it included)', async () => {
-    const region = uniqueRegion();
-    await setCapacityTotal({ region, location: `${region}-a`, plan: 'standard', total: 2 }, new Date());
-    const dataDir = await dataFolder();
+    const { region, dataDir } = await regionWithOneLocation();
     const done = await ops(capacitySet(region, `${region}-a`, 'plus', 4, '--data-dir', dataDir));
     expect(done.code).toBe(0);
     expect((await slotItem(region, `${region}-a`, 'plus'))?.total).toBe(4);
