@@ -5,12 +5,18 @@ const reporters = process.env.CI ? ['default', 'json'] : ['default'];
 /**
  * Four test layers, one project each (`npm test -- --project unit` runs one layer):
  * - unit: pure code, no local cloud (no DynamoDB Local, so no Java): seconds;
- * - integration: handlers and stores against DynamoDB Local and the SQS/SES stand-ins;
- * - infra: the CDK stack with cdk-nag;
+ * - integration: handlers and stores against DynamoDB Local and the SQS/SES stand-ins, each file
+ *   on a table and an intake queue of its own (test/support/worker-env.ts);
+ * - infra: the CDK stack with cdk-nag, synthesized once per run (test/support/infra-setup.ts);
  * - e2e: `npm start` over HTTP, one file at a time, after the other layers.
  */
 export default defineConfig({
   test: {
+    // Two test files at once (vitest's default on 2 cores is one): an integration file spends much
+    // of its time waiting for DynamoDB Local and the stand-ins, so a second file keeps both cores
+    // busy (on the 2-core CI machine the integration layer took half the time). Unit,
+    // integration and infra share this group's two workers; e2e runs one file at a time.
+    maxWorkers: 2,
     reporters,
     outputFile: { json: '.reports/vitest.json' },
     projects: [

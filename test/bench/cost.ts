@@ -9,6 +9,7 @@ import type { LocalRequest } from '../../lib/local/http-adapter.ts';
 import { deliverWebhooksTo } from '../../lib/local/processor/local.ts';
 import type { RunningControlPlane } from '../../lib/local/server.ts';
 import { routes } from '../../lib/routes.ts';
+import { paidCheckout } from './plane.ts';
 
 /**
  * What it costs to run: the monthly AWS bill at on-demand list prices, computed from what this run
@@ -153,13 +154,6 @@ const settle = async (plane: RunningControlPlane): Promise<void> => {
   }
 };
 
-const post = (plane: RunningControlPlane, path: string, body: unknown, token?: string) =>
-  fetch(`${plane.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-
 /** What one phase consumed, per unit of work (a sweep, a call, a tenant). */
 interface Figures {
   lambdaInvocations: number;
@@ -246,21 +240,7 @@ export const measureCost = async (plane: RunningControlPlane): Promise<CostFigur
   meter.reset();
   for (let i = 0; i < SAMPLE_TENANTS; i++) {
     const login = `cost-${randomUUID().slice(0, 8)}`;
-    const { sessionToken } = (await (await post(plane, '/_local/sign-in', { login })).json()) as {
-      sessionToken: string;
-    };
-    tokens.push(sessionToken);
-    await post(plane, '/v1/tenant/slug', { slug: login }, sessionToken);
-    const { url } = (await (
-      await post(plane, '/v1/billing/checkout', { plan: 'standard' }, sessionToken)
-    ).json()) as { url: string };
-    const paid = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'card_number=4242424242424242&action=pay',
-      redirect: 'manual',
-    });
-    if (paid.status !== 303) throw new Error(`payment failed: ${paid.status}`);
+    tokens.push(await paidCheckout(plane, login));
   }
   await settle(plane);
   const onboarding: Phase = { figures: snapshot(1), webhooks: meter.webhookRequests, sweeps: meter.sweeps };

@@ -8,6 +8,7 @@ import { dueIndexKeys } from '../../functions/store/due.ts';
 import { keys } from '../../functions/store/keys.ts';
 import { newTenantItem } from '../../functions/store/tenants.ts';
 import type { RunningControlPlane } from '../../lib/local/server.ts';
+import { paidCheckout } from './plane.ts';
 
 export const LATENCY_TARGET_P95_MS = 5000;
 export const IDLE_READS_TARGET = 10;
@@ -17,13 +18,6 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 };
 
-const post = (plane: RunningControlPlane, path: string, body: unknown, token?: string) =>
-  fetch(`${plane.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-
 /**
  * Checkout completed -> `active`: from the moment the Checkout page answers the payment until
  * `GET /v1/billing/status` says active, with the schedule far away (only intake's nudge can do it).
@@ -32,20 +26,7 @@ export const measureCheckoutLatency = async (plane: RunningControlPlane, samples
   const latencies: number[] = [];
   for (let i = 0; i < samples; i++) {
     const login = `bench-${randomUUID().slice(0, 8)}`;
-    const { sessionToken } = (await (await post(plane, '/_local/sign-in', { login })).json()) as {
-      sessionToken: string;
-    };
-    await post(plane, '/v1/tenant/slug', { slug: login }, sessionToken);
-    const { url } = (await (
-      await post(plane, '/v1/billing/checkout', { plan: 'standard' }, sessionToken)
-    ).json()) as { url: string };
-    const paid = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'card_number=4242424242424242&action=pay',
-      redirect: 'manual',
-    });
-    if (paid.status !== 303) throw new Error(`payment failed: ${paid.status}`);
+    const sessionToken = await paidCheckout(plane, login);
     const started = performance.now();
     for (;;) {
       const status = (await (

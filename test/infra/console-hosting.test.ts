@@ -8,7 +8,12 @@ import { CONSOLE_CACHE_CONTROL, CONSOLE_CSP, CONSOLE_SECURITY_HEADERS } from '..
 import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
 import { API_PATH_PATTERN, apiPathPatterns, CONSOLE_DIRECTORY } from '../../lib/infra/constructs/console.ts';
 import { routes, servedPaths } from '../../lib/routes.ts';
-import { nagViolations, synthesizedStack } from '../support/synthesized-stack.ts';
+import {
+  nagViolations,
+  onlyDistributionReads,
+  PRIVATE_ENCRYPTED_BUCKET,
+  synthesizedStack,
+} from '../support/synthesized-stack.ts';
 
 /**
  * The tenant console in the cloud (lib/infra/constructs/console.ts, issue 15): its files in a private
@@ -65,15 +70,7 @@ describe("the console's bucket", () => {
   it('is private, TLS only and encrypted', () => {
     const bucketId = consoleBucket();
     expect(template.toJSON().Resources[bucketId].Properties).toMatchObject({
-      PublicAccessBlockConfiguration: {
-        BlockPublicAcls: true,
-        BlockPublicPolicy: true,
-        IgnorePublicAcls: true,
-        RestrictPublicBuckets: true,
-      },
-      BucketEncryption: {
-        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
-      },
+      ...PRIVATE_ENCRYPTED_BUCKET,
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
     });
   });
@@ -81,21 +78,7 @@ describe("the console's bucket", () => {
   it('its policy allows only this distribution to read it (and denies plain HTTP)', () => {
     const bucketId = consoleBucket();
     const [distributionId] = distribution();
-    const policies = entries('AWS::S3::BucketPolicy').filter(
-      ([, policy]) => JSON.stringify(policy.Properties.Bucket) === JSON.stringify({ Ref: bucketId }),
-    );
-    expect(policies).toHaveLength(1);
-    const [, policy] = policies[0] as [string, Resource];
-    const statements = (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] })
-      .Statement;
-    const allows = statements.filter((statement) => statement.Effect === 'Allow');
-    expect(allows).toHaveLength(1);
-    expect(allows[0]).toMatchObject({
-      Action: 's3:GetObject',
-      Principal: { Service: 'cloudfront.amazonaws.com' },
-    });
-    expect(JSON.stringify(allows[0]?.Condition)).toContain('AWS:SourceArn');
-    expect(JSON.stringify(allows[0]?.Condition)).toContain(`{"Ref":"${distributionId}"}`);
+    const statements = onlyDistributionReads(template, bucketId, distributionId);
     expect(statements).toContainEqual(
       expect.objectContaining({
         Effect: 'Deny',

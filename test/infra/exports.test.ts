@@ -5,7 +5,11 @@ import { EXPORT_RETENTION_DAYS } from '#core/exports.ts';
 import { ConsoleSite } from '../../lib/infra/constructs/console.ts';
 import { ExportArchives, PLACEHOLDER_SIGNING_PUBLIC_KEY } from '../../lib/infra/constructs/exports.ts';
 import { routes } from '../../lib/routes.ts';
-import { synthesizedStack } from '../support/synthesized-stack.ts';
+import {
+  onlyDistributionReads,
+  PRIVATE_ENCRYPTED_BUCKET,
+  synthesizedStack,
+} from '../support/synthesized-stack.ts';
 
 /**
  * The export archives' infrastructure (lib/infra/constructs/exports.ts): a private bucket that only the
@@ -56,15 +60,7 @@ describe('the exports bucket', () => {
   it('is private, TLS only, encrypted, and forgets archives after the retention and unfinished uploads after a day', () => {
     const [bucketId] = archivesBucket();
     template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: {
-        BlockPublicAcls: true,
-        BlockPublicPolicy: true,
-        IgnorePublicAcls: true,
-        RestrictPublicBuckets: true,
-      },
-      BucketEncryption: {
-        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
-      },
+      ...PRIVATE_ENCRYPTED_BUCKET,
       LifecycleConfiguration: {
         Rules: [
           Match.objectLike({
@@ -92,21 +88,7 @@ describe('the exports bucket', () => {
   it('lets only the distribution read it: one Allow, to CloudFront, GetObject, conditioned on the distribution', () => {
     const [distributionId] = only('AWS::CloudFront::Distribution');
     const [bucketId] = archivesBucket();
-    const policies = (Object.values(template.findResources('AWS::S3::BucketPolicy')) as Resource[]).filter(
-      (policy) => JSON.stringify(policy.Properties.Bucket) === JSON.stringify({ Ref: bucketId }),
-    );
-    expect(policies).toHaveLength(1);
-    const policy = policies[0] as Resource;
-    const statements = (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] })
-      .Statement;
-    const allows = statements.filter((statement) => statement.Effect === 'Allow');
-    expect(allows).toHaveLength(1);
-    expect(allows[0]).toMatchObject({
-      Action: 's3:GetObject',
-      Principal: { Service: 'cloudfront.amazonaws.com' },
-    });
-    expect(JSON.stringify(allows[0]?.Condition)).toContain('AWS:SourceArn');
-    expect(JSON.stringify(allows[0]?.Condition)).toContain(`{"Ref":"${distributionId}"}`);
+    onlyDistributionReads(template, bucketId, distributionId);
   });
 });
 

@@ -276,92 +276,85 @@ describe('the operators alarms', () => {
       notifiesTheTopic(alarm as Resource);
   });
 
-  it('alarm DeadLetters: any message visible in the dead-letter queue (>= 1)', () => {
-    const alarm = alarmNamed('DeadLetters');
-    expect(alarm.Properties).toMatchObject({
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Statistic: 'Maximum',
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-    expect(JSON.stringify(alarm.Properties.Dimensions)).toMatch(/DeadLetters/);
+  const AT_LEAST = 'GreaterThanOrEqualToThreshold';
+  /** An alarm on a metric of ours: summed over `period` seconds. */
+  const ours = (metric: string, period: number, threshold: number, more: Record<string, unknown> = {}) => ({
+    Namespace: 'StackControlPlane',
+    MetricName: metric,
+    Statistic: 'Sum',
+    Period: period,
+    Threshold: threshold,
+    ComparisonOperator: AT_LEAST,
+    ...more,
+  });
+  const SERVICE = { Dimensions: [{ Name: 'service', Value: 'stack-control-plane' }] };
+  const lambdaOrApi = (namespace: string, metric: string, threshold: number) => ({
+    Namespace: namespace,
+    MetricName: metric,
+    Statistic: 'Sum',
+    Period: 300,
+    Threshold: threshold,
+    ComparisonOperator: AT_LEAST,
+  });
+  /** Each alarm: its id, what it watches, its properties, and what its dimensions name (if not ours). */
+  const ALARMS: [string, string, Record<string, unknown>, RegExp?][] = [
+    [
+      'DeadLetters',
+      'any message visible in the dead-letter queue (>= 1)',
+      {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Statistic: 'Maximum',
+        Threshold: ALARM_THRESHOLDS.deadLetters,
+        ComparisonOperator: AT_LEAST,
+      },
+      /DeadLetters/,
+    ],
+    [
+      'AddedStackChargeTakenBack',
+      'any added Stack charge taken back in 5 minutes (our metric)',
+      ours('AddedStackChargeTakenBack', 300, 1, SERVICE),
+    ],
+    [
+      'ReconcileFailures',
+      '>= 5 failed tenant reconciliations in 5 minutes (our metric)',
+      ours('ReconcileFailures', 300, 5, { ...SERVICE, TreatMissingData: 'notBreaching' }),
+    ],
+    [
+      'SweepErrors',
+      ">= 2 of the reconciler Lambda's Errors in 5 minutes",
+      lambdaOrApi('AWS/Lambda', 'Errors', 2),
+      /ReconcilerSweep/,
+    ],
+    [
+      'NoSweepCompleted',
+      'fewer than 1 SweepCompleted in 10 minutes, missing data breaching',
+      ours('SweepCompleted', 600, 1, {
+        ...SERVICE,
+        ComparisonOperator: 'LessThanThreshold',
+        TreatMissingData: 'breaching',
+      }),
+    ],
+    [
+      'WebhookSignatureFailures',
+      '>= 10 refused signatures in 5 minutes',
+      ours('WebhookSignatureFailures', 300, 10),
+    ],
+    [
+      'Api5xx',
+      ">= 5 of the HTTP API's 5xx answers in 5 minutes",
+      lambdaOrApi('AWS/ApiGateway', '5xx', 5),
+      /ApiHttpApi/,
+    ],
+  ];
+  it.each(ALARMS)('alarm %s: %s', (id, _what, properties, dimensions) => {
+    const alarm = alarmNamed(id);
+    expect(alarm.Properties).toMatchObject(properties);
+    if (dimensions) expect(JSON.stringify(alarm.Properties.Dimensions)).toMatch(dimensions);
+  });
+
+  it('the dead-letter alarm fires on the first message', () => {
     expect(ALARM_THRESHOLDS.deadLetters).toBe(1);
-  });
-
-  it('alarm AddedStackChargeTakenBack: any added Stack charge taken back in 5 minutes (our metric)', () => {
-    expect(alarmNamed('AddedStackChargeTakenBack').Properties).toMatchObject({
-      Namespace: 'StackControlPlane',
-      MetricName: 'AddedStackChargeTakenBack',
-      Dimensions: [{ Name: 'service', Value: 'stack-control-plane' }],
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-  });
-
-  it('alarm ReconcileFailures: >= 5 failed tenant reconciliations in 5 minutes (our metric)', () => {
-    expect(alarmNamed('ReconcileFailures').Properties).toMatchObject({
-      Namespace: 'StackControlPlane',
-      MetricName: 'ReconcileFailures',
-      Dimensions: [{ Name: 'service', Value: 'stack-control-plane' }],
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 5,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      TreatMissingData: 'notBreaching',
-    });
-  });
-
-  it("alarm SweepErrors: >= 2 of the reconciler Lambda's Errors in 5 minutes", () => {
-    const alarm = alarmNamed('SweepErrors');
-    expect(alarm.Properties).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      MetricName: 'Errors',
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 2,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-    expect(JSON.stringify(alarm.Properties.Dimensions)).toMatch(/ReconcilerSweep/);
-  });
-
-  it('alarm NoSweepCompleted: fewer than 1 SweepCompleted in 10 minutes, missing data breaching', () => {
-    expect(alarmNamed('NoSweepCompleted').Properties).toMatchObject({
-      Namespace: 'StackControlPlane',
-      MetricName: 'SweepCompleted',
-      Dimensions: [{ Name: 'service', Value: 'stack-control-plane' }],
-      Statistic: 'Sum',
-      Period: 600,
-      Threshold: 1,
-      ComparisonOperator: 'LessThanThreshold',
-      TreatMissingData: 'breaching',
-    });
-  });
-
-  it('alarm WebhookSignatureFailures: >= 10 refused signatures in 5 minutes', () => {
-    expect(alarmNamed('WebhookSignatureFailures').Properties).toMatchObject({
-      Namespace: 'StackControlPlane',
-      MetricName: 'WebhookSignatureFailures',
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 10,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-  });
-
-  it("alarm Api5xx: >= 5 of the HTTP API's 5xx answers in 5 minutes", () => {
-    const alarm = alarmNamed('Api5xx');
-    expect(alarm.Properties).toMatchObject({
-      Namespace: 'AWS/ApiGateway',
-      MetricName: '5xx',
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 5,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-    expect(JSON.stringify(alarm.Properties.Dimensions)).toMatch(/ApiHttpApi/);
   });
 
   it('the alarm topic accepts TLS only; without alarmEmail it has no subscription', () => {

@@ -1,13 +1,11 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
-import { db, tableName } from '#store/client.ts';
-import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
 import { TEST_CARDS } from '../support/hosted-pages.ts';
 import { processorView } from '../support/processor-view.ts';
+import { tenantPartition } from '../support/stored.ts';
 
 /** Adding Stacks: billed on the one subscription, placed as at checkout, idempotent, capped. */
 
@@ -30,15 +28,10 @@ const planOfPrice = (priceId: string) => emulator.state.prices[priceId]?.lookupK
 
 /** Everything stored for the tenant, and its region's capacity: what a refusal must leave as it was. */
 const snapshot = async (tenant: Tenant) => {
-  const { Items } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.tenant(tenant.tenantId).PK },
-      ConsistentRead: true,
-    }),
-  );
-  return JSON.stringify({ items: Items, inventory: await listInventory(tenant.region) });
+  return JSON.stringify({
+    items: await tenantPartition(tenant.tenantId),
+    inventory: await listInventory(tenant.region),
+  });
 };
 
 describe('POST /v1/stacks', () => {

@@ -1,17 +1,15 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashSessionToken, newSessionToken } from '#core/session-token.ts';
 import { SESSION_LIFETIME_SECONDS } from '#core/sessions.ts';
 import { SESSION_COOKIE } from '#http/session-token.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { revokeSession } from '#store/sessions.ts';
-import { testGateway, uniqueLogin } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueLogin } from '../support/gateway.ts';
 
-let api: Awaited<ReturnType<typeof testGateway>>;
-beforeAll(async () => {
-  api = await testGateway();
-});
+const { api } = gatewayForFile();
 
 describe('the session authorizer, against DynamoDB Local', () => {
   it('signs in locally: a session token of 256 bits and a provisioning tenant whose administrator the user is', async () => {

@@ -1,14 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { moveToRegion, testGateway, uniqueLogin, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { moveToRegion, uniqueLogin, uniqueRegion } from '../support/gateway.ts';
 
-let api: Awaited<ReturnType<typeof testGateway>>;
-beforeAll(async () => {
-  api = await testGateway();
-});
+const { api } = gatewayForFile();
 
 /** A tenant in a Home Region of its own, so its capacity is not shared with other tests. */
 const tenantInOwnRegion = async () => {
@@ -24,37 +22,27 @@ describe('GET /v1/billing/plans', () => {
     const response = await api.call('GET', '/v1/billing/plans', { token: sessionToken });
     expect(response.status).toBe(200);
     expect(response.json.homeRegion).toBe(region);
+    /** A Plan as the spec gives it (shared vCPUs, USD a month), not placeable (no capacity here). */
+    const plan = (
+      value: string,
+      name: string,
+      amount: number,
+      [vcpu, memoryGb, storageGb]: number[],
+      [runCap, reserveCap, watchedProjectsCap]: number[],
+    ) => ({
+      value,
+      name,
+      monthlyPrice: { amount, currency: 'USD' },
+      resources: { vcpu, vcpuKind: 'shared', memoryGb, storageGb },
+      runCap,
+      reserveCap,
+      watchedProjectsCap,
+      placeable: false,
+    });
     expect(response.json.plans).toEqual([
-      {
-        value: 'standard',
-        name: 'Standard',
-        monthlyPrice: { amount: 4000, currency: 'USD' },
-        resources: { vcpu: 2, vcpuKind: 'shared', memoryGb: 4, storageGb: 40 },
-        runCap: 1,
-        reserveCap: 1,
-        watchedProjectsCap: 3,
-        placeable: false,
-      },
-      {
-        value: 'plus',
-        name: 'Plus',
-        monthlyPrice: { amount: 5000, currency: 'USD' },
-        resources: { vcpu: 4, vcpuKind: 'shared', memoryGb: 8, storageGb: 80 },
-        runCap: 3,
-        reserveCap: 1,
-        watchedProjectsCap: 6,
-        placeable: false,
-      },
-      {
-        value: 'pro',
-        name: 'Pro',
-        monthlyPrice: { amount: 6000, currency: 'USD' },
-        resources: { vcpu: 8, vcpuKind: 'shared', memoryGb: 16, storageGb: 160 },
-        runCap: 5,
-        reserveCap: 2,
-        watchedProjectsCap: 12,
-        placeable: false,
-      },
+      plan('standard', 'Standard', 4000, [2, 4, 40], [1, 1, 3]),
+      plan('plus', 'Plus', 5000, [4, 8, 80], [3, 1, 6]),
+      plan('pro', 'Pro', 6000, [8, 16, 160], [5, 2, 12]),
     ]);
   });
 

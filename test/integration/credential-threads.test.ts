@@ -105,6 +105,9 @@ const putCredential = async (
   ).toBe(true);
   return stored;
 };
+/** An api_key Credential of `provider` with `material` (and a profile), stored as provisioning does. */
+const apiKey = (setup: Setup, name: string, provider: Provider, material: string, profile?: RuntimeProfile) =>
+  putCredential(setup, { name, provider, kind: 'api_key', material, ...(profile ? { profile } : {}) });
 
 const stored = async (setup: Setup, name: string) => {
   const found = await getCredential(setup.tenantId, setup.stackId, name);
@@ -138,18 +141,8 @@ const guideSession = (setup: Setup, body: Record<string, unknown>) =>
 describe('validation through the reference Dispatcher', () => {
   it('the desired state lists pending Credentials; valid by default, invalid with the chosen reason, which clears the Guide selection naming it', async () => {
     const setup = await stackWithDispatcher();
-    await putCredential(setup, {
-      name: 'alpha',
-      provider: 'provider-a',
-      kind: 'api_key',
-      material: 'sk-alpha-1',
-    });
-    await putCredential(setup, {
-      name: 'beta',
-      provider: 'provider-c',
-      kind: 'api_key',
-      material: 'sk-beta-1',
-    });
+    await apiKey(setup, 'alpha', 'provider-a', 'sk-alpha-1');
+    await apiKey(setup, 'beta', 'provider-c', 'sk-beta-1');
     await selectGuide(setup.tenantId, setup.stackId, 'beta', api.clock.now());
     const desired = await asDispatcher(setup, 'GET', '/v1/dispatcher/desired-state');
     expect(desired.json.credentials).toEqual([
@@ -195,18 +188,8 @@ describe('validation through the reference Dispatcher', () => {
     );
 
     // A rotation lists the new version; the answer for beta is sticky, alpha is valid again.
-    await putCredential(setup, {
-      name: 'alpha',
-      provider: 'provider-a',
-      kind: 'api_key',
-      material: 'sk-alpha-2',
-    });
-    await putCredential(setup, {
-      name: 'beta',
-      provider: 'provider-c',
-      kind: 'api_key',
-      material: 'sk-beta-2',
-    });
+    await apiKey(setup, 'alpha', 'provider-a', 'sk-alpha-2');
+    await apiKey(setup, 'beta', 'provider-c', 'sk-beta-2');
     expect((await asDispatcher(setup, 'GET', '/v1/dispatcher/desired-state')).json.credentials).toEqual([
       { name: 'alpha', version: 2 },
       { name: 'beta', version: 2 },
@@ -215,22 +198,17 @@ describe('validation through the reference Dispatcher', () => {
     expect((await stored(setup, 'alpha')).validation.state).toBe('valid');
     expect((await stored(setup, 'beta')).validation.state).toBe('invalid');
     await answerValidation(setup, 'beta', 'valid');
-    await putCredential(setup, {
-      name: 'beta',
-      provider: 'provider-c',
-      kind: 'api_key',
-      material: 'sk-beta-3',
-    });
+    await apiKey(setup, 'beta', 'provider-c', 'sk-beta-3');
     await tick();
     expect(await stored(setup, 'beta')).toMatchObject({ materialVersion: 3, validation: { state: 'valid' } });
   });
 
   it('a verdict on an older version is refused (a rotation came first) and records nothing; bad bodies are 400', async () => {
     const setup = await stackWithDispatcher();
-    await putCredential(setup, { name: 'key', provider: 'provider-a', kind: 'api_key', material: 'sk-1' });
+    await apiKey(setup, 'key', 'provider-a', 'sk-1');
     const read = await asDispatcher(setup, 'GET', '/v1/dispatcher/credentials/key');
     expect(read.json.version).toBe(1);
-    await putCredential(setup, { name: 'key', provider: 'provider-a', kind: 'api_key', material: 'sk-2' });
+    await apiKey(setup, 'key', 'provider-a', 'sk-2');
 
     const stale = await asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/key/validation', {
       version: 1,
@@ -333,13 +311,7 @@ describe('validation through the reference Dispatcher', () => {
 describe('Threads', () => {
   it('bind the resolved profile (explicit > Credential > Provider default, per field) for good', async () => {
     const setup = await stackWithDispatcher();
-    await putCredential(setup, {
-      name: 'main',
-      provider: 'provider-a',
-      kind: 'api_key',
-      material: 'sk-main',
-      profile: { intake: { model: 'a-small' } },
-    });
+    await apiKey(setup, 'main', 'provider-a', 'sk-main', { intake: { model: 'a-small' } });
     const projectId = await addProject(setup, { intake: { primary: 'main' }, dispatch: { primary: 'main' } });
     await tick();
 
@@ -354,19 +326,11 @@ describe('Threads', () => {
       effort: 'medium',
       inject: { env: { PROVIDER_A_API_KEY: 'sk-main' } },
     });
-    const explicitEffort = await thread(setup, {
-      threadId: 't2',
-      projectId,
-      activity: 'intake',
-      effort: 'high',
-    });
+    const threadOf = (threadId: string, activity: string, more: Record<string, string>) =>
+      thread(setup, { threadId, projectId, activity, ...more });
+    const explicitEffort = await threadOf('t2', 'intake', { effort: 'high' });
     expect(explicitEffort.json).toMatchObject({ model: 'a-small', effort: 'high' });
-    const explicitModel = await thread(setup, {
-      threadId: 't3',
-      projectId,
-      activity: 'dispatch',
-      model: 'a-custom',
-    });
+    const explicitModel = await threadOf('t3', 'dispatch', { model: 'a-custom' });
     expect(explicitModel.json).toMatchObject({ model: 'a-custom', effort: 'medium' });
     expect(await getThread(setup.tenantId, setup.stackId, 't1')).toMatchObject({
       credentialName: 'main',
@@ -400,20 +364,8 @@ describe('Threads', () => {
 
   it('the Fallback when the Primary is unusable, with its own profile', async () => {
     const setup = await stackWithDispatcher();
-    await putCredential(setup, {
-      name: 'first',
-      provider: 'provider-a',
-      kind: 'api_key',
-      material: 'sk-first',
-      profile: { intake: { model: 'a-first', effort: 'low' } },
-    });
-    await putCredential(setup, {
-      name: 'second',
-      provider: 'provider-c',
-      kind: 'api_key',
-      material: 'sk-second',
-      profile: { intake: { effort: 'high' } },
-    });
+    await apiKey(setup, 'first', 'provider-a', 'sk-first', { intake: { model: 'a-first', effort: 'low' } });
+    await apiKey(setup, 'second', 'provider-c', 'sk-second', { intake: { effort: 'high' } });
     await answerValidation(setup, 'first', 'invalid', 'revoked');
     await tick();
     const projectId = await addProject(setup, { intake: { primary: 'first', fallback: 'second' } });
@@ -433,8 +385,8 @@ describe('Threads', () => {
 
   it('none usable: 409 with the reason per position, and nothing bound; no route, no Project', async () => {
     const setup = await stackWithDispatcher();
-    await putCredential(setup, { name: 'later', provider: 'provider-a', kind: 'api_key', material: 'sk-l' });
-    await putCredential(setup, { name: 'old', provider: 'provider-c', kind: 'api_key', material: 'sk-o' });
+    await apiKey(setup, 'later', 'provider-a', 'sk-l');
+    await apiKey(setup, 'old', 'provider-c', 'sk-o');
     const old = await stored(setup, 'old');
     expect(await updateCredential(setup.tenantId, old, { archivedAt: api.clock.now().toISOString() })).toBe(
       true,
@@ -469,7 +421,7 @@ describe('Threads', () => {
 
   it('a deleted Credential makes its Thread non-resumable', async () => {
     const setup = await stackWithDispatcher();
-    await putCredential(setup, { name: 'gone', provider: 'provider-a', kind: 'api_key', material: 'sk-g' });
+    await apiKey(setup, 'gone', 'provider-a', 'sk-g');
     const projectId = await addProject(setup, { dispatch: { primary: 'gone' } });
     await tick();
     expect((await thread(setup, { threadId: 'dt', projectId, activity: 'dispatch' })).status).toBe(200);
@@ -535,7 +487,7 @@ describe('Guide Sessions', () => {
       material: authFile,
       profile: { guide: { model: 'b-guide' }, intake: { model: 'b-intake', effort: 'high' } },
     });
-    await putCredential(setup, { name: 'other', provider: 'provider-a', kind: 'api_key', material: 'sk-x' });
+    await apiKey(setup, 'other', 'provider-a', 'sk-x');
     await tick();
     // Valid Credentials exist, none is selected: still none.
     expect((await guideSession(setup, { threadId: 'g0' })).json.reason).toBe('none_selected');
@@ -562,19 +514,9 @@ describe('Guide Sessions', () => {
 
   it('an invalid or archived selection is cleared with its reason and refused, never replaced by another Credential', async () => {
     const setup = await stackWithDispatcher();
-    await putCredential(setup, { name: 'bad', provider: 'provider-a', kind: 'api_key', material: 'sk-bad' });
-    await putCredential(setup, {
-      name: 'fine',
-      provider: 'provider-a',
-      kind: 'api_key',
-      material: 'sk-fine',
-    });
-    await putCredential(setup, {
-      name: 'shelved',
-      provider: 'provider-c',
-      kind: 'api_key',
-      material: 'sk-s',
-    });
+    await apiKey(setup, 'bad', 'provider-a', 'sk-bad');
+    await apiKey(setup, 'fine', 'provider-a', 'sk-fine');
+    await apiKey(setup, 'shelved', 'provider-c', 'sk-s');
     await answerValidation(setup, 'bad', 'invalid', 'expired token');
     await tick();
     // Selected after its failed validation (the tenant route would refuse; the store does not).
@@ -611,12 +553,7 @@ describe('Guide Sessions', () => {
 
     // A rotation waiting for its validation keeps the selection.
     await selectGuide(setup.tenantId, setup.stackId, 'fine', api.clock.now());
-    await putCredential(setup, {
-      name: 'fine',
-      provider: 'provider-a',
-      kind: 'api_key',
-      material: 'sk-fine-2',
-    });
+    await apiKey(setup, 'fine', 'provider-a', 'sk-fine-2');
     const pending = await guideSession(setup, { threadId: 'g-pend' });
     expect(pending.json).toMatchObject({
       error: { code: 'guide_unavailable' },
@@ -682,7 +619,7 @@ describe('the subscription policy clears the Guide selection at the sweep', () =
 describe('the subscription policy', () => {
   it('a suspended tenant gets no Thread and no Guide Session; the Guide selection is cleared with subscription_policy by the sweep that suspends it', async () => {
     const setup = await stackWithDispatcher(TEST_CARDS.failsLater);
-    await putCredential(setup, { name: 'main', provider: 'provider-a', kind: 'api_key', material: 'sk-m' });
+    await apiKey(setup, 'main', 'provider-a', 'sk-m');
     const projectId = await addProject(setup, { intake: { primary: 'main' } });
     await tick();
     await selectGuide(setup.tenantId, setup.stackId, 'main', api.clock.now());

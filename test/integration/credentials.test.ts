@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { openSecret } from '#ports/secrets-vault.ts';
 import { db, tableName } from '#store/client.ts';
@@ -8,6 +6,8 @@ import { bindThread, getCredential } from '#store/credentials.ts';
 import { keys } from '#store/keys.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { type CallResult, type TestControlPlane, uniqueLogin } from '../support/gateway.ts';
+import { documented } from '../support/openapi-schema.ts';
+import { tenantPartition } from '../support/stored.ts';
 
 /**
  * Credentials, the tenant side, end to end through the local API Gateway: provisioning and
@@ -27,6 +27,28 @@ const atStack = (stackId?: string) => (stackId ? `?stackId=${encodeURIComponent(
 
 const provision = (tenant: { sessionToken: string }, name: string, body: unknown, stackId?: string) =>
   api.call('POST', `/v1/credentials/${name}${atStack(stackId)}`, { token: tenant.sessionToken, body });
+/** provider-c api_key Credentials of these names, each provisioned (201). */
+const provisionKeys = async (tenant: { sessionToken: string }, names: string[]) => {
+  for (const name of names)
+    expect(
+      (await provision(tenant, name, { provider: 'provider-c', kind: 'api_key', material: secret('k') }))
+        .status,
+    ).toBe(201);
+};
+/** A provider-a oauth_token Credential with consent, as the console provisions it. */
+const oauthToken = (material: string) => ({
+  provider: 'provider-a',
+  kind: 'oauth_token',
+  material,
+  consent: CONSENT,
+});
+/** A provider-b auth_file Credential with consent. */
+const consentedAuthFile = (material: string) => ({
+  provider: 'provider-b',
+  kind: 'auth_file',
+  material,
+  consent: CONSENT,
+});
 const list = (tenant: { sessionToken: string }, stackId?: string) =>
   api.call('GET', `/v1/credentials${atStack(stackId)}`, { token: tenant.sessionToken });
 const archive = (tenant: { sessionToken: string }, name: string, stackId?: string) =>
@@ -58,15 +80,7 @@ const desiredVersion = async (tenant: Tenant, stackId = 'primary') =>
 
 /** Everything stored for the tenant: what a refusal must leave as it was. */
 const snapshot = async (tenant: Tenant) => {
-  const { Items } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.tenant(tenant.tenantId).PK },
-      ConsistentRead: true,
-    }),
-  );
-  return JSON.stringify(Items);
+  return JSON.stringify(await tenantPartition(tenant.tenantId));
 };
 
 /** The Credential's item exactly as stored. */
@@ -102,83 +116,6 @@ const expectRefused = (response: CallResult, status: number, code: string) => {
   expect(response.status, JSON.stringify(response.json)).toBe(status);
   expect(response.json.error.code).toBe(code);
 };
-
-/** docs/api/openapi.json, to hold the answers to what it documents. */
-const openapi = JSON.parse(
-  readFileSync(path.resolve(import.meta.dirname, '../../docs/api/openapi.json'), 'utf8'),
-) as {
-  components: { schemas: Record<string, Schema> };
-  paths: Record<
-    string,
-    Record<string, { responses: Record<string, { content: { 'application/json': { schema: Schema } } }> }>
-  >;
-};
-interface Schema {
-  $ref?: string;
-  allOf?: Schema[];
-  type?: string | string[];
-  enum?: unknown[];
-  required?: string[];
-  properties?: Record<string, Schema>;
-  items?: Schema;
-}
-const resolve = (schema: Schema): Schema => {
-  if (schema.$ref) {
-    const found = openapi.components.schemas[schema.$ref.replace('#/components/schemas/', '')];
-    if (!found) throw new Error(`no schema ${schema.$ref}`);
-    return resolve(found);
-  }
-  if (schema.allOf) {
-    const merged: Schema = { properties: {}, required: [] };
-    for (const part of schema.allOf.map(resolve)) {
-      Object.assign(merged.properties as Record<string, Schema>, part.properties);
-      merged.required?.push(...(part.required ?? []));
-    }
-    return merged;
-  }
-  return schema;
-};
-/**
- * The differences between a value and a documented schema: fields not documented, required fields
- * missing, values outside an enum or of another type (an empty list when it matches).
- */
-const undocumented = (value: unknown, schema: Schema, at = '$'): string[] => {
-  const s = resolve(schema);
-  const types = s.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type];
-  if (value === null) return types.length === 0 || types.includes('null') ? [] : [`${at}: null`];
-  if (s.enum && !s.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} not in the enum`];
-  const actual = Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
-  if (types.length > 0 && !types.includes(actual) && !(actual === 'integer' && types.includes('number')))
-    return [`${at}: ${actual}, documented ${types.join('|')}`];
-  if (Array.isArray(value))
-    return s.items
-      ? value.flatMap((item, index) => undocumented(item, s.items as Schema, `${at}[${index}]`))
-      : [];
-  if (typeof value !== 'object' || !s.properties) return [];
-  const record = value as Record<string, unknown>;
-  const props = s.properties;
-  return [
-    ...Object.keys(record)
-      .filter((key) => !(key in props))
-      .map((key) => `${at}.${key}: not documented`),
-    ...(s.required ?? []).filter((key) => !(key in record)).map((key) => `${at}.${key}: missing`),
-    ...Object.entries(record).flatMap(([key, field]) =>
-      props[key] ? undocumented(field, props[key] as Schema, `${at}.${key}`) : [],
-    ),
-  ];
-};
-/** Holds `value` to a component schema (by name) or to the answer documented for a route and status. */
-const documented = (value: unknown, schema: string | { path: string; method: string; status: number }) =>
-  expect(
-    undocumented(
-      value,
-      typeof schema === 'string'
-        ? { $ref: `#/components/schemas/${schema}` }
-        : (openapi.paths[schema.path]?.[schema.method]?.responses[String(schema.status)]?.content[
-            'application/json'
-          ].schema ?? { type: 'undefined' }),
-    ),
-  ).toEqual([]);
 
 const CONSENT = { textVersion: '2026-11' };
 
@@ -338,143 +275,42 @@ describe('provisioning', () => {
       (await provision(tenant, 'held', { provider: 'provider-a', kind: 'api_key', material: secret('k') }))
         .status,
     ).toBe(201);
-    const cases: [string, string, unknown, number, string][] = [
-      [
-        'c-oauth',
-        'x',
-        { provider: 'provider-c', kind: 'oauth_token', material: 't', consent: CONSENT },
-        400,
-        'kind_not_accepted',
-      ],
-      [
-        'a-file',
-        'x',
-        { provider: 'provider-a', kind: 'auth_file', material: '{"a":1}', consent: CONSENT },
-        400,
-        'kind_not_accepted',
-      ],
-      [
-        'b-oauth',
-        'x',
-        { provider: 'provider-b', kind: 'oauth_token', material: 't', consent: CONSENT },
-        400,
-        'kind_not_accepted',
-      ],
-      [
-        'no-consent',
-        'x',
-        { provider: 'provider-a', kind: 'oauth_token', material: 't' },
-        400,
-        'consent_required',
-      ],
-      [
-        'no-consent-file',
-        'x',
-        { provider: 'provider-b', kind: 'auth_file', material: '{"a":1}' },
-        400,
-        'consent_required',
-      ],
-      ['no-consent-ambient', 'x', { provider: 'provider-a', kind: 'ambient' }, 400, 'consent_required'],
-      [
-        'key-consent',
-        'x',
-        { provider: 'provider-c', kind: 'api_key', material: 'k', consent: CONSENT },
-        400,
-        'consent_not_expected',
-      ],
-      ['key-bare', 'x', { provider: 'provider-a', kind: 'api_key' }, 400, 'material_required'],
-      [
-        'oauth-bare',
-        'x',
-        { provider: 'provider-a', kind: 'oauth_token', consent: CONSENT },
-        400,
-        'material_required',
-      ],
-      [
-        'file-bare',
-        'x',
-        { provider: 'provider-b', kind: 'auth_file', consent: CONSENT },
-        400,
-        'material_required',
-      ],
-      [
-        'ambient-material',
-        'x',
-        { provider: 'provider-b', kind: 'ambient', material: 'm', consent: CONSENT },
-        400,
-        'material_not_expected',
-      ],
-      [
-        'file-text',
-        'x',
-        { provider: 'provider-b', kind: 'auth_file', material: 'not json', consent: CONSENT },
-        400,
-        'invalid_auth_file',
-      ],
-      [
-        'file-array',
-        'x',
-        { provider: 'provider-b', kind: 'auth_file', material: '[{"a":1}]', consent: CONSENT },
-        400,
-        'invalid_auth_file',
-      ],
-      [
-        'file-empty',
-        'x',
-        { provider: 'provider-b', kind: 'auth_file', material: '{}', consent: CONSENT },
-        400,
-        'invalid_auth_file',
-      ],
-      [
-        'Upper',
-        'x',
-        { provider: 'provider-a', kind: 'api_key', material: 'k' },
-        400,
-        'invalid_credential_name',
-      ],
-      [
-        '-dash',
-        'x',
-        { provider: 'provider-a', kind: 'api_key', material: 'k' },
-        400,
-        'invalid_credential_name',
-      ],
-      [
-        'a'.repeat(64),
-        'x',
-        { provider: 'provider-a', kind: 'api_key', material: 'k' },
-        400,
-        'invalid_credential_name',
-      ],
-      [
-        'under_score',
-        'x',
-        { provider: 'provider-a', kind: 'api_key', material: 'k' },
-        400,
-        'invalid_credential_name',
-      ],
-      ['held', 'x', { provider: 'provider-b', kind: 'api_key', material: 'k' }, 409, 'provider_change'],
-      [
-        'strict',
-        'x',
-        { provider: 'provider-a', kind: 'api_key', material: 'k', extra: 1 },
-        400,
-        'unknown_field',
-      ],
+    /** name, the refusal's code, provider-?, kind, the rest of the body, status (400 unless given). */
+    const cases: [string, string, string, string, Record<string, unknown>?, number?][] = [
+      ['c-oauth', 'kind_not_accepted', 'c', 'oauth_token', { material: 't', consent: CONSENT }],
+      ['a-file', 'kind_not_accepted', 'a', 'auth_file', { material: '{"a":1}', consent: CONSENT }],
+      ['b-oauth', 'kind_not_accepted', 'b', 'oauth_token', { material: 't', consent: CONSENT }],
+      ['no-consent', 'consent_required', 'a', 'oauth_token', { material: 't' }],
+      ['no-consent-file', 'consent_required', 'b', 'auth_file', { material: '{"a":1}' }],
+      ['no-consent-ambient', 'consent_required', 'a', 'ambient'],
+      ['key-consent', 'consent_not_expected', 'c', 'api_key', { material: 'k', consent: CONSENT }],
+      ['key-bare', 'material_required', 'a', 'api_key'],
+      ['oauth-bare', 'material_required', 'a', 'oauth_token', { consent: CONSENT }],
+      ['file-bare', 'material_required', 'b', 'auth_file', { consent: CONSENT }],
+      ['ambient-material', 'material_not_expected', 'b', 'ambient', { material: 'm', consent: CONSENT }],
+      ['file-text', 'invalid_auth_file', 'b', 'auth_file', { material: 'not json', consent: CONSENT }],
+      ['file-array', 'invalid_auth_file', 'b', 'auth_file', { material: '[{"a":1}]', consent: CONSENT }],
+      ['file-empty', 'invalid_auth_file', 'b', 'auth_file', { material: '{}', consent: CONSENT }],
+      ['Upper', 'invalid_credential_name', 'a', 'api_key', { material: 'k' }],
+      ['-dash', 'invalid_credential_name', 'a', 'api_key', { material: 'k' }],
+      ['a'.repeat(64), 'invalid_credential_name', 'a', 'api_key', { material: 'k' }],
+      ['under_score', 'invalid_credential_name', 'a', 'api_key', { material: 'k' }],
+      ['held', 'provider_change', 'b', 'api_key', { material: 'k' }, 409],
+      ['strict', 'unknown_field', 'a', 'api_key', { material: 'k', extra: 1 }],
     ];
-    for (const [name, , body, status, code] of cases) {
+    for (const [name, code, provider, kind, more = {}, status = 400] of cases) {
+      const body = { provider: `provider-${provider}`, kind, ...more };
       const before = await snapshot(tenant);
       const response = await provision(tenant, name, body);
       expectRefused(response, status, code);
       documented(response.json, 'CredentialRefusal');
       if (code === 'kind_not_accepted') {
-        const provider = (body as { provider: string }).provider;
         expect(response.json.accepted).toEqual(
           {
             'provider-a': ['oauth_token', 'api_key', 'ambient'],
             'provider-b': ['auth_file', 'api_key', 'ambient'],
             'provider-c': ['api_key'],
-          }[provider],
+          }[body.provider],
         );
       }
       expect(await snapshot(tenant), `${name}: ${code}`).toBe(before);
@@ -482,12 +318,7 @@ describe('provisioning', () => {
     // An auth file over 16 KB is refused, and nothing is written.
     const before = await snapshot(tenant);
     const big = JSON.stringify({ blob: 'x'.repeat(17 * 1024) });
-    const tooBig = await provision(tenant, 'big-file', {
-      provider: 'provider-b',
-      kind: 'auth_file',
-      material: big,
-      consent: CONSENT,
-    });
+    const tooBig = await provision(tenant, 'big-file', consentedAuthFile(big));
     expect(tooBig.status).toBe(400);
     expect(await snapshot(tenant)).toBe(before);
   });
@@ -499,27 +330,13 @@ describe('provisioning', () => {
     const tenant = await api.subscribe({ plan: 'plus' });
     const fits = JSON.stringify({ token: 'x'.repeat(16 * 1024 - 20) });
     expect(Buffer.byteLength(fits)).toBeLessThanOrEqual(16 * 1024);
-    const accepted = await provision(tenant, 'full-file', {
-      provider: 'provider-b',
-      kind: 'auth_file',
-      material: fits,
-      consent: CONSENT,
-    });
+    const accepted = await provision(tenant, 'full-file', consentedAuthFile(fits));
     expect(accepted.status).toBe(201);
     // Within the material's 16,384 characters but over 16 KB of UTF-8 (two bytes a character).
     const big = JSON.stringify({ token: 'é'.repeat(8 * 1024) });
     expect(big.length).toBeLessThanOrEqual(16 * 1024);
     expect(Buffer.byteLength(big)).toBeGreaterThan(16 * 1024);
-    expectRefused(
-      await provision(tenant, 'big-file', {
-        provider: 'provider-b',
-        kind: 'auth_file',
-        material: big,
-        consent: CONSENT,
-      }),
-      400,
-      'invalid_auth_file',
-    );
+    expectRefused(await provision(tenant, 'big-file', consentedAuthFile(big)), 400, 'invalid_auth_file');
   });
 });
 
@@ -692,16 +509,7 @@ describe('archive and the Guide selection', () => {
   it('archive: unusable, kept in the list, clears a Guide selection naming it; an archived one cannot be the Guide; a rotation brings it back', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
     const material = secret('oat');
-    expect(
-      (
-        await provision(tenant, 'guide-key', {
-          provider: 'provider-a',
-          kind: 'oauth_token',
-          material,
-          consent: CONSENT,
-        })
-      ).status,
-    ).toBe(201);
+    expect((await provision(tenant, 'guide-key', oauthToken(material))).status).toBe(201);
     const selected = await chooseGuide(tenant, 'guide-key');
     expect(selected.status, JSON.stringify(selected.json)).toBe(200);
     expect(selected.json).toMatchObject({
@@ -742,23 +550,14 @@ describe('archive and the Guide selection', () => {
     expect(await snapshot(tenant)).toBe(before);
 
     // Provisioned again, it is no longer archived.
-    const back = await provision(tenant, 'guide-key', {
-      provider: 'provider-a',
-      kind: 'oauth_token',
-      material: secret('oat'),
-      consent: CONSENT,
-    });
+    const back = await provision(tenant, 'guide-key', oauthToken(secret('oat')));
     expect(back.status).toBe(200);
     expect(back.json.archivedAt).toBeNull();
   });
 
   it('guide: selects one (200 with its name), clears it with null, refuses an unknown one', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
-    for (const name of ['g-one', 'g-two'])
-      expect(
-        (await provision(tenant, name, { provider: 'provider-c', kind: 'api_key', material: secret('k') }))
-          .status,
-      ).toBe(201);
+    await provisionKeys(tenant, ['g-one', 'g-two']);
     expect((await chooseGuide(tenant, 'g-one')).json.name).toBe('g-one');
     const switched = await chooseGuide(tenant, 'g-two');
     expect(switched.status).toBe(200);
@@ -785,11 +584,7 @@ describe('archive and the Guide selection', () => {
 describe('Project Credential Routes', () => {
   it('sets Primary and Fallback per activity; refuses an unknown Credential (404), an archived one (409), a Fallback equal to the Primary (400)', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
-    for (const name of ['main', 'spare', 'old'])
-      expect(
-        (await provision(tenant, name, { provider: 'provider-c', kind: 'api_key', material: secret('k') }))
-          .status,
-      ).toBe(201);
+    await provisionKeys(tenant, ['main', 'spare', 'old']);
     expect((await archive(tenant, 'old')).status).toBe(200);
     const projectId = await addProject(tenant, 'routed');
     const set = await setRoutes(tenant, projectId, {
@@ -844,11 +639,7 @@ describe('Project Credential Routes', () => {
 describe('deletion', () => {
   it('blocked while routes name it (every use listed), then confirmed with the Thread count (0 included), then deleted', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
-    for (const name of ['doomed', 'keeper', 'free'])
-      expect(
-        (await provision(tenant, name, { provider: 'provider-c', kind: 'api_key', material: secret('k') }))
-          .status,
-      ).toBe(201);
+    await provisionKeys(tenant, ['doomed', 'keeper', 'free']);
     const first = await addProject(tenant, 'first');
     const second = await addProject(tenant, 'second');
     expect(
@@ -968,16 +759,7 @@ describe('the Dispatcher side, as documented', () => {
     const asDispatcher = (method: string, url: string, body?: unknown) =>
       api.call(method, url, { token: credential, ...(body === undefined ? {} : { body }) });
     const material = secret('oat');
-    expect(
-      (
-        await provision(tenant, 'doc-a', {
-          provider: 'provider-a',
-          kind: 'oauth_token',
-          material,
-          consent: CONSENT,
-        })
-      ).status,
-    ).toBe(201);
+    expect((await provision(tenant, 'doc-a', oauthToken(material))).status).toBe(201);
     expect(
       (await provision(tenant, 'doc-b', { provider: 'provider-b', kind: 'api_key', material: secret('skb') }))
         .status,

@@ -59,6 +59,12 @@ const planChange = (id: string, step: StackOperation['step'], location: string):
 });
 
 const tick = () => api.call('POST', '/_local/fleet/tick');
+/** Gives the Stack `operation`, lets the fleet poll once, and answers what its Dispatcher reported of it. */
+const reportedFor = async (tenantId: string, operation: StackOperation) => {
+  await setOperation(tenantId, operation);
+  await tick();
+  return (await stored(tenantId)).observed?.operation;
+};
 const runs = (dispatcherId: string, body: { start?: number; finish?: number }) =>
   api.call('POST', `/_local/fleet/dispatchers/${dispatcherId}/runs`, { body });
 
@@ -101,9 +107,7 @@ describe('the reference Dispatcher carries out Plan Change steps', () => {
       { step: 'switch', kind: 'fail', reason: 'no volume left at b' },
     ]);
 
-    await setOperation(tenant.tenantId, planChange('pc_fail', 'switch', elsewhere));
-    await tick();
-    expect((await stored(tenant.tenantId)).observed?.operation).toEqual({
+    expect(await reportedFor(tenant.tenantId, planChange('pc_fail', 'switch', elsewhere))).toEqual({
       id: 'pc_fail',
       step: 'switch',
       outcome: 'failed',
@@ -112,23 +116,17 @@ describe('the reference Dispatcher carries out Plan Change steps', () => {
     expect(api.fleet.status(dispatcherId)).toMatchObject({ pendingFaults: [], location });
 
     // One-shot: the next change's switch succeeds; in the same location the address is kept.
-    await setOperation(tenant.tenantId, planChange('pc_here', 'switch', location));
-    await tick();
-    expect((await stored(tenant.tenantId)).observed?.operation).toEqual({
-      id: 'pc_here',
+    const switched = (id: string, addressChanged: boolean) => ({
+      id,
       step: 'switch',
       outcome: 'done',
-      addressChanged: false,
+      addressChanged,
     });
+    const here = await reportedFor(tenant.tenantId, planChange('pc_here', 'switch', location));
+    expect(here).toEqual(switched('pc_here', false));
 
-    await setOperation(tenant.tenantId, planChange('pc_move', 'switch', elsewhere));
-    await tick();
-    expect((await stored(tenant.tenantId)).observed?.operation).toEqual({
-      id: 'pc_move',
-      step: 'switch',
-      outcome: 'done',
-      addressChanged: true,
-    });
+    const moved = await reportedFor(tenant.tenantId, planChange('pc_move', 'switch', elsewhere));
+    expect(moved).toEqual(switched('pc_move', true));
     expect(api.fleet.status(dispatcherId)?.location).toBe(elsewhere);
   });
 

@@ -1,11 +1,13 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stackOnPlan } from '#core/stacks.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { stackItem } from '#store/stacks.ts';
 import { type Route, routes, servedPaths } from '../../lib/routes.ts';
-import { testGateway, uniqueLogin } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueLogin } from '../support/gateway.ts';
+import { tenantPartition } from '../support/stored.ts';
 
 /**
  * Walks every route of lib/routes.ts, at every path it answers at (its own and those of `alsoAt`),
@@ -14,7 +16,7 @@ import { testGateway, uniqueLogin } from '../support/gateway.ts';
  * fails this test.
  */
 
-let api: Awaited<ReturnType<typeof testGateway>>;
+const { api } = gatewayForFile();
 
 interface Victim {
   tenantId: string;
@@ -279,14 +281,7 @@ const probeFor = (route: Walked): Probe => {
 
 /** Everything the victim tenant owns, as stored. */
 const snapshot = async (victim: Victim) => {
-  const partition = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.tenant(victim.tenantId).PK },
-      ConsistentRead: true,
-    }),
-  );
+  const partition = { Items: await tenantPartition(victim.tenantId) };
   const slug = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.slug(victim.slug), ConsistentRead: true }),
   );
@@ -306,7 +301,6 @@ const send = (route: Route, token: string, probe: Probe, victim: Victim) => {
 
 let victim: Victim;
 beforeAll(async () => {
-  api = await testGateway();
   const admin = await api.signIn(uniqueLogin('victim'));
   const slug = `victim-${Math.random().toString(36).slice(2, 10)}`;
   expect(

@@ -8,8 +8,6 @@ import { db, tableName } from '#store/client.ts';
 import { listHistory } from '#store/history.ts';
 import { keys } from '#store/keys.ts';
 import { getTenant } from '#store/tenants.ts';
-import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
 import type { InvoiceRecord, SubscriptionRecord } from '../../lib/local/processor/state.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { uniqueRegion } from '../support/gateway.ts';
@@ -21,6 +19,7 @@ import {
   type ProcessorView,
 } from '../support/lifecycle-oracle.ts';
 import { propertyTimeout, shrinkingWithin } from '../support/property.ts';
+import { deliverSigned, eventPayload } from '../support/webhooks.ts';
 
 /**
  * Random sequences of processor truths (every subscription status, with and without a scheduled
@@ -130,15 +129,7 @@ const run = fc.record({
 });
 
 const deliver = async (payload: string) => {
-  const signature = ProcessorEmulator.signature(
-    payload,
-    LOCAL_WEBHOOK_SECRET,
-    Math.floor(api.clock.now().getTime() / 1000),
-  );
-  const response = await api.call('POST', '/v1/webhooks/processor', {
-    rawBody: payload,
-    headers: { 'stripe-signature': signature },
-  });
+  const response = await deliverSigned(api, payload);
   if (response.status !== 200) throw new Error(`webhook refused: ${response.status}`);
 };
 
@@ -149,17 +140,7 @@ afterAll(() => {
 
 let eventSequence = 0;
 const eventOf = (type: string, object: unknown) =>
-  JSON.stringify({
-    id: `evt_prop_${Date.now().toString(36)}_${(eventSequence++).toString(36)}`,
-    object: 'event',
-    api_version: '2026-10-28.endive',
-    created: Math.floor(api.clock.now().getTime() / 1000),
-    data: { object },
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-  });
+  eventPayload(api, type, object, `evt_prop_${Date.now().toString(36)}_${(eventSequence++).toString(36)}`);
 
 /** The region (with ample capacity) new tenants of this run are placed in. */
 let region: { name: string; runs: number } | undefined;

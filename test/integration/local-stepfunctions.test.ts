@@ -16,6 +16,7 @@ import {
 } from '../../lib/local/stepfunctions.ts';
 import { PLAN_CHANGE_TASKS } from '../../lib/plan-change-tasks.ts';
 import { calls as fakeTaskCalls } from '../support/plan-change-fake-task.ts';
+import { waitFor } from '../support/wait.ts';
 
 let running: LocalStepFunctions | undefined;
 let client: SFNClient | undefined;
@@ -55,13 +56,7 @@ const change = (step: PlanChangeExecution['step'], waitSeconds = 0): PlanChangeE
   waitSeconds,
 });
 
-const until = async (condition: () => boolean, timeoutMs = 5_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-};
+const until = (condition: () => boolean) => waitFor('the condition', condition, { everyMs: 5, rounds: 2000 });
 
 /** A fake task that records its inputs and answers `next(input, callNumber)`. */
 const fake = (next: (input: PlanChangeExecution, call: number) => PlanChangeExecution) => {
@@ -149,7 +144,8 @@ describe('the local Step Functions, through the workflows port', () => {
     );
     expect(described?.status).toBe('ABORTED');
     expect(described?.cause).toBe('cancelled by the tenant');
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // The execution has ended (nothing of it can run any more): its task ran only the once.
+    await sfn.settled(input.changeId);
     expect(findCapacity.inputs).toHaveLength(1);
     expect(sfn.execution(input.changeId)?.status).toBe('ABORTED');
 

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { getBilling } from '#store/billing.ts';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
@@ -7,11 +7,12 @@ import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import { getTenant } from '#store/tenants.ts';
 import { syncCatalog } from '../../functions/ports/processor/catalog.ts';
-import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { deliverWebhooksTo, LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
+import { deliverWebhooksTo } from '../../lib/local/processor/local.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
 import { cancelInPortal, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { tenantPartition } from '../support/stored.ts';
+import { deliverSigned, eventPayload } from '../support/webhooks.ts';
 
 /**
  * Money safety: leaving stops billing, one subscription per tenant, capacity that matches
@@ -45,15 +46,7 @@ const sessionIdOf = (url: string) => new URL(url).pathname.split('/').at(-1) as 
 
 /** Every item of the tenant's partition and its reservations: what a refused request must leave as it was. */
 const snapshot = async (tenant: Tenant) => {
-  const { Items } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.tenant(tenant.tenantId).PK },
-      ConsistentRead: true,
-    }),
-  );
-  return { items: Items, inventory: await listInventory(tenant.region) };
+  return { items: await tenantPartition(tenant.tenantId), inventory: await listInventory(tenant.region) };
 };
 
 const checkout = async (tenant: Tenant, plan = 'plus') =>
@@ -362,26 +355,12 @@ describe('graces start when the processor says; lost events are caught by the da
     const tenant = await subscribed('standard');
     const customer = subscriptionOf(tenant.tenantId).customer;
     const before = await getTenant(tenant.tenantId);
-    const payload = JSON.stringify({
-      id: `evt_customer_only_${Math.random().toString(36).slice(2)}`,
-      object: 'event',
-      api_version: '2026-10-28.endive',
-      created: Math.floor(api.clock.now().getTime() / 1000),
-      data: { object: { id: 'in_customer_only', object: 'invoice', customer } },
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type: 'invoice.payment_failed',
+    const payload = eventPayload(api, 'invoice.payment_failed', {
+      id: 'in_customer_only',
+      object: 'invoice',
+      customer,
     });
-    const signature = ProcessorEmulator.signature(
-      payload,
-      LOCAL_WEBHOOK_SECRET,
-      Math.floor(api.clock.now().getTime() / 1000),
-    );
-    const delivered = await api.call('POST', '/v1/webhooks/processor', {
-      rawBody: payload,
-      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
-    });
+    const delivered = await deliverSigned(api, payload);
     expect(delivered.status).toBe(200);
     const summary = await api.sweep();
     expect(summary.intake.unmatched).toBe(0);

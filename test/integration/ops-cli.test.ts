@@ -1,8 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,9 +7,9 @@ import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { type PlanChange, planChangePut } from '#store/plan-changes.ts';
 import { lockSlug, newTenantItem } from '#store/tenants.ts';
-import { REPO_ROOT } from '../../lib/constants.ts';
 import { createProcessorQueues } from '../../lib/local/cloud.ts';
 import { uniqueRegion } from '../support/gateway.ts';
+import { opsDataFolder, runOps } from '../support/ops-cli.ts';
 
 /**
  * `npm run ops` as an operator runs it: a separate process pointed at a local control plane's
@@ -24,66 +20,49 @@ const DAY_MS = 86_400_000;
 const sqs = new SQSClient({});
 afterAll(() => sqs.destroy());
 
+/** A data folder whose control plane has the intake queues `queues` (by default new ones). */
 const dataFolder = async (
   options: { offsetMs?: number; queues?: { events: string; deadLetters: string } } = {},
 ) => {
-  const directory = mkdtempSync(path.join(tmpdir(), 'ops-cli-'));
   const queues =
     options.queues ??
     (await createProcessorQueues(process.env.AWS_ENDPOINT_URL_SQS ?? '', `ops-${randomUUID().slice(0, 8)}`));
-  const environment = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => name.startsWith('AWS_') || name === 'TABLE_NAME'),
-  ) as Record<string, string>;
-  writeFileSync(
-    path.join(directory, 'endpoints.json'),
-    JSON.stringify({
-      api: 'http://127.0.0.1:9',
-      environment: {
-        ...environment,
-        PROCESSOR_EVENTS_QUEUE_URL: queues.events,
-        PROCESSOR_EVENTS_DLQ_URL: queues.deadLetters,
-      },
-    }),
-  );
-  if (options.offsetMs !== undefined)
-    writeFileSync(path.join(directory, 'clock.json'), JSON.stringify({ offsetMs: options.offsetMs }));
-  return directory;
-};
-
-const ops = (args: string[], env: Record<string, string> = {}) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      path.join(REPO_ROOT, 'node_modules/.bin/node'),
-      ['lib/ops/cli.ts', ...args],
-      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', POWERTOOLS_LOG_LEVEL: 'SILENT', ...env } },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
+  return opsDataFolder({
+    environment: { PROCESSOR_EVENTS_QUEUE_URL: queues.events, PROCESSOR_EVENTS_DLQ_URL: queues.deadLetters },
+    ...(options.offsetMs === undefined ? {} : { offsetMs: options.offsetMs }),
   });
+};
+const ops = runOps;
+/** The arguments of `capacity set` for one slot. */
+const capacitySet = (region: string, location: string, plan: string, total: number, ...more: string[]) => [
+  'capacity',
+  'set',
+  '--region',
+  region,
+  '--location',
+  location,
+  '--plan',
+  plan,
+  '--total',
+  String(total),
+  ...more,
+];
 
 const slotItem = async (region: string, location: string, plan: string) =>
   (await db().send(new GetCommand({ TableName: tableName(), Key: keys.capacity(region, location, plan) })))
     .Item as { total: number; updatedAt: string } | undefined;
 
+/** A region whose one location (`-a`) has 2 Standard places, and a data folder. */
+const regionWithOneLocation = async () => {
+  const region = uniqueRegion();
+  await setCapacityTotal({ region, location: `${region}-a`, plan: 'standard', total: 2 }, new Date());
+  return { region, dataDir: await dataFolder() };
+};
+
 describe('npm run ops -- capacity set', () => {
   it('refuses a location the region does not have, naming the ones it has, and writes nothing', async () => {
-    const region = uniqueRegion();
-    await setCapacityTotal({ region, location: `${region}-a`, plan: 'standard', total: 2 }, new Date());
-    const dataDir = await dataFolder();
-    const refused = await ops([
-      'capacity',
-      'set',
-      '--region',
-      region,
-      '--location',
-      `${region}-typo`,
-      '--plan',
-      'plus',
-      '--total',
-      '3',
-      '--data-dir',
-      dataDir,
-    ]);
+    const { region, dataDir } = await regionWithOneLocation();
+    const refused = await ops(capacitySet(region, `${region}-typo`, 'plus', 3, '--data-dir', dataDir));
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`Unknown location "${region}-typo"`);
     expect(refused.stderr).toContain(`${region}-a`);
@@ -94,20 +73,7 @@ describe('npm run ops -- capacity set', () => {
   it('refuses in a region without capacity too, unless --create', async () => {
     const region = uniqueRegion();
     const dataDir = await dataFolder();
-    const args = [
-      'capacity',
-      'set',
-      '--region',
-      region,
-      '--location',
-      `${region}-a`,
-      '--plan',
-      'pro',
-      '--total',
-      '1',
-      '--data-dir',
-      dataDir,
-    ];
+    const args = capacitySet(region, `${region}-a`, 'pro', 1, '--data-dir', dataDir);
     const refused = await ops(args);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('no locations yet');
@@ -119,23 +85,8 @@ describe('npm run ops -- capacity set', () => {
   });
 
   it('sets a known location without --create (another Plan of it included)', async () => {
-    const region = uniqueRegion();
-    await setCapacityTotal({ region, location: `${region}-a`, plan: 'standard', total: 2 }, new Date());
-    const dataDir = await dataFolder();
-    const done = await ops([
-      'capacity',
-      'set',
-      '--region',
-      region,
-      '--location',
-      `${region}-a`,
-      '--plan',
-      'plus',
-      '--total',
-      '4',
-      '--data-dir',
-      dataDir,
-    ]);
+    const { region, dataDir } = await regionWithOneLocation();
+    const done = await ops(capacitySet(region, `${region}-a`, 'plus', 4, '--data-dir', dataDir));
     expect(done.code).toBe(0);
     expect((await slotItem(region, `${region}-a`, 'plus'))?.total).toBe(4);
   });
@@ -145,21 +96,9 @@ describe('npm run ops -- capacity set', () => {
     const offsetMs = 400 * DAY_MS;
     const dataDir = await dataFolder({ offsetMs });
     const started = Date.now();
-    const done = await ops([
-      'capacity',
-      'set',
-      '--region',
-      region,
-      '--location',
-      `${region}-a`,
-      '--plan',
-      'standard',
-      '--total',
-      '1',
-      '--create',
-      '--data-dir',
-      dataDir,
-    ]);
+    const done = await ops(
+      capacitySet(region, `${region}-a`, 'standard', 1, '--create', '--data-dir', dataDir),
+    );
     expect(done.code).toBe(0);
     const updatedAt = Date.parse((await slotItem(region, `${region}-a`, 'standard'))?.updatedAt ?? '');
     expect(updatedAt).toBeGreaterThanOrEqual(started + offsetMs);
@@ -168,28 +107,23 @@ describe('npm run ops -- capacity set', () => {
 
   it('uses the wall clock against a deployed table (--table)', async () => {
     const region = uniqueRegion();
+    const dataDir = await dataFolder({ offsetMs: 400 * DAY_MS });
     const started = Date.now();
     const environment = Object.fromEntries(
       Object.entries(process.env).filter(([name]) => name.startsWith('AWS_')),
     ) as Record<string, string>;
     const done = await ops(
-      [
-        'capacity',
-        'set',
-        '--region',
+      capacitySet(
         region,
-        '--location',
         `${region}-a`,
-        '--plan',
         'standard',
-        '--total',
-        '1',
+        1,
         '--create',
         '--table',
         tableName(),
         '--data-dir',
-        await dataFolder({ offsetMs: 400 * DAY_MS }),
-      ],
+        dataDir,
+      ),
       environment,
     );
     expect(done.code).toBe(0);

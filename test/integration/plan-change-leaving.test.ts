@@ -9,9 +9,8 @@ import { getPlanChange } from '#store/plan-changes.ts';
 import { getStack } from '#store/stacks.ts';
 import { getTenant } from '#store/tenants.ts';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
-import { gatewayForFile } from '../support/file-gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
-import { commitDoor, outboxFor, placesHold, planChangeWorld } from '../support/plan-change-world.ts';
+import { gatewayWithCommitDoor, outboxFor, placesHold } from '../support/plan-change-world.ts';
 import { lostAnswers, processorView, withFaults, withPriceMissing } from '../support/processor-view.ts';
 
 /**
@@ -30,12 +29,7 @@ vi.mock('#ports/metrics.ts', async (importOriginal) => {
 });
 const commitRefusedCount = () => vi.mocked(recordBillingCommitRefused).mock.calls.length;
 
-const door = commitDoor();
-const { api, emulator } = gatewayForFile(
-  { processor: true, stepFunctions: { waitMs: 10, handlers: door.handlers } },
-  { beforeStop: door.openAll },
-);
-const { payingWithDispatcher, asTenant, confirm, until, atCommit } = planChangeWorld(api, door);
+const { api, emulator, door, asTenant, until, atCommit, changeAtTheDoor } = gatewayWithCommitDoor();
 const { subscriptionOf, itemsByPlan, itemChanges } = processorView(emulator);
 
 const DAY = 86_400;
@@ -65,12 +59,8 @@ const desiredOf = async (tenantId: string) =>
 
 describe('a tenant that leaves between Verifying and the billing commit', () => {
   it('money-back refund: the change completes unbilled, one email, no item change, admission unpaused, then the teardown frees every place', async () => {
-    const tenant = await payingWithDispatcher('plus', { places: 2 });
+    const { tenant, confirmed, changeId } = await changeAtTheDoor('plus', 'pro', { places: 2 });
     const refusedBefore = commitRefusedCount();
-    const confirmed = await confirm(tenant, 'pro');
-    expect(confirmed.status).toBe(202);
-    const changeId = confirmed.json.changeId as string;
-    await atCommit(changeId);
     expect(await getPlanChange(tenant.tenantId, changeId)).toMatchObject({
       status: 'verifying',
       step: 'commit_billing',
@@ -139,11 +129,8 @@ describe('a tenant that leaves between Verifying and the billing commit', () => 
   });
 
   it('after a refused first commit the tenant cancels in the portal: the retry writes nothing, the change completes unbilled, the refusal counted once', async () => {
-    const tenant = await payingWithDispatcher('plus', { places: 2 });
+    const { tenant, changeId } = await changeAtTheDoor('plus', 'pro', { places: 2 });
     const refusedBefore = commitRefusedCount();
-    const confirmed = await confirm(tenant, 'pro');
-    const changeId = confirmed.json.changeId as string;
-    await atCommit(changeId);
 
     // The processor refuses the first commit: the Pro price is missing at that moment.
     await withPriceMissing(emulator, 'pro', async () => {
@@ -199,10 +186,7 @@ describe('a tenant that leaves between Verifying and the billing commit', () => 
   });
 
   it('a commit whose answer was lost (applied), then the tenant cancels in the portal (finding 2): decided by reading under the lease, recorded as billed with its real adjustment, never "not billed"', async () => {
-    const tenant = await payingWithDispatcher('plus', { places: 2 });
-    const confirmed = await confirm(tenant, 'pro');
-    const changeId = confirmed.json.changeId as string;
-    await atCommit(changeId);
+    const { tenant, changeId } = await changeAtTheDoor('plus', 'pro', { places: 2 });
     const subscriptionId = subscriptionOf(tenant.tenantId).id;
     // The processor applies the commit but its answer is lost, and it cannot be read back then.
     await withFaults(
@@ -240,10 +224,7 @@ describe('a tenant that leaves between Verifying and the billing commit', () => 
   });
 
   it('a portal cancel between the leaving check and the lease (finding 5): checked again under the lease, nothing is sent, the change completes unbilled', async () => {
-    const tenant = await payingWithDispatcher('plus', { places: 2 });
-    const confirmed = await confirm(tenant, 'pro');
-    const changeId = confirmed.json.changeId as string;
-    await atCommit(changeId);
+    const { tenant, changeId } = await changeAtTheDoor('plus', 'pro', { places: 2 });
     const subscription = subscriptionOf(tenant.tenantId);
     // The commit's first look at the subscription says it is live; right after it, the tenant
     // cancels in the portal (the sweep has not seen it: the billing state is still active).

@@ -1,14 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
-import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { type CallResult, uniqueRegion } from '../support/gateway.ts';
 import { processorView } from '../support/processor-view.ts';
 import { propertyTimeout, shrinkingWithin } from '../support/property.ts';
+import { partitionItems } from '../support/stored.ts';
 import { sleep } from '../support/wait.ts';
 
 /**
@@ -318,14 +317,8 @@ const updateKeys = (tenantId: string): string[] => {
 const emailsOf = async (changeId: string): Promise<Status[]> => {
   const found: Status[] = [];
   for (const status of ALL_STATUSES) {
-    const { Items } = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.outbox(`plan-change:${changeId}:${status}`).PK },
-      }),
-    );
-    for (const _ of Items ?? []) found.push(status);
+    const items = await partitionItems(keys.outbox(`plan-change:${changeId}:${status}`).PK);
+    for (const _ of items) found.push(status);
   }
   return found;
 };

@@ -4,8 +4,7 @@ import { ProcessorError } from '#ports/processor/errors.ts';
 import { previewItemChange } from '#ports/processor/preview.ts';
 import { readItemLease } from '#store/item-lease.ts';
 import { getPlanChange } from '#store/plan-changes.ts';
-import { gatewayForFile } from '../support/file-gateway.ts';
-import { commitDoor, planChangeWorld } from '../support/plan-change-world.ts';
+import { gatewayWithCommitDoor } from '../support/plan-change-world.ts';
 import { processorView, withPriceMissing } from '../support/processor-view.ts';
 
 /**
@@ -26,12 +25,8 @@ vi.mock('#ports/metrics.ts', async (importOriginal) => {
 });
 const commitRefusedCount = () => vi.mocked(recordBillingCommitRefused).mock.calls.length;
 
-const door = commitDoor();
-const { api, emulator } = gatewayForFile(
-  { processor: true, stepFunctions: { waitMs: 10, handlers: door.handlers } },
-  { beforeStop: door.openAll },
-);
-const { payingWithDispatcher, confirm, until, atCommit } = planChangeWorld(api, door);
+const { api, emulator, door, payingWithDispatcher, until, atCommit, changeAtTheDoor } =
+  gatewayWithCommitDoor();
 const { subscriptionOf, itemsByPlan, priceOf, itemChanges } = processorView(emulator);
 type Paying = Awaited<ReturnType<typeof payingWithDispatcher>>;
 
@@ -56,12 +51,8 @@ const renew = async (tenant: Paying) => {
 
 describe('a subscription that renews between the healthy moment and the billing commit', () => {
   it('the held commit prorates from the new period’s start: the whole new period moves to the new Plan, and the change says why', async () => {
-    const tenant = await payingWithDispatcher('plus', { places: 2 });
+    const { tenant, changeId } = await changeAtTheDoor('plus', 'pro', { places: 2 });
     const refusedBefore = commitRefusedCount();
-    const confirmed = await confirm(tenant, 'pro');
-    expect(confirmed.status).toBe(202);
-    const changeId = confirmed.json.changeId as string;
-    await atCommit(changeId);
     const healthyAt = (await getPlanChange(tenant.tenantId, changeId))?.healthyAt as string;
     expect(seconds(healthyAt)).toBeLessThan(subscriptionOf(tenant.tenantId).currentPeriodEnd);
 
@@ -122,11 +113,8 @@ describe('a subscription that renews between the healthy moment and the billing 
   });
 
   it('a commit refused before the renewal is decided again after it, from the new period’s start, instead of being refused every hour', async () => {
-    const tenant = await payingWithDispatcher('plus', { places: 2 });
+    const { tenant, changeId } = await changeAtTheDoor('plus', 'pro', { places: 2 });
     const refusedBefore = commitRefusedCount();
-    const confirmed = await confirm(tenant, 'pro');
-    const changeId = confirmed.json.changeId as string;
-    await atCommit(changeId);
     const healthyAt = (await getPlanChange(tenant.tenantId, changeId))?.healthyAt as string;
 
     // The processor refuses the first commit: the Pro price is missing at that moment.

@@ -97,6 +97,20 @@ describe('POST /v1/billing/portal', () => {
   });
 });
 
+/**
+ * `count` made-up tenants waiting for `plan` in a new region with one place; the region sorts after
+ * the file's other regions in the waitlist index, so these entries come last.
+ */
+const waitingInNewRegion = async (plan: 'plus' | 'pro', count: number) => {
+  const tenant = await api.readyTenant();
+  const region = `zzzz-${randomUUID().slice(0, 8)}`;
+  await setCapacityTotal({ region, location: `${region}-a`, plan, total: 1 }, api.clock.now());
+  const tenantIds = Array.from({ length: count }, () => randomUUID());
+  for (const tenantId of tenantIds)
+    await joinWaitlist({ tenantId, plan, region, joinedBy: tenant.userId }, api.clock.now());
+  return tenantIds;
+};
+
 describe('POST /v1/billing/waitlist', () => {
   it('joins explicitly, once per tenant and Plan: a repeat answers the same entry', async () => {
     const tenant = await api.readyTenant();
@@ -162,13 +176,7 @@ describe('POST /v1/billing/waitlist', () => {
   });
 
   it('the sweep reads the whole waitlist, page by page: more than 200 waiting are all notified', async () => {
-    const tenant = await api.readyTenant();
-    // Sorts after every other region in the waitlist index, so these entries come last.
-    const region = `zzzz-${randomUUID().slice(0, 8)}`;
-    await setCapacityTotal({ region, location: `${region}-a`, plan: 'pro', total: 1 }, api.clock.now());
-    const tenantIds = Array.from({ length: 205 }, () => randomUUID());
-    for (const tenantId of tenantIds)
-      await joinWaitlist({ tenantId, plan: 'pro', region, joinedBy: tenant.userId }, api.clock.now());
+    const tenantIds = await waitingInNewRegion('pro', 205);
 
     await notifyWaitlist(api.clock.now());
 
@@ -190,12 +198,7 @@ describe('POST /v1/billing/waitlist', () => {
   });
 
   it('pages with any page size (a small one here)', async () => {
-    const tenant = await api.readyTenant();
-    const region = `zzzz-${randomUUID().slice(0, 8)}`;
-    await setCapacityTotal({ region, location: `${region}-a`, plan: 'plus', total: 1 }, api.clock.now());
-    const tenantIds = Array.from({ length: 7 }, () => randomUUID());
-    for (const tenantId of tenantIds)
-      await joinWaitlist({ tenantId, plan: 'plus', region, joinedBy: tenant.userId }, api.clock.now());
+    const tenantIds = await waitingInNewRegion('plus', 7);
     const { itemsRead } = await notifyWaitlist(api.clock.now(), 2);
     expect(itemsRead).toBeGreaterThanOrEqual(7);
     for (const tenantId of tenantIds) {

@@ -1,7 +1,3 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
 import { acquireItemLease, releaseItemLease } from '#store/item-lease.ts';
@@ -13,10 +9,10 @@ import {
   todaysPrices,
   UnknownSlug,
 } from '../../functions/billing/quantity-check.ts';
-import { REPO_ROOT } from '../../lib/constants.ts';
 import { processorEnvironment } from '../../lib/local/processor/local.ts';
 import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
 import { uniqueRegion } from '../support/gateway.ts';
+import { opsDataFolder, runOps } from '../support/ops-cli.ts';
 import { openPlaces } from '../support/plan-change-world.ts';
 import { processorView } from '../support/processor-view.ts';
 
@@ -133,32 +129,9 @@ describe('quantities check, the use case', () => {
   });
 });
 
-const ops = (args: string[], env: Record<string, string>) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      path.join(REPO_ROOT, 'node_modules/.bin/node'),
-      ['lib/ops/cli.ts', ...args],
-      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', POWERTOOLS_LOG_LEVEL: 'SILENT', ...env } },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-
+const ops = runOps;
 /** A local control plane's data folder whose environment points at this file's table and emulator. */
-const dataFolder = () => {
-  const directory = mkdtempSync(path.join(tmpdir(), 'ops-quantities-'));
-  const environment = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => name.startsWith('AWS_') || name === 'TABLE_NAME'),
-  ) as Record<string, string>;
-  writeFileSync(
-    path.join(directory, 'endpoints.json'),
-    JSON.stringify({
-      api: 'http://127.0.0.1:9',
-      environment: { ...environment, ...processorEnvironment(emulator) },
-    }),
-  );
-  return directory;
-};
+const dataFolder = () => opsDataFolder({ environment: processorEnvironment(emulator) });
 
 describe('npm run ops -- quantities check', () => {
   it('exits 3 with one line naming the tenant, the Plan and the quantities; 0 once they match again', async () => {

@@ -6,11 +6,11 @@ import { dueIndexKeys } from '#store/due.ts';
 import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import { runSweep } from '../../functions/reconciler/sweep.ts';
-import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
+import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { cancelInPortal, payOnCheckout, TEST_CARDS, updateCardInPortal } from '../support/hosted-pages.ts';
 import { processorView } from '../support/processor-view.ts';
+import { deliverSigned } from '../support/webhooks.ts';
 
 const { api, emulator } = gatewayForFile({ processor: true });
 const { subscriptionOf } = processorView(emulator);
@@ -117,19 +117,7 @@ describe('the sweep: events are triggers, applied once', () => {
     );
     const payload = JSON.stringify(event);
     for (let i = 0; i < 3; i++) {
-      const signature = ProcessorEmulator.signature(
-        payload,
-        LOCAL_WEBHOOK_SECRET,
-        Math.floor(api.clock.now().getTime() / 1000),
-      );
-      expect(
-        (
-          await api.call('POST', '/v1/webhooks/processor', {
-            rawBody: payload,
-            headers: { 'stripe-signature': signature },
-          })
-        ).status,
-      ).toBe(200);
+      expect((await deliverSigned(api, payload)).status).toBe(200);
     }
     const summary = await api.sweep();
     expect(summary.intake.duplicates).toBe(3);

@@ -4,12 +4,12 @@ import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { accountId, type LocalCodeHost } from '../../lib/local/code-host.ts';
 import { sessionFromCookies, signInThroughCodeHost, startFakeCodeHost } from '../support/code-host-flow.ts';
-import { testGateway, uniqueLogin } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueLogin } from '../support/gateway.ts';
 
-let api: Awaited<ReturnType<typeof testGateway>>;
+const { api } = gatewayForFile();
 let codeHost: LocalCodeHost;
 beforeAll(async () => {
-  api = await testGateway();
   codeHost = await startFakeCodeHost();
 });
 afterAll(async () => {

@@ -12,6 +12,7 @@ import { listPendingEmails, outboxPut } from '#store/outbox.ts';
 import { type OutboxSender, sendPendingEmails } from '../../functions/reconciler/outbox.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { emailsTo, uniqueRegion } from '../support/gateway.ts';
+import { waitFor } from '../support/wait.ts';
 
 // Failed messages come back after a second (the stand-in reads 0 as its default), so the
 // dead-letter path runs in seconds.
@@ -184,11 +185,15 @@ describe('the intake queue', () => {
   it('a message that keeps failing goes to the dead-letter queue after 5 receives, and operators can count it', async () => {
     const sqs = new SQSClient({});
     await sqs.send(new SendMessageCommand({ QueueUrl: api.queueUrl, MessageBody: 'this is not an event' }));
-    for (let i = 0; i < 7; i++) {
-      await api.sweep();
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-    }
-    expect(await queueDepth('PROCESSOR_EVENTS_DLQ_URL')).toBe(1);
+    // Each sweep receives it once it is visible again (a second after the last receive) and fails.
+    await waitFor(
+      'the message in the dead-letter queue',
+      async () => {
+        await api.sweep();
+        return (await queueDepth('PROCESSOR_EVENTS_DLQ_URL')) === 1;
+      },
+      { everyMs: 250, rounds: 200 },
+    );
     expect(await queueDepth('PROCESSOR_EVENTS_QUEUE_URL')).toBe(0);
     sqs.destroy();
   });

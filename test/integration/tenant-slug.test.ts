@@ -1,13 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
-import { testGateway, uniqueLogin, uniqueSlug } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueLogin, uniqueSlug } from '../support/gateway.ts';
 
-let api: Awaited<ReturnType<typeof testGateway>>;
-beforeAll(async () => {
-  api = await testGateway();
-});
+const { api } = gatewayForFile();
 
 const slugClaim = async (slug: string) =>
   (await db().send(new GetCommand({ TableName: tableName(), Key: keys.slug(slug) }))).Item;

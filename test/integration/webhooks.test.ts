@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
+import { eventPayload, signatureOf } from '../support/webhooks.ts';
 
 const { api } = gatewayForFile({ processor: true });
 // The catalog's events of the start (products and prices synced) are not this file's.
@@ -9,18 +10,7 @@ beforeAll(() => api.drainQueue());
 
 const nowSeconds = () => Math.floor(api.clock.now().getTime() / 1000);
 
-const eventPayload = (type = 'invoice.paid') =>
-  JSON.stringify({
-    id: `evt_test_${Math.random().toString(36).slice(2)}`,
-    object: 'event',
-    api_version: '2026-10-28.endive',
-    created: nowSeconds(),
-    data: { object: { id: 'in_test', object: 'invoice' } },
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-  });
+const anEvent = (type = 'invoice.paid') => eventPayload(api, type, { id: 'in_test', object: 'invoice' });
 
 const deliver = (payload: string, signature: string | undefined, contentType = 'application/json') =>
   api.call('POST', '/v1/webhooks/processor', {
@@ -30,33 +20,23 @@ const deliver = (payload: string, signature: string | undefined, contentType = '
 
 describe('POST /v1/webhooks/processor', () => {
   it('a correctly signed event is answered 200 and put on the queue exactly as received', async () => {
-    const payload = eventPayload();
-    const response = await deliver(
-      payload,
-      ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds()),
-    );
+    const payload = anEvent();
+    const response = await deliver(payload, signatureOf(api, payload));
     expect(response.status).toBe(200);
     const queued = await api.drainQueue();
     expect(queued).toEqual([JSON.parse(payload)]);
   });
 
   it('verifies a body API Gateway delivered base64-encoded', async () => {
-    const payload = eventPayload();
-    const response = await deliver(
-      payload,
-      ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds()),
-      'application/octet-stream',
-    );
+    const payload = anEvent();
+    const response = await deliver(payload, signatureOf(api, payload), 'application/octet-stream');
     expect(response.status).toBe(200);
     expect(await api.drainQueue()).toHaveLength(1);
   });
 
   it('answers 2xx to event types the reconciler ignores', async () => {
-    const payload = eventPayload('customer.tax_id.created');
-    const response = await deliver(
-      payload,
-      ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds()),
-    );
+    const payload = anEvent('customer.tax_id.created');
+    const response = await deliver(payload, signatureOf(api, payload));
     expect(response.status).toBe(200);
     await api.drainQueue();
   });
@@ -67,7 +47,7 @@ describe('POST /v1/webhooks/processor', () => {
       'tampered',
       (payload: string) => ({
         payload: payload.replace('invoice.paid', 'invoice.voided'),
-        signature: ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds()),
+        signature: signatureOf(api, payload),
       }),
       'invalid_signature',
     ],
@@ -75,7 +55,7 @@ describe('POST /v1/webhooks/processor', () => {
       'signed with another secret',
       (payload: string) => ({
         payload,
-        signature: ProcessorEmulator.signature(payload, 'whsec_someone_else', nowSeconds()),
+        signature: signatureOf(api, payload, { secret: 'whsec_someone_else' }),
       }),
       'invalid_signature',
     ],
@@ -83,13 +63,13 @@ describe('POST /v1/webhooks/processor', () => {
       'stale (signed 10 minutes ago)',
       (payload: string) => ({
         payload,
-        signature: ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds() - 600),
+        signature: signatureOf(api, payload, { secondsAgo: 600 }),
       }),
       'invalid_signature',
     ],
     ['garbage signature', (payload: string) => ({ payload, signature: 'v1=abc' }), 'invalid_signature'],
   ])('a %s event is refused with 400 and nothing is enqueued', async (_label, make, code) => {
-    const { payload, signature } = make(eventPayload());
+    const { payload, signature } = make(anEvent());
     const response = await deliver(payload, signature);
     expect(response.status).toBe(400);
     expect(response.json.error.code).toBe(code);
@@ -103,10 +83,7 @@ describe('POST /v1/webhooks/processor', () => {
   ])(
     'a correctly signed body that is %s is 400 invalid_payload (not invalid_signature), nothing enqueued',
     async (_label, payload) => {
-      const response = await deliver(
-        payload,
-        ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds()),
-      );
+      const response = await deliver(payload, signatureOf(api, payload));
       expect(response.status).toBe(400);
       expect(response.json.error.code).toBe('invalid_payload');
       expect(response.json.error.message).toContain('not JSON');
@@ -129,10 +106,7 @@ describe('POST /v1/webhooks/processor', () => {
     'a correctly signed JSON body that is %s is 400 invalid_payload, nothing enqueued',
     async (_label, body) => {
       const payload = JSON.stringify(body);
-      const response = await deliver(
-        payload,
-        ProcessorEmulator.signature(payload, LOCAL_WEBHOOK_SECRET, nowSeconds()),
-      );
+      const response = await deliver(payload, signatureOf(api, payload));
       expect(response.status).toBe(400);
       expect(response.json.error.code).toBe('invalid_payload');
       expect(response.json.error.message).toContain('data.object');

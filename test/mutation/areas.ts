@@ -83,7 +83,7 @@ export const AREAS: Record<AreaName, Group[]> = {
         'functions/billing/waitlist.ts',
         'functions/billing/close-account.ts',
         'functions/billing/status.ts',
-        'functions/billing/processor-errors.ts',
+        'functions/ports/processor-errors.ts',
       ],
       unit: [],
       integration: ['test/integration/portal-waitlist.test.ts'],

@@ -1,12 +1,12 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import type { PlanChangeExecution } from '#core/plan-change.ts';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
-import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { handler as commitBillingTask } from '../../functions/workflow-tasks/commit-billing.ts';
+import { gatewayForFile } from './file-gateway.ts';
 import { type CallOptions, type TestControlPlane, uniqueRegion } from './gateway.ts';
+import { partitionItems } from './stored.ts';
 import { sleep, waitFor } from './wait.ts';
 
 /**
@@ -176,22 +176,41 @@ export const planChangeWorld = (api: TestControlPlane, door?: CommitDoor) => {
     );
   };
 
-  return { asTenant, payingWithDispatcher, confirm, read, until, nextRuns, atCommit };
+  /** Confirms the change of the tenant's Stack to `plan` and waits until its commit is at the door. */
+  const heldAtCommit = async (tenant: SignedInTenant & { stackId?: string }, plan: string) => {
+    const confirmed = await confirm(tenant, plan);
+    expect(confirmed.status).toBe(202);
+    const changeId = confirmed.json.changeId as string;
+    await atCommit(changeId);
+    expect(door?.arrivals(changeId)).toBe(1);
+    return { confirmed, changeId };
+  };
+
+  /** A new paying tenant on `from` whose Stack's change to `to` waits at the commit's door. */
+  const changeAtTheDoor = async (from: PlanValue, to: PlanValue, options: { places?: number } = {}) => {
+    const tenant = await payingWithDispatcher(from, options);
+    return { tenant, ...(await heldAtCommit(tenant, to)) };
+  };
+
+  return {
+    asTenant,
+    payingWithDispatcher,
+    confirm,
+    read,
+    until,
+    nextRuns,
+    atCommit,
+    heldAtCommit,
+    changeAtTheDoor,
+  };
 };
 
 /** The emails of a change (its outbox items, one key per ending), in the order of those endings. */
-export const outboxFor = async (changeId: string) => {
+// biome-ignore lint/suspicious/noExplicitAny: tests read stored items freely
+export const outboxFor = async (changeId: string): Promise<any[]> => {
   const found = [];
-  for (const status of ['completed', 'rolled_back', 'expired', 'cancelled', 'superseded']) {
-    const { Items } = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.outbox(`plan-change:${changeId}:${status}`).PK },
-      }),
-    );
-    found.push(...(Items ?? []));
-  }
+  for (const status of ['completed', 'rolled_back', 'expired', 'cancelled', 'superseded'])
+    found.push(...(await partitionItems(keys.outbox(`plan-change:${changeId}:${status}`).PK)));
   return found;
 };
 
@@ -208,4 +227,17 @@ export const placesHold = async (region: string) => {
     expect(slot.used + held.length).toBeLessThanOrEqual(slot.total);
   }
   return inventory;
+};
+
+/**
+ * This file's control plane (gatewayForFile, with the processor) whose CommitBilling task waits at
+ * a door (commitDoor), and its Plan Change helpers.
+ */
+export const gatewayWithCommitDoor = () => {
+  const door = commitDoor();
+  const { api, emulator } = gatewayForFile(
+    { processor: true, stepFunctions: { waitMs: 10, handlers: door.handlers } },
+    { beforeStop: door.openAll },
+  );
+  return { api, emulator, door, ...planChangeWorld(api, door) };
 };

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 
 /**
  * The app as `cdk synth` makes it, synthesized once for the infra layer by its global setup
@@ -20,4 +20,39 @@ export const nagViolations = (assemblyDirectory: string): unknown[] => {
   return (report.pluginReports ?? []).flatMap(
     (plugin: { violations?: unknown[] }) => plugin.violations ?? [],
   );
+};
+
+/** What every private bucket of ours has: public access blocked, server-side encryption. */
+export const PRIVATE_ENCRYPTED_BUCKET = {
+  PublicAccessBlockConfiguration: {
+    BlockPublicAcls: true,
+    BlockPublicPolicy: true,
+    IgnorePublicAcls: true,
+    RestrictPublicBuckets: true,
+  },
+  BucketEncryption: {
+    ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+  },
+};
+
+/**
+ * Checks that the bucket's one policy lets only the distribution read it (one Allow: CloudFront,
+ * GetObject, conditioned on that distribution) and answers the policy's statements.
+ */
+export const onlyDistributionReads = (template: Template, bucketId: string, distributionId: string) => {
+  const policies = Object.values(template.findResources('AWS::S3::BucketPolicy')).filter(
+    (policy) => JSON.stringify(policy.Properties.Bucket) === JSON.stringify({ Ref: bucketId }),
+  );
+  expect(policies).toHaveLength(1);
+  const [policy] = policies as [{ Properties: { PolicyDocument: { Statement: Record<string, unknown>[] } } }];
+  const statements = policy.Properties.PolicyDocument.Statement;
+  const allows = statements.filter((statement) => statement.Effect === 'Allow');
+  expect(allows).toHaveLength(1);
+  expect(allows[0]).toMatchObject({
+    Action: 's3:GetObject',
+    Principal: { Service: 'cloudfront.amazonaws.com' },
+  });
+  expect(JSON.stringify(allows[0]?.Condition)).toContain('AWS:SourceArn');
+  expect(JSON.stringify(allows[0]?.Condition)).toContain(`{"Ref":"${distributionId}"}`);
+  return statements;
 };

@@ -247,12 +247,20 @@ describe('HTTP conventions', () => {
       const base = event();
       return { ...base, requestContext: { ...base.requestContext, requestId: id } };
     };
-    const slow = sleepy(withId('slow'), context);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    await Promise.all([slow, sleepy(withId('fast'), context)]);
-    spy.mockRestore();
+    // The clock is the test's: the durations are exact, however busy the machine.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] });
+    try {
+      const slow = sleepy(withId('slow'), context);
+      await vi.advanceTimersByTimeAsync(40);
+      const fast = sleepy(withId('fast'), context);
+      await vi.advanceTimersByTimeAsync(40);
+      await Promise.all([slow, fast]);
+    } finally {
+      vi.useRealTimers();
+      spy.mockRestore();
+    }
     const durationOf = (id: string) => lines.find((line) => line.requestId === id)?.durationMs ?? -1;
-    expect(durationOf('slow')).toBeGreaterThanOrEqual(75);
-    expect(durationOf('fast')).toBeLessThan(40);
+    expect(durationOf('slow')).toBe(80);
+    expect(durationOf('fast')).toBe(0);
   });
 });

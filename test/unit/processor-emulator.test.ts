@@ -45,6 +45,21 @@ const emulatorWithSubscription = () => {
   return { emulator, customer, product, price, session, advance };
 };
 
+/** A subscription Checkout Session of one `price` for `customer`, with `more` parameters. */
+const checkoutSession = (
+  emulator: ProcessorEmulator,
+  customer: { id: string },
+  price: { id: string },
+  more: Record<string, unknown>,
+) =>
+  emulator.route('POST', '/v1/checkout/sessions', {
+    mode: 'subscription',
+    customer: customer.id,
+    line_items: [{ price: price.id }],
+    success_url: 'https://x',
+    ...more,
+  });
+
 describe('processor emulator: answers in the current API shapes (contract with Stripe fixtures)', () => {
   const { emulator, customer, product, price, session } = emulatorWithSubscription();
   const subscription = Object.values(emulator.state.subscriptions)[0];
@@ -157,28 +172,16 @@ describe('processor emulator: refuses what Stripe refuses', () => {
   it('a Checkout Session expiring in less than 30 minutes', () => {
     const { emulator, customer, price } = emulatorWithSubscription();
     const now = Math.floor(Date.parse('2026-01-31T10:00:00Z') / 1000);
-    expect(() =>
-      emulator.route('POST', '/v1/checkout/sessions', {
-        mode: 'subscription',
-        customer: customer.id,
-        line_items: [{ price: price.id }],
-        success_url: 'https://x',
-        expires_at: String(now + 600),
-      }),
-    ).toThrow(/between 30 minutes and 24 hours/);
+    expect(() => checkoutSession(emulator, customer, price, { expires_at: String(now + 600) })).toThrow(
+      /between 30 minutes and 24 hours/,
+    );
   });
 
   it('automatic tax without a customer address and without customer_update[address]=auto', () => {
     const { emulator, customer, price } = emulatorWithSubscription();
-    expect(() =>
-      emulator.route('POST', '/v1/checkout/sessions', {
-        mode: 'subscription',
-        customer: customer.id,
-        line_items: [{ price: price.id }],
-        success_url: 'https://x',
-        automatic_tax: { enabled: 'true' },
-      }),
-    ).toThrow(/Automatic tax calculation in Checkout requires a valid address/);
+    expect(() => checkoutSession(emulator, customer, price, { automatic_tax: { enabled: 'true' } })).toThrow(
+      /Automatic tax calculation in Checkout requires a valid address/,
+    );
   });
 
   it('refunding more than was paid', () => {

@@ -1,0 +1,19 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
+
+/** Every item of one partition of the table, read consistently, in key order. */
+export const partitionItems = async (pk: string): Promise<Record<string, unknown>[]> =>
+  (
+    await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items ?? [];
+
+/** Everything stored in the tenant's partition: what a refused request must leave as it was. */
+export const tenantPartition = (tenantId: string) => partitionItems(keys.tenant(tenantId).PK);
