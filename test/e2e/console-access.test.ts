@@ -79,6 +79,9 @@ interface Box {
 interface Element_ {
   id: string;
   tagName: string;
+  /** Chromium's computed accessible role and name (ComputedAccessibilityInfo). */
+  computedRole?: string;
+  computedName?: string;
   matches: (selector: string) => boolean;
   closest: (selector: string) => unknown;
   checkVisibility: (options?: Record<string, boolean>) => boolean;
@@ -118,6 +121,8 @@ const focus = async (target: Page): Promise<Focus> => {
     if (!e || e === g.document.body)
       return {
         tag: 'body',
+        role: '',
+        name: '',
         visible: false,
         focusVisible: false,
         outline: '',
@@ -130,6 +135,10 @@ const focus = async (target: Page): Promise<Focus> => {
     const box = e.getBoundingClientRect();
     return {
       tag: e.tagName.toLowerCase(),
+      // The browser's own accessibility tree, read in the same step as the rest: `link` "Skip to
+      // content", `combobox` "Plan".
+      role: e.computedRole,
+      name: e.computedName,
       visible:
         e.checkVisibility({ opacityProperty: true, visibilityProperty: true }) &&
         box.width > 0 &&
@@ -148,11 +157,11 @@ const focus = async (target: Page): Promise<Focus> => {
       index: g.focusable?.indexOf(e) ?? -1,
     };
   });
-  if (state.tag === 'body') return { ...state, role: '', name: '' };
-  // The browser's own accessibility tree: `- link "Skip to content":`, `- combobox "Plan":`.
-  const snapshot = await target.locator(':focus').ariaSnapshot();
-  const first = /^- (\w+)(?: "((?:[^"\\]|\\.)*)")?/.exec(snapshot.split('\n')[0] ?? '');
-  return { ...state, role: first?.[1] ?? '', name: first?.[2] ?? '' };
+  if (state.role === undefined || state.name === undefined)
+    throw new Error(
+      'Chromium computes no accessible role or name (launched without ComputedAccessibilityInfo?)',
+    );
+  return { ...state, role: state.role, name: state.name };
 };
 
 /** What every element reached with Tab must be: visible, named, with a visible focus indicator. */

@@ -35,6 +35,9 @@ export const launchChromium = (): Promise<Browser> => {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      // element.computedRole and computedName: a focused element's accessible role and name, read
+      // in the same step as its other state (test/e2e/console-access.test.ts).
+      '--enable-blink-features=ComputedAccessibilityInfo',
     ],
   });
 };
