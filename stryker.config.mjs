@@ -28,9 +28,17 @@ export default {
   // Mutants whose code and tests did not change keep their last result (the file is not committed).
   incremental: true,
   incrementalFile: `.reports/mutation/${name}-incremental.json`,
-  reporters: ['json', 'clear-text', 'progress-append-only'],
+  reporters: ['json', 'html', 'clear-text', 'progress-append-only'],
   jsonReporter: { fileName: `.reports/mutation/${name}.json` },
-  clearTextReporter: { allowEmojis: false, logTests: false, reportScoreTable: true },
+  htmlReporter: { fileName: `.reports/mutation/${name}.html` },
+  // The score table per file; the mutants themselves are in the JSON and HTML reports.
+  clearTextReporter: {
+    allowColor: false,
+    allowEmojis: false,
+    logTests: false,
+    reportMutants: false,
+    reportTests: false,
+  },
   tempDirName: '.stryker-tmp',
   // The sandbox needs the sources, the tests and the configs, not the local state or build output.
   ignorePatterns: ['.local', 'cdk.out', '.reports', 'test-output', '.ci'],

@@ -54,13 +54,21 @@ export const AREAS: Record<AreaName, Group[]> = {
   billing: [
     {
       name: 'checkout',
-      mutate: ['functions/billing/checkout.ts', 'functions/billing/sessions.ts'],
+      mutate: [
+        'functions/billing/checkout.ts',
+        'functions/billing/sessions.ts',
+        'functions/billing/close-account.ts',
+      ],
       unit: [],
-      integration: ['test/integration/checkout.test.ts'],
+      integration: ['test/integration/checkout.test.ts', 'test/integration/checkout-refusals.test.ts'],
     },
     {
       name: 'money-back',
-      mutate: ['functions/billing/money-back.ts', 'functions/billing/refund.ts'],
+      mutate: [
+        'functions/billing/money-back.ts',
+        'functions/billing/refund.ts',
+        'functions/billing/status.ts',
+      ],
       unit: [],
       integration: ['test/integration/money-back.test.ts'],
     },
@@ -81,8 +89,6 @@ export const AREAS: Record<AreaName, Group[]> = {
       mutate: [
         'functions/billing/portal.ts',
         'functions/billing/waitlist.ts',
-        'functions/billing/close-account.ts',
-        'functions/billing/status.ts',
         'functions/billing/processor-errors.ts',
       ],
       unit: [],
