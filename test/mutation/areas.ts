@@ -70,7 +70,7 @@ export const AREAS: Record<AreaName, Group[]> = {
         'functions/billing/status.ts',
       ],
       unit: [],
-      integration: ['test/integration/money-back.test.ts'],
+      integration: ['test/integration/money-back.test.ts', 'test/integration/money-back-edges.test.ts'],
     },
     {
       name: 'items',
