@@ -9,7 +9,9 @@ const name = `${areaName}.${group.name}`;
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  plugins: ['@stryker-mutator/vitest-runner'],
+  plugins: ['@stryker-mutator/vitest-runner', './test/mutation/ignore-logging.mjs'],
+  // Log lines are not mutated (test/mutation/ignore-logging.mjs says why).
+  ignorers: ['logging'],
   // Only the group's test files (see that config for why not Stryker's `testFiles`).
   vitest: {
     configFile: 'test/mutation/vitest.config.ts',
