@@ -115,7 +115,7 @@ export const AREAS: Record<AreaName, Group[]> = {
         'functions/plan-changes/record.ts',
       ],
       unit: [],
-      integration: ['test/integration/plan-changes.test.ts'],
+      integration: ['test/integration/plan-changes.test.ts', 'test/integration/plan-change-requests.test.ts'],
     },
     {
       name: 'workflow',
