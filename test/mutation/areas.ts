@@ -82,7 +82,10 @@ export const AREAS: Record<AreaName, Group[]> = {
       name: 'quantity-check',
       mutate: ['functions/billing/quantity-check.ts'],
       unit: [],
-      integration: ['test/integration/quantity-check.test.ts'],
+      integration: [
+        'test/integration/quantity-check.test.ts',
+        'test/integration/quantity-check-journal.test.ts',
+      ],
     },
     {
       name: 'account',
