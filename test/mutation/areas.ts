@@ -75,7 +75,7 @@ export const AREAS: Record<AreaName, Group[]> = {
     {
       name: 'items',
       mutate: ['functions/billing/item-changes.ts', 'functions/billing/price-rollout.ts'],
-      unit: [],
+      unit: ['test/unit/item-journal.test.ts'],
       integration: ['test/integration/quantity-serialization.test.ts', 'test/integration/add-stack.test.ts'],
     },
     {
