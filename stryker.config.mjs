@@ -9,7 +9,9 @@ const name = `${areaName}.${group.name}`;
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  plugins: ['@stryker-mutator/vitest-runner'],
+  plugins: ['@stryker-mutator/vitest-runner', './test/mutation/ignore-logging.mjs'],
+  // Log lines are not mutated (test/mutation/ignore-logging.mjs says why).
+  ignorers: ['logging'],
   // Only the group's test files (see that config for why not Stryker's `testFiles`).
   vitest: {
     configFile: 'test/mutation/vitest.config.ts',
@@ -28,9 +30,17 @@ export default {
   // Mutants whose code and tests did not change keep their last result (the file is not committed).
   incremental: true,
   incrementalFile: `.reports/mutation/${name}-incremental.json`,
-  reporters: ['json', 'clear-text', 'progress-append-only'],
+  reporters: ['json', 'html', 'clear-text', 'progress-append-only'],
   jsonReporter: { fileName: `.reports/mutation/${name}.json` },
-  clearTextReporter: { allowEmojis: false, logTests: false, reportScoreTable: true },
+  htmlReporter: { fileName: `.reports/mutation/${name}.html` },
+  // The score table per file; the mutants themselves are in the JSON and HTML reports.
+  clearTextReporter: {
+    allowColor: false,
+    allowEmojis: false,
+    logTests: false,
+    reportMutants: false,
+    reportTests: false,
+  },
   tempDirName: '.stryker-tmp',
   // The sandbox needs the sources, the tests and the configs, not the local state or build output.
   ignorePatterns: ['.local', 'cdk.out', '.reports', 'test-output', '.ci'],

@@ -41,7 +41,7 @@ export const AREAS: Record<AreaName, Group[]> = {
         'test/unit/local-clock.test.ts',
         'test/unit/local-sweep-line.test.ts',
         'test/unit/metrics.test.ts',
-        'test/unit/no-import-cycles.test.ts',
+        'test/unit/layers.test.ts',
         'test/unit/openapi.test.ts',
         'test/unit/outbox-lease.test.ts',
         'test/unit/processor-emulator.test.ts',
@@ -54,36 +54,45 @@ export const AREAS: Record<AreaName, Group[]> = {
   billing: [
     {
       name: 'checkout',
-      mutate: ['functions/billing/checkout.ts', 'functions/billing/sessions.ts'],
+      mutate: [
+        'functions/billing/checkout.ts',
+        'functions/billing/sessions.ts',
+        'functions/billing/close-account.ts',
+      ],
       unit: [],
-      integration: ['test/integration/checkout.test.ts'],
+      integration: ['test/integration/checkout.test.ts', 'test/integration/checkout-refusals.test.ts'],
     },
     {
       name: 'money-back',
-      mutate: ['functions/billing/money-back.ts', 'functions/billing/refund.ts'],
+      mutate: [
+        'functions/billing/money-back.ts',
+        'functions/billing/refund.ts',
+        'functions/billing/status.ts',
+      ],
       unit: [],
-      integration: ['test/integration/money-back.test.ts'],
+      integration: ['test/integration/money-back.test.ts', 'test/integration/money-back-edges.test.ts'],
     },
     {
       name: 'items',
       mutate: ['functions/billing/item-changes.ts', 'functions/billing/price-rollout.ts'],
-      unit: [],
+      unit: ['test/unit/item-journal.test.ts'],
       integration: ['test/integration/quantity-serialization.test.ts', 'test/integration/add-stack.test.ts'],
     },
     {
       name: 'quantity-check',
       mutate: ['functions/billing/quantity-check.ts'],
       unit: [],
-      integration: ['test/integration/quantity-check.test.ts'],
+      integration: [
+        'test/integration/quantity-check.test.ts',
+        'test/integration/quantity-check-journal.test.ts',
+      ],
     },
     {
       name: 'account',
       mutate: [
         'functions/billing/portal.ts',
         'functions/billing/waitlist.ts',
-        'functions/billing/close-account.ts',
-        'functions/billing/status.ts',
-        'functions/ports/processor-errors.ts',
+        'functions/ports/processor/errors.ts',
       ],
       unit: [],
       integration: ['test/integration/portal-waitlist.test.ts'],
@@ -109,7 +118,7 @@ export const AREAS: Record<AreaName, Group[]> = {
         'functions/plan-changes/record.ts',
       ],
       unit: [],
-      integration: ['test/integration/plan-changes.test.ts'],
+      integration: ['test/integration/plan-changes.test.ts', 'test/integration/plan-change-requests.test.ts'],
     },
     {
       name: 'workflow',
