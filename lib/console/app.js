@@ -19,7 +19,7 @@ const ROUTES = {
   '#/export': exportScreen,
 };
 
-const route = async () => {
+const draw = async () => {
   stopPolling();
   drawing();
   let me;
@@ -50,6 +50,27 @@ const route = async () => {
     if (error instanceof ApiError && error.status === 401) return signInScreen();
     screen('Something went wrong', errorBox(error));
   }
+};
+
+/**
+ * Shows the screen of the address. A call while the same address is still being drawn joins that
+ * draw instead of starting a second one: setting `location.hash` and then calling `route()` (the
+ * slug form, sign-out) also fires `hashchange`, and two draws of one address replaced the first
+ * screen while a person (or a test) was already using it; focus fell to the page, and an Enter on
+ * the focused 'Subscribe' button went nowhere.
+ */
+/** @type {Promise<unknown> | undefined} */
+let drawingNow;
+/** @type {string | undefined} */
+let drawingHash;
+const route = () => {
+  if (drawingNow && drawingHash === location.hash) return drawingNow;
+  drawingHash = location.hash;
+  const current = draw().finally(() => {
+    if (drawingNow === current) drawingNow = undefined;
+  });
+  drawingNow = current;
+  return current;
 };
 
 document.getElementById('sign-out')?.addEventListener('click', async () => {
