@@ -77,7 +77,8 @@ describe('confirming', () => {
     expect(second.status).toBe(202);
     expect((await read(tenant, first.json.changeId)).json).toMatchObject({
       status: 'superseded',
-      outcome: 'A newer change of this Stack replaced it.',
+      outcome:
+        'A newer change of this Stack replaced this one. This change moved nothing, and billing is unchanged by it. Follow the newer change.',
     });
     expect(api.stepFunctions.execution(first.json.changeId)?.status).toBe('ABORTED');
   });
@@ -89,7 +90,11 @@ describe('cancelling', () => {
     const { changeId } = (await confirm(tenant, 'plus')).json;
     const cancelled = await cancel(tenant, changeId);
     expect(cancelled.status).toBe(200);
-    expect(cancelled.json).toMatchObject({ status: 'cancelled', outcome: 'Cancelled by an administrator.' });
+    expect(cancelled.json).toMatchObject({
+      status: 'cancelled',
+      outcome:
+        'An administrator cancelled the change before the move began. The Stack stays on its previous Plan and billing is unchanged. You may confirm a change again while billing is active.',
+    });
     expect(api.stepFunctions.execution(changeId)?.status).toBe('ABORTED');
     const again = await cancel(tenant, changeId);
     expect(again.status).toBe(409);
