@@ -447,7 +447,7 @@ describe.skipIf(!nodeBinary)(
         );
         if (!api.emulator) throw new Error('the gateway has the processor emulator');
         expect(processorView(api.emulator).itemsByPlan(signedIn.tenantId)).toEqual({ pro: 1 });
-      }, 120_000);
+      }, 300_000);
     });
 
     it('the authorizer bundle and the Plan Change task, sweep and every other function bundle load', async () => {

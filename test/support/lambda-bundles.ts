@@ -50,17 +50,21 @@ interface Resource {
 
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, 'utf8')) as T;
 
-/** The logical id a `{ Fn::GetAtt: [id, 'Arn'] }` (alone or inside a `Fn::Join`) names. */
-const getAttArnOf = (value: unknown): string | undefined => {
-  const text = JSON.stringify(value ?? null);
-  return /"Fn::GetAtt":\["([^"]+)","Arn"\]/.exec(text)?.[1];
-};
+interface LoadedTemplate {
+  resources: Record<string, Resource>;
+  parameters: Set<string>;
+  outputs: Record<string, { Value: unknown }>;
+}
+
+/** A function's place: its template file and logical id. */
+type Place = { file: string; id: string };
 
 export const readAssembly = (directory: string): AssemblyFunctions => {
   const manifest = readJson<{
     artifacts?: Record<string, { type: string; properties?: { templateFile?: string; file?: string } }>;
   }>(path.join(directory, 'manifest.json'));
   const artifacts = Object.values(manifest.artifacts ?? {});
+  /** Published object key -> the asset's path in the assembly. */
   const assetFiles = new Map<string, string>();
   const templateFiles = new Set<string>();
   for (const artifact of artifacts) {
@@ -80,53 +84,118 @@ export const readAssembly = (directory: string): AssemblyFunctions => {
       if (asset.source.path.endsWith('.template.json')) templateFiles.add(asset.source.path);
     }
   }
+  const templates = new Map<string, LoadedTemplate>();
+  for (const file of templateFiles) {
+    const json = readJson<{
+      Resources?: Record<string, Resource>;
+      Parameters?: Record<string, unknown>;
+      Outputs?: Record<string, { Value: unknown }>;
+    }>(path.join(directory, file));
+    templates.set(file, {
+      resources: json.Resources ?? {},
+      parameters: new Set(Object.keys(json.Parameters ?? {})),
+      outputs: json.Outputs ?? {},
+    });
+  }
+  /** `file#StackResource` -> the nested template; nested template -> its parent and parameters. */
+  const nestedOf = new Map<string, string>();
+  const parentOf = new Map<string, { file: string; parameters: Record<string, unknown> }>();
+  for (const [file, template] of templates)
+    for (const [id, resource] of Object.entries(template.resources)) {
+      if (resource.Type !== 'AWS::CloudFormation::Stack') continue;
+      const key = /[0-9a-f]{64}\.json/.exec(JSON.stringify(resource.Properties?.TemplateURL))?.[0];
+      const nested = key ? assetFiles.get(key) : undefined;
+      if (!nested) continue;
+      nestedOf.set(`${file}#${id}`, nested);
+      parentOf.set(nested, {
+        file,
+        parameters: (resource.Properties?.Parameters as Record<string, unknown>) ?? {},
+      });
+    }
+
+  /**
+   * The function a value names: its `Fn::GetAtt [id, Arn]` (alone or inside a `Fn::Join`) in the
+   * same template, or through a nested stack's parameter or output, as CloudFormation resolves it.
+   */
+  const resolveFunction = (file: string, value: unknown, depth = 0): Place | undefined => {
+    const template = templates.get(file);
+    if (!template || depth > 10) return undefined;
+    const text = JSON.stringify(value ?? null);
+    const getAtt = /"Fn::GetAtt":\["([^"]+)","([^"]+)"\]/.exec(text);
+    if (getAtt?.[1] && getAtt[2]) {
+      const [, id, attribute] = getAtt;
+      const resource = template.resources[id];
+      if (resource?.Type === 'AWS::Lambda::Function' && attribute === 'Arn') return { file, id };
+      if (resource?.Type === 'AWS::CloudFormation::Stack' && attribute.startsWith('Outputs.')) {
+        const nested = nestedOf.get(`${file}#${id}`);
+        const output = nested
+          ? templates.get(nested)?.outputs[attribute.slice('Outputs.'.length)]
+          : undefined;
+        return nested && output ? resolveFunction(nested, output.Value, depth + 1) : undefined;
+      }
+    }
+    const parameter = /"Ref":"([^"]+)"/.exec(text)?.[1];
+    const parent = parentOf.get(file);
+    if (parameter && template.parameters.has(parameter) && parent)
+      return resolveFunction(parent.file, parent.parameters[parameter], depth + 1);
+    return undefined;
+  };
+
+  const places: (Place & { fn: Omit<BundledFunction, 'logicalId'> })[] = [];
+  for (const [file, template] of templates)
+    for (const [id, resource] of Object.entries(template.resources)) {
+      if (resource.Type !== 'AWS::Lambda::Function') continue;
+      const properties = resource.Properties ?? {};
+      const code = properties.Code as { S3Key?: unknown } | undefined;
+      const key = typeof code?.S3Key === 'string' ? code.S3Key : undefined;
+      const source = key ? assetFiles.get(key) : undefined;
+      if (!source) throw new Error(`${file}: ${id}'s code (${JSON.stringify(code)}) is no asset`);
+      places.push({
+        file,
+        id,
+        fn: {
+          templateFile: file,
+          runtime: String(properties.Runtime),
+          handler: String(properties.Handler),
+          bundleDirectory: path.join(directory, source),
+          environment:
+            (properties.Environment as { Variables?: Record<string, TemplateValue> } | undefined)
+              ?.Variables ?? {},
+        },
+      });
+    }
+  // A function is named by its logical id, or, where two templates use the same id, with its template's.
+  const nameOf = (place: Place) =>
+    places.filter((other) => other.id === place.id).length > 1 ? `${place.file}#${place.id}` : place.id;
+  const named = (place: Place | undefined) => (place ? nameOf(place) : undefined);
+
   const result: AssemblyFunctions = {
-    functions: [],
+    functions: places.map((place) => ({ ...place.fn, logicalId: nameOf(place) })),
     routes: new Map(),
     authorizerId: undefined,
     taskFunctions: new Map(),
     scheduledFunctions: [],
   };
-  for (const templateFile of templateFiles) {
-    const resources = Object.entries(
-      readJson<{ Resources?: Record<string, Resource> }>(path.join(directory, templateFile)).Resources ?? {},
-    );
-    const integrations = new Map<string, string>();
+  for (const [file, template] of templates) {
+    const resources = Object.entries(template.resources);
+    const integrations = new Map<string, string | undefined>();
     for (const [id, resource] of resources) {
       const properties = resource.Properties ?? {};
-      if (resource.Type === 'AWS::Lambda::Function') {
-        const code = properties.Code as { S3Key?: unknown } | undefined;
-        const key = typeof code?.S3Key === 'string' ? code.S3Key : undefined;
-        const source = key ? assetFiles.get(key) : undefined;
-        if (!source) throw new Error(`${templateFile}: ${id}'s code (${JSON.stringify(code)}) is no asset`);
-        result.functions.push({
-          logicalId: id,
-          templateFile,
-          runtime: String(properties.Runtime),
-          handler: String(properties.Handler),
-          bundleDirectory: path.join(directory, source),
-          environment:
-            ((properties.Environment as { Variables?: Record<string, TemplateValue> } | undefined)
-              ?.Variables as Record<string, TemplateValue>) ?? {},
-        });
-      }
-      if (resource.Type === 'AWS::ApiGatewayV2::Integration') {
-        const target = getAttArnOf(properties.IntegrationUri);
-        if (target) integrations.set(id, target);
-      }
+      if (resource.Type === 'AWS::ApiGatewayV2::Integration')
+        integrations.set(id, named(resolveFunction(file, properties.IntegrationUri)));
       if (resource.Type === 'AWS::ApiGatewayV2::Authorizer')
-        result.authorizerId = getAttArnOf(properties.AuthorizerUri);
+        result.authorizerId = named(resolveFunction(file, properties.AuthorizerUri));
       if (resource.Type === 'AWS::StepFunctions::StateMachine')
         for (const [name, value] of Object.entries(
           (properties.DefinitionSubstitutions as Record<string, unknown>) ?? {},
         )) {
-          const target = getAttArnOf(value);
+          const target = named(resolveFunction(file, value));
           if (target) result.taskFunctions.set(name, target);
         }
       if (resource.Type === 'AWS::Events::Rule')
         for (const target of (properties.Targets as { Arn: unknown }[]) ?? []) {
-          const id = getAttArnOf(target.Arn);
-          if (id) result.scheduledFunctions.push(id);
+          const scheduled = named(resolveFunction(file, target.Arn));
+          if (scheduled) result.scheduledFunctions.push(scheduled);
         }
     }
     for (const [, resource] of resources) {
@@ -134,7 +203,7 @@ export const readAssembly = (directory: string): AssemblyFunctions => {
       const properties = resource.Properties ?? {};
       const integration = /"Ref":"([^"]+)"/.exec(JSON.stringify(properties.Target))?.[1];
       const functionId = integration ? integrations.get(integration) : undefined;
-      if (!functionId) throw new Error(`${templateFile}: route ${properties.RouteKey} reaches no function`);
+      if (!functionId) throw new Error(`${file}: route ${properties.RouteKey} reaches no function`);
       result.routes.set(String(properties.RouteKey), {
         functionId,
         authorization: String(properties.AuthorizationType),
