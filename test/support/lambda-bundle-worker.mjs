@@ -89,4 +89,5 @@ process.on('message', async (message) => {
     process.send({ type: 'error', id: message.id, error: serializeError(error) });
   }
 });
-// The IPC channel keeps the process alive until the test ends it.
+// The IPC channel keeps the process alive until the test ends it; without the test, it ends too.
+process.on('disconnect', () => process.exit(0));
