@@ -35,8 +35,8 @@ export interface LocalResponse {
 }
 
 type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
-type ApiHandler = LambdaHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
-type AuthorizerHandler = LambdaHandler<
+export type ApiHandler = LambdaHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
+export type AuthorizerHandler = LambdaHandler<
   APIGatewayRequestAuthorizerEventV2,
   { isAuthorized: boolean; context?: AuthorizerContext }
 >;

@@ -12,7 +12,13 @@ import { keys } from '../../functions/store/keys.ts';
 import { AdjustableClock } from '../../lib/local/clock.ts';
 import { createProcessorQueues, LOCAL_REGION } from '../../lib/local/cloud.ts';
 import { FleetSimulator } from '../../lib/local/fleet.ts';
-import { LocalApiGateway, loadAuthorizer, loadRouteHandlers } from '../../lib/local/http-adapter.ts';
+import {
+  type AdapterRoute,
+  type AuthorizerHandler,
+  LocalApiGateway,
+  loadAuthorizer,
+  loadRouteHandlers,
+} from '../../lib/local/http-adapter.ts';
 import { localRoutes } from '../../lib/local/local-routes.ts';
 import { closeServer, listenOn } from '../../lib/local/ports.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
@@ -61,6 +67,11 @@ export const testGateway = async (
     visibilityTimeoutSeconds?: number;
     /** The Plan Change workflow's stand-in (handler overrides, wait ms, ...). */
     stepFunctions?: Omit<LocalStepFunctionsOptions, 'region'>;
+    /**
+     * The routes and authorizer instead of the handlers' modules (the bundle test serves them from
+     * the Lambda bundles of the synthesized assembly).
+     */
+    api?: { routes: AdapterRoute[]; authorizer: AuthorizerHandler };
   } = {},
 ) => {
   const clock = new AdjustableClock();
@@ -99,8 +110,11 @@ export const testGateway = async (
     () => clock.now(),
   );
   const gateway = new LocalApiGateway(
-    [...localRoutes(clock, sweeper, { fleet }), ...(await loadRouteHandlers(routes))],
-    await loadAuthorizer(),
+    [
+      ...localRoutes(clock, sweeper, { fleet }),
+      ...(options.api?.routes ?? (await loadRouteHandlers(routes))),
+    ],
+    options.api?.authorizer ?? (await loadAuthorizer()),
   );
   const server: Server = createServer((request, response) => void serve(gateway)(request, response));
   const apiUrl = `http://127.0.0.1:${await listenOn(server, 0, '127.0.0.1')}`;
