@@ -84,14 +84,14 @@ export const sendPendingEmails = async (
       }
       return parked;
     }
-    await limiter.acquire();
-    if (performance.now() >= deadline) return false;
     const claimedAt = now();
     const attempt = await claimEmail(email.key, claimedAt, new Date(claimedAt.getTime() + OUTBOX_LEASE_MS));
     if (attempt === undefined) return false;
     await sender.afterStep?.('claimed', email.key);
     let messageId: string;
     try {
+      // The SES request itself is what is paced (a wait of a second or so: well within the lease).
+      await limiter.acquire();
       messageId = await sender.send(email.to, email);
     } catch (error) {
       run.failed++;

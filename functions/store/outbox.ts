@@ -86,7 +86,7 @@ const BELOW_LIMIT =
   '((attribute_exists(attemptLimit) AND attempts < attemptLimit) OR (attribute_not_exists(attemptLimit) AND attempts < :max))';
 
 /**
- * Takes an email for sending until `leaseUntil`: a pending one, or one whose earlier claim's lease
+ * Takes an email for sending until `leaseUntil`: a pending one whose time has come, or one whose earlier claim's lease
  * ran out without a recorded delivery. While the lease runs no other sweep sends it; once it ends
  * the email is sendable again (it stays in the pending index, sorted at the lease's end). An email
  * whose delivery is recorded (`sent`, with SES's message id) is never claimed again, nor one that
@@ -101,12 +101,15 @@ export const claimEmail = async (key: string, now: Date, leaseUntil: Date): Prom
         Key: keys.outbox(key),
         UpdateExpression:
           'SET #status = :sending, attemptAt = :now, leaseUntil = :lease, GSI2SK = :sk, attempts = attempts + :one',
-        ConditionExpression: `(#status = :pending OR (#status = :sending AND leaseUntil <= :now)) AND ${BELOW_LIMIT}`,
+        // A pending email only once its time has come: a sweep holding an older read of it must not
+        // cut its backoff short.
+        ConditionExpression: `((#status = :pending AND GSI2SK <= :due) OR (#status = :sending AND leaseUntil <= :now)) AND ${BELOW_LIMIT}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':sending': 'sending',
           ':pending': 'pending',
           ':now': now.toISOString(),
+          ':due': `${now.toISOString()}#\uffff`,
           ':lease': leaseUntil.toISOString(),
           ':sk': `${leaseUntil.toISOString()}#${key}`,
           ':one': 1,
