@@ -74,7 +74,7 @@ export const sendPendingEmails = async (
       const parked = await parkEmail(
         email.key,
         email.attempts,
-        email.lastError ?? 'the sender stopped before SES confirmed the last attempt',
+        `the last attempt's sender stopped before SES answered (its lease ran out)${email.lastError ? `; the attempt before: ${email.lastError}` : ''}`,
         now(),
         'lease_ran_out',
       );

@@ -146,6 +146,7 @@ describe('an email SES keeps refusing is retried with backoff, then parked as fa
     const run = await runAt(at(120_000));
     expect(run).toMatchObject({ parked: 1, sent: 0, failed: 0 });
     expect(await outboxItem(key)).toMatchObject({ status: 'failed', attempts: 8, GSI2PK: 'OUTBOX#FAILED' });
+    expect((await outboxItem(key))?.lastError).toContain('its lease ran out');
     expect(await emailsTo(to)).toEqual([]);
   });
 });
