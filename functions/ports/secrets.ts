@@ -18,7 +18,7 @@ export type SecretSource = (arn: string) => Promise<string | undefined>;
 
 /**
  * Secrets Manager through the SDK (loaded only when needed). This is the one line to swap for
- * Powertools Parameters once `@aws-lambda-powertools/parameters` is a dependency:
+ * Powertools Parameters once `@aws-lambda-powertools/parameters` (^2.35.0) is a dependency:
  * `(arn) => getSecret(arn, { maxAge: SECRET_MAX_AGE_MINUTES * 60 })`, and the cache below goes.
  */
 const secretsManager: SecretSource = async (arn) => {
