@@ -85,8 +85,9 @@ export const sendPendingEmails = async (
       return parked;
     }
     const claimedAt = now();
-    const attempt = await claimEmail(email.key, claimedAt, new Date(claimedAt.getTime() + OUTBOX_LEASE_MS));
-    if (attempt === undefined) return false;
+    const claim = await claimEmail(email.key, claimedAt, new Date(claimedAt.getTime() + OUTBOX_LEASE_MS));
+    if (claim === undefined) return false;
+    const { attempt, attemptLimit } = claim;
     await sender.afterStep?.('claimed', email.key);
     let messageId: string;
     try {
@@ -96,7 +97,7 @@ export const sendPendingEmails = async (
     } catch (error) {
       run.failed++;
       const reason = (error as Error).message;
-      const next = afterFailedAttempt(attempt, email.attemptLimit, now());
+      const next = afterFailedAttempt(attempt, attemptLimit, now());
       if (next.park) {
         if (await parkEmail(email.key, attempt, reason, now(), 'after_failed_attempt')) run.parked++;
         logger.error('email parked as failed after its last attempt', {

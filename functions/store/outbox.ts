@@ -90,10 +90,15 @@ const BELOW_LIMIT =
  * ran out without a recorded delivery. While the lease runs no other sweep sends it; once it ends
  * the email is sendable again (it stays in the pending index, sorted at the lease's end). An email
  * whose delivery is recorded (`sent`, with SES's message id) is never claimed again, nor one that
- * has had all its attempts (it is parked instead, `parkEmail`). Answers the claim's attempt number,
- * or undefined when someone else holds it, it was delivered, or it has no attempt left.
+ * has had all its attempts (it is parked instead, `parkEmail`). Answers the claim's attempt number
+ * and the email's attempt limit, or undefined when someone else holds it, it was delivered, or it
+ * has no attempt left.
  */
-export const claimEmail = async (key: string, now: Date, leaseUntil: Date): Promise<number | undefined> => {
+export const claimEmail = async (
+  key: string,
+  now: Date,
+  leaseUntil: Date,
+): Promise<{ attempt: number; attemptLimit: number } | undefined> => {
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
@@ -115,10 +120,14 @@ export const claimEmail = async (key: string, now: Date, leaseUntil: Date): Prom
           ':one': 1,
           ':max': EMAIL_MAX_ATTEMPTS,
         },
-        ReturnValues: 'UPDATED_NEW',
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    return Number(Attributes?.attempts);
+    // The limit as it is now (an operator's retry may have raised it since the email was read).
+    return {
+      attempt: Number(Attributes?.attempts),
+      attemptLimit: Number(Attributes?.attemptLimit ?? EMAIL_MAX_ATTEMPTS),
+    };
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;
@@ -201,7 +210,7 @@ export const parkEmail = async (
         ConditionExpression:
           how === 'after_failed_attempt'
             ? '#status = :sending AND attempts = :attempt'
-            : 'attempts = :attempt AND (#status = :pending OR (#status = :sending AND leaseUntil <= :now))',
+            : '#status = :sending AND attempts = :attempt AND leaseUntil <= :now',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':failed': 'failed',
@@ -211,7 +220,6 @@ export const parkEmail = async (
           ':now': now.toISOString(),
           ':parked': FAILED,
           ':sk': `${now.toISOString()}#${key}`,
-          ...(how === 'lease_ran_out' ? { ':pending': 'pending' } : {}),
         },
       }),
     ),
