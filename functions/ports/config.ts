@@ -25,6 +25,7 @@ export interface Variable {
 // drops the catalog (its descriptions) from a Lambda bundle that only reads DEFAULTS.
 const DEFAULT_EXPORT_WINDOW_DAYS = '7';
 const DEFAULT_STACK_CAP = '5';
+const DEFAULT_SES_MAX_SEND_RATE = '1';
 const DEFAULT_POWERTOOLS_LOG_LEVEL = 'INFO';
 const DEFAULT_POWERTOOLS_SERVICE_NAME = 'stack-control-plane';
 const DEFAULT_NODE_OPTIONS = '--enable-source-maps';
@@ -35,6 +36,7 @@ const LOCAL_SUPPORT_EMAIL = 'support@stack-control-plane.test';
 export const DEFAULTS = {
   EXPORT_WINDOW_DAYS: DEFAULT_EXPORT_WINDOW_DAYS,
   STACK_CAP: DEFAULT_STACK_CAP,
+  SES_MAX_SEND_RATE: DEFAULT_SES_MAX_SEND_RATE,
   POWERTOOLS_LOG_LEVEL: DEFAULT_POWERTOOLS_LOG_LEVEL,
   POWERTOOLS_SERVICE_NAME: DEFAULT_POWERTOOLS_SERVICE_NAME,
   NODE_OPTIONS: DEFAULT_NODE_OPTIONS,
@@ -170,6 +172,13 @@ export const ENVIRONMENT = {
     meaning: "sender of the tenant emails (a verified SES identity's domain)",
     localDefault: 'billing@stacks.localhost',
   },
+  SES_MAX_SEND_RATE: {
+    where: 'reconciler (context `sesMaxSendRate`) and local',
+    meaning:
+      "emails per second the outbox sends at most, side by side: the SES account's maximum send rate (1 in the SES sandbox; see the account's sending quota once production access is granted)",
+    default: DEFAULT_SES_MAX_SEND_RATE,
+    localDefault: '10',
+  },
   SUPPORT_EMAIL: {
     where: 'API (context `supportEmail`); elsewhere (npm start, tests, the ops CLI) the local default',
     meaning:
@@ -258,6 +267,12 @@ export const CDK_CONTEXT = {
   codeHostTokenUrl: { sets: 'CODE_HOST_TOKEN_URL', required: true },
   codeHostApiUrl: { sets: 'CODE_HOST_API_URL', required: true },
   mailFrom: { sets: 'MAIL_FROM', required: true },
+  sesMaxSendRate: {
+    sets: 'SES_MAX_SEND_RATE',
+    required: false,
+    meaning:
+      "optional: the SES account's maximum send rate, emails per second (default 1, the sandbox's); raise it after production access",
+  },
   supportEmail: { sets: 'SUPPORT_EMAIL', required: true },
   openSignupAt: {
     sets: 'OPEN_SIGNUP_AT',
@@ -385,6 +400,13 @@ export const config = {
   processorRateLimitPerSecond: () => env('PROCESSOR_RATE_LIMIT_PER_SECOND'),
   /** The sender of the tenant emails. */
   mailFrom: () => required('MAIL_FROM'),
+  /** Emails per second the outbox may send (the SES account's maximum send rate; default 1). */
+  sesMaxSendRate: () => {
+    const value = Number(env('SES_MAX_SEND_RATE') || DEFAULTS.SES_MAX_SEND_RATE);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error('SES_MAX_SEND_RATE must be a whole number of emails per second >= 1');
+    return value;
+  },
   /**
    * Where tenants write for a money-back refund: required in Lambda (context `supportEmail`);
    * outside Lambda (npm start, tests, the ops CLI) the local default when unset.

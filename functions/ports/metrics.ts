@@ -35,6 +35,9 @@ export const METRIC = {
   waitlistNotified: 'WaitlistNotified',
   emailsSent: 'EmailsSent',
   emailsFailed: 'EmailsFailed',
+  emailsParked: 'EmailsParked',
+  // Configuration.
+  secretsNotSet: 'SecretsNotSet',
   deadLetterDepth: 'DeadLetterDepth',
   // Webhook intake.
   webhookVerified: 'WebhookVerified',
@@ -70,6 +73,7 @@ export interface SweepFigures {
   waitlistNotified: number;
   emailsSent: number;
   emailsFailed: number;
+  emailsParked: number;
   durationMs: number;
 }
 
@@ -141,6 +145,7 @@ export const recordSweep = (summary: SweepFigures): EmfDocument => {
     [METRIC.waitlistNotified]: count(summary.waitlistNotified),
     [METRIC.emailsSent]: count(summary.emailsSent),
     [METRIC.emailsFailed]: count(summary.emailsFailed),
+    [METRIC.emailsParked]: count(summary.emailsParked),
     ...moved,
   });
 };
@@ -197,3 +202,10 @@ export const recordDispatcherFailure = (failure: DispatcherFailure): EmfDocument
     [METRIC.exportsFailed]: count(failure === 'export' ? 1 : 0),
     [METRIC.credentialValidationsFailed]: count(failure === 'credential_validation' ? 1 : 0),
   });
+
+/**
+ * A function needed a secret that still holds the placeholder generated at the first deploy (or is
+ * empty): the `SecretNotSet` alarm watches this. Which secret is in the log line beside it
+ * (functions/ports/secrets.ts).
+ */
+export const recordSecretNotSet = (): EmfDocument => emit({ [METRIC.secretsNotSet]: count(1) });

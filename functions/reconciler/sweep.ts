@@ -35,7 +35,10 @@ export interface SweepSummary {
   backedOff: number;
   waitlistNotified: number;
   emailsSent: number;
+  /** Send attempts that failed (each retried after a backoff, or parked). */
   emailsFailed: number;
+  /** Emails parked as `failed` after their last allowed attempt (`npm run ops -- outbox list`). */
+  emailsParked: number;
   /** Items read from the due index, the waitlist index and the outbox index. */
   indexItemsRead: number;
   durationMs: number;
@@ -61,6 +64,7 @@ export const runSweep = async (budgetMs: number): Promise<SweepSummary> => {
     waitlistNotified: 0,
     emailsSent: 0,
     emailsFailed: 0,
+    emailsParked: 0,
     indexItemsRead: 0,
     durationMs: 0,
   };
@@ -131,6 +135,7 @@ export const runSweep = async (budgetMs: number): Promise<SweepSummary> => {
   const emails = await sendPendingEmails(now, deadline + SAFETY_MS / 2);
   summary.emailsSent = emails.sent;
   summary.emailsFailed = emails.failed;
+  summary.emailsParked = emails.parked;
   summary.indexItemsRead += emails.itemsRead;
   summary.durationMs = Math.round(performance.now() - started);
   return summary;

@@ -1,30 +1,59 @@
 import { waitlistCapacityEmail } from '#core/emails.ts';
-import { isPlaceable } from '#core/placement.ts';
+import { isPlaceable, placeablePlans } from '#core/placement.ts';
 import { listPriceOf } from '#core/price-lock.ts';
 import { config } from '#ports/config.ts';
 import { listInventory } from '#store/capacity.ts';
 import { outboxPut } from '#store/outbox.ts';
 import { getUser } from '#store/users.ts';
-import { listWaitingEntries, notifyWaitlistEntry } from '#store/waitlist.ts';
+import {
+  listWaitingEntries,
+  notifyWaitlistEntry,
+  readWaitlistWatch,
+  recordWaitlistCheck,
+} from '#store/waitlist.ts';
+
+/**
+ * The longest the waitlist goes unread while nothing seems to change: the backstop for a join whose
+ * count was lost (its request failed after the entry was written and was not repeated).
+ */
+export const WAITLIST_BACKSTOP_MS = 3_600_000;
 
 /**
  * Tells each waiting tenant, once per join, that its Plan can now be placed in its Home Region.
- * Reads every waiting entry (page by page), and nothing beyond one empty query when nobody waits.
+ * The waitlist is read only when that can have changed: a join was counted since the last read, the
+ * placeable Plans of a region anyone waits in differ from the last read's (capacity set, a Stack
+ * torn down, a held place released), or an hour passed (the backstop). Otherwise a sweep reads one
+ * item and the capacity of those regions. A read takes every waiting entry, page by page.
  */
 export const notifyWaitlist = async (
   now: Date,
   pageSize?: number,
-): Promise<{ notified: number; itemsRead: number }> => {
+): Promise<{ notified: number; itemsRead: number; read: boolean }> => {
+  const watch = await readWaitlistWatch();
+  const inventories = new Map<string, Awaited<ReturnType<typeof listInventory>>>();
+  const inventoryOf = async (region: string) => {
+    let inventory = inventories.get(region);
+    if (!inventory) {
+      inventory = await listInventory(region);
+      inventories.set(region, inventory);
+    }
+    return inventory;
+  };
+  const placeableIn = async (region: string) =>
+    placeablePlans(await inventoryOf(region), region, now).join(',');
+  const placeable: Record<string, string> = {};
+  for (const region of watch.regions) placeable[region] = await placeableIn(region);
+  const unchanged =
+    watch.checkedJoins === watch.joins &&
+    watch.checkedAt !== undefined &&
+    now.getTime() - Date.parse(watch.checkedAt) < WAITLIST_BACKSTOP_MS &&
+    watch.regions.every((region) => watch.placeable[region] === placeable[region]);
+  if (unchanged) return { notified: 0, itemsRead: 1, read: false };
+
   const { entries, itemsRead } = await listWaitingEntries(pageSize);
   let notified = 0;
-  const inventories = new Map<string, Awaited<ReturnType<typeof listInventory>>>();
   for (const entry of entries) {
-    let inventory = inventories.get(entry.region);
-    if (!inventory) {
-      inventory = await listInventory(entry.region);
-      inventories.set(entry.region, inventory);
-    }
-    if (!isPlaceable(inventory, entry.region, entry.plan, now)) continue;
+    if (!isPlaceable(await inventoryOf(entry.region), entry.region, entry.plan, now)) continue;
     const user = await getUser(entry.joinedBy);
     if (!user?.email) continue;
     const key = `waitlist:${entry.tenantId}:${entry.plan}:${entry.joinedAt}`;
@@ -36,5 +65,9 @@ export const notifyWaitlist = async (
     });
     if (await notifyWaitlistEntry(entry, outboxPut(key, user.email, content, now), now)) notified++;
   }
-  return { notified, itemsRead };
+  // Regions met for the first time (entries from before the watch item existed) join the watch.
+  const seen = [...new Set(entries.map((entry) => entry.region))].filter((region) => !(region in placeable));
+  for (const region of seen) placeable[region] = await placeableIn(region);
+  await recordWaitlistCheck({ joins: watch.joins, placeable, regions: seen, now });
+  return { notified, itemsRead: itemsRead + 1, read: true };
 };

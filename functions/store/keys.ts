@@ -21,6 +21,8 @@ export const keys = {
   /** A pending OAuth sign-in, found by the SHA-256 of its `state`. */
   oauthState: (stateHash: string): Key => ({ PK: `OAUTH_STATE#${stateHash}`, SK: 'OAUTH_STATE' }),
   capacityRegion: (region: string): Pick<Key, 'PK'> => ({ PK: `CAPACITY#${region}` }),
+  /** What the sweep last saw of the waitlist: joins counted, placeable Plans per region (one item). */
+  waitlistWatch: (): Key => ({ PK: 'WAITLIST#WATCH', SK: 'WAITLIST#WATCH' }),
   /** A tenant's capacity reservation for its open first checkout (at most one per tenant). */
   reservation: (region: string, tenantId: string): Key => ({
     PK: `CAPACITY#${region}`,

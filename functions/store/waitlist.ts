@@ -1,4 +1,10 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
 import { appliedUnlessConditionFails, db, isConditionFailure, queryPrefix, tableName } from './client.ts';
@@ -22,6 +28,21 @@ const waitingKeys = (entry: { tenantId: string; plan: PlanValue; region: string 
   GSI1PK: WAITING,
   GSI1SK: `${entry.region}#${entry.plan}#${joinedAt}#${entry.tenantId}`,
 });
+
+/**
+ * Counts a join on the watch item (functions/reconciler/waitlist.ts reads the waitlist only when
+ * the count or the placeable Plans changed). Written after the entry, on every join request (a
+ * repeat too): a sweep that read the count before the entry existed sees a newer count next time.
+ */
+const countJoin = (region: string) =>
+  db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.waitlistWatch(),
+      UpdateExpression: 'ADD joins :one, regions :region',
+      ExpressionAttributeValues: { ':one': 1, ':region': new Set([region]) },
+    }),
+  );
 
 /**
  * Joins the waitlist for a Plan, once per tenant and Plan: a repeat while waiting returns the
@@ -48,9 +69,11 @@ export const joinWaitlist = async (
         ConditionExpression: 'attribute_not_exists(PK) OR attribute_exists(notifiedAt)',
       }),
     );
+    await countJoin(entry.region);
     return { entry: created, created: true };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
+    await countJoin(entry.region);
     const { Item } = await db().send(
       new GetCommand({
         TableName: tableName(),
@@ -122,5 +145,53 @@ export const notifyWaitlistEntry = async (
         ],
       }),
     ),
+  );
+};
+
+/** What the sweep last saw of the waitlist, and the joins counted since (functions/reconciler/waitlist.ts). */
+export interface WaitlistWatch {
+  /** Join requests counted so far. */
+  joins: number;
+  /** Regions anyone ever waited in. */
+  regions: string[];
+  /** `joins` as the last full read saw it (undefined: never read). */
+  checkedJoins: number | undefined;
+  /** The placeable Plans of each region at the last full read (`standard,plus`). */
+  placeable: Record<string, string>;
+  checkedAt: string | undefined;
+}
+
+export const readWaitlistWatch = async (): Promise<WaitlistWatch> => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.waitlistWatch(), ConsistentRead: true }),
+  );
+  return {
+    joins: Number(Item?.joins ?? 0),
+    regions: [...((Item?.regions as Set<string> | undefined) ?? [])].sort(),
+    checkedJoins: Item?.checkedJoins === undefined ? undefined : Number(Item.checkedJoins),
+    placeable: (Item?.placeable as Record<string, string> | undefined) ?? {},
+    checkedAt: Item?.checkedAt as string | undefined,
+  };
+};
+
+/** Records a full read of the waitlist: the joins count read before it, the placeable Plans, the regions seen. */
+export const recordWaitlistCheck = async (check: {
+  joins: number;
+  placeable: Record<string, string>;
+  regions: string[];
+  now: Date;
+}): Promise<void> => {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.waitlistWatch(),
+      UpdateExpression: `SET checkedJoins = :joins, placeable = :placeable, checkedAt = :now${check.regions.length > 0 ? ' ADD regions :regions' : ''}`,
+      ExpressionAttributeValues: {
+        ':joins': check.joins,
+        ':placeable': check.placeable,
+        ':now': check.now.toISOString(),
+        ...(check.regions.length > 0 ? { ':regions': new Set(check.regions) } : {}),
+      },
+    }),
   );
 };

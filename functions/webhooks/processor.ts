@@ -6,6 +6,7 @@ import { nudgeSweep } from '#ports/nudge.ts';
 import { isProcessorEvent } from '#ports/processor/events.ts';
 import { verifyWebhook } from '#ports/processor/webhooks.ts';
 import { enqueueProcessorEvent } from '#ports/queue.ts';
+import { SecretNotSet } from '#ports/secrets.ts';
 
 /** Stripe's largest event payloads stay well below this. */
 const MAX_WEBHOOK_BYTES = 512 * 1024;
@@ -33,6 +34,8 @@ export const handler = httpHandler(
     try {
       event = await verifyWebhook(rawBody, signature, now.getTime());
     } catch (error) {
+      // Our secret is not set: our fault, not the sender's. A 5xx, so the processor sends it again later.
+      if (error instanceof SecretNotSet) throw error;
       // The body is parsed only once its signature holds: a parse failure means a signed non-JSON body.
       if (error instanceof SyntaxError) {
         logger.warn('processor webhook refused', { reason: 'signed body is not JSON' });

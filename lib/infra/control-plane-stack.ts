@@ -31,6 +31,8 @@ export interface ControlPlaneSettings extends Partial<Record<ContextSetting, str
   codeHostApiUrl: string;
   /** Sender of the tenant emails; its domain must be a verified SES identity. */
   mailFrom: string;
+  /** Optional: the SES account's maximum send rate (emails per second; 1, the sandbox's, by default). */
+  sesMaxSendRate?: string;
   /** Where tenants write for a money-back refund (shown in the billing status). */
   supportEmail: string;
   /** Optional: subscribed by email to the operators' alarm topic. */
@@ -90,6 +92,7 @@ export class ControlPlaneStack extends Stack {
       codeHostTokenUrl: required(context, 'codeHostTokenUrl'),
       codeHostApiUrl: required(context, 'codeHostApiUrl'),
       mailFrom: required(context, 'mailFrom'),
+      sesMaxSendRate: context.sesMaxSendRate,
       supportEmail: required(context, 'supportEmail'),
       alarmEmail: context.alarmEmail,
       exportsSigningPublicKey: context.exportsSigningPublicKey,
@@ -160,6 +163,7 @@ export class ControlPlaneStack extends Stack {
       deadLetters: this.processorEvents.deadLetters,
       processorApiKey: secrets.processorApiKey,
       mailFrom: settings.mailFrom,
+      ...(settings.sesMaxSendRate ? { sesMaxSendRate: settings.sesMaxSendRate } : {}),
     });
     this.planChanges = new PlanChanges(this, 'PlanChanges', {
       table: this.table.table,

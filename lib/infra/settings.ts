@@ -116,6 +116,10 @@ export const readDeploymentSettings = (context: ContextSource): DeploymentSettin
       problems.push(`context "${key}" is not set: set it in ${where}`);
   }
 
+  if (settings.sesMaxSendRate !== undefined && !/^[1-9][0-9]*$/.test(settings.sesMaxSendRate))
+    problems.push(
+      `context "sesMaxSendRate" must be a whole number of emails per second (the SES account's maximum send rate, e.g. "14"): set it in ${where}`,
+    );
   const certificate = settings.consoleCertificateArn;
   if (certificate !== undefined && !US_EAST_1_CERTIFICATE.test(certificate))
     problems.push(

@@ -231,6 +231,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     );
     process.env.STACK_DOMAIN ??= ENVIRONMENT.STACK_DOMAIN.localDefault;
     process.env.MAIL_FROM ??= ENVIRONMENT.MAIL_FROM.localDefault;
+    process.env.SES_MAX_SEND_RATE ??= ENVIRONMENT.SES_MAX_SEND_RATE.localDefault;
     process.env.PLAN_CHANGE_GATES_READY ??= ENVIRONMENT.PLAN_CHANGE_GATES_READY.localDefault;
     installLocalNudge(options.sweepMode === 'manual' ? () => undefined : () => sweeper.nudge());
     await seedCapacity(clock.now());

@@ -23,6 +23,8 @@ export const sweepLine = (summary: SweepSummary, now: Date): string | undefined 
     parts.push(counted(summary.waitlistNotified, 'waitlist entry told', 'waitlist entries told'));
   if (summary.failed > 0) parts.push(counted(summary.failed, 'tenant failed', 'tenants failed'));
   if (summary.emailsFailed > 0) parts.push(counted(summary.emailsFailed, 'email failed', 'emails failed'));
+  if (summary.emailsParked > 0)
+    parts.push(counted(summary.emailsParked, 'email parked as failed', 'emails parked as failed'));
   return `sweep (${now.toISOString()}): ${parts.join(', ')}`;
 };
 

@@ -14,6 +14,7 @@ import { Refusal } from '../../functions/core/refusal.ts';
 import { operatorPlanChange } from '../../functions/plan-changes/operator.ts';
 import { syncCatalog } from '../../functions/ports/processor/catalog.ts';
 import { processorQueueStatus, sqsQueueCounts } from '../../functions/ports/queue.ts';
+import { type OutboxEntry, outboxTrouble, retryEmail } from '../../functions/reconciler/outbox.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { REPO_ROOT } from '../constants.ts';
 import { localTimeOf } from '../local/clock.ts';
@@ -44,6 +45,9 @@ const USAGE = `Usage: npm run ops -- <command> [options]
                           a tenant's Plan Change as the tenant sees it (its reason code and text), and the operator
                           detail no tenant sees: the Dispatcher's own words when a step failed, the workflow's step.
                           Read-only. Exit 1: no such tenant or change. Deployed: --table
+  outbox list             emails that need an eye: parked as failed after their last attempt (with the last error),
+                          and those being retried after a failed attempt (with the time of the next)
+  outbox retry <key>      give a parked email another round of attempts (the next sweep sends it; never a sent one)
   queue status            processor events waiting, in flight, and in the dead-letter queue (needs the queue URLs:
                           local from npm start; deployed: PROCESSOR_EVENTS_QUEUE_URL and PROCESSOR_EVENTS_DLQ_URL)
 
@@ -244,6 +248,32 @@ const main = async () => {
       if (operator.legacyOutcome) console.log(`  Outcome text of an older record: ${operator.legacyOutcome}`);
       console.log(
         `  Workflow step: ${operator.step} since ${operator.stepStartedAt}${operator.stepVersion === null ? '' : `, desired-state version ${operator.stepVersion}`}; region ${operator.region}; billing commit attempts refused: ${operator.commitAttempts}`,
+      );
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      console.error(`Refused (${error.code}): ${error.message}`);
+      process.exit(1);
+    }
+    return;
+  }
+  if (command === 'outbox' && (subcommand === 'list' || subcommand === undefined)) {
+    const { failed, retrying } = await outboxTrouble();
+    const line = (entry: OutboxEntry, when: string) =>
+      `  ${entry.key}  to ${entry.to}  "${entry.subject}"  ${entry.attempts}/${entry.attemptLimit} attempts, ${when} ${entry.at ?? '?'}\n    last error: ${entry.lastError ?? '(none recorded)'}`;
+    console.log(`Parked as failed (${failed.length}) (${target}):`);
+    for (const entry of failed) console.log(line(entry, 'parked'));
+    if (failed.length > 0)
+      console.log('  Fix the cause (docs/runbook.md, "Email"), then: npm run ops -- outbox retry <key>');
+    console.log(`Being retried after a failed attempt (${retrying.length}):`);
+    for (const entry of retrying) console.log(line(entry, 'next attempt'));
+    return;
+  }
+  if (command === 'outbox' && subcommand === 'retry') {
+    if (!argument) fail('the email key is required: copy it from `outbox list`');
+    try {
+      const entry = await retryEmail(argument as string, now);
+      console.log(
+        `Email ${entry.key} to ${entry.to} is pending again, with attempts up to ${entry.attemptLimit} (${target}): the next sweep sends it.`,
       );
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;

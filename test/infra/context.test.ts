@@ -83,6 +83,14 @@ describe('the deployment context', () => {
     ]);
   });
 
+  it('an SES send rate that is not a whole number of emails per second is refused', () => {
+    expect(problemsOf(stageWith({ sesMaxSendRate: '14' }))).toEqual([]);
+    for (const rate of ['0', '1.5', 'fast'])
+      expect(problemsOf(stageWith({ sesMaxSendRate: rate }))).toEqual([
+        expect.stringMatching(/^context "sesMaxSendRate" must be a whole number of emails per second/),
+      ]);
+  });
+
   it('a console certificate outside us-east-1, or a domain without its certificate, is refused', () => {
     const domain = 'console.synth-check.test';
     expect(

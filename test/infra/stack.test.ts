@@ -269,8 +269,8 @@ describe('the operators alarms', () => {
     expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);
   };
 
-  it('has exactly nine alarms (two for Plan Changes), each notifying the one alarm topic', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
+  it('has exactly eleven alarms (two for Plan Changes), each notifying the one alarm topic', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm')))
       notifiesTheTopic(alarm as Resource);
@@ -341,6 +341,16 @@ describe('the operators alarms', () => {
       ours('WebhookSignatureFailures', 300, 10),
     ],
     [
+      'EmailsParked',
+      'any email parked as failed after its last attempt in 5 minutes (our metric)',
+      ours('EmailsParked', 300, 1, { ...SERVICE, TreatMissingData: 'notBreaching' }),
+    ],
+    [
+      'SecretNotSet',
+      'any use of a secret still holding its generated placeholder in 5 minutes (our metric)',
+      ours('SecretsNotSet', 300, 1, { ...SERVICE, TreatMissingData: 'notBreaching' }),
+    ],
+    [
       'Api5xx',
       ">= 5 of the HTTP API's 5xx answers in 5 minutes",
       lambdaOrApi('AWS/ApiGateway', '5xx', 5),
@@ -371,13 +381,14 @@ describe('the operators alarms', () => {
       expect(body, logicalId).toContain(logicalId);
   });
 
-  it('the CDK context alarmEmail subscribes that address to the alarm topic', () => {
+  it('the CDK context alarmEmail subscribes that address to the alarm topic (and sesMaxSendRate paces the outbox)', () => {
     const { stack } = buildApp(
       new App({
-        // Skip bundling the functions: only the topic matters here.
+        // Skip bundling the functions: only the topic and the reconciler's environment matter here.
         context: {
           ...synthCheckContext(),
           alarmEmail: 'ops@synth-check.test',
+          sesMaxSendRate: '14',
           'aws:cdk:bundling-stacks': [],
         },
       }),
@@ -388,6 +399,16 @@ describe('the operators alarms', () => {
       Protocol: 'email',
       Endpoint: 'ops@synth-check.test',
     });
+    const reconciler = Object.entries(withEmail.findResources('AWS::Lambda::Function')).filter(([id]) =>
+      id.startsWith('ReconcilerSweep'),
+    );
+    expect(reconciler).toHaveLength(1);
+    expect(reconciler[0]?.[1].Properties.Environment.Variables.SES_MAX_SEND_RATE).toBe('14');
+    // Without the setting the function's default (1, the SES sandbox's rate) applies.
+    const [, synthesized] = Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) =>
+      id.startsWith('ReconcilerSweep'),
+    ) ?? [undefined, undefined];
+    expect(synthesized?.Properties.Environment.Variables.SES_MAX_SEND_RATE).toBeUndefined();
   }, 120_000);
 });
 

@@ -9,7 +9,9 @@ import { setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { listPendingEmails, outboxPut } from '#store/outbox.ts';
+import { joinWaitlist } from '#store/waitlist.ts';
 import { type OutboxSender, sendPendingEmails } from '../../functions/reconciler/outbox.ts';
+import { notifyWaitlist } from '../../functions/reconciler/waitlist.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { emailsTo, uniqueRegion } from '../support/gateway.ts';
 import { waitFor } from '../support/wait.ts';
@@ -54,6 +56,31 @@ describe('waitlist capacity emails', () => {
       );
       expect(Item?.notifiedAt).toEqual(expect.any(String));
     }
+  });
+
+  it('the waitlist is read when someone joins or capacity changes, not every sweep (and hourly at the latest)', async () => {
+    const region = uniqueRegion();
+    await setCapacityTotal({ region, location: `${region}-a`, plan: 'plus', total: 0 }, api.clock.now());
+    const tenant = await api.readyTenant(region);
+    const start = api.clock.now().getTime();
+    const at = (minutes: number) => new Date(start + minutes * 60_000);
+    // Whatever earlier tests left is read once now.
+    await notifyWaitlist(at(0));
+    expect(await notifyWaitlist(at(1))).toMatchObject({ read: false, itemsRead: 1 });
+
+    await joinWaitlist({ tenantId: tenant.tenantId, plan: 'plus', region, joinedBy: tenant.userId }, at(1));
+    // The join is counted: the next sweep reads the waitlist (no place yet: nobody is told).
+    expect(await notifyWaitlist(at(2))).toMatchObject({ read: true, notified: 0 });
+    expect(await notifyWaitlist(at(3))).toMatchObject({ read: false, itemsRead: 1, notified: 0 });
+    expect(await notifyWaitlist(at(4))).toMatchObject({ read: false, itemsRead: 1 });
+
+    // Capacity opens: the placeable Plans of a watched region changed, so the waitlist is read.
+    await setCapacityTotal({ region, location: `${region}-a`, plan: 'plus', total: 1 }, at(5));
+    expect(await notifyWaitlist(at(5))).toMatchObject({ read: true, notified: 1 });
+    expect(await notifyWaitlist(at(6))).toMatchObject({ read: false, notified: 0 });
+    // The backstop: an hour after the last read, it is read even if nothing seems to have changed.
+    expect(await notifyWaitlist(at(64))).toMatchObject({ read: false });
+    expect(await notifyWaitlist(at(66))).toMatchObject({ read: true, notified: 0 });
   });
 
   describe('a crash at any step of a send loses no email and repeats none that was recorded', () => {
@@ -131,7 +158,7 @@ describe('waitlist capacity emails', () => {
       },
     );
 
-    it('an email SES refused goes back to pending at once and is sent by the next run', async () => {
+    it('an email SES refused goes back to pending and is sent by the first run after its backoff (1 minute)', async () => {
       const to = `refused-${randomUUID().slice(0, 8)}@example.test`;
       const key = `test:refused:${randomUUID()}`;
       const content = waitlistCapacityEmail({ plan: 'plus', homeRegion: 'eu', appUrl: 'https://app.test/' });
@@ -151,8 +178,12 @@ describe('waitlist capacity emails', () => {
       expect(await outboxItem(key)).toMatchObject({
         status: 'pending',
         lastError: 'SES throttled the request',
+        GSI2SK: `${at(60_000)().toISOString()}#${key}`,
       });
-      await sendAll(at(1_000));
+      // Not before its backoff.
+      await sendAll(at(59_999));
+      expect(await emailsTo(to)).toHaveLength(0);
+      await sendAll(at(60_000));
       expect(await emailsTo(to)).toHaveLength(1);
       expect(await outboxItem(key)).toMatchObject({ status: 'sent', attempts: 2 });
     });

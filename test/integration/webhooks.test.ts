@@ -114,6 +114,24 @@ describe('POST /v1/webhooks/processor', () => {
     },
   );
 
+  it('while the webhook secret is still the generated placeholder: a 500 (the processor retries), never invalid_signature, nothing queued', async () => {
+    const saved = process.env.PROCESSOR_WEBHOOK_SECRET;
+    // What CloudFormation generates for a secret with no value.
+    process.env.PROCESSOR_WEBHOOK_SECRET = 'a8$Q!x2)Zk9^Lm3;Pq7&Wr4%Ts6*Vb1#';
+    try {
+      const payload = anEvent();
+      const response = await deliver(payload, signatureOf(api, payload));
+      expect(response.status).toBe(500);
+      expect(JSON.stringify(response.json)).not.toContain('a8$Q');
+      expect(await api.drainQueue()).toEqual([]);
+    } finally {
+      process.env.PROCESSOR_WEBHOOK_SECRET = saved;
+    }
+    const payload = anEvent();
+    expect((await deliver(payload, signatureOf(api, payload))).status).toBe(200);
+    expect(await api.drainQueue()).toHaveLength(1);
+  });
+
   it('an unsigned body that is not JSON is still invalid_signature: the shape is checked only once the signature holds', async () => {
     const response = await deliver(
       'not json',

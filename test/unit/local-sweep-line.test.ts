@@ -12,6 +12,7 @@ const idle: SweepSummary = {
   waitlistNotified: 0,
   emailsSent: 0,
   emailsFailed: 0,
+  emailsParked: 0,
   indexItemsRead: 3,
   durationMs: 12,
 };

@@ -28,6 +28,7 @@ const summary: SweepFigures = {
   waitlistNotified: 2,
   emailsSent: 7,
   emailsFailed: 8,
+  emailsParked: 9,
   durationMs: 1234,
 };
 
@@ -77,6 +78,7 @@ describe('operators metrics (embedded metric format)', () => {
       WaitlistNotified: ['Count', 2],
       EmailsSent: ['Count', 7],
       EmailsFailed: ['Count', 8],
+      EmailsParked: ['Count', 9],
       TenantsMovedToProvisioning: ['Count', 0],
       TenantsMovedToActive: ['Count', 1],
       TenantsMovedToPastDue: ['Count', 2],
@@ -97,6 +99,7 @@ describe('operators metrics (embedded metric format)', () => {
       waitlistNotified: 0,
       emailsSent: 0,
       emailsFailed: 0,
+      emailsParked: 0,
     });
     expect(figures(idle)[METRIC.sweepCompleted]).toEqual(['Count', 1]);
     expect(figures(idle)[METRIC.reconcileFailures]).toEqual(['Count', 0]);

@@ -20,28 +20,33 @@ export const PROCESSOR_API_VERSION = '2026-10-28.endive' as const;
 /** Marks the objects this project manages in the processor account. */
 export const MANAGED_BY = 'stack-control-plane';
 
-let clientPromise: Promise<Stripe> | undefined;
+let current: { apiKey: string; stripe: Stripe } | undefined;
 
-/** The Stripe client; `PROCESSOR_API_URL` points it at the local emulator. */
-const client = (): Promise<Stripe> => {
-  clientPromise ??= (async () => {
-    const apiUrl = config.processorApiUrl();
-    const endpoint = apiUrl ? new URL(apiUrl) : undefined;
-    return new Stripe(await secretValue('PROCESSOR_API_KEY'), {
-      apiVersion: PROCESSOR_API_VERSION,
-      timeout: 8000,
-      maxNetworkRetries: 2,
-      appInfo: { name: MANAGED_BY },
-      ...(endpoint
-        ? {
-            host: endpoint.hostname,
-            port: Number(endpoint.port),
-            protocol: endpoint.protocol === 'http:' ? 'http' : 'https',
-          }
-        : {}),
-    });
-  })();
-  return clientPromise;
+/**
+ * The Stripe client for the API key in force (read through the secrets port, so a key pasted into
+ * its secret is used within `SECRET_MAX_AGE_MINUTES`, and a new client is made for it);
+ * `PROCESSOR_API_URL` points it at the local emulator.
+ */
+const client = async (): Promise<Stripe> => {
+  const apiKey = await secretValue('PROCESSOR_API_KEY');
+  if (current?.apiKey === apiKey) return current.stripe;
+  const apiUrl = config.processorApiUrl();
+  const endpoint = apiUrl ? new URL(apiUrl) : undefined;
+  const stripe = new Stripe(apiKey, {
+    apiVersion: PROCESSOR_API_VERSION,
+    timeout: 8000,
+    maxNetworkRetries: 2,
+    appInfo: { name: MANAGED_BY },
+    ...(endpoint
+      ? {
+          host: endpoint.hostname,
+          port: Number(endpoint.port),
+          protocol: endpoint.protocol === 'http:' ? 'http' : 'https',
+        }
+      : {}),
+  });
+  current = { apiKey, stripe };
+  return stripe;
 };
 
 type RequestOptions = { timeout: number; maxNetworkRetries: number };

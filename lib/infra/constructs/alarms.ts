@@ -35,6 +35,10 @@ export const ALARM_THRESHOLDS = {
   api5xx: 5,
   /** Any added Stack's charge taken back (an add applied at the processor whose Stack never came). */
   addedStackChargesTakenBack: 1,
+  /** Any email parked as failed after its last attempt (`npm run ops -- outbox list`). */
+  emailsParked: 1,
+  /** Any use of a secret that still holds the value generated at the first deploy. */
+  secretsNotSet: 1,
 } as const;
 
 export interface OperatorAlarmsProps {
@@ -145,6 +149,22 @@ export class OperatorAlarms extends Construct {
           threshold: ALARM_THRESHOLDS.addedStackChargesTakenBack,
         },
       ),
+      emailsParked: alarm(
+        'EmailsParked',
+        'An email was parked as failed after its last attempt: list them with npm run ops -- outbox list.',
+        {
+          metric: ownMetric(METRIC.emailsParked, fiveMinutes),
+          threshold: ALARM_THRESHOLDS.emailsParked,
+        },
+      ),
+      secretsNotSet: alarm(
+        'SecretNotSet',
+        'A function needed a secret that still holds the placeholder generated at the first deploy: set its real value.',
+        {
+          metric: ownMetric(METRIC.secretsNotSet, fiveMinutes),
+          threshold: ALARM_THRESHOLDS.secretsNotSet,
+        },
+      ),
     };
 
     const all = Object.values(this.alarms);
@@ -152,8 +172,10 @@ export class OperatorAlarms extends Construct {
     this.dashboard = new Dashboard(this, 'Dashboard', {
       widgets: [
         [new AlarmStatusWidget({ title: 'Alarms', alarms: all, width: 24 })],
-        alarmWidgets.slice(0, 3),
-        alarmWidgets.slice(3),
+        // Three alarm widgets (8 wide each) to a row.
+        ...Array.from({ length: Math.ceil(alarmWidgets.length / 3) }, (_, row) =>
+          alarmWidgets.slice(row * 3, row * 3 + 3),
+        ),
         [
           new GraphWidget({
             title: 'Sweep: events and tenants',
@@ -171,6 +193,7 @@ export class OperatorAlarms extends Construct {
             left: [
               METRIC.emailsSent,
               METRIC.emailsFailed,
+              METRIC.emailsParked,
               METRIC.checkoutCreated,
               METRIC.checkoutNoCapacity,
               METRIC.checkoutFailed,

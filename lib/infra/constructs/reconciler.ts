@@ -22,6 +22,8 @@ export interface ReconcilerProps {
   processorApiKey: ISecret;
   /** The sender address; its domain must be a verified SES identity. */
   mailFrom: string;
+  /** The SES account's maximum send rate (emails per second); the function's default (1) when unset. */
+  sesMaxSendRate?: string;
 }
 
 /**
@@ -46,6 +48,7 @@ export class Reconciler extends Construct {
         PROCESSOR_EVENTS_DLQ_URL: props.deadLetters.queueUrl,
         PROCESSOR_API_KEY_ARN: props.processorApiKey.secretArn,
         MAIL_FROM: props.mailFrom,
+        ...(props.sesMaxSendRate ? { SES_MAX_SEND_RATE: props.sesMaxSendRate } : {}),
       },
     });
     grantTable(props.table, this.function, 'readwrite');
