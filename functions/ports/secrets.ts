@@ -17,16 +17,15 @@ const SECRET_MAX_AGE_MS = SECRET_MAX_AGE_MINUTES * 60_000;
 export type SecretSource = (arn: string) => Promise<string | undefined>;
 
 /**
- * Secrets Manager through the SDK (loaded only when needed). This is the one line to swap for
- * Powertools Parameters once `@aws-lambda-powertools/parameters` (^2.35.0) is a dependency:
- * `(arn) => getSecret(arn, { maxAge: SECRET_MAX_AGE_MINUTES * 60 })`, and the cache below goes.
+ * Secrets Manager through Powertools Parameters (loaded only when needed). The one cache is ours,
+ * below, bounded to `SECRET_MAX_AGE_MINUTES` on the Clock port (time comes from the Clock only, and
+ * a test can move past it), so Powertools is asked to fetch (`forceFetch`): two caches in a row
+ * would let a pasted value wait up to twice the period.
  */
 const secretsManager: SecretSource = async (arn) => {
-  const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-  const { SecretString } = await new SecretsManagerClient({}).send(
-    new GetSecretValueCommand({ SecretId: arn }),
-  );
-  return SecretString;
+  const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
+  const value = await getSecret(arn, { forceFetch: true });
+  return typeof value === 'string' ? value : undefined;
 };
 
 let source: SecretSource = secretsManager;
