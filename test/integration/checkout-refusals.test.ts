@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claimCheckout, getBilling, STALE_CLAIM_MS } from '#store/billing.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import type { TestControlPlane } from '../support/gateway.ts';
 import { payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
 
 /**
@@ -10,15 +10,7 @@ import { payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
  * the return addresses.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api, emulator } = gatewayForFile({ processor: true });
 
 type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
 const checkout = (tenant: Tenant, plan = 'plus') =>

@@ -1,10 +1,10 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { listInventory, setCapacityTotal } from '#store/capacity.ts';
+import { listInventory } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
-import { uniqueRegion } from '../support/gateway.ts';
+import { regionWithPlaces } from '../support/gateway.ts';
 import {
   applyPromotionCode,
   openPage,
@@ -12,6 +12,7 @@ import {
   TEST_CARDS,
   totalShown,
 } from '../support/hosted-pages.ts';
+import { partitionItems } from '../support/stored.ts';
 
 const { api } = gatewayForFile({ processor: true });
 
@@ -23,29 +24,11 @@ const billingItem = async (tenantId: string) =>
       new GetCommand({ TableName: tableName(), Key: keys.billing(tenantId), ConsistentRead: true }),
     )
   ).Item;
-const reservationsOf = async (region: string) =>
-  (
-    await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :r)',
-        ExpressionAttributeValues: { ':pk': keys.capacityRegion(region).PK, ':r': 'RESERVATION#' },
-        ConsistentRead: true,
-      }),
-    )
-  ).Items ?? [];
+const reservationsOf = (region: string) => partitionItems(keys.capacityRegion(region).PK, 'RESERVATION#');
 
 /** A region of this test's own with the given places per Plan. */
-const regionWith = async (places: Partial<Record<'standard' | 'plus' | 'pro', number>>) => {
-  const region = uniqueRegion();
-  for (const [plan, total] of Object.entries(places)) {
-    await setCapacityTotal(
-      { region, location: `${region}-a`, plan: plan as 'standard', total },
-      api.clock.now(),
-    );
-  }
-  return region;
-};
+const regionWith = (places: Partial<Record<'standard' | 'plus' | 'pro', number>>) =>
+  regionWithPlaces(api.clock, { a: places });
 
 describe('POST /v1/billing/checkout: preconditions', () => {
   it('needs the slug locked first: 409 slug_required, nothing written', async () => {

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { db, tableName } from '#store/client.ts';
-import { keys } from '#store/keys.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import type { TestControlPlane } from '../support/gateway.ts';
+import { tenantPartition } from '../support/stored.ts';
 
 /**
  * The limits the OpenAPI document states for provisioning a Credential are the ones enforced:
@@ -21,25 +20,12 @@ const MAX_BODY_BYTES: number = operation.requestBody['x-max-body-bytes'];
 const MATERIAL_MAX: number =
   operation.requestBody.content['application/json'].schema.properties.material.maxLength;
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
 
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
 
 const snapshot = async (tenant: Tenant) => {
-  const { Items } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.tenant(tenant.tenantId).PK },
-      ConsistentRead: true,
-    }),
-  );
+  const Items = await tenantPartition(tenant.tenantId);
   return JSON.stringify(Items);
 };
 

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '#http/session-token.ts';
 import { config } from '#ports/config.ts';
 import { getCredential } from '#store/credentials.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import type { TestControlPlane } from '../support/gateway.ts';
 
 /**
  * The specification's own Credential paths, `POST {base_url}/credentials/:name` and
@@ -11,13 +12,7 @@ import { type TestControlPlane, testGateway } from '../support/gateway.ts';
  * DynamoDB Local; with the session as a Bearer token or as the browser's cookie.
  */
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
 
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
 

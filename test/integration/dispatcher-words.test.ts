@@ -1,13 +1,14 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { setCapacityTotal } from '#store/capacity.ts';
-import { db, tableName } from '#store/client.ts';
 import { getCredential } from '#store/credentials.ts';
 import { getExport } from '#store/exports.ts';
 import { keys } from '#store/keys.ts';
 import { getPlanChange } from '#store/plan-changes.ts';
 import { accountEmail } from '../../lib/local/code-host.ts';
-import { emailsTo, type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { emailsTo, uniqueRegion } from '../support/gateway.ts';
+import { planChangeExport } from '../support/plan-change-world.ts';
+import { partitionItems } from '../support/stored.ts';
 
 /**
  * An operator's words never reach a tenant (issue 20, item 1): a Dispatcher that reports a failure
@@ -21,14 +22,8 @@ import { emailsTo, type TestControlPlane, testGateway, uniqueRegion } from '../s
 const LEAK = 'disk full at s3://acme-backups-prod/x by ops-oncall-7 via arn:aws:iam::123456789012:role/x';
 const LOCATORS = /s3:\/\/|arn:|ops-oncall|acme-backups-prod|123456789012/;
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true, stepFunctions: { waitMs: 10 } });
-});
-afterAll(async () => {
-  await api.stop();
-  api.fleet.removeTemporaryData();
-});
+const { api } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
+afterAll(() => api.fleet.removeTemporaryData());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -86,20 +81,9 @@ describe('a Plan Change step that fails in the Dispatcher’s words', () => {
       }
       expect(record.json.status).toBe('rolled_back');
       const list = await asTenant(tenant, 'GET', '/v1/plan-changes');
-      const exported = await api.gateway.dispatch({
-        method: 'GET',
-        url: '/v1/plan-changes/export',
-        headers: { authorization: `Bearer ${tenant.sessionToken}` },
-        body: Buffer.alloc(0),
-      });
+      const exported = await planChangeExport(api, tenant);
       expect(exported.status).toBe(200);
-      const { Items: outbox = [] } = await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': keys.outbox(`plan-change:${changeId}:rolled_back`).PK },
-        }),
-      );
+      const outbox = await partitionItems(keys.outbox(`plan-change:${changeId}:rolled_back`).PK);
       expect(outbox).toHaveLength(1);
       await api.sweep();
       const mails = (await emailsTo(accountEmail(tenant.login))).filter((mail) =>

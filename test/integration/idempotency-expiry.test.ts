@@ -1,5 +1,5 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
 import type { PlanValue } from '#core/plans.ts';
 import { API_FUNCTION_TIMEOUT_SECONDS } from '#ports/config.ts';
 import { db, tableName } from '#store/client.ts';
@@ -8,8 +8,10 @@ import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import { confirmFingerprint } from '../../functions/plan-changes/confirm.ts';
 import { addStackFingerprint } from '../../functions/stacks/add-stack.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import type { TestControlPlane } from '../support/gateway.ts';
+import { processorView } from '../support/processor-view.ts';
+import { partitionItems } from '../support/stored.ts';
 
 /**
  * An Idempotency-Key claim whose request never finished (its Lambda died after claiming it) is held
@@ -20,15 +22,8 @@ import { type TestControlPlane, testGateway } from '../support/gateway.ts';
  * emulator and the local Step Functions.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true, stepFunctions: { waitMs: 10 } });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api, emulator } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
+const { subscriptionOf } = processorView(emulator);
 
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
 
@@ -45,28 +40,13 @@ const confirm = (tenant: Tenant, plan: string, key: string) =>
     headers: { 'idempotency-key': key },
   });
 
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error('no subscription');
-  return found;
-};
 /** Every item change sent for the tenant's subscription. */
 const itemChanges = (tenantId: string) =>
   emulator.calls.filter(
     (c) =>
       c.method === 'POST' && c.path === `/v1/subscriptions/${subscriptionOf(tenantId).id}` && c.params.items,
   );
-const planChangesOf = async (tenantId: string) =>
-  (
-    await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).PK, ':sk': 'PLANCHANGE#' },
-        ConsistentRead: true,
-      }),
-    )
-  ).Items ?? [];
+const planChangesOf = (tenantId: string) => partitionItems(keys.tenant(tenantId).PK, 'PLANCHANGE#');
 const claimRecord = async (tenantId: string, key: string) =>
   (
     await db().send(

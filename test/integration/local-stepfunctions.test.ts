@@ -56,6 +56,14 @@ const change = (step: PlanChangeExecution['step'], waitSeconds = 0): PlanChangeE
   waitSeconds,
 });
 
+/** Starts a change at `step` on a stand-in with these fake tasks, and waits for its execution to end. */
+const runToEnd = async (step: PlanChangeExecution['step'], handlers: Record<string, TaskHandler>) => {
+  const sfn = await standIn(handlers);
+  const input = change(step);
+  await startPlanChange(input);
+  return { sfn, input, ended: await sfn.settled(input.changeId) };
+};
+
 const until = (condition: () => boolean) => waitFor('the condition', condition, { everyMs: 5, rounds: 2000 });
 
 /** A fake task that records its inputs and answers `next(input, callNumber)`. */
@@ -76,17 +84,29 @@ const to =
     waitSeconds,
   });
 
+/**
+ * A change whose FindCapacity never finds room, on a stand-in whose Waits take `waitMs`: started,
+ * and seen pacing once.
+ */
+const pacingChange = async (waitMs: number) => {
+  const findCapacity = fake((input) => ({ ...input, waitSeconds: 900 }));
+  const sfn = await standIn({ FindCapacity: findCapacity.handler }, { waitMs });
+  const input = change('find_capacity');
+  await startPlanChange(input);
+  await until(() => (sfn.execution(input.changeId)?.entered.PaceFindCapacity ?? 0) === 1);
+  return { findCapacity, sfn, input };
+};
+
 describe('the local Step Functions, through the workflows port', () => {
   it('loops FindCapacity, paced, until a look finds capacity, then runs on to done; transitions counted', async () => {
     const findCapacity = fake((input, call) =>
       call < 4 ? { ...input, waitSeconds: 900 } : { ...input, step: 'drain_work', waitSeconds: 0 },
     );
     const drainWork = fake(to('done'));
-    const sfn = await standIn({ FindCapacity: findCapacity.handler, DrainWork: drainWork.handler });
-    const input = change('find_capacity');
-    await startPlanChange(input);
-
-    const ended = await sfn.settled(input.changeId);
+    const { sfn, ended, input } = await runToEnd('find_capacity', {
+      FindCapacity: findCapacity.handler,
+      DrainWork: drainWork.handler,
+    });
     expect(ended.status).toBe('SUCCEEDED');
     expect(findCapacity.inputs.map((i) => i.waitSeconds)).toEqual([0, 900, 900, 900]);
     expect(drainWork.inputs).toEqual([{ ...input, step: 'drain_work', waitSeconds: 0 }]);
@@ -132,11 +152,7 @@ describe('the local Step Functions, through the workflows port', () => {
   });
 
   it('StopExecution aborts a waiting execution: ABORTED, and its task runs no more', async () => {
-    const findCapacity = fake((input) => ({ ...input, waitSeconds: 900 }));
-    const sfn = await standIn({ FindCapacity: findCapacity.handler }, { waitMs: 300 });
-    const input = change('find_capacity');
-    await startPlanChange(input);
-    await until(() => (sfn.execution(input.changeId)?.entered.PaceFindCapacity ?? 0) === 1);
+    const { findCapacity, sfn, input } = await pacingChange(300);
 
     await stopPlanChange(input.changeId, 'cancelled by the tenant');
     const described = await client?.send(
@@ -163,11 +179,10 @@ describe('the local Step Functions, through the workflows port', () => {
       throw new Error('the replacement could not be created');
     });
     const rollBack = fake(to('done'));
-    const sfn = await standIn({ Switch: switchTask.handler, RollBack: rollBack.handler });
-    const input = change('switch');
-    await startPlanChange(input);
-
-    const ended = await sfn.settled(input.changeId);
+    const { ended, input } = await runToEnd('switch', {
+      Switch: switchTask.handler,
+      RollBack: rollBack.handler,
+    });
     expect(ended.status).toBe('SUCCEEDED');
     // The first try and the 3 retries of States.ALL.
     expect(switchTask.inputs).toHaveLength(4);
@@ -187,15 +202,11 @@ describe('the local Step Functions, through the workflows port', () => {
     });
     const complete = fake(to('done'));
     const rollBack = fake(to('done'));
-    const sfn = await standIn({
+    const { ended } = await runToEnd('commit_billing', {
       CommitBilling: commitBilling.handler,
       Complete: complete.handler,
       RollBack: rollBack.handler,
     });
-    const input = change('commit_billing');
-    await startPlanChange(input);
-
-    const ended = await sfn.settled(input.changeId);
     expect(ended.status).toBe('SUCCEEDED');
     expect(commitBilling.inputs).toHaveLength(7);
     // After 4 tries (1 + 3 retries) the catch paces the same step by 300 s.
@@ -210,11 +221,7 @@ describe('the local Step Functions, through the workflows port', () => {
 
   it('an execution that fails is FAILED in DescribeExecution, and logged with its error', async () => {
     const verify = fake((input) => ({ ...input, step: 'no_such_step' as never }));
-    const sfn = await standIn({ Verify: verify.handler });
-    const input = change('verify');
-    await startPlanChange(input);
-
-    const ended = await sfn.settled(input.changeId);
+    const { sfn, ended, input } = await runToEnd('verify', { Verify: verify.handler });
     expect(ended.status).toBe('FAILED');
     const described = await client?.send(
       new DescribeExecutionCommand({ executionArn: executionArn(sfn.stateMachineArn, input.changeId) }),
@@ -267,11 +274,7 @@ describe('the local Step Functions, through the workflows port', () => {
   });
 
   it('stop() aborts what still runs and closes the server', async () => {
-    const findCapacity = fake((input) => ({ ...input, waitSeconds: 900 }));
-    const sfn = await standIn({ FindCapacity: findCapacity.handler }, { waitMs: 60_000 });
-    const input = change('find_capacity');
-    await startPlanChange(input);
-    await until(() => (sfn.execution(input.changeId)?.entered.PaceFindCapacity ?? 0) === 1);
+    const { sfn, input } = await pacingChange(60_000);
     await sfn.stop();
     expect(sfn.execution(input.changeId)?.status).toBe('ABORTED');
     await expect(startPlanChange(change('find_capacity'))).rejects.toThrow();

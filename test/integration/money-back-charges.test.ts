@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Refusal } from '#core/refusal.ts';
+import { describe, expect, it } from 'vitest';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { charge, newInvoice } from '../../lib/local/processor/invoices.ts';
 import type { InvoiceRecord } from '../../lib/local/processor/state.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import type { TestControlPlane } from '../support/gateway.ts';
 import { applyPromotionCode, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { adminEmail, invoicePendingNow, refusalOf } from '../support/money-back.ts';
+import { processorView } from '../support/processor-view.ts';
 
 /**
  * Which charges a money-back grant refunds (the operator's refund use case, against the processor
@@ -15,15 +15,8 @@ import { applyPromotionCode, payOnCheckout, TEST_CARDS } from '../support/hosted
  * its payment's `paid_at` apart; here they differ by a second, as they may.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true, stepFunctions: { waitMs: 10 } });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api, emulator } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
+const { subscriptionOf } = processorView(emulator);
 
 const DAY_S = 86_400;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -31,12 +24,6 @@ const nowSeconds = () => Math.floor(api.clock.now().getTime() / 1000);
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
 type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
 
-const adminEmail = (tenant: { login: string }) => `${tenant.login.toLowerCase()}@users.code-host.test`;
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error(`no subscription for ${tenantId}`);
-  return found;
-};
 const invoicesOf = (tenantId: string) =>
   Object.values(emulator.state.invoices)
     .filter((i) => i.subscription === subscriptionOf(tenantId).id)
@@ -79,19 +66,6 @@ const as = async (tenant: Tenant, method: string, url: string, body?: unknown) =
   return api.call(method, url, { token: tenant.sessionToken, ...(body === undefined ? {} : { body }) });
 };
 
-/**
- * The processor invoices what is pending now and charges it (as an "invoice now" or a billing
- * threshold would): a charge of its own inside the money-back window.
- */
-const invoicePendingNow = (tenant: Tenant) => {
-  const subscription = subscriptionOf(tenant.tenantId);
-  const now = emulator.nowSeconds();
-  const invoice = newInvoice(emulator, subscription, 'subscription_update', now, now, { items: [] });
-  expect(invoice.total).toBeGreaterThan(0);
-  expect(charge(emulator, invoice, subscription.defaultPaymentMethod, 'later')).toBe(true);
-  return invoice;
-};
-
 const addStack = async (tenant: Tenant, plan: string) => {
   const added = await as(tenant, 'POST', '/v1/stacks', { plan });
   expect(added.status).toBe(201);
@@ -110,17 +84,6 @@ const upgradePrimary = async (tenant: Tenant, plan: string) => {
     await sleep(15);
   }
   throw new Error('the upgrade never completed');
-};
-
-/** The refusal a grant throws (fails the test when it is granted instead). */
-const refusalOf = async (request: Parameters<typeof grantMoneyBack>[0]) => {
-  try {
-    await grantMoneyBack(request);
-  } catch (error) {
-    if (error instanceof Refusal) return error;
-    throw error;
-  }
-  throw new Error('granted, but a refusal was expected');
 };
 
 describe('the money-back window opens at the first invoice settled above zero', () => {
@@ -177,18 +140,18 @@ describe('every charge made in the window is refunded, matched by its invoice', 
 
     api.clock.advance(2 * DAY_S);
     await addStack(tenant, 'standard');
-    const proration = invoicePendingNow(tenant);
+    const proration = invoicePendingNow(emulator, tenant.tenantId);
 
     api.clock.advance(DAY_S);
     await upgradePrimary(tenant, 'pro');
-    const upgrade = invoicePendingNow(tenant);
+    const upgrade = invoicePendingNow(emulator, tenant.tenantId);
     expect(upgrade.lines.every((line) => line.proration)).toBe(true);
 
     // One second after the window: another Stack, invoiced and paid then (its payment stamped a
     // second earlier, at the window's very end).
     api.clock.advance(until + 1 - nowSeconds());
     await addStack(tenant, 'standard');
-    const late = invoicePendingNow(tenant);
+    const late = invoicePendingNow(emulator, tenant.tenantId);
     late.paidAt = until + 1;
     paymentOf(late).paidAt = until;
 

@@ -1,12 +1,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Refusal } from '#core/refusal.ts';
+import { describe, expect, it } from 'vitest';
+import type { Refusal } from '#core/refusal.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { emailsTo, type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { emailsTo } from '../support/gateway.ts';
 import { payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { adminEmail, adminRequest, refusalOf } from '../support/money-back.ts';
+import { processorView } from '../support/processor-view.ts';
 
 /**
  * The money-back refund at its edges: only what was paid in the window is refunded, whenever the
@@ -14,25 +16,12 @@ import { payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
  * confirmed as its first run was; what the tenant's billing status offers before and after.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api, emulator } = gatewayForFile({ processor: true });
+const { subscriptionOf } = processorView(emulator);
 
 const DAY_S = 86_400;
 const DAY_MS = DAY_S * 1000;
 
-const adminEmail = (tenant: { login: string }) => `${tenant.login.toLowerCase()}@users.code-host.test`;
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error(`no subscription for ${tenantId}`);
-  return found;
-};
 const chargesOf = (customer: string) =>
   Object.values(emulator.state.paymentIntents)
     .filter((p) => p.customer === customer && p.status === 'succeeded')
@@ -42,15 +31,6 @@ const refundedIntents = (customer: string) => {
   return Object.values(emulator.state.refunds)
     .filter((r) => intents.has(r.paymentIntent))
     .map((r) => r.paymentIntent);
-};
-const refusalOf = async (request: Parameters<typeof grantMoneyBack>[0]): Promise<Refusal> => {
-  try {
-    await grantMoneyBack(request);
-  } catch (error) {
-    if (error instanceof Refusal) return error;
-    throw error;
-  }
-  throw new Error('granted, but a refusal was expected');
 };
 const moneyBackRecord = async (tenantId: string) =>
   (
@@ -201,12 +181,7 @@ describe('a grant continued after a crash', () => {
     emulator.faults.push({ method: 'POST', path: '/v1/refunds', kind: 'unavailable', times: 10 });
     let crashed: Refusal;
     try {
-      crashed = await refusalOf({
-        slug: tenant.slug,
-        email: adminEmail(tenant),
-        requestedAt,
-        now: requestedAt,
-      });
+      crashed = await refusalOf(adminRequest(tenant, requestedAt));
     } finally {
       emulator.faults.length = 0;
     }

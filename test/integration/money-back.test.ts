@@ -2,18 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { Refusal } from '#core/refusal.ts';
+import type { Refusal } from '#core/refusal.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import { getTenant } from '#store/tenants.ts';
 import { handler as postOpsRefund } from '../../functions/api/post-ops-refund.ts';
 import { grantMoneyBack, moneyBackEmailKey } from '../../functions/billing/money-back.ts';
-import { charge, newInvoice } from '../../lib/local/processor/invoices.ts';
 import { processorEnvironment } from '../../lib/local/processor/local.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { emailsTo, type TestControlPlane } from '../support/gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
+import { adminEmail, adminRequest, invoicePendingNow, refusalOf } from '../support/money-back.ts';
 import { opsDataFolder, runOps } from '../support/ops-cli.ts';
 import { processorView } from '../support/processor-view.ts';
 import { partitionItems } from '../support/stored.ts';
@@ -30,9 +30,6 @@ const { subscriptionOf } = processorView(emulator);
 const DAY_S = 86_400;
 const DAY_MS = DAY_S * 1000;
 type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
-
-/** The address the local code host gives an account: the administrator's. */
-const adminEmail = (tenant: { login: string }) => `${tenant.login.toLowerCase()}@users.code-host.test`;
 
 const chargesOf = (customer: string) =>
   Object.values(emulator.state.paymentIntents).filter(
@@ -52,17 +49,6 @@ const statusOf = async (tenant: { login: string }) => {
   return (await api.call('GET', '/v1/billing/status', { token: sessionToken })).json;
 };
 
-/** The refusal a grant throws (fails the test when it is granted instead). */
-const refusalOf = async (request: Parameters<typeof grantMoneyBack>[0]): Promise<Refusal> => {
-  try {
-    await grantMoneyBack(request);
-  } catch (error) {
-    if (error instanceof Refusal) return error;
-    throw error;
-  }
-  throw new Error('granted, but a refusal was expected');
-};
-
 /**
  * A second charge in the window: a Stack added (its proration pending at the processor), and the
  * processor invoicing and charging that proration at once, as an "invoice now" would.
@@ -71,12 +57,7 @@ const addStackAndChargeProration = async (tenant: Tenant) => {
   const { sessionToken } = await api.signIn(tenant.login);
   const added = await api.call('POST', '/v1/stacks', { token: sessionToken, body: { plan: 'standard' } });
   expect(added.status).toBe(201);
-  const subscription = subscriptionOf(tenant.tenantId);
-  const now = emulator.nowSeconds();
-  const invoice = newInvoice(emulator, subscription, 'subscription_update', now, now, { items: [] });
-  expect(invoice.total).toBeGreaterThan(0);
-  expect(charge(emulator, invoice, subscription.defaultPaymentMethod, 'later')).toBe(true);
-  return invoice;
+  return invoicePendingNow(emulator, tenant.tenantId);
 };
 
 /** The stored tenant item as is (the grant record included). */
@@ -328,12 +309,7 @@ describe('a crash between two refunds', () => {
     };
     let crashed: Refusal;
     try {
-      crashed = await refusalOf({
-        slug: tenant.slug,
-        email: adminEmail(tenant),
-        requestedAt,
-        now: requestedAt,
-      });
+      crashed = await refusalOf(adminRequest(tenant, requestedAt));
     } finally {
       emulator.route = original;
     }

@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setCapacityTotal } from '#store/capacity.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { regionWithPlaces, type TestControlPlane } from '../support/gateway.ts';
 
 /**
  * The Plan Change preview's warnings, where the new Plan fits, and an estimate the processor
  * cannot give: each shown when it applies and only then.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api, emulator } = gatewayForFile({ processor: true });
 
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
 const preview = (tenant: Tenant, plan: string) =>
@@ -62,11 +53,7 @@ describe('the Founding Price Lock warning', () => {
 
 describe('where the new Plan fits', () => {
   it("elsewhere in the Home Region when the Stack's location is full, and would queue when none has room", async () => {
-    const region = uniqueRegion();
-    const now = api.clock.now();
-    await setCapacityTotal({ region, location: `${region}-a`, plan: 'standard', total: 1 }, now);
-    await setCapacityTotal({ region, location: `${region}-a`, plan: 'pro', total: 0 }, now);
-    await setCapacityTotal({ region, location: `${region}-b`, plan: 'pro', total: 1 }, now);
+    const region = await regionWithPlaces(api.clock, { a: { standard: 1, pro: 0 }, b: { pro: 1 } });
     const tenant = await api.subscribe({ plan: 'standard', region });
     expect((await preview(tenant, 'pro')).json.requested.capacity).toBe('placeable_elsewhere_in_home_region');
     expect((await preview(tenant, 'plus')).json.requested.capacity).toBe('would_queue');

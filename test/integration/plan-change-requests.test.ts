@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listInventory, setCapacityTotal } from '#store/capacity.ts';
+import { describe, expect, it } from 'vitest';
+import { listInventory } from '#store/capacity.ts';
 import { changeHolder } from '#store/plan-changes.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { regionWithPlaces, type TestControlPlane } from '../support/gateway.ts';
 
 /**
  * The Plan Change requests (confirm, cancel, read) at their edges, without running a change to
@@ -9,13 +10,7 @@ import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gat
  * the place a confirmation holds.
  */
 
-let api: TestControlPlane;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api } = gatewayForFile({ processor: true });
 
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
 const DAY_MS = 86_400_000;
@@ -64,11 +59,7 @@ describe('confirming', () => {
   });
 
   it('a second confirmation supersedes a change still waiting: the first says so and its execution stops', async () => {
-    const region = uniqueRegion();
-    const now = api.clock.now();
-    await setCapacityTotal({ region, location: `${region}-a`, plan: 'standard', total: 1 }, now);
-    await setCapacityTotal({ region, location: `${region}-a`, plan: 'plus', total: 1 }, now);
-    await setCapacityTotal({ region, location: `${region}-a`, plan: 'pro', total: 0 }, now);
+    const region = await regionWithPlaces(api.clock, { a: { standard: 1, plus: 1, pro: 0 } });
     const tenant = await api.subscribe({ plan: 'standard', region });
     // No room for Pro anywhere: the first change waits for capacity.
     const first = await confirm(tenant, 'pro');

@@ -3,7 +3,12 @@ import { PLANS } from '#core/plans.ts';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { TEST_CARDS } from '../support/hosted-pages.ts';
-import { outboxFor, planChangeWorld, slotOf as slot } from '../support/plan-change-world.ts';
+import {
+  outboxFor,
+  planChangeExport,
+  planChangeWorld,
+  slotOf as slot,
+} from '../support/plan-change-world.ts';
 import { processorView } from '../support/processor-view.ts';
 
 /**
@@ -276,12 +281,7 @@ describe('the record and the audit export', () => {
       JSON.stringify(await read(tenant, confirmed.json.changeId)),
       JSON.stringify((await api.call('GET', '/v1/plan-changes', { token: tenant.sessionToken })).json),
     ];
-    const exported = await api.gateway.dispatch({
-      method: 'GET',
-      url: '/v1/plan-changes/export',
-      headers: { authorization: `Bearer ${tenant.sessionToken}` },
-      body: Buffer.alloc(0),
-    });
+    const exported = await planChangeExport(api, tenant);
     expect(exported.status).toBe(200);
     expect(exported.headers['content-type']).toContain('application/x-ndjson');
     const lines = exported.body.toString('utf8').trim().split('\n');

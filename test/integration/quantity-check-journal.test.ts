@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setCapacityTotal } from '#store/capacity.ts';
 import {
   acquireItemLease,
@@ -12,34 +12,23 @@ import {
   type TenantQuantities,
   todaysPrices,
 } from '../../functions/billing/quantity-check.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueRegion } from '../support/gateway.ts';
+import { processorView } from '../support/processor-view.ts';
 
 /**
  * The operator's quantity check when a drift meets the journal of item changes (a writer at work,
  * or old entries nobody came back for), tenants it does not check, and how a run counts them.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api, emulator } = gatewayForFile({ processor: true });
+const { subscriptionOf } = processorView(emulator);
 
 const MINUTE_MS = 60_000;
 const paying = async () => {
   const region = uniqueRegion();
   await setCapacityTotal({ region, location: `${region}-a`, plan: 'plus', total: 2 }, api.clock.now());
   return api.subscribe({ plan: 'plus', region });
-};
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error('no subscription');
-  return found;
 };
 /** One more quantity at the processor than the table bills. */
 const drift = (tenantId: string) => {

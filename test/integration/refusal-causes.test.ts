@@ -1,12 +1,11 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listInventory } from '#store/capacity.ts';
-import { db, tableName } from '#store/client.ts';
-import { keys } from '#store/keys.ts';
 import { getTenant } from '#store/tenants.ts';
-import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway } from '../support/gateway.ts';
+import { gatewayForFile } from '../support/file-gateway.ts';
+import type { TestControlPlane } from '../support/gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
+import { processorView } from '../support/processor-view.ts';
+import { tenantPartition } from '../support/stored.ts';
 
 /**
  * Refusals of a Plan Change and of an added Stack name their cause, through the routes (the local
@@ -16,34 +15,14 @@ import { cancelInPortal } from '../support/hosted-pages.ts';
  * first day. A refusal writes nothing.
  */
 
-let api: TestControlPlane;
-let emulator: ProcessorEmulator;
-beforeAll(async () => {
-  api = await testGateway({ processor: true, stepFunctions: { waitMs: 10 } });
-  emulator = api.emulator as ProcessorEmulator;
-});
-afterAll(async () => {
-  await api.stop();
-});
+const { api, emulator } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
+const { subscriptionOf } = processorView(emulator);
 
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
 
-const subscriptionOf = (tenantId: string) => {
-  const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
-  if (!found) throw new Error('no subscription');
-  return found;
-};
-
 /** Everything stored for the tenant, and its region's capacity: what a refusal must leave as it was. */
 const snapshot = async (tenant: Tenant) => {
-  const { Items } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.tenant(tenant.tenantId).PK },
-      ConsistentRead: true,
-    }),
-  );
+  const Items = await tenantPartition(tenant.tenantId);
   return JSON.stringify({ items: Items, inventory: await listInventory(tenant.region) });
 };
 

@@ -136,59 +136,58 @@ describe('sealing and opening a Credential secret (KMS envelope encryption)', ()
   });
 });
 
+/**
+ * Runs `work` with the control plane's KMS endpoint (and, unless `keepKeyId`, its key id) pointed
+ * at `kms`, then stops that stand-in.
+ */
+const against = async <T>(
+  kms: Awaited<ReturnType<typeof startLocalKms>>,
+  work: () => Promise<T>,
+  { keepKeyId = false } = {},
+): Promise<T> => {
+  try {
+    process.env.AWS_ENDPOINT_URL_KMS = kms.endpoint;
+    if (!keepKeyId) process.env.CREDENTIALS_KEY_ID = kms.keyId;
+    return await work();
+  } finally {
+    await kms.stop();
+  }
+};
+
 describe('the KMS stand-in', () => {
   it('keeps its master key across a restart with the same data folder (mode 0600), not with another', async () => {
     const folder = dataFolder();
-    const first = await startLocalKms({ dataDirectory: folder });
-    let sealed: SealedSecret;
-    try {
-      process.env.AWS_ENDPOINT_URL_KMS = first.endpoint;
-      process.env.CREDENTIALS_KEY_ID = first.keyId;
-      sealed = await sealSecret(secret, context);
-    } finally {
-      await first.stop();
-    }
+    const sealed = await against(await startLocalKms({ dataDirectory: folder }), () =>
+      sealSecret(secret, context),
+    );
     const keyFile = path.join(folder, MASTER_KEY_FILE);
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(statSync(keyFile).size).toBe(32);
 
-    const again = await startLocalKms({ dataDirectory: folder });
-    try {
-      process.env.AWS_ENDPOINT_URL_KMS = again.endpoint;
-      process.env.CREDENTIALS_KEY_ID = again.keyId;
+    await against(await startLocalKms({ dataDirectory: folder }), async () => {
       expect(await openSecret(sealed, context)).toBe(secret);
-    } finally {
-      await again.stop();
-    }
+    });
 
-    const elsewhere = await startLocalKms({ dataDirectory: dataFolder() });
-    try {
-      process.env.AWS_ENDPOINT_URL_KMS = elsewhere.endpoint;
-      process.env.CREDENTIALS_KEY_ID = elsewhere.keyId;
+    await against(await startLocalKms({ dataDirectory: dataFolder() }), async () => {
       await expect(openSecret(sealed, context)).rejects.toMatchObject({ name: 'InvalidCiphertextException' });
-    } finally {
-      await elsewhere.stop();
-    }
+    });
   });
 
   it('without a data folder, the key lives in memory: a new stand-in cannot open what the last one sealed', async () => {
-    const first = await startLocalKms();
-    let sealed: SealedSecret;
-    try {
-      process.env.AWS_ENDPOINT_URL_KMS = first.endpoint;
-      process.env.CREDENTIALS_KEY_ID = first.keyId;
-      sealed = await sealSecret(secret, context);
+    const sealed = await against(await startLocalKms(), async () => {
+      const sealed = await sealSecret(secret, context);
       expect(await openSecret(sealed, context)).toBe(secret);
-    } finally {
-      await first.stop();
-    }
-    const second = await startLocalKms();
-    try {
-      process.env.AWS_ENDPOINT_URL_KMS = second.endpoint;
-      await expect(openSecret(sealed, context)).rejects.toMatchObject({ name: 'InvalidCiphertextException' });
-    } finally {
-      await second.stop();
-    }
+      return sealed;
+    });
+    await against(
+      await startLocalKms(),
+      async () => {
+        await expect(openSecret(sealed, context)).rejects.toMatchObject({
+          name: 'InvalidCiphertextException',
+        });
+      },
+      { keepKeyId: true },
+    );
   });
 
   it('answers Encrypt and Decrypt as KMS does, and refuses an operation it does not know', async () => {

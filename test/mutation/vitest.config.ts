@@ -11,32 +11,21 @@ import { currentGroup } from './areas.ts';
  */
 const { group } = currentGroup();
 const projects: TestProjectInlineConfiguration[] = [];
-if (group.unit.length > 0)
-  projects.push({
-    test: {
-      name: 'unit',
-      include: group.unit,
-      exclude: group.exclude ?? [],
-      setupFiles: ['test/support/test-environment.ts'],
-      testTimeout: 10_000,
-    },
-  });
-if (group.integration.length > 0)
-  projects.push({
-    test: {
-      name: 'integration',
-      include: group.integration,
-      exclude: group.exclude ?? [],
-      globalSetup: ['test/support/global-setup.ts'],
-      setupFiles: ['test/support/test-environment.ts', 'test/support/worker-env.ts'],
-      testTimeout: 30_000,
-      hookTimeout: 120_000,
-      // A mutation run loads the machine (instrumented code, one runner beside other work): a
-      // scenario bound by the processor's deadlines may miss one. A test a mutant really breaks
-      // fails every time, so retries only spare the timing.
-      retry: 2,
-    },
-  });
+/** A layer of vitest.config.ts, on the group's test files of that layer. */
+const layer = (name: string, include: string[], test: TestProjectInlineConfiguration['test']) => {
+  if (include.length > 0) projects.push({ test: { name, include, exclude: group.exclude ?? [], ...test } });
+};
+layer('unit', group.unit, { setupFiles: ['test/support/test-environment.ts'], testTimeout: 10_000 });
+layer('integration', group.integration, {
+  globalSetup: ['test/support/global-setup.ts'],
+  setupFiles: ['test/support/test-environment.ts', 'test/support/worker-env.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 120_000,
+  // A mutation run loads the machine (instrumented code, one runner beside other work): a
+  // scenario bound by the processor's deadlines may miss one. A test a mutant really breaks
+  // fails every time, so retries only spare the timing.
+  retry: 2,
+});
 
 export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),

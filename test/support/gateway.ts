@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { PLAN_VALUES } from '../../functions/core/plans.ts';
+import { PLAN_VALUES, type PlanValue } from '../../functions/core/plans.ts';
 import { installClock } from '../../functions/ports/clock.ts';
 import { installLocalNudge } from '../../functions/ports/nudge.ts';
 import { syncCatalog } from '../../functions/ports/processor/catalog.ts';
@@ -257,3 +257,19 @@ export const moveToRegion = async (tenantId: string, region: string) => {
 };
 
 export const uniqueRegion = () => `test-${randomUUID().slice(0, 8)}`;
+
+/**
+ * A region of the test's own with these places: per location of it (`a` is `${region}-a`), the
+ * total of each Plan named, set in the order given (`{ a: { standard: 1, pro: 0 }, b: { pro: 1 } }`).
+ */
+export const regionWithPlaces = async (
+  clock: { now(): Date },
+  places: Record<string, Partial<Record<PlanValue, number>>>,
+) => {
+  const region = uniqueRegion();
+  const now = clock.now();
+  for (const [suffix, totals] of Object.entries(places))
+    for (const [plan, total] of Object.entries(totals) as [PlanValue, number][])
+      await setCapacityTotal({ region, location: `${region}-${suffix}`, plan, total }, now);
+  return region;
+};

@@ -205,6 +205,15 @@ export const planChangeWorld = (api: TestControlPlane, door?: CommitDoor) => {
   };
 };
 
+/** The tenant's audit export of its Plan Changes, as the gateway answers it (its body is NDJSON). */
+export const planChangeExport = (api: TestControlPlane, tenant: { sessionToken: string }) =>
+  api.gateway.dispatch({
+    method: 'GET',
+    url: '/v1/plan-changes/export',
+    headers: { authorization: `Bearer ${tenant.sessionToken}` },
+    body: Buffer.alloc(0),
+  });
+
 /** The emails of a change (its outbox items, one key per ending), in the order of those endings. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read stored items freely
 export const outboxFor = async (changeId: string): Promise<any[]> => {

@@ -2,14 +2,17 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 
-/** Every item of one partition of the table, read consistently, in key order. */
-export const partitionItems = async (pk: string): Promise<Record<string, unknown>[]> =>
+/**
+ * Every item of one partition of the table (only those whose sort key starts with `skPrefix`,
+ * when given), read consistently, in key order.
+ */
+export const partitionItems = async (pk: string, skPrefix?: string): Promise<Record<string, unknown>[]> =>
   (
     await db().send(
       new QueryCommand({
         TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
+        KeyConditionExpression: skPrefix === undefined ? 'PK = :pk' : 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: { ':pk': pk, ...(skPrefix === undefined ? {} : { ':sk': skPrefix }) },
         ConsistentRead: true,
       }),
     )

@@ -104,24 +104,31 @@ describe('the Plan Change outcome', () => {
     expect(moved(undefined)).toBe(moved(true));
   });
 
-  it("rolled back: billing unchanged, our reason (never a Dispatcher's words), and a sentence that ends", () => {
-    const email = planChangeOutcomeEmail({ ...base, outcome: 'rolled_back' });
-    expect(email.subject).toBe('The Plan Change of s2.acme.stacks.test was rolled back');
-    expect(paragraphsOf(email.text)).toEqual([
-      'The change of s2.acme.stacks.test from the Standard Plan to the Pro Plan could not be completed. A step of the move failed.',
-      'The Stack stays on its previous Plan and billing is unchanged. You may confirm the change again; if it fails again, contact support with this change’s id.',
-      'See the change and its history: http://app',
-    ]);
-  });
-
-  it('expired: no place within 7 days, billing unchanged', () => {
-    const email = planChangeOutcomeEmail({ ...base, outcome: 'expired' });
-    expect(email.subject).toBe('The Plan Change of s2.acme.stacks.test expired');
-    expect(paragraphsOf(email.text)).toEqual([
-      'No place for the Pro Plan became free within 7 days, so the change of s2.acme.stacks.test expired.',
-      'The Stack stays on the Standard Plan and your billing is unchanged. You may ask for the change again at any time.',
-      'See the change and its history: http://app',
-    ]);
+  it.each([
+    [
+      "rolled back: billing unchanged, our reason (never a Dispatcher's words), and a sentence that ends",
+      'rolled_back',
+      'The Plan Change of s2.acme.stacks.test was rolled back',
+      [
+        'The change of s2.acme.stacks.test from the Standard Plan to the Pro Plan could not be completed. A step of the move failed.',
+        'The Stack stays on its previous Plan and billing is unchanged. You may confirm the change again; if it fails again, contact support with this change’s id.',
+        'See the change and its history: http://app',
+      ],
+    ],
+    [
+      'expired: no place within 7 days, billing unchanged',
+      'expired',
+      'The Plan Change of s2.acme.stacks.test expired',
+      [
+        'No place for the Pro Plan became free within 7 days, so the change of s2.acme.stacks.test expired.',
+        'The Stack stays on the Standard Plan and your billing is unchanged. You may ask for the change again at any time.',
+        'See the change and its history: http://app',
+      ],
+    ],
+  ] as const)('%s', (_, outcome, subject, paragraphs) => {
+    const email = planChangeOutcomeEmail({ ...base, outcome });
+    expect(email.subject).toBe(subject);
+    expect(paragraphsOf(email.text)).toEqual(paragraphs);
   });
 });
 

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { BillingState } from '#core/billing-state.ts';
 import {
   cancellationReason,
   earliest,
   isLiveSubscription,
-  type LifecycleState,
   nextCheckAt,
   nextTransition,
   type ProcessorTruth,
@@ -12,17 +10,10 @@ import {
   settle,
   teardownTime,
 } from '#core/lifecycle.ts';
+import { at, state, t0 } from '../support/lifecycle-days.ts';
 
 // The edges of the lifecycle's rules that tests/unit/lifecycle.test.ts leaves open: each case here
 // fails when one comparison or one reason of functions/core/lifecycle.ts changes.
-
-const DAY = 86_400_000;
-const t0 = new Date('2026-03-01T00:00:00Z');
-const at = (days: number) => new Date(t0.getTime() + days * DAY);
-const state = (s: BillingState, graceDeadline: Date | null = null): LifecycleState => ({
-  state: s,
-  graceDeadline: graceDeadline?.toISOString() ?? null,
-});
 
 describe('a live subscription', () => {
   it('is every status but canceled and incomplete_expired', () => {

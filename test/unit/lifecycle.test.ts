@@ -1,10 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { BillingState } from '#core/billing-state.ts';
 import {
   cancellationReason,
   classifySubscription,
-  type LifecycleState,
   nextCheckAt,
   nextTransition,
   type ProcessorTruth,
@@ -14,15 +12,8 @@ import {
   type TransitionReason,
   teardownTime,
 } from '#core/lifecycle.ts';
+import { at, DAY, state, t0 } from '../support/lifecycle-days.ts';
 import { LifecycleOracle } from '../support/lifecycle-oracle.ts';
-
-const DAY = 86_400_000;
-const t0 = new Date('2026-03-01T00:00:00Z');
-const at = (days: number) => new Date(t0.getTime() + days * DAY);
-const state = (s: BillingState, graceDeadline: Date | null = null): LifecycleState => ({
-  state: s,
-  graceDeadline: graceDeadline?.toISOString() ?? null,
-});
 
 describe('what the processor says (documented in docs/decisions.md)', () => {
   it.each<[SubscriptionStatus, boolean, ProcessorTruth]>([

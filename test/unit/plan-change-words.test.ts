@@ -59,22 +59,18 @@ describe('the text of each confirmation refusal', () => {
 });
 
 describe('statuses', () => {
-  it('the ended ones are completed, rolled back, expired, superseded and cancelled', () => {
-    expect(PLAN_CHANGE_STATUSES.filter(isTerminal)).toEqual([
-      'completed',
-      'rolled_back',
-      'expired',
-      'superseded',
-      'cancelled',
-    ]);
-  });
-
-  it('an infrastructure operation runs from Waiting for Work until the change ends', () => {
-    expect(PLAN_CHANGE_STATUSES.filter(isInfrastructureOperation)).toEqual([
-      'waiting_for_work',
-      'preparing',
-      'switching',
-      'verifying',
-    ]);
+  it.each<[string, (status: PlanChangeStatus) => boolean, PlanChangeStatus[]]>([
+    [
+      'the ended ones are completed, rolled back, expired, superseded and cancelled',
+      isTerminal,
+      ['completed', 'rolled_back', 'expired', 'superseded', 'cancelled'],
+    ],
+    [
+      'an infrastructure operation runs from Waiting for Work until the change ends',
+      isInfrastructureOperation,
+      ['waiting_for_work', 'preparing', 'switching', 'verifying'],
+    ],
+  ])('%s', (_, holds, statuses) => {
+    expect(PLAN_CHANGE_STATUSES.filter(holds)).toEqual(statuses);
   });
 });
