@@ -445,8 +445,8 @@ describeInChromium('the console’s release gates and keyboard use', (browser) =
     const tenant = await cloud.payingTenant('words', 'standard', { dispatcher: false });
     const page = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
     const account = await readScreen(page);
-    expect(account.terms['Billing state']).toBe('active');
-    expect(account.rows.join('\n')).toMatch(/provisioning\s+active\s+checkout completed/);
+    expect(account.terms['Billing state']).toBe('Active');
+    expect(account.rows.join('\n')).toMatch(/Not paid yet\s+Active\s+The first payment was made/);
 
     await page.goto(`${server.url}/#/stacks`);
     await drawn(page, 'Stacks');

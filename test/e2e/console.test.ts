@@ -163,11 +163,11 @@ describeInChromium('the tenant console in Chromium', (browser) => {
     await page.getByRole('link', { name: 'Account & Billing' }).click();
     await drawn(page, 'Account & Billing');
     const text = await page.innerText('main');
-    expect(text).toMatch(/Billing state\s+active/);
+    expect(text).toMatch(/Billing state\s+Active/);
     expect(text).toContain('Founding price locked on 1 Stack(s)');
     expect(text).toContain('support@stack-control-plane.test');
     expect(text).toContain('Export your data first');
-    expect(text).toMatch(/provisioning\s+active\s+checkout completed/);
+    expect(text).toMatch(/Not paid yet\s+Active\s+The first payment was made/);
     // The window's end in the browser's zone (New York here), with the zone named.
     expect(text).toMatch(/refund until .* (EST|EDT) \(your local time\)/);
     await check(page, '05-account', 'Account & Billing');
