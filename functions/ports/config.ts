@@ -26,6 +26,7 @@ export interface Variable {
 const DEFAULT_EXPORT_WINDOW_DAYS = '7';
 const DEFAULT_STACK_CAP = '5';
 const DEFAULT_POWERTOOLS_LOG_LEVEL = 'INFO';
+const DEFAULT_REQUEST_LOG_SAMPLE_RATE = '0.05';
 const DEFAULT_POWERTOOLS_SERVICE_NAME = 'stack-control-plane';
 const DEFAULT_NODE_OPTIONS = '--enable-source-maps';
 /** SUPPORT_EMAIL outside Lambda when unset (npm start, tests, the ops CLI). */
@@ -36,6 +37,7 @@ export const DEFAULTS = {
   EXPORT_WINDOW_DAYS: DEFAULT_EXPORT_WINDOW_DAYS,
   STACK_CAP: DEFAULT_STACK_CAP,
   POWERTOOLS_LOG_LEVEL: DEFAULT_POWERTOOLS_LOG_LEVEL,
+  REQUEST_LOG_SAMPLE_RATE: DEFAULT_REQUEST_LOG_SAMPLE_RATE,
   POWERTOOLS_SERVICE_NAME: DEFAULT_POWERTOOLS_SERVICE_NAME,
   NODE_OPTIONS: DEFAULT_NODE_OPTIONS,
 } as const;
@@ -186,6 +188,12 @@ export const ENVIRONMENT = {
     where: 'Lambda and local',
     meaning: 'log level of the structured JSON logs',
     default: DEFAULT_POWERTOOLS_LOG_LEVEL,
+  },
+  REQUEST_LOG_SAMPLE_RATE: {
+    where: 'Lambda and local (`npm start`: 0, or 1 with `--verbose`)',
+    meaning:
+      'share (0 to 1) of routine request lines written; errors, refusals of money operations and state changes are always written',
+    default: DEFAULT_REQUEST_LOG_SAMPLE_RATE,
   },
   POWERTOOLS_SERVICE_NAME: {
     where: 'Lambda (set by the stack)',
@@ -383,6 +391,8 @@ export const config = {
   processorApiUrl: () => env('PROCESSOR_API_URL'),
   /** The configured processor calls per second, as written (parsed with the API key's default). */
   processorRateLimitPerSecond: () => env('PROCESSOR_RATE_LIMIT_PER_SECOND'),
+  /** The share of routine request lines written (functions/core/request-log.ts). */
+  requestLogSampleRate: () => env('REQUEST_LOG_SAMPLE_RATE') ?? DEFAULT_REQUEST_LOG_SAMPLE_RATE,
   /** The sender of the tenant emails. */
   mailFrom: () => required('MAIL_FROM'),
   /**
