@@ -58,9 +58,10 @@ const main = async () => {
   // Quiet by default: no line for routine requests unless asked (functions/core/request-log.ts).
   if (values.verbose) process.env.REQUEST_LOG_SAMPLE_RATE = '1';
   else process.env.REQUEST_LOG_SAMPLE_RATE ??= '0';
-  console.log('Starting the local control plane (Ctrl-C stops it)...');
   /** The slowest part so far, to name when the start is slow. */
   let slowest = { part: '', ms: 0 };
+  // Said with the first part (once the port is ours: a taken port is one line on stderr, no more).
+  let announced = false;
   const plane = await startControlPlane({
     port,
     dataDirectory: values['data-dir'],
@@ -69,6 +70,8 @@ const main = async () => {
     sweepMode: values['manual-sweep'] ? 'manual' : 'auto',
     logSweeps: true,
     progress: (part, detail, ms) => {
+      if (!announced) console.log('Starting the local control plane (Ctrl-C stops it)...');
+      announced = true;
       if (ms > slowest.ms) slowest = { part, ms };
       progressLine(part, detail, ms);
     },

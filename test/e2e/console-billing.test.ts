@@ -1,13 +1,24 @@
 import { expect, it } from 'vitest';
-import { check, consolePageOf, describeInChromium, inPage } from '../support/console-browser.ts';
-import { localClient, sharedCloud } from '../support/local-cloud.ts';
+import {
+  check,
+  consolePageOf,
+  describeInChromium,
+  drawn,
+  inPage,
+  newConsolePage,
+  signUpInConsole,
+} from '../support/console-browser.ts';
+import { localClient, sharedCloud, uniqueLogin } from '../support/local-cloud.ts';
 
 /**
  * Account & Billing shows the money, in Debian's headless Chromium against the shared `npm start`:
  * what the tenant pays this period (a line per Stack and Plan), the next invoice's date and amount
  * (the processor's upcoming invoice), the card on file, the invoices newest first with a link to
  * the processor's hosted page, and the billing history newest first in words. Screenshots
- * `billing-NN-*.png`; axe on each state; no processor id on the screen.
+ * `billing-NN-*.png`; axe on each state; no processor id on the screen. Then the controls around it:
+ * Remove Project asked first in the page, a refusal's words naming the control (the API call in
+ * `apiHint`), and a sign-up that loads without a console error or a missing file (favicon, the
+ * slug's pattern).
  */
 
 const server = sharedCloud();
@@ -56,4 +67,111 @@ describeInChromium('Account & Billing shows the money', (browser) => {
     expect(await page.innerText('h1')).toBe(`Invoice ${listed[0].number}`);
     expect(await page.innerText('body')).toMatch(/paid/);
   }, 90_000);
+
+  it('removes a Project only after the in-page confirmation; the watched-cap refusal names the Remove control', async () => {
+    const tenant = await cloud.payingTenant('remover', 'standard', { dispatcher: false });
+    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+    const projects = `/v1/stacks/${tenant.stackId}/projects`;
+    for (const name of ['web', 'api', 'docs']) {
+      const added = await inPage(page, 'POST', projects, { name, repository: `acme/${name}` });
+      expect(added.status, name).toBe(201);
+    }
+    // A fourth is over Standard's cap: the message says what to do in the console, the call apart.
+    const refused = await inPage(page, 'POST', projects, { name: 'four', repository: 'acme/four' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toBe(
+      "This Stack watches 3 Projects, its Plan's cap: remove one with its Remove button, or change the Stack to a larger Plan.",
+    );
+    expect(refused.body.error.apiHint).toBe(`DELETE /v1/stacks/${tenant.stackId}/projects/{projectId}`);
+
+    await page.reload();
+    await drawn(page, 'Stacks');
+    const card = page.getByRole('region', { name: `Stack ${tenant.stackName}` });
+    expect(await card.innerText()).toContain('Projects (3 of 3 watched)');
+    await card.getByRole('button', { name: 'Remove web' }).click();
+    const asked = card.getByRole('alert');
+    expect(await asked.innerText()).toContain(
+      `Remove web? ${tenant.stackName} stops watching acme/web, and the Project’s Credential Routes are deleted with it.`,
+    );
+    await check(page, 'billing-02-remove-project-asked', 'Stacks');
+    // Keep it: nothing removed, the question gone.
+    await card.getByRole('button', { name: 'Keep it' }).click();
+    await expect(card.getByRole('alert').count()).resolves.toBe(0);
+    expect((await inPage(page, 'GET', projects)).body.projects).toHaveLength(3);
+
+    await card.getByRole('button', { name: 'Remove web' }).click();
+    await card.getByRole('button', { name: 'Confirm: remove web' }).click();
+    await expect
+      .poll(async () =>
+        (await inPage(page, 'GET', projects)).body.projects.map((p: { name: string }) => p.name),
+      )
+      .toEqual(expect.not.arrayContaining(['web']));
+    await drawn(page, 'Stacks');
+    expect(await page.getByRole('region', { name: `Stack ${tenant.stackName}` }).innerText()).toContain(
+      'Projects (2 of 3 watched)',
+    );
+    await check(page, 'billing-03-project-removed', 'Stacks');
+  }, 90_000);
+
+  it('a sign-up loads every file and logs no console error (favicon, the slug pattern under the v flag)', async () => {
+    const page = await newConsolePage(browser());
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      // The 401 of GET /v1/me before sign-in is the console asking whether anyone is signed in.
+      if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(message.text());
+    });
+    page.on('response', (response) => {
+      if (response.status() === 404) problems.push(`404 ${response.url()}`);
+    });
+    await signUpInConsole(page, server, uniqueLogin('clean'));
+    expect(problems).toEqual([]);
+    const icon = await page.evaluate(
+      () =>
+        (
+          globalThis as unknown as { document: { querySelector: (s: string) => { href: string } | null } }
+        ).document.querySelector('link[rel=icon]')?.href,
+    );
+    const served = await fetch(icon ?? '');
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/svg+xml');
+  }, 60_000);
+
+  it('after the code host’s sign-in, the console returns to the address the person was on', async () => {
+    const page = await newConsolePage(browser());
+    await page.goto(`${server.url}/#/account`);
+    await drawn(page, 'Sign in');
+    await page.getByRole('link', { name: 'Sign in with the code host' }).click();
+    await page.getByLabel('Sign in as (any login)').fill(uniqueLogin('returner'));
+    await page.getByRole('button', { name: 'Authorize' }).click();
+    // The code host sends the browser to the console's page; the console goes back to the address
+    // (a new person is asked for a slug first, whatever the address).
+    await drawn(page, 'Choose your slug');
+    expect(new URL(page.url()).hash).toBe('#/account');
+  }, 60_000);
+
+  it('on a phone the navigation is one row and nothing widens the page', async () => {
+    const tenant = await cloud.payingTenant('phone', 'standard', { dispatcher: false });
+    const page = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+    await page.setViewportSize({ width: 390, height: 844 });
+    const layout = await page.evaluate(() => {
+      const g = globalThis as unknown as {
+        innerWidth: number;
+        document: {
+          documentElement: { scrollWidth: number };
+          querySelectorAll: (s: string) => Iterable<{ getBoundingClientRect: () => { top: number } }>;
+        };
+      };
+      const tops = [...g.document.querySelectorAll('#nav a, #sign-out')].map((e) =>
+        Math.round(e.getBoundingClientRect().top),
+      );
+      return {
+        rows: new Set(tops).size,
+        pageWidth: g.document.documentElement.scrollWidth,
+        width: g.innerWidth,
+      };
+    });
+    expect(layout.rows).toBe(1);
+    expect(layout.pageWidth).toBeLessThanOrEqual(layout.width);
+    await check(page, 'billing-04-phone', 'Account & Billing');
+  }, 60_000);
 });

@@ -375,7 +375,7 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     const payer = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
     const text = await main(payer);
     expect(text).toMatch(/Billing state\s+Active/);
-    expect(text).toMatch(/Price lock\s+Founding price locked on 1 Stack\(s\)/);
+    expect(text).toMatch(/Price lock\s+Founding price locked on 1 Stack\s/);
     expect(text).toMatch(/You may ask for a full refund until .* \(your local time\)\./);
     await payer.getByRole('region', { name: 'Payment method and cancelling' }).waitFor();
     await check(payer, 'money-08-account-active', 'Account & Billing');
@@ -416,7 +416,7 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     expect(text).toMatch(/Active\s+Closing\s+You cancelled the subscription in the billing portal\./);
     // The lock ended with the subscription; the money-back guarantee is no longer offered.
     expect(text).toMatch(
-      /Price lock\s+Founding price lock ended on 1 Stack\(s\) \(last .*: subscription cancelled\)/,
+      /Price lock\s+Founding price lock ended on 1 Stack \(last .*: subscription cancelled\)/,
     );
     const moneyBack = await payer.getByRole('region', { name: 'Money-back guarantee' }).innerText();
     expect(moneyBack).toContain('Not available: this account is closing.');
@@ -497,7 +497,7 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     expect(text).toMatch(/Active\s+Closing\s+Your money-back refund was granted/);
     const moneyBack = await page.getByRole('region', { name: 'Money-back guarantee' }).innerText();
     expect(moneyBack).toContain(
-      `Used: asked on ${await shownTime(page, status.moneyBack.used.requestedAt)}, granted on ${await shownTime(page, status.moneyBack.used.grantedAt)}; $40.00 refunded in 1 refund(s).`,
+      `Used: asked on ${await shownTime(page, status.moneyBack.used.requestedAt)}, granted on ${await shownTime(page, status.moneyBack.used.grantedAt)}; $40.00 refunded in 1 refund.`,
     );
     await expect(page.getByRole('button', { name: 'Open the billing portal' }).count()).resolves.toBe(0);
     await check(page, 'money-11-decommissioning-refund', 'Account & Billing');

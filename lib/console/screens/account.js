@@ -1,7 +1,7 @@
 // Account & Billing: the billing state, what is paid now and next and with which card, the invoices,
 // the portal or the closing card, the money-back guarantee, the price lock and the billing history.
 import { api } from '../api.js';
-import { dateTime, h, label, money } from '../dom.js';
+import { count, dateTime, h, label, money } from '../dom.js';
 import { button, dl, errorBox, planName, screen, table } from '../ui.js';
 import { mayChangePlanOf, planChangeEntry } from './stacks.js';
 
@@ -242,13 +242,13 @@ const priceLockText = (/** @type {any} */ lock) => {
   const ended = lock.ended ?? [];
   /** @type {string[]} */
   const parts = [];
-  if (lock.lockedStacks > 0) parts.push(`Founding price locked on ${lock.lockedStacks} Stack(s)`);
+  if (lock.lockedStacks > 0) parts.push(`Founding price locked on ${count(lock.lockedStacks, 'Stack')}`);
   if (ended.length) {
     const last = ended.reduce((/** @type {any} */ a, /** @type {any} */ b) =>
       a.endedAt > b.endedAt ? a : b,
     );
     parts.push(
-      `Founding price lock ended on ${ended.length} Stack(s) (last ${dateTime(last.endedAt)}: ${label(last.reason)})`,
+      `Founding price lock ended on ${count(ended.length, 'Stack')} (last ${dateTime(last.endedAt)}: ${label(last.reason)})`,
     );
   }
   if (!parts.length) return lock.founding ? 'Founding price lock: none held now' : 'No price lock';
@@ -260,7 +260,7 @@ const moneyBackCard = (/** @type {any} */ mb, /** @type {boolean} */ leaving) =>
   const used = mb.used;
   let state;
   if (used)
-    state = `Used: asked on ${dateTime(used.requestedAt)}${used.grantedAt ? `, granted on ${dateTime(used.grantedAt)}` : ''}; ${money({ amount: used.refundedAmount, currency: used.currency })} refunded in ${used.refunds} refund(s).`;
+    state = `Used: asked on ${dateTime(used.requestedAt)}${used.grantedAt ? `, granted on ${dateTime(used.grantedAt)}` : ''}; ${money({ amount: used.refundedAmount, currency: used.currency })} refunded in ${count(used.refunds, 'refund')}.`;
   else if (mb.available)
     state = `You may ask for a full refund until ${dateTime(mb.windowEndsAt)} (your local time).`;
   else if (leaving) state = 'Not available: this account is closing.';
