@@ -138,6 +138,27 @@ export const routes: readonly Route[] = [
     summary: 'The billing state, the running grace deadline and the history of transitions',
   },
   {
+    id: 'GetBillingSummary',
+    method: 'GET',
+    path: '/v1/billing/summary',
+    handler: 'functions/api/get-billing-summary.ts',
+    auth: 'session',
+    table: 'read',
+    secrets: ['processorApiKey'],
+    summary:
+      "This period's invoice per Stack and Plan, the next invoice's date and amount, and the card on file",
+  },
+  {
+    id: 'GetBillingInvoices',
+    method: 'GET',
+    path: '/v1/billing/invoices',
+    handler: 'functions/api/get-billing-invoices.ts',
+    auth: 'session',
+    table: 'read',
+    secrets: ['processorApiKey'],
+    summary: 'The invoices, newest first, paged, with refunds and credits and the processor-hosted page',
+  },
+  {
     id: 'PostBillingCheckout',
     method: 'POST',
     path: '/v1/billing/checkout',

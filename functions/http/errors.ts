@@ -1,6 +1,6 @@
 /**
  * The error shape of every 4xx/5xx (DESIGN §7):
- *   { "error": { "code", "message", "field"?, "requestId" }, ...extra }
+ *   { "error": { "code", "message", "field"?, "apiHint"?, "requestId" }, ...extra }
  * `extra` carries the fields the spec names at top level (e.g. `reason`, `availablePlans`).
  */
 import { Refusal } from '#core/refusal.ts';
@@ -14,6 +14,7 @@ export const errorBody = (error: HttpError, requestId: string) => ({
     code: error.code,
     message: error.message,
     ...(error.field === undefined ? {} : { field: error.field }),
+    ...(error.apiHint === undefined ? {} : { apiHint: error.apiHint }),
     requestId,
   },
   ...error.extra,

@@ -1,9 +1,10 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
+import { requestLineKept, sampleRateOf } from '#core/request-log.ts';
 import type { Role } from '#core/sessions.ts';
 import { clock } from '#ports/clock.ts';
-import { config } from '#ports/config.ts';
+import { config, DEFAULTS } from '#ports/config.ts';
 import { logger } from '#ports/logger.ts';
 import { errorBody, errorHeaders, HttpError } from './errors.ts';
 import type { AuthorizerContext, DispatcherPrincipal, Principal, SessionRejection } from './principal.ts';
@@ -178,14 +179,25 @@ const httpConventions = (): MiddlewareObj<ApiEvent, ApiResult, Error, Context> =
   const requestIdOf = (event: ApiEvent) => event.requestContext.requestId;
   const finish = (event: ApiEvent, response: ApiResult) => {
     response.headers = { ...response.headers, 'x-request-id': requestIdOf(event) };
-    // The id is named here too: locally many requests share one logger, so appended keys can mix.
-    logger.info('request', {
-      requestId: requestIdOf(event),
+    // Errors, refusals of money operations and state changes always; routine lines sampled
+    // (functions/core/request-log.ts). The id is named here too: locally many requests share one
+    // logger, so appended keys can mix.
+    const kept = requestLineKept({
+      routeKey: event.routeKey,
       method: event.requestContext.http.method,
-      route: event.routeKey,
-      status: response.statusCode,
-      durationMs: Math.round(performance.now() - (startedAt.get(event) ?? performance.now())),
+      status: response.statusCode ?? 200,
+      sampleRate: sampleRateOf(config.requestLogSampleRate(), Number(DEFAULTS.REQUEST_LOG_SAMPLE_RATE)),
+      draw: Math.random(),
     });
+    if (kept)
+      logger.info('request', {
+        requestId: requestIdOf(event),
+        method: event.requestContext.http.method,
+        route: event.routeKey,
+        status: response.statusCode,
+        durationMs: Math.round(performance.now() - (startedAt.get(event) ?? performance.now())),
+        kept,
+      });
     logger.resetKeys();
   };
   return {

@@ -11,6 +11,7 @@ import {
   lockHolds,
   priceLockView,
 } from '#core/price-lock.ts';
+import { splitApiHint } from '#core/refusal.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { config } from '#ports/config.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
@@ -172,7 +173,11 @@ export const previewPlanChange = async (params: {
       estimate,
       estimateUnavailable,
       billingCycleDate: estimate?.invoiceAt ?? null,
-      refusals: refusals.map((code) => ({ code, message: CONFIRM_REFUSAL_TEXT[code] })),
+      // The message the confirmation would answer: words for a person, the API call apart.
+      refusals: refusals.map((code) => {
+        const { message, apiHint } = splitApiHint(CONFIRM_REFUSAL_TEXT[code]);
+        return { code, message, ...(apiHint ? { apiHint } : {}) };
+      }),
       warnings,
       estimatedAt: now.toISOString(),
     };

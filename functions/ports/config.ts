@@ -27,6 +27,7 @@ const DEFAULT_EXPORT_WINDOW_DAYS = '7';
 const DEFAULT_STACK_CAP = '5';
 const DEFAULT_SES_MAX_SEND_RATE = '1';
 const DEFAULT_POWERTOOLS_LOG_LEVEL = 'INFO';
+const DEFAULT_REQUEST_LOG_SAMPLE_RATE = '0.05';
 const DEFAULT_POWERTOOLS_SERVICE_NAME = 'stack-control-plane';
 const DEFAULT_NODE_OPTIONS = '--enable-source-maps';
 /** SUPPORT_EMAIL outside Lambda when unset (npm start, tests, the ops CLI). */
@@ -38,6 +39,7 @@ export const DEFAULTS = {
   STACK_CAP: DEFAULT_STACK_CAP,
   SES_MAX_SEND_RATE: DEFAULT_SES_MAX_SEND_RATE,
   POWERTOOLS_LOG_LEVEL: DEFAULT_POWERTOOLS_LOG_LEVEL,
+  REQUEST_LOG_SAMPLE_RATE: DEFAULT_REQUEST_LOG_SAMPLE_RATE,
   POWERTOOLS_SERVICE_NAME: DEFAULT_POWERTOOLS_SERVICE_NAME,
   NODE_OPTIONS: DEFAULT_NODE_OPTIONS,
 } as const;
@@ -195,6 +197,12 @@ export const ENVIRONMENT = {
     where: 'Lambda and local',
     meaning: 'log level of the structured JSON logs',
     default: DEFAULT_POWERTOOLS_LOG_LEVEL,
+  },
+  REQUEST_LOG_SAMPLE_RATE: {
+    where: 'Lambda and local (`npm start`: 0, or 1 with `--verbose`)',
+    meaning:
+      'share (0 to 1) of routine request lines written; errors, refusals of money operations and state changes are always written',
+    default: DEFAULT_REQUEST_LOG_SAMPLE_RATE,
   },
   POWERTOOLS_SERVICE_NAME: {
     where: 'Lambda (set by the stack)',
@@ -398,6 +406,8 @@ export const config = {
   processorApiUrl: () => env('PROCESSOR_API_URL'),
   /** The configured processor calls per second, as written (parsed with the API key's default). */
   processorRateLimitPerSecond: () => env('PROCESSOR_RATE_LIMIT_PER_SECOND'),
+  /** The share of routine request lines written (functions/core/request-log.ts). */
+  requestLogSampleRate: () => env('REQUEST_LOG_SAMPLE_RATE') ?? DEFAULT_REQUEST_LOG_SAMPLE_RATE,
   /** The sender of the tenant emails. */
   mailFrom: () => required('MAIL_FROM'),
   /** Emails per second the outbox may send (the SES account's maximum send rate; default 1). */

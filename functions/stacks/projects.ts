@@ -34,7 +34,7 @@ export const addProject = async (params: {
     new Refusal(
       409,
       'watched_projects_cap_reached',
-      `This Stack watches ${stack.watchedProjectsCap} Projects, its Plan's cap: remove one (DELETE /v1/stacks/${stack.stackId}/projects/{projectId}) or change to a larger Plan.`,
+      `This Stack watches ${stack.watchedProjectsCap} Projects, its Plan's cap: remove one with its Remove button, or change the Stack to a larger Plan (DELETE /v1/stacks/${stack.stackId}/projects/{projectId}).`,
       { extra: { watchedProjectsCap: stack.watchedProjectsCap } },
     );
   if (stack.projectCount >= stack.watchedProjectsCap) throw capReached();

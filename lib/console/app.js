@@ -9,7 +9,18 @@ import { planChangesScreen } from './screens/plan-changes.js';
 import { closingScreen, plansScreen } from './screens/plans.js';
 import { signInScreen, slugScreen } from './screens/sign-in.js';
 import { stacksScreen } from './screens/stacks.js';
-import { drawing, errorBox, main, nav, navLinks, say, screen, setRoute, stopPolling } from './ui.js';
+import {
+  drawing,
+  errorBox,
+  main,
+  nav,
+  navLinks,
+  returnToAddress,
+  say,
+  screen,
+  setRoute,
+  stopPolling,
+} from './ui.js';
 
 const ROUTES = {
   '#/account': accountScreen,
@@ -29,6 +40,7 @@ const draw = async () => {
     if (error instanceof ApiError && error.status === 401) return signInScreen();
     return screen('Something went wrong', errorBox(error));
   }
+  returnToAddress();
   try {
     // Signed in: Sign out is always there; the links only once there is an account to look at.
     nav.hidden = false;

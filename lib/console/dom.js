@@ -60,3 +60,11 @@ export const dateTime = (iso) =>
     minute: '2-digit',
     timeZoneName: 'short',
   });
+
+/**
+ * A count and its noun, written out: `1 Stack`, `2 Stacks`, `1 run at once` (`plural` when not `-s`).
+ * @param {number} count
+ * @param {string} one
+ * @param {string} [many]
+ */
+export const count = (count, one, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;

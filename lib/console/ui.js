@@ -2,7 +2,7 @@
 // buttons that show their errors in words, the poll that follows a screen, and the route back to
 // the router (lib/console/app.js sets it at startup, so no screen imports the router).
 import { ApiError, api } from './api.js';
-import { h, label, option } from './dom.js';
+import { count, h, label, option } from './dom.js';
 
 export const main = /** @type {HTMLElement} */ (document.getElementById('main'));
 export const nav = /** @type {HTMLElement} */ (document.getElementById('nav'));
@@ -39,16 +39,21 @@ let drawn = 0;
  */
 export const drawing = () => main.removeAttribute('data-ready');
 
+/** Names the screen at the top of the page, before the skip link (index.html). */
+const screenTitle = /** @type {HTMLElement} */ (document.getElementById('screen-title'));
+
 /**
- * Replaces the screen: its heading first, focused so a keyboard or screen reader user lands there.
- * Once drawn, `main` carries `data-ready` (the count of screens drawn), the signal the browser tests
- * wait for after a route change instead of a fixed time.
+ * Replaces the screen, its heading first. Focus goes to the screen's name at the top of the page
+ * (read by a screen reader, not shown), so the first Tab on every screen is the skip link, then the
+ * navigation, then the screen. Once drawn, `main` carries `data-ready` (the count of screens drawn),
+ * the signal the browser tests wait for after a route change instead of a fixed time.
  */
 export const screen = (/** @type {string} */ title, /** @type {(Node|string)[]} */ ...children) => {
-  const heading = h('h2', { tabindex: '-1' }, title);
+  const heading = h('h2', {}, title);
   main.replaceChildren(heading, ...children);
   document.title = `${title} · Stack Control Plane`;
-  heading.focus();
+  screenTitle.textContent = title;
+  screenTitle.focus();
   drawn += 1;
   main.dataset.ready = String(drawn);
 };
@@ -112,7 +117,7 @@ export const dl = (/** @type {[string, Node|string][]} */ rows) =>
 export const resources = (/** @type {any} */ r) =>
   `${r.vcpu} ${r.vcpuKind} vCPU, ${r.memoryGb} GB memory, ${r.storageGb} GB storage`;
 export const caps = (/** @type {any} */ c) =>
-  `${c.runCap} runs at once, ${c.reserveCap} in reserve, ${c.watchedProjectsCap} watched Projects`;
+  `${count(c.runCap, 'run')} at once, ${c.reserveCap} in reserve, ${count(c.watchedProjectsCap, 'watched Project')}`;
 
 /** A table with a caption, column headers, and a row of cells per entry. */
 export const table = (
@@ -180,4 +185,21 @@ export const pickStack = async (/** @type {string | undefined} */ wanted) => {
   const { stacks } = await api('GET', '/v1/stacks');
   const chosen = stacks.find((/** @type {any} */ s) => s.stackId === wanted) ?? stacks[0];
   return { stacks, chosen };
+};
+
+/** Where the address is kept across the code host's sign-in (this tab only). */
+const RETURN_TO = 'scp-return-to';
+
+/** Keeps the screen's address (`#/account`) to come back to after the code host's sign-in. */
+export const rememberAddress = () => {
+  if (/^#\/[a-z-]/.test(location.hash)) sessionStorage.setItem(RETURN_TO, location.hash);
+  else sessionStorage.removeItem(RETURN_TO);
+};
+
+/** Once signed in: back to the address kept before the sign-in, when the page landed without one. */
+export const returnToAddress = () => {
+  const kept = sessionStorage.getItem(RETURN_TO);
+  sessionStorage.removeItem(RETURN_TO);
+  if (kept && /^#\/[a-z-]/.test(kept) && (location.hash === '' || location.hash === '#'))
+    history.replaceState(null, '', `${location.pathname}${location.search}${kept}`);
 };

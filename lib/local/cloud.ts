@@ -26,6 +26,8 @@ export interface LocalCloudOptions {
   stepFunctionsPort?: number;
   kmsPort?: number;
   s3Port?: number;
+  /** Told as each part comes up: its name, what it is and where, and how long it took (ms). */
+  progress?: (part: string, detail: string, ms: number) => void;
 }
 
 export interface LocalCloud {
@@ -95,41 +97,107 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
     options.sqsPort || freePort(),
     options.sesPort || freePort(),
   ]);
-  const dynamo = await startDynamoDbLocal({
-    port: dynamoDbPort,
-    ...(options.dataDirectory ? { dataDirectory: path.join(options.dataDirectory, 'dynamodb') } : {}),
-  });
+  const progress = options.progress ?? (() => undefined);
+  /** Runs one part's start, then tells `progress` how long it took. */
+  const timed = async <T>(
+    part: string,
+    start: () => Promise<T>,
+    detail: (value: T) => string,
+  ): Promise<T> => {
+    const startedAt = performance.now();
+    const value = await start();
+    progress(part, detail(value), performance.now() - startedAt);
+    return value;
+  };
+  // DynamoDB Local is a Java process (the slowest part): it starts while the others come up.
+  const dynamoStarting = timed(
+    'table',
+    async () => {
+      const started = await startDynamoDbLocal({
+        port: dynamoDbPort,
+        ...(options.dataDirectory ? { dataDirectory: path.join(options.dataDirectory, 'dynamodb') } : {}),
+      });
+      try {
+        await ensureTable(started.endpoint, LOCAL_TABLE_NAME);
+      } catch (error) {
+        await started.stop();
+        throw error;
+      }
+      return started;
+    },
+    (started) => `DynamoDB Local (Java) at ${started.endpoint}, table ${LOCAL_TABLE_NAME}`,
+  );
+  // Awaited below; a failure meanwhile (no Java) must not count as an unhandled rejection.
+  dynamoStarting.catch(() => undefined);
   let sqs: Server | undefined;
   let ses: Server | undefined;
   let stepFunctions: LocalStepFunctions | undefined;
   let kms: LocalKms | undefined;
   let s3: LocalS3 | undefined;
+  let queues: { events: string; deadLetters: string } | undefined;
   try {
-    sqs = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', region: LOCAL_REGION });
-    ses = await startSesServer({ host: '127.0.0.1', port: sesPort });
-    stepFunctions = await startLocalStepFunctions({
-      region: LOCAL_REGION,
-      ...(options.stepFunctionsPort ? { port: options.stepFunctionsPort } : {}),
-    });
+    sqs = await timed(
+      'queue',
+      () => createSqsServer({ port: sqsPort, hostname: '127.0.0.1', region: LOCAL_REGION }),
+      () => `SQS stand-in at http://127.0.0.1:${sqsPort}`,
+    );
+    queues = await createProcessorQueues(`http://127.0.0.1:${sqsPort}`);
+    ses = await timed(
+      'mail',
+      () => startSesServer({ host: '127.0.0.1', port: sesPort }),
+      () => `SES stand-in at http://127.0.0.1:${sesPort}`,
+    );
+    stepFunctions = await timed(
+      'workflows',
+      () =>
+        startLocalStepFunctions({
+          region: LOCAL_REGION,
+          ...(options.stepFunctionsPort ? { port: options.stepFunctionsPort } : {}),
+        }),
+      (started) => `Step Functions stand-in at ${started.endpoint}`,
+    );
     // The master key lives in the data folder, beside the table whose Credentials it seals.
-    kms = await startLocalKms({
-      region: LOCAL_REGION,
-      ...(options.dataDirectory ? { dataDirectory: options.dataDirectory } : {}),
-      ...(options.kmsPort ? { port: options.kmsPort } : {}),
-    });
+    kms = await timed(
+      'keys',
+      () =>
+        startLocalKms({
+          region: LOCAL_REGION,
+          ...(options.dataDirectory ? { dataDirectory: options.dataDirectory } : {}),
+          ...(options.kmsPort ? { port: options.kmsPort } : {}),
+        }),
+      (started) => `KMS stand-in at ${started.endpoint}`,
+    );
     // The export archives' bucket (its objects in the data folder, beside the table).
-    s3 = await startLocalS3({
-      ...(options.dataDirectory ? { dataDirectory: options.dataDirectory } : {}),
-      ...(options.s3Port ? { port: options.s3Port } : {}),
-    });
-    await ensureTable(dynamo.endpoint, LOCAL_TABLE_NAME);
+    s3 = await timed(
+      'storage',
+      () =>
+        startLocalS3({
+          ...(options.dataDirectory ? { dataDirectory: options.dataDirectory } : {}),
+          ...(options.s3Port ? { port: options.s3Port } : {}),
+        }),
+      (started) => `S3 stand-in at ${started.endpoint}`,
+    );
   } catch (error) {
     if (sqs) await closeServer(sqs);
     if (ses) await closeServer(ses);
     await stepFunctions?.stop();
     await kms?.stop();
     await s3?.stop();
-    await dynamo.stop();
+    await dynamoStarting.then(
+      (started) => started.stop(),
+      () => undefined,
+    );
+    throw error;
+  }
+  let dynamo: Awaited<typeof dynamoStarting>;
+  try {
+    dynamo = await dynamoStarting;
+  } catch (error) {
+    await closeServer(sqs);
+    await closeServer(ses);
+    await stepFunctions.stop();
+    await kms.stop();
+    await s3.stop();
     throw error;
   }
   const endpoints = {
@@ -145,7 +213,6 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
   const workflows = stepFunctions;
   const keys = kms;
   const objects = s3;
-  const queues = await createProcessorQueues(endpoints.sqs);
   return {
     endpoints,
     dynamoDbPid: dynamo.pid,

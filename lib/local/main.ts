@@ -6,12 +6,21 @@ import { JavaMissingError } from './dynamodb.ts';
 import { PortInUseError, startControlPlane } from './server.ts';
 
 /** `npm start`: the whole control plane on this machine, no cloud account needed. */
-const USAGE = `Usage: npm start -- [--fresh] [--port 3000] [--data-dir .local] [--sweep-every 60] [--manual-sweep]
+const USAGE = `Usage: npm start -- [--fresh] [--port 3000] [--data-dir .local] [--sweep-every 60] [--manual-sweep] [--verbose]
   --fresh      start from an empty database (deletes the data folder first)
   --port       HTTP port of the API (env PORT; default 3000; 0 picks a free port)
   --data-dir   where the local state is kept across restarts (default .local)
   --sweep-every seconds between scheduled reconciler sweeps (default 60; processor events nudge one at once)
-  --manual-sweep no scheduled or nudged sweeps: run each one with POST /_local/sweep (to step through by hand)`;
+  --manual-sweep no scheduled or nudged sweeps: run each one with POST /_local/sweep (to step through by hand)
+  --verbose    also a JSON line for every routine request (env REQUEST_LOG_SAMPLE_RATE=1 does the same);
+               sweeps, errors, refusals of money operations and state changes are always printed`;
+
+/** On a warm machine everything is up within this; past it, the slowest part is named. */
+const READY_WITHIN_SECONDS = 15;
+
+/** One line per part as it comes up: `  ✓ table      DynamoDB Local … (3.2 s)`. */
+const progressLine = (part: string, detail: string, ms: number) =>
+  console.log(`  ✓ ${part.padEnd(10)} ${detail} (${(ms / 1000).toFixed(1)} s)`);
 
 const main = async () => {
   const { values } = parseArgs({
@@ -24,6 +33,7 @@ const main = async () => {
         default: process.env.SWEEP_EVERY_SECONDS ?? ENVIRONMENT.SWEEP_EVERY_SECONDS.localDefault,
       },
       'manual-sweep': { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -45,6 +55,13 @@ const main = async () => {
   }
   const startedAt = performance.now();
   process.env.POWERTOOLS_LOG_LEVEL ??= DEFAULTS.POWERTOOLS_LOG_LEVEL;
+  // Quiet by default: no line for routine requests unless asked (functions/core/request-log.ts).
+  if (values.verbose) process.env.REQUEST_LOG_SAMPLE_RATE = '1';
+  else process.env.REQUEST_LOG_SAMPLE_RATE ??= '0';
+  /** The slowest part so far, to name when the start is slow. */
+  let slowest = { part: '', ms: 0 };
+  // Said with the first part (once the port is ours: a taken port is one line on stderr, no more).
+  let announced = false;
   const plane = await startControlPlane({
     port,
     dataDirectory: values['data-dir'],
@@ -52,23 +69,33 @@ const main = async () => {
     sweepEverySeconds,
     sweepMode: values['manual-sweep'] ? 'manual' : 'auto',
     logSweeps: true,
+    progress: (part, detail, ms) => {
+      if (!announced) console.log('Starting the local control plane (Ctrl-C stops it)...');
+      announced = true;
+      if (ms > slowest.ms) slowest = { part, ms };
+      progressLine(part, detail, ms);
+    },
   });
-  const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
+  const seconds = (performance.now() - startedAt) / 1000;
+  const slow =
+    seconds > READY_WITHIN_SECONDS
+      ? `\n  (slower than ${READY_WITHIN_SECONDS} s: ${slowest.part} took ${(slowest.ms / 1000).toFixed(1)} s${slowest.part === 'table' ? '; DynamoDB Local is a Java process, slow on a cold JVM or a busy machine' : ''})`
+      : '';
+  const sweeps = values['manual-sweep']
+    ? 'manual: only when you ask'
+    : `every ${sweepEverySeconds} s, and at once after each processor event`;
   console.log(`
-Stack Control Plane (local) ready in ${seconds} s
+Stack Control Plane (local) ready in ${seconds.toFixed(1)} s${slow}
+  Console          ${plane.url}/   (sign in through the code-host stand-in)
   API              ${plane.url}
-  Plans            GET  ${plane.url}/v1/billing/plans   (Authorization: Bearer <sessionToken>)
-  Tenant app       ${plane.url}/   (browser sign-in through the code-host stand-in)
+  Processor        ${plane.processor.url}   (Stripe API emulator, hosted Checkout, Portal and invoices)
   Sign in (JSON)   POST ${plane.url}/_local/sign-in      {"login":"alice"}
-  Code host        ${plane.codeHost.url}/login/oauth/authorize
-  Processor        ${plane.processor.url}   (Stripe API emulator, hosted Checkout and Portal)
   Pay (no browser) POST ${plane.url}/_local/processor/checkout/<sessionId>/pay   {"card":"4242 4242 4242 4242"}
   Clock            GET  ${plane.url}/_local/clock  ·  POST ${plane.url}/_local/clock/advance {"seconds":86400}
-  Sweep            POST ${plane.url}/_local/sweep   ${values['manual-sweep'] ? '(manual: only when you ask)' : `(also every ${sweepEverySeconds} s, and at once after each processor event)`}; one line below for each sweep that changed something
-  DynamoDB Local   ${plane.cloud.endpoints.dynamodb}
-  SQS              ${plane.cloud.endpoints.sqs}
-  Sent mail        GET  ${plane.url}/_local/mail[?to=<address>]   (kept in the data folder; SES stand-in: ${plane.cloud.endpoints.ses}/)
+  Sweep            POST ${plane.url}/_local/sweep   (${sweeps})
+  Sent mail        GET  ${plane.url}/_local/mail[?to=<address>]
   Data             ${values['data-dir']}${values.fresh ? ' (fresh)' : ''}
+  Logs             one line per sweep that changed something, error, refused money operation and state change${values.verbose ? '; every request too (--verbose)' : '; add --verbose for every request'}
 Press Ctrl-C to stop.`);
 
   let stopping = false;

@@ -83,6 +83,7 @@ const CONSOLE_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
 };
 
 /** The console's CSP (lib/console-headers.ts, shared with the cloud's distribution). */
@@ -94,7 +95,7 @@ export { CONSOLE_CSP } from '../console-headers.ts';
  */
 const consoleFile = (pathname: string): string | undefined => {
   if (pathname === '/' || pathname === '/index.html') return 'index.html';
-  const match = /^\/console\/((?:[a-z][a-z0-9-]*\/)?[a-z][a-z0-9-]*\.(?:js|css))$/.exec(pathname);
+  const match = /^\/console\/((?:[a-z][a-z0-9-]*\/)?[a-z][a-z0-9-]*\.(?:js|css|svg))$/.exec(pathname);
   return match?.[1];
 };
 
@@ -217,12 +218,18 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     await mail.sync().catch((error: unknown) => console.error('could not copy the sent mail', error));
     await Promise.all([cloud.stop(), codeHost?.stop(), processor?.stop()]);
   };
+  const progress = options.progress ?? (() => undefined);
   try {
+    let startedAt = performance.now();
     codeHost = await startCodeHost();
+    progress('code host', `sign-in stand-in at ${codeHost.url}`, performance.now() - startedAt);
+    startedAt = performance.now();
     processor = await startLocalProcessor(
       clock,
       options.dataDirectory ? path.join(options.dataDirectory, 'processor.json') : undefined,
     );
+    progress('processor', `Stripe emulator at ${processor.url}`, performance.now() - startedAt);
+    startedAt = performance.now();
     Object.assign(
       process.env,
       cloud.environment,
@@ -250,6 +257,11 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     );
     deliverWebhooksTo(processor, url);
     await syncCatalog();
+    progress(
+      'api',
+      `${routes.length} routes and the console at ${url}, Plans synced to the processor`,
+      performance.now() - startedAt,
+    );
     gateway = ready;
     // The Step Functions stand-in keeps executions in memory: open Plan Changes resume from their records.
     await resumeOpenPlanChanges();

@@ -267,14 +267,14 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     await drawn(page, 'Account & Billing');
     expect(page.url()).toBe(`${server.url}/#/account`);
     const text = await main(page);
-    expect(text).toMatch(/Billing state\s+decommissioning/);
+    expect(text).toMatch(/Billing state\s+Closing/);
     expect(text).toMatch(/Price lock\s+No price lock/);
     const closing = await page.getByRole('region', { name: 'This account is closing' }).innerText();
     expect(closing).toContain('You closed the account before paying for it: nothing was charged.');
     expect(closing).toMatch(/Stacks\s+None: the account never had a Stack/);
     expect(closing).toMatch(/Billing\s+Stopped: nothing more is charged/);
     expect(closing).toContain('Nothing is left to export.');
-    expect(text).toMatch(/provisioning\s+decommissioning\s+closed by tenant/);
+    expect(text).toMatch(/Not paid yet\s+Closing\s+You closed the account before paying for it\./);
     await expect(page.getByRole('region', { name: 'Money-back guarantee' }).innerText()).resolves.toContain(
       'Not available: this account is closing.',
     );
@@ -374,8 +374,8 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     const tenant = await cloud.payingTenant('money-portal', 'plus', { dispatcher: false });
     const payer = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
     const text = await main(payer);
-    expect(text).toMatch(/Billing state\s+active/);
-    expect(text).toMatch(/Price lock\s+Founding price locked on 1 Stack\(s\)/);
+    expect(text).toMatch(/Billing state\s+Active/);
+    expect(text).toMatch(/Price lock\s+Founding price locked on 1 Stack\s/);
     expect(text).toMatch(/You may ask for a full refund until .* \(your local time\)\./);
     await payer.getByRole('region', { name: 'Payment method and cancelling' }).waitFor();
     await check(payer, 'money-08-account-active', 'Account & Billing');
@@ -400,7 +400,7 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     ]);
     await payer.goto(`${server.url}/#/account`);
     await drawn(payer, 'Account & Billing');
-    const text = await reloadUntil(payer, 'Account & Billing', /Billing state\s+decommissioning/);
+    const text = await reloadUntil(payer, 'Account & Billing', /Billing state\s+Closing/);
     const status = (await inPage(payer, 'GET', '/v1/billing/status')).body;
     expect(status.closing).toMatchObject({ reason: 'cancelled_in_portal', stacksServeUntilTeardown: true });
     const teardown = await shownTime(payer, status.closing.teardownAt);
@@ -413,10 +413,10 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     );
     expect(closing).toMatch(new RegExp(`Billing\\s+Paid through ${teardown}: nothing is charged after that`));
     expect(closing).toContain(`Export your data from each Stack until ${teardown} (the teardown).`);
-    expect(text).toMatch(/active\s+decommissioning\s+cancelled in portal/);
+    expect(text).toMatch(/Active\s+Closing\s+You cancelled the subscription in the billing portal\./);
     // The lock ended with the subscription; the money-back guarantee is no longer offered.
     expect(text).toMatch(
-      /Price lock\s+Founding price lock ended on 1 Stack\(s\) \(last .*: subscription cancelled\)/,
+      /Price lock\s+Founding price lock ended on 1 Stack \(last .*: subscription cancelled\)/,
     );
     const moneyBack = await payer.getByRole('region', { name: 'Money-back guarantee' }).innerText();
     expect(moneyBack).toContain('Not available: this account is closing.');
@@ -484,7 +484,7 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     const text = await reloadUntil(
       page,
       'Account & Billing',
-      /Billing state\s+decommissioning[\s\S]*Stopped: nothing more is charged/,
+      /Billing state\s+Closing[\s\S]*Stopped: nothing more is charged/,
     );
     const status = (await inPage(page, 'GET', '/v1/billing/status')).body;
     expect(status.closing).toMatchObject({ reason: 'refund_granted', stacksServeUntilTeardown: false });
@@ -494,10 +494,10 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     expect(closing).toContain('Your money-back refund was granted: the subscription ended at once.');
     expect(closing).toMatch(new RegExp(`Stacks\\s+Take no new work; torn down on ${teardown}`));
     expect(closing).toContain(`Export your data from each Stack until ${teardown} (the teardown).`);
-    expect(text).toMatch(/active\s+decommissioning\s+refund granted/);
+    expect(text).toMatch(/Active\s+Closing\s+Your money-back refund was granted/);
     const moneyBack = await page.getByRole('region', { name: 'Money-back guarantee' }).innerText();
     expect(moneyBack).toContain(
-      `Used: asked on ${await shownTime(page, status.moneyBack.used.requestedAt)}, granted on ${await shownTime(page, status.moneyBack.used.grantedAt)}; $40.00 refunded in 1 refund(s).`,
+      `Used: asked on ${await shownTime(page, status.moneyBack.used.requestedAt)}, granted on ${await shownTime(page, status.moneyBack.used.grantedAt)}; $40.00 refunded in 1 refund.`,
     );
     await expect(page.getByRole('button', { name: 'Open the billing portal' }).count()).resolves.toBe(0);
     await check(page, 'money-11-decommissioning-refund', 'Account & Billing');

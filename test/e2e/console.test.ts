@@ -163,11 +163,11 @@ describeInChromium('the tenant console in Chromium', (browser) => {
     await page.getByRole('link', { name: 'Account & Billing' }).click();
     await drawn(page, 'Account & Billing');
     const text = await page.innerText('main');
-    expect(text).toMatch(/Billing state\s+active/);
-    expect(text).toContain('Founding price locked on 1 Stack(s)');
+    expect(text).toMatch(/Billing state\s+Active/);
+    expect(text).toContain('Founding price locked on 1 Stack');
     expect(text).toContain('support@stack-control-plane.test');
     expect(text).toContain('Export your data first');
-    expect(text).toMatch(/provisioning\s+active\s+checkout completed/);
+    expect(text).toMatch(/Not paid yet\s+Active\s+The first payment was made/);
     // The window's end in the browser's zone (New York here), with the zone named.
     expect(text).toMatch(/refund until .* (EST|EDT) \(your local time\)/);
     await check(page, '05-account', 'Account & Billing');
@@ -228,6 +228,9 @@ describeInChromium('the tenant console in Chromium', (browser) => {
       expect(preview).toMatch(/Requested Plan: Pro/);
       expect(preview).toMatch(/Current Plan: Plus/);
       expect(preview).toContain('Your billing-cycle date stays');
+      // Nothing is charged now: the change is added to (or credited on) the next invoice, line by line.
+      expect(preview).toMatch(/(Added to|Credited to) your next invoice\s+\$\d+\.\d\d/);
+      expect(preview).not.toMatch(/Adjustment now/);
       // The preview says it would queue.
       expect(preview).toMatch(
         /Capacity\s+No room for this Plan in your Home Region now: the change waits for capacity/,
@@ -251,6 +254,9 @@ describeInChromium('the tenant console in Chromium', (browser) => {
       expect(waiting.value).toBe('waiting_for_capacity');
       expect(waiting.words).toBe('waiting for capacity');
       expect(waiting.text).toContain('No place for the new Plan is free yet');
+      // The card names the Stack; a change under way shows when it expires.
+      expect(waiting.text).toContain(`${s2.name}: Plus to Pro`);
+      expect(waiting.text).toMatch(/Expires\s+\S/);
       await expect(card.getByRole('button', { name: 'Cancel this Plan Change' }).isVisible()).resolves.toBe(
         true,
       );
@@ -288,7 +294,10 @@ describeInChromium('the tenant console in Chromium', (browser) => {
     await page.getByRole('link', { name: 'Plan Changes' }).click();
     await drawn(page, 'Plan Changes');
     await page.locator('[data-status="completed"]').waitFor();
-    expect(await page.innerText('main')).toMatch(/Plus to Pro/);
+    const ended = await page.innerText('main');
+    expect(ended).toContain(`${s2.name}: Plus to Pro`);
+    // An ended change no longer expires.
+    expect(ended).not.toMatch(/Expires/);
     await check(page, '10-plan-change-completed', 'Plan Changes');
   }, 180_000);
 
@@ -463,9 +472,9 @@ describeInChromium('the tenant console in Chromium', (browser) => {
 
     await credentialsOf(page, s2);
     await card.getByRole('button', { name: 'Delete ci-key' }).click();
-    const confirm = card.getByRole('button', { name: 'Confirm: delete ci-key and stop 1 Thread(s)' });
+    const confirm = card.getByRole('button', { name: 'Confirm: delete ci-key and stop 1 Thread' });
     await confirm.waitFor();
-    expect(await card.innerText()).toContain('1 Thread(s) use ci-key');
+    expect(await card.innerText()).toContain('1 Thread uses ci-key');
     await check(page, '16-credential-delete-confirm', `Credentials of ${s2.name}`);
     // Nothing is deleted before the second click.
     expect(

@@ -21,7 +21,9 @@ import {
  */
 
 const dataDirectory = newDataDirectory();
-const start = (extraArgs: string[] = []) => startLocalServer(dataDirectory, extraArgs);
+// At INFO, as `npm start` runs by default: the request lines it writes (and those it does not) are asserted.
+const start = (extraArgs: string[] = []) =>
+  startLocalServer(dataDirectory, extraArgs, { environment: { POWERTOOLS_LOG_LEVEL: 'INFO' } });
 const stop = stopLocalServer;
 const javaProcessesOfThisRun = () => javaProcessesOf(dataDirectory);
 
@@ -217,6 +219,45 @@ describe('npm start: the local control plane', () => {
     expect((await cloud.as(tenant, 'GET', '/v1/me')).body.billingState).toBe('active');
   });
 
+  it('printed each part as it came up, then one banner; request lines only for state changes, money refusals and errors', async () => {
+    const running = current as Running;
+    // A refusal of a money operation (no customer yet: nothing to open a portal for).
+    const refused = await cloud.call('POST', '/v1/billing/portal', { token: sessionToken });
+    expect(refused.status).toBe(409);
+    const output = await eventually(
+      async () => running.output(),
+      (text) => text.includes('"route":"POST /v1/billing/portal"'),
+      { timeoutMs: 5_000, what: 'the refusal logged' },
+    );
+    const lines = output.split('\n');
+    const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+    const parts = ['table', 'queue', 'mail', 'workflows', 'keys', 'storage', 'code host', 'processor', 'api'];
+    const ready = at(/^Stack Control Plane \(local\) ready in \d+\.\d s/);
+    expect(at(/^Starting the local control plane/)).toBe(0);
+    for (const part of parts) {
+      const index = at(new RegExp(`^  ✓ ${part} +\\S.* \\(\\d+\\.\\d s\\)$`));
+      expect(index, part).toBeGreaterThan(0);
+      expect(index, part).toBeLessThan(ready);
+    }
+    const banner = lines.slice(ready, at(/^Press Ctrl-C to stop\.$/) + 1).join('\n');
+    expect(banner).toContain(`Console          ${running.url}/`);
+    expect(banner).toContain(`API              ${running.url}`);
+    expect(banner).toMatch(/Processor +http:\/\/127\.0\.0\.1:\d+/);
+
+    const requests = lines
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { message: string; route?: string; status?: number; kept?: string })
+      .filter((line) => line.message === 'request');
+    // The reads of this file (plans, me, status, the 401 without a session) wrote no line.
+    expect(requests.filter((line) => line.route?.startsWith('GET '))).toEqual([]);
+    expect(requests).toContainEqual(
+      expect.objectContaining({ route: 'POST /v1/tenant/slug', status: 200, kept: 'state_change' }),
+    );
+    expect(requests).toContainEqual(
+      expect.objectContaining({ route: 'POST /v1/billing/portal', status: 409, kept: 'money_refusal' }),
+    );
+  });
+
   it('Ctrl-C stops it and leaves no Java process behind', async () => {
     const running = current as Running;
     expect(javaProcessesOfThisRun().length).toBeGreaterThan(0);
@@ -224,13 +265,19 @@ describe('npm start: the local control plane', () => {
     expect(javaProcessesOfThisRun()).toEqual([]);
   });
 
-  it('keeps its data across restarts: the session still works', async () => {
-    current = await start();
-    const response = await fetch(`${current.url}/v1/billing/plans`, {
+  it('keeps its data across restarts: the session still works (--verbose: every request has its line)', async () => {
+    const running = await start(['--verbose']);
+    current = running;
+    const response = await fetch(`${running.url}/v1/billing/plans`, {
       headers: { authorization: `Bearer ${sessionToken}` },
     });
     expect(response.status).toBe(200);
-    expect(await stop(current)).toBe(0);
+    await eventually(
+      async () => running.output(),
+      (text) => /"message":"request".*"route":"GET \/v1\/billing\/plans".*"kept":"sampled"/.test(text),
+      { timeoutMs: 5_000, what: 'the read logged under --verbose' },
+    );
+    expect(await stop(running)).toBe(0);
   }, 90_000);
 
   it('--fresh starts from an empty database: the old session is gone', async () => {

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localClient } from '../support/local-cloud.ts';
+import { eventually, localClient } from '../support/local-cloud.ts';
 import {
   json,
   NODE,
@@ -30,10 +30,10 @@ const run = promisify(execFile);
 const README = readFileSync(path.join(REPO, 'README.md'), 'utf8');
 const MARK = '@@@ end of block @@@';
 
-/** The fenced ```sh blocks of the walkthrough section (up to the next heading). */
-const walkthroughBlocks = (): string[] => {
-  const start = README.indexOf('### Walkthrough');
-  if (start < 0) throw new Error('README.md has no "### Walkthrough" section');
+/** The fenced ```sh blocks of a `### ` section of the README (up to the next heading). */
+const sectionBlocks = (heading: string): string[] => {
+  const start = README.indexOf(`### ${heading}`);
+  if (start < 0) throw new Error(`README.md has no "### ${heading}" section`);
   const rest = README.slice(start + 1);
   const end = rest.search(/\n#{2,3} /);
   const section = end < 0 ? rest : rest.slice(0, end);
@@ -54,7 +54,7 @@ afterAll(async () => {
 });
 
 describe('the README walkthrough, pasted into bash on a fresh npm start', () => {
-  const blocks = walkthroughBlocks();
+  const blocks = sectionBlocks('Walkthrough');
   // biome-ignore lint/suspicious/noExplicitAny: the walkthrough's answers are read freely
   let answers: any[][] = [];
 
@@ -140,6 +140,67 @@ describe('the README walkthrough, pasted into bash on a fresh npm start', () => 
     expect(sweeps.filter((line) => /0 events applied, 0 tenants moved, 0 emails sent/.test(line))).toEqual(
       [],
     );
+  });
+});
+
+describe('the README sections after the walkthrough, each from a fresh active tenant of its own', () => {
+  const sections = ['Plan Changes', 'Credentials'].map((heading) => ({
+    heading,
+    blocks: sectionBlocks(heading),
+  }));
+  const cloud = localClient(() => server as Running);
+  // biome-ignore lint/suspicious/noExplicitAny: the README's answers are read freely
+  let answers: any[][] = [];
+
+  beforeAll(async () => {
+    const port = new URL((server as Running).url).port;
+    // Every block in order, in one bash (the Credentials section uses the Plan Changes' `newtenant`).
+    const script = [
+      'set -euo pipefail',
+      ...sections.flatMap(({ blocks }) =>
+        blocks.map((block) => `${block.replaceAll('localhost:3000', `localhost:${port}`)}\necho '${MARK}'`),
+      ),
+    ].join('\n');
+    const { stdout } = await run('bash', ['-c', script], {
+      cwd: REPO,
+      env: userEnvironment(),
+      timeout: 90_000,
+    });
+    answers = stdout.split(`${MARK}\n`).map(jsonLines);
+  }, 120_000);
+
+  it('has the blocks it documents (a tenant and its Dispatcher, the change; a tenant and its Credential)', () => {
+    expect(sections.map(({ heading, blocks }) => `${heading}: ${blocks.length}`)).toEqual([
+      'Plan Changes: 2',
+      'Credentials: 1',
+    ]);
+  });
+
+  it('Plan Changes: a new active tenant starts its Dispatcher, previews, confirms and the change completes', async () => {
+    const [started] = answers[0] ?? [];
+    expect(started).toMatchObject({ dispatcherId: expect.any(String) });
+    const [preview, confirmed, listed] = answers[1] ?? [];
+    expect(preview).toMatchObject({ stackId: 'primary', estimateUnavailable: null });
+    expect(preview.estimate.total).toBeGreaterThan(0);
+    expect(preview.refusals).toEqual([]);
+    expect(confirmed).toMatchObject({ stackId: 'primary', currentPlan: 'standard', requestedPlan: 'pro' });
+    expect(listed.planChanges).toHaveLength(1);
+    // The simulated Dispatcher carries it out by itself.
+    const { sessionToken } = await cloud.signIn('carol');
+    const tenant = { login: 'carol', token: sessionToken, tenantId: '', email: '' };
+    const done = await eventually(
+      async () => (await cloud.as(tenant, 'GET', '/v1/plan-changes?stackId=primary')).body.planChanges[0],
+      (change) => change.status === 'completed',
+      { timeoutMs: 60_000, what: 'the README’s Plan Change completed' },
+    );
+    expect(done.requestedPlan).toBe('pro');
+  }, 90_000);
+
+  it('Credentials: a new active tenant provisions a Credential; the list never shows the material', () => {
+    const [created, listed] = answers[2] ?? [];
+    expect(created).toMatchObject({ name: 'work-key', kind: 'api_key' });
+    expect(listed.credentials.map((c: { name: string }) => c.name)).toEqual(['work-key']);
+    expect(JSON.stringify(listed)).not.toContain('sk-your-key');
   });
 });
 

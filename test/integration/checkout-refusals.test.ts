@@ -139,7 +139,7 @@ describe('closing an account that never paid', () => {
     expect(refused.json.error).toMatchObject({
       code: 'subscription_exists',
       message:
-        'A checkout of this account has been paid: it becomes active within a minute. To leave, cancel in the billing portal (POST /v1/billing/portal).',
+        'A checkout of this account has been paid: it becomes active within a minute. To leave, cancel in the billing portal.',
     });
   });
 
@@ -149,8 +149,7 @@ describe('closing an account that never paid', () => {
     expect(refused.status).toBe(409);
     expect(refused.json.error).toMatchObject({
       code: 'close_in_portal',
-      message:
-        'This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes.',
+      message: 'This account has a subscription: cancel it in the billing portal; the account then closes.',
     });
     const leaving = await api.readyTenant();
     await close(leaving);

@@ -53,7 +53,8 @@ describe('POST /v1/stacks/{stackId}/plan-changes/preview', () => {
     const answer = await preview(sessionToken, 'pro');
     expect(answer.json.refusals).toContainEqual({
       code: 'billing_overdue',
-      message: expect.stringContaining('Billing is overdue'),
+      message: 'Billing is overdue: pay the open invoice in the billing portal, then change the Plan.',
+      apiHint: 'POST /v1/billing/portal',
     });
   });
 

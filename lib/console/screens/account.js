@@ -1,8 +1,8 @@
-// Account & Billing: the billing state, the portal or the closing card, the money-back guarantee,
-// the price lock and the billing history.
+// Account & Billing: the billing state, what is paid now and next and with which card, the invoices,
+// the portal or the closing card, the money-back guarantee, the price lock and the billing history.
 import { api } from '../api.js';
-import { dateTime, h, label, money } from '../dom.js';
-import { button, dl, planName, screen, table } from '../ui.js';
+import { count, dateTime, h, label, money } from '../dom.js';
+import { button, dl, errorBox, planName, screen, table } from '../ui.js';
 import { mayChangePlanOf, planChangeEntry } from './stacks.js';
 
 /** Why a leaving tenant leaves, in the tenant's words (the history's reasons). */
@@ -14,6 +14,177 @@ const LEFT_BECAUSE = {
   cancelled_by_operator: 'The subscription was cancelled by the operator.',
   cancelled_after_failed_payments: 'The subscription ended after its payments failed.',
   cancelled_payment_disputed: 'The subscription ended after a payment was disputed.',
+};
+
+/** Why the billing state changed, in the tenant's words (the history's `reason`). */
+const HISTORY_WORDS = {
+  checkout_completed: 'The first payment was made: the subscription started.',
+  payment_failed: 'A payment failed: pay within the grace period to keep your Stacks.',
+  past_due_grace_elapsed: 'The payment was still not made after 7 days: the Stacks were suspended.',
+  suspended_grace_elapsed: 'The payment was not made before the end of both grace periods.',
+  payment_recovered: 'The payment owed was made: everything is back to normal.',
+  cancelled_in_portal: 'You cancelled the subscription in the billing portal.',
+  cancelled_by_operator: 'The subscription was cancelled by the operator.',
+  cancelled_after_failed_payments: 'The subscription ended after its payments failed.',
+  cancelled_payment_disputed: 'The subscription ended after a payment was disputed.',
+  refund_granted: 'Your money-back refund was granted: the subscription ended at once.',
+  closed_by_tenant: 'You closed the account before paying for it.',
+};
+
+/** A billing state in words. */
+const STATE_WORDS = {
+  provisioning: 'Not paid yet',
+  active: 'Active',
+  'past-due': 'Past due',
+  suspended: 'Suspended',
+  decommissioning: 'Closing',
+};
+
+const stateWords = (/** @type {string} */ state) =>
+  STATE_WORDS[/** @type {keyof STATE_WORDS} */ (state)] ?? label(state);
+
+/** A day, in the browser's own words (invoices are dated, not timed). */
+const day = (/** @type {string} */ iso) =>
+  new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
+/** An amount of an invoice in its currency. */
+const amount = (/** @type {number} */ minor, /** @type {string} */ currency) =>
+  money({ amount: minor, currency });
+
+/** An invoice's lines and totals: one row per Stack and Plan, then discount, tax, credit and total. */
+const invoiceTable = (/** @type {string} */ caption, /** @type {any} */ invoice) => {
+  const c = invoice.currency;
+  const rows = invoice.lines.map((/** @type {any} */ line) => [
+    line.description,
+    amount(line.amount, c),
+    line.discount ? `−${amount(line.discount, c)}` : '—',
+    line.tax ? amount(line.tax, c) : '—',
+  ]);
+  /** @type {[string, string][]} */
+  const totals = [
+    ['Subtotal', amount(invoice.subtotal, c)],
+    ...(invoice.discount
+      ? /** @type {[string, string][]} */ ([['Discount', `−${amount(invoice.discount, c)}`]])
+      : []),
+    ['Tax', amount(invoice.tax, c)],
+    ...(invoice.creditApplied
+      ? /** @type {[string, string][]} */ ([['Credit used', `−${amount(invoice.creditApplied, c)}`]])
+      : []),
+    ['Total', amount(invoice.total - (invoice.creditApplied ?? 0), c)],
+  ];
+  return h(
+    'div',
+    { class: 'invoice' },
+    table(caption, ['What', 'Amount', 'Discount', 'Tax'], rows),
+    dl(totals),
+  );
+};
+
+/** What the tenant pays: this period's invoice, the next one, and the card on file. */
+const payingCard = (/** @type {any} */ summary) => {
+  const { currentInvoice: current, nextInvoice: next, paymentMethod: card } = summary;
+  return h(
+    'section',
+    { class: 'card', 'aria-label': 'What you pay' },
+    h('h3', {}, 'What you pay'),
+    current
+      ? invoiceTable(
+          `This period (invoice ${current.number ?? ''} of ${day(current.issuedAt)}: ${current.statusText})`,
+          current,
+        )
+      : h('p', {}, 'No invoice yet.'),
+    h('h4', {}, 'Next invoice'),
+    next
+      ? h(
+          'div',
+          {},
+          h(
+            'p',
+            { 'data-next-invoice': '' },
+            `On ${next.invoiceAt ? day(next.invoiceAt) : 'the next billing date'}, an estimated ${amount(next.amountDue, next.currency)} will be charged.`,
+          ),
+          invoiceTable('The next invoice as the payment processor estimates it now', next),
+        )
+      : h('p', {}, 'None: nothing more will be charged.'),
+    h('h4', {}, 'Payment method'),
+    h(
+      'p',
+      { 'data-payment-method': '' },
+      card
+        ? `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)} ending in ${card.last4}, expires ${String(card.expMonth).padStart(2, '0')}/${card.expYear}. You change it in the billing portal.`
+        : 'None on file.',
+    ),
+  );
+};
+
+/** An invoice's status with what was refunded and what credit it used, in words. */
+const invoiceStatusText = (/** @type {any} */ invoice) => {
+  const parts = [invoice.statusText];
+  if (invoice.refunded) parts.push(`${amount(invoice.refunded, invoice.currency)} refunded`);
+  if (invoice.creditApplied) parts.push(`${amount(invoice.creditApplied, invoice.currency)} of credit used`);
+  return parts.join('; ');
+};
+
+/** The invoices paid and owed, newest first, a page at a time, each with the processor's page. */
+const invoicesCard = async () => {
+  const section = h('section', { class: 'card', 'aria-label': 'Invoices' }, h('h3', {}, 'Invoices'));
+  /** @type {any[]} */
+  const shown = [];
+  const body = h('div', {});
+  section.append(body);
+  /** @param {string | null} cursor */
+  const load = async (cursor) => {
+    const page = await api(
+      'GET',
+      `/v1/billing/invoices?limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    shown.push(...page.invoices);
+    const rows = shown.map((/** @type {any} */ invoice) => [
+      day(invoice.issuedAt),
+      invoice.number ?? '—',
+      amount(invoice.total, invoice.currency),
+      invoiceStatusText(invoice),
+      h(
+        'span',
+        {},
+        invoice.hostedInvoiceUrl
+          ? h(
+              'a',
+              { href: invoice.hostedInvoiceUrl, rel: 'noopener' },
+              `View invoice ${invoice.number ?? ''}`,
+            )
+          : '—',
+        ...(invoice.pdfUrl
+          ? [' · ', h('a', { href: invoice.pdfUrl, rel: 'noopener' }, `PDF of ${invoice.number}`)]
+          : []),
+      ),
+    ]);
+    body.replaceChildren(
+      shown.length
+        ? table('Your invoices, newest first', ['Date', 'Number', 'Amount', 'Status', 'Invoice'], rows)
+        : h('p', {}, 'No invoices yet.'),
+      ...(page.next
+        ? [
+            h(
+              'p',
+              {},
+              button('Show older invoices', () => load(page.next)),
+            ),
+          ]
+        : []),
+    );
+  };
+  await load(null);
+  return section;
+};
+
+/** A part of the screen that the processor answers: its error in place of it, the rest still shown. */
+const orError = async (/** @type {() => Promise<Node>} */ draw, /** @type {string} */ what) => {
+  try {
+    return await draw();
+  } catch (error) {
+    return h('section', { class: 'card', 'aria-label': what }, h('h3', {}, what), errorBox(error));
+  }
 };
 
 /** What a leaving (`decommissioning`) tenant is told: why, until when, and what it may still do. */
@@ -71,13 +242,13 @@ const priceLockText = (/** @type {any} */ lock) => {
   const ended = lock.ended ?? [];
   /** @type {string[]} */
   const parts = [];
-  if (lock.lockedStacks > 0) parts.push(`Founding price locked on ${lock.lockedStacks} Stack(s)`);
+  if (lock.lockedStacks > 0) parts.push(`Founding price locked on ${count(lock.lockedStacks, 'Stack')}`);
   if (ended.length) {
     const last = ended.reduce((/** @type {any} */ a, /** @type {any} */ b) =>
       a.endedAt > b.endedAt ? a : b,
     );
     parts.push(
-      `Founding price lock ended on ${ended.length} Stack(s) (last ${dateTime(last.endedAt)}: ${label(last.reason)})`,
+      `Founding price lock ended on ${count(ended.length, 'Stack')} (last ${dateTime(last.endedAt)}: ${label(last.reason)})`,
     );
   }
   if (!parts.length) return lock.founding ? 'Founding price lock: none held now' : 'No price lock';
@@ -89,7 +260,7 @@ const moneyBackCard = (/** @type {any} */ mb, /** @type {boolean} */ leaving) =>
   const used = mb.used;
   let state;
   if (used)
-    state = `Used: asked on ${dateTime(used.requestedAt)}${used.grantedAt ? `, granted on ${dateTime(used.grantedAt)}` : ''}; ${money({ amount: used.refundedAmount, currency: used.currency })} refunded in ${used.refunds} refund(s).`;
+    state = `Used: asked on ${dateTime(used.requestedAt)}${used.grantedAt ? `, granted on ${dateTime(used.grantedAt)}` : ''}; ${money({ amount: used.refundedAmount, currency: used.currency })} refunded in ${count(used.refunds, 'refund')}.`;
   else if (mb.available)
     state = `You may ask for a full refund until ${dateTime(mb.windowEndsAt)} (your local time).`;
   else if (leaving) state = 'Not available: this account is closing.';
@@ -121,9 +292,11 @@ export const accountScreen = async (/** @type {any} */ me) => {
   // The Plan Change flow starts here too (Account & Billing, then Preview Change, then the
   // confirmation), for the Stacks a change may start on; hidden while any release gate is down.
   const offerChanges = !leaving && Boolean(me.planChangeControls?.visible);
-  const [stacks, plans] = await Promise.all([
+  const [stacks, plans, paying, invoices] = await Promise.all([
     leaving || offerChanges ? api('GET', '/v1/stacks').then((/** @type {any} */ d) => d.stacks) : [],
     offerChanges ? api('GET', '/v1/billing/plans').then((/** @type {any} */ d) => d.plans) : [],
+    orError(async () => payingCard(await api('GET', '/v1/billing/summary')), 'What you pay'),
+    orError(invoicesCard, 'Invoices'),
   ]);
   const changeable = offerChanges ? stacks.filter((/** @type {any} */ s) => mayChangePlanOf(s, me)) : [];
   const portal = button('Open the billing portal', async () => {
@@ -134,7 +307,7 @@ export const accountScreen = async (/** @type {any} */ me) => {
     'Account & Billing',
     dl([
       ['Account', `${me.slug ?? '(no slug yet)'} (${me.user.login}, ${me.role})`],
-      ['Billing state', label(billing.billingState)],
+      ['Billing state', stateWords(billing.billingState)],
       [
         'Grace deadline',
         billing.graceDeadline
@@ -143,6 +316,7 @@ export const accountScreen = async (/** @type {any} */ me) => {
       ],
       ['Price lock', priceLockText(billing.priceLock)],
     ]),
+    paying,
     leaving
       ? closingCard(billing.closing ?? {}, stacks)
       : h(
@@ -176,18 +350,21 @@ export const accountScreen = async (/** @type {any} */ me) => {
           ),
         )
       : '',
+    invoices,
     moneyBackCard(billing.moneyBack, leaving),
     h('h3', {}, 'Billing history'),
     billing.history.length
       ? table(
-          'Changes of billing state, newest last',
+          'Changes of billing state, newest first',
           ['When', 'From', 'To', 'Why'],
-          billing.history.map((/** @type {any} */ e) => [
-            dateTime(e.at),
-            label(e.from),
-            label(e.to),
-            label(e.reason),
-          ]),
+          [...billing.history]
+            .reverse()
+            .map((/** @type {any} */ e) => [
+              dateTime(e.at),
+              stateWords(e.from),
+              stateWords(e.to),
+              HISTORY_WORDS[/** @type {keyof HISTORY_WORDS} */ (e.reason)] ?? label(e.reason),
+            ]),
         )
       : h('p', {}, 'No changes yet.'),
   );

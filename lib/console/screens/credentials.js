@@ -1,7 +1,7 @@
 // Credentials of a Stack (a Stack picker): provision and rotate, the list, archive, the Guide
 // selection, and deletion with the blocking list and then the Thread-count confirmation.
 import { ApiError, api } from '../api.js';
-import { dateTime, h, label, option } from '../dom.js';
+import { count, dateTime, h, label, option } from '../dom.js';
 import { button, dl, errorBox, form, hashParts, pickStack, poll, say, screen, stackPicker } from '../ui.js';
 
 // The Provider catalog, the consent text and its version, the activities and efforts all come from
@@ -201,12 +201,12 @@ const credentialCard = (
               {},
               error.body.threadCount === 0
                 ? `No Thread uses ${c.name}: deleting it stops none. Confirm before ${dateTime(error.body.expiresAt)}.`
-                : `${error.body.threadCount} Thread(s) use ${c.name}: deleting it means they cannot go on. Confirm before ${dateTime(error.body.expiresAt)}.`,
+                : `${count(error.body.threadCount, 'Thread uses', 'Threads use')} ${c.name}: deleting it means they cannot go on. Confirm before ${dateTime(error.body.expiresAt)}.`,
             ),
             button(
               error.body.threadCount === 0
                 ? `Confirm: delete ${c.name}`
-                : `Confirm: delete ${c.name} and stop ${error.body.threadCount} Thread(s)`,
+                : `Confirm: delete ${c.name} and stop ${count(error.body.threadCount, 'Thread')}`,
               () => remove(error.body.confirmationToken),
             ),
           ),

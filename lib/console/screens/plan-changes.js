@@ -2,18 +2,24 @@
 import { api } from '../api.js';
 import { dateTime, h, label, money } from '../dom.js';
 import { button, dl, planName, poll, route, screen } from '../ui.js';
+import { changeOnNextInvoice } from './stacks.js';
 
 const OPEN = (/** @type {any} */ c) =>
   !c.outcome && !['completed', 'cancelled', 'expired', 'rolled_back', 'failed'].includes(c.status);
 
 export const planChangesScreen = async (/** @type {any} */ me) => {
-  const { planChanges } = await api('GET', '/v1/plan-changes');
-  const { plans } = await api('GET', '/v1/billing/plans');
+  const [{ planChanges }, { plans }, { stacks }] = await Promise.all([
+    api('GET', '/v1/plan-changes'),
+    api('GET', '/v1/billing/plans'),
+    api('GET', '/v1/stacks'),
+  ]);
+  const stackName = (/** @type {string} */ stackId) =>
+    stacks.find((/** @type {any} */ s) => s.stackId === stackId)?.name ?? stackId;
   screen(
     'Plan Changes',
     planChanges.some(OPEN) ? h('p', {}, 'A change is under way: this page follows it by itself.') : '',
     planChanges.length
-      ? h('div', {}, ...planChanges.map((/** @type {any} */ c) => changeCard(c, plans)))
+      ? h('div', {}, ...planChanges.map((/** @type {any} */ c) => changeCard(c, plans, stackName(c.stackId))))
       : h(
           'p',
           {},
@@ -35,19 +41,19 @@ export const planChangesScreen = async (/** @type {any} */ me) => {
     );
 };
 
-const changeCard = (/** @type {any} */ c, /** @type {any[]} */ plans) =>
+const changeCard = (/** @type {any} */ c, /** @type {any[]} */ plans, /** @type {string} */ stack) =>
   h(
     'section',
     { class: 'card', 'aria-label': `Plan Change ${c.changeId}` },
-    h('h3', {}, `${planName(plans, c.currentPlan)} to ${planName(plans, c.requestedPlan)}`),
+    h('h3', {}, `${stack}: ${planName(plans, c.currentPlan)} to ${planName(plans, c.requestedPlan)}`),
     dl([
       ['Status', h('span', { 'data-status': c.status }, label(c.status))],
       ['Confirmed', dateTime(c.confirmedAt)],
-      ['Expires', c.expiresAt ? dateTime(c.expiresAt) : '—'],
-      [
-        'Estimated adjustment',
-        c.estimate ? money({ amount: c.estimate.adjustment, currency: c.estimate.currency }) : '—',
-      ],
+      // Only a change still under way can expire.
+      .../** @type {[string, string][]} */ (
+        OPEN(c) && c.expiresAt ? [['Expires', dateTime(c.expiresAt)]] : []
+      ),
+      c.estimate ? changeOnNextInvoice(c.estimate) : ['Estimated change to your next invoice', '—'],
       [
         'Final adjustment',
         c.final

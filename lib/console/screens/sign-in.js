@@ -1,13 +1,17 @@
 // Signed out: the code host's sign-in, and locally the sign-in shortcut of `npm start`; then the slug.
 import { api } from '../api.js';
 import { h, label } from '../dom.js';
-import { form, nav, route, say, screen } from '../ui.js';
+import { form, nav, rememberAddress, route, say, screen } from '../ui.js';
 
 export const signInScreen = async () => {
   nav.hidden = true;
+  const codeHost = h('a', { href: '/v1/auth/sign-in' }, 'Sign in with the code host');
+  // The code host sends the browser back to the console's page without the address's `#/…`: the
+  // console keeps it for this tab and goes back there once signed in (app.js).
+  codeHost.addEventListener('click', () => rememberAddress());
   const children = [
     h('p', {}, 'Sign in with your code-host account to buy and manage Stacks.'),
-    h('p', {}, h('a', { href: '/v1/auth/sign-in' }, 'Sign in with the code host')),
+    h('p', {}, codeHost),
   ];
   const local = await fetch('/_local/clock').then(
     (r) => r.ok,
@@ -45,7 +49,7 @@ export const slugScreen = () =>
       [
         label(
           'Slug (3 to 40 lowercase letters, digits or hyphens)',
-          h('input', { name: 'slug', id: 'slug', required: '', pattern: '[a-z](?:[a-z0-9-]*[a-z0-9])?' }),
+          h('input', { name: 'slug', id: 'slug', required: '', pattern: '[a-z](?:[a-z0-9\\-]*[a-z0-9])?' }),
         ),
       ],
       'Save slug',

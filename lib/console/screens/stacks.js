@@ -4,6 +4,15 @@ import { api } from '../api.js';
 import { dateTime, h, label, money, option } from '../dom.js';
 import { button, caps, dl, form, planName, resources, route, say, screen, table } from '../ui.js';
 
+/** What a change does to the next invoice, in words: added to it, or credited on it. */
+export const changeOnNextInvoice = (/** @type {any} */ estimate) => {
+  const total = estimate.adjustmentTotal ?? estimate.adjustment;
+  const amount = money({ amount: Math.abs(total), currency: estimate.currency });
+  return /** @type {[string, string]} */ (
+    total < 0 ? ['Credited to your next invoice', amount] : ['Added to your next invoice', amount]
+  );
+};
+
 // The whole next invoice, then this change's own share of it: after the current discount, with its
 // tax estimate, and each of its lines.
 const estimateTable = (/** @type {any} */ estimate) => {
@@ -15,9 +24,10 @@ const estimateTable = (/** @type {any} */ estimate) => {
       ['Estimated next invoice', m(estimate.total)],
       ['Its discount', m(estimate.discount)],
       ['Its tax', m(estimate.tax)],
+      // Nothing is charged now: the change is added to (or credited on) the next invoice.
+      changeOnNextInvoice(estimate),
       ['This change, after discount', m(estimate.adjustment)],
       ['Tax on this change', m(estimate.adjustmentTax ?? 0)],
-      ['The next invoice changes by', m(estimate.adjustmentTotal ?? estimate.adjustment)],
       ['Invoice date', dateTime(estimate.invoiceAt)],
     ]),
     estimate.lines?.length
@@ -101,6 +111,45 @@ const leavingNote = () =>
     ),
   );
 
+/**
+ * Remove Project, asked first in the page: what is lost (the watching, the Project's Credential
+ * Routes), then Confirm or Keep it. Frees a place under the Plan's cap.
+ */
+const removeProjectControl = (/** @type {any} */ s, /** @type {any} */ p) => {
+  const out = h('div', {});
+  const ask = button(
+    `Remove ${p.name}`,
+    () => {
+      const keep = button('Keep it', () => {
+        out.replaceChildren();
+        ask.hidden = false;
+        ask.focus();
+      });
+      const confirm = button(`Confirm: remove ${p.name}`, async () => {
+        await api('DELETE', `/v1/stacks/${s.stackId}/projects/${encodeURIComponent(p.projectId)}`);
+        say(`Project ${p.name} is removed from ${s.name}.`);
+        await route();
+      });
+      ask.hidden = true;
+      out.replaceChildren(
+        h(
+          'div',
+          { role: 'alert', class: 'confirm' },
+          h(
+            'p',
+            {},
+            `Remove ${p.name}? ${s.name} stops watching ${p.repository}, and the Project’s Credential Routes are deleted with it. Its place under the Plan’s cap is freed. This cannot be undone.`,
+          ),
+          h('p', {}, confirm, ' ', keep),
+        ),
+      );
+      confirm.focus();
+    },
+    'secondary',
+  );
+  return h('div', { class: 'project-remove' }, ask, out);
+};
+
 const stackCard = async (/** @type {any} */ s, /** @type {any[]} */ plans, /** @type {any} */ me) => {
   const [{ projects, watchedProjectsCap }, credentials] = await Promise.all([
     api('GET', `/v1/stacks/${s.stackId}/projects`),
@@ -136,7 +185,13 @@ const stackCard = async (/** @type {any} */ s, /** @type {any[]} */ plans, /** @
           'ul',
           { class: 'projects' },
           ...projects.map((/** @type {any} */ p) =>
-            h('li', {}, h('span', {}, `${p.name} (${p.repository})`), routesEditor(s, p, credentials)),
+            h(
+              'li',
+              {},
+              h('span', {}, `${p.name} (${p.repository})`),
+              routesEditor(s, p, credentials),
+              me.role === 'administrator' ? removeProjectControl(s, p) : '',
+            ),
           ),
         )
       : h('p', { class: 'muted' }, 'No Projects yet.'),

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { invoiceTotals, type ProrationLine, taxRateFor } from './billing.ts';
 import type { EmulatorContext } from './context.ts';
 import { fail, missing, StripeApiError } from './errors.ts';
-import { type FormObject, str } from './form.ts';
+import { type FormObject, type FormValue, int, obj, str } from './form.ts';
 import {
   type AppliedDiscount,
   addMonths,
@@ -319,19 +319,49 @@ export const voidInvoice = (ctx: EmulatorContext, id: string) => {
 
 const listOf = <T>(data: T[], url: string) => ({ object: 'list', data, has_more: false, url });
 
-export const listInvoices = (ctx: EmulatorContext, params: FormObject) =>
-  listOf(
-    Object.values(ctx.state.invoices)
-      .filter(
-        (i) =>
-          (!str(params.subscription) || i.subscription === str(params.subscription)) &&
-          (!str(params.customer) || i.customer === str(params.customer)) &&
-          (!str(params.status) || i.status === str(params.status)),
-      )
-      .sort((a, b) => b.created - a.created)
-      .map((i) => ctx.render.invoice(i)),
-    '/v1/invoices',
+/** A `created` filter (`created=N` or `created[gt|gte|lt|lte]=N`), as Stripe's lists take it. */
+const createdMatches = (created: number, filter: FormValue | undefined): boolean => {
+  if (filter === undefined) return true;
+  if (typeof filter === 'string') return created === Number(filter);
+  const range = obj(filter);
+  const bound = (name: string) => (str(range[name]) === undefined ? undefined : Number(str(range[name])));
+  const [gt, gte, lt, lte] = [bound('gt'), bound('gte'), bound('lt'), bound('lte')];
+  return (
+    (gt === undefined || created > gt) &&
+    (gte === undefined || created >= gte) &&
+    (lt === undefined || created < lt) &&
+    (lte === undefined || created <= lte)
   );
+};
+
+/**
+ * `GET /v1/invoices`: by subscription, customer, status and `created`, newest first (the order
+ * they were made in within a second), `limit` (default 10, as Stripe's) and `starting_after`.
+ */
+export const listInvoices = (ctx: EmulatorContext, params: FormObject) => {
+  const order = Object.keys(ctx.state.invoices);
+  const all = Object.values(ctx.state.invoices)
+    .filter(
+      (i) =>
+        (!str(params.subscription) || i.subscription === str(params.subscription)) &&
+        (!str(params.customer) || i.customer === str(params.customer)) &&
+        (!str(params.status) || i.status === str(params.status)) &&
+        createdMatches(i.created, params.created),
+    )
+    .sort((a, b) => b.created - a.created || order.indexOf(b.id) - order.indexOf(a.id));
+  const after = str(params.starting_after);
+  const from = after ? all.findIndex((i) => i.id === after) + 1 : 0;
+  if (after && from === 0) throw missing('invoice', after, 'starting_after');
+  const limit = Math.min(100, Math.max(1, int(params.limit) ?? 10));
+  const page = all.slice(from, from + limit);
+  return {
+    ...listOf(
+      page.map((i) => ctx.render.invoice(i)),
+      '/v1/invoices',
+    ),
+    has_more: from + limit < all.length,
+  };
+};
 
 /** `GET /v1/invoiceitems`: by customer, invoice, and `pending` (true: not yet on an invoice). */
 export const listInvoiceItems = (ctx: EmulatorContext, params: FormObject) => {

@@ -15,8 +15,8 @@ import { cancelFromPortal, updatePaymentMethod } from './portal.ts';
 import type { CouponRecord } from './state.ts';
 
 /**
- * The hosted pages of the processor emulator: Checkout (`/c/pay/<session>`) and the Billing
- * Portal (`/p/session/<session>`). Plain HTML forms that work without JavaScript.
+ * The hosted pages of the processor emulator: Checkout (`/c/pay/<session>`), the Billing
+ * Portal (`/p/session/<session>`) and the hosted invoice page (`/i/<invoice>`). Plain HTML forms that work without JavaScript.
  */
 
 export interface PageResult {
@@ -215,6 +215,26 @@ ${session.returnUrl ? `<p><a href="${escapeHtml(session.returnUrl)}">Return</a><
   return { status, html };
 };
 
+/** The hosted invoice page (`/i/<invoice>`): what the invoice says, as the processor shows it. */
+const invoicePage = (emulator: EmulatorContext, invoiceId: string): PageResult => {
+  const invoice = emulator.state.invoices[invoiceId];
+  if (!invoice || invoice.status === 'draft')
+    return { status: 404, html: layout('Invoice', '<h1>Invoice</h1><p class="error">No such invoice.</p>') };
+  const day = (epoch: number) => new Date(epoch * 1000).toISOString().slice(0, 10);
+  const lines = invoice.lines
+    .map((line) => `<tr><td>${escapeHtml(line.description)}</td><td>${money(line.amount)}</td></tr>`)
+    .join('');
+  const html = layout(
+    `Invoice ${invoice.number}`,
+    `<h1>Invoice ${escapeHtml(invoice.number)}</h1>
+<p>Issued ${day(invoice.created)} · <strong data-testid="invoice-status">${escapeHtml(invoice.status)}</strong></p>
+<table><thead><tr><th>Description</th><th>Amount</th></tr></thead><tbody>${lines}</tbody></table>
+<p>Subtotal ${money(invoice.subtotal)} · Discount ${money(invoice.discountAmount)} · Tax ${money(invoice.tax)}</p>
+<p><strong>Total ${money(invoice.total)}</strong> · Paid ${money(invoice.amountPaid)}</p>`,
+  );
+  return { status: 200, html };
+};
+
 export const renderPage = (
   emulator: EmulatorContext,
   method: string,
@@ -247,6 +267,8 @@ export const renderPage = (
       }
       return portalPage(emulator, portal[1]);
     }
+    const invoice = /^\/i\/([^/]+)$/.exec(pathname);
+    if (invoice?.[1] && method === 'GET') return invoicePage(emulator, invoice[1]);
     if (pathname === '/')
       return {
         status: 200,

@@ -79,6 +79,9 @@ export const route = (
       return invoices.listInvoicePayments(ctx, params);
     case 'GET invoiceitems':
       return invoices.listInvoiceItems(ctx, params);
+    case 'GET payment_methods':
+      if (!id) throw new StripeApiError(400, 'Listing payment methods is not emulated.');
+      return ctx.render.paymentMethod(ctx.state.paymentMethods[id] ?? fail(missing('payment_method', id)));
     case 'GET payment_intents':
       if (!id) throw new StripeApiError(400, 'Listing payment intents is not emulated.');
       return payments.getPaymentIntent(ctx, id);

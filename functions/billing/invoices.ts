@@ -1,0 +1,113 @@
+import { type BilledStack, INVOICE_STATUS_WORDS, invoiceCursor, invoiceLines } from '#core/invoices.ts';
+import { Refusal } from '#core/refusal.ts';
+import {
+  defaultPaymentMethod,
+  type InvoiceFact,
+  invoicePage,
+  latestInvoice,
+  upcomingInvoice,
+} from '#ports/processor/account.ts';
+import { viaProcessor } from '#ports/processor/errors.ts';
+import { getBilling } from '#store/billing.ts';
+import { listStacks } from '#store/stacks.ts';
+import type { Tenant } from '#store/tenants.ts';
+
+/**
+ * THE money view of Account & Billing: what the tenant pays (the latest invoice, line by line per
+ * Stack and Plan, with discount and tax), when and how much next (the processor's upcoming
+ * invoice), the card on file (display only: it is changed in the portal), and the invoices paid,
+ * newest first, page by page. Read from the processor through the port; no processor id in it.
+ */
+
+export const INVOICES_PAGE_DEFAULT = 10;
+export const INVOICES_PAGE_MAX = 25;
+
+/** The Stacks an invoice names: those not torn down, by name and Plan. */
+const billedStacks = async (tenantId: string): Promise<BilledStack[]> =>
+  (await listStacks(tenantId))
+    .filter((stack) => stack.lifecycle !== 'torn_down')
+    .map((stack) => ({ name: stack.name, plan: stack.plan }));
+
+const invoiceView = (invoice: InvoiceFact, stacks: readonly BilledStack[]) => ({
+  number: invoice.number,
+  issuedAt: invoice.createdAt,
+  status: invoice.status,
+  statusText: INVOICE_STATUS_WORDS[invoice.status],
+  currency: invoice.currency,
+  periodStart: invoice.periodStart,
+  periodEnd: invoice.periodEnd,
+  lines: invoiceLines(invoice.lines, stacks),
+  subtotal: invoice.subtotal,
+  discount: invoice.discount,
+  tax: invoice.tax,
+  total: invoice.total,
+  creditApplied: invoice.creditApplied,
+  amountDue: invoice.amountDue,
+  amountPaid: invoice.amountPaid,
+  refunded: invoice.refunded,
+  paidAt: invoice.paidAt,
+  hostedInvoiceUrl: invoice.hostedUrl,
+  pdfUrl: invoice.pdfUrl,
+});
+
+/** The customer of a tenant, or null before its first checkout. */
+const customerOf = async (tenant: Tenant): Promise<string | null> =>
+  (await getBilling(tenant.tenantId))?.customerId ?? null;
+
+/** What the tenant pays now and next, and with which card. */
+export const billingSummary = async (tenant: Tenant) => {
+  const customerId = await customerOf(tenant);
+  if (!customerId) return { paymentMethod: null, currentInvoice: null, nextInvoice: null };
+  const [stacks, card, current, next] = await Promise.all([
+    billedStacks(tenant.tenantId),
+    viaProcessor(() => defaultPaymentMethod(customerId)),
+    viaProcessor(() => latestInvoice(customerId)),
+    // A tenant that is leaving has no next invoice (the processor would answer none, or one
+    // that is voided when the subscription ends).
+    tenant.billingState === 'decommissioning'
+      ? Promise.resolve(null)
+      : viaProcessor(() => upcomingInvoice(customerId)),
+  ]);
+  return {
+    paymentMethod: card,
+    currentInvoice: current ? invoiceView(current, stacks) : null,
+    nextInvoice: next
+      ? {
+          invoiceAt: next.invoiceAt,
+          ...invoiceView(next, stacks),
+        }
+      : null,
+  };
+};
+
+/** A page of the tenant's invoices, newest first; `cursor` is the `next` of the page before. */
+export const listInvoices = async (
+  tenant: Tenant,
+  params: { limit?: string | undefined; cursor?: string | undefined },
+) => {
+  const limit = params.limit === undefined ? INVOICES_PAGE_DEFAULT : Number(params.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > INVOICES_PAGE_MAX)
+    throw new Refusal(400, 'invalid_field', `limit must be a whole number from 1 to ${INVOICES_PAGE_MAX}.`, {
+      field: 'limit',
+    });
+  const start = params.cursor === undefined ? undefined : invoiceCursor.parse(params.cursor);
+  if (start === null)
+    throw new Refusal(
+      400,
+      'invalid_field',
+      'cursor must be the `next` of the page before, as it was given.',
+      {
+        field: 'cursor',
+      },
+    );
+  const customerId = await customerOf(tenant);
+  if (!customerId) return { invoices: [], next: null };
+  const [stacks, page] = await Promise.all([
+    billedStacks(tenant.tenantId),
+    viaProcessor(() => invoicePage(customerId, { limit, ...(start ? { start } : {}) })),
+  ]);
+  return {
+    invoices: page.invoices.map((invoice) => invoiceView(invoice, stacks)),
+    next: page.next ? invoiceCursor.format(page.next) : null,
+  };
+};
