@@ -35,7 +35,10 @@ describe('POST /v1/billing/checkout: preconditions', () => {
     const session = await api.signIn(`noslug-${Date.now()}`);
     const response = await checkout(session.sessionToken, { plan: 'plus' });
     expect(response.status).toBe(409);
-    expect(response.json.error.code).toBe('slug_required');
+    expect(response.json.error).toMatchObject({
+      code: 'slug_required',
+      message: 'Lock in your slug first (POST /v1/tenant/slug), then check out.',
+    });
     expect(await billingItem(session.tenantId)).toBeUndefined();
   });
 

@@ -60,7 +60,11 @@ export const AREAS: Record<AreaName, Group[]> = {
         'functions/billing/close-account.ts',
       ],
       unit: [],
-      integration: ['test/integration/checkout.test.ts', 'test/integration/checkout-refusals.test.ts'],
+      integration: [
+        'test/integration/checkout.test.ts',
+        'test/integration/checkout-refusals.test.ts',
+        'test/integration/checkout-races.test.ts',
+      ],
     },
     {
       name: 'money-back',

@@ -31,7 +31,9 @@ export interface RecordedCall {
  *   errors included, for 24 hours);
  * - `none`: carried out and answered as usual (only `onHit` runs).
  * `onHit` runs once the request was handled and before its answer goes (to arm the next fault, or
- * to change the state between a read and what follows it).
+ * to change the state between a read and what follows it). `before` is awaited before the request
+ * is handled: a test changes our own stored state there while the caller waits for this answer
+ * (another request's write landing between the caller's read and its own write).
  */
 export interface ProcessorFault {
   method?: string;
@@ -40,6 +42,7 @@ export interface ProcessorFault {
   kind: 'lose-answer' | 'unavailable' | 'refuse' | 'error-stored' | 'none';
   times?: number;
   onHit?: () => void;
+  before?: () => Promise<void>;
 }
 
 /** What the HTTP side needs of the emulator. */
@@ -144,6 +147,7 @@ export class HttpFront {
     if (fault) {
       fault.times = (fault.times ?? 1) - 1;
       if (fault.times <= 0) this.faults.splice(this.faults.indexOf(fault), 1);
+      await fault.before?.();
       if (fault.kind === 'unavailable' || fault.kind === 'refuse' || fault.kind === 'error-stored') {
         const error =
           fault.kind === 'refuse'
