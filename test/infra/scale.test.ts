@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { dispatcherRouteThrottles } from '#core/dispatcher.ts';
 import { DEFAULT_FLEET_STACKS } from '../../lib/infra/constructs/api.ts';
+import { SWEEP_MAX_EVENT_AGE_SECONDS } from '../../lib/infra/constructs/reconciler.ts';
 import { synthesizedStack } from '../support/synthesized-stack.ts';
 
 // What lets the stack carry a large fleet (issue 23): the Dispatcher routes throttled from the
-// fleet's size.
+// fleet's size, and a sweep invocation that is never retried for hours.
 
 const { template } = synthesizedStack();
 
@@ -33,5 +34,30 @@ describe('the API stage', () => {
       },
     });
     expect(desiredState.rateLimit).toBeGreaterThan(200);
+  });
+});
+
+describe("the sweep's asynchronous invocations", () => {
+  it('are dropped after a minute and never retried (a nudge is worth something only now)', () => {
+    expect(SWEEP_MAX_EVENT_AGE_SECONDS).toBe(60);
+    const configs = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig'));
+    expect(configs).toHaveLength(1);
+    expect(configs[0]?.Properties).toMatchObject({
+      MaximumEventAgeInSeconds: 60,
+      MaximumRetryAttempts: 0,
+      Qualifier: '$LATEST',
+    });
+    expect(JSON.stringify(configs[0]?.Properties.FunctionName)).toContain('ReconcilerSweep');
+  });
+
+  it("the schedule's invocation neither: one a minute, no retry, a minute at most", () => {
+    const rules = Object.values(template.findResources('AWS::Events::Rule')).filter(
+      (rule) => rule.Properties.ScheduleExpression === 'rate(1 minute)',
+    );
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.Properties.Targets[0].RetryPolicy).toEqual({
+      MaximumEventAgeInSeconds: 60,
+      MaximumRetryAttempts: 0,
+    });
   });
 });
