@@ -16,12 +16,86 @@ export const isDispatcherCredential = (token: string): boolean =>
   token.startsWith(DISPATCHER_CREDENTIAL_PREFIX) &&
   /^[A-Za-z0-9_-]{43}$/.test(token.slice(DISPATCHER_CREDENTIAL_PREFIX.length));
 
-/** Poll soon while an operation runs on the Stack (desired not yet applied), rarely otherwise. */
+/**
+ * When a Dispatcher polls next (issue 23). Soon while an operation runs on the Stack (the desired
+ * version is not applied yet); otherwise rarely, and jittered per Stack so that a fleet started at
+ * once spreads over the interval instead of polling in step. The jitter is a hash of the Stack's id
+ * and the version: the same Stack at the same version is always told the same interval.
+ */
 export const POLL_SOON_SECONDS = 10;
-export const POLL_IDLE_SECONDS = 300;
+/** The idle interval's middle, and how far the jitter moves it either way (a share of it). */
+export const POLL_IDLE_SECONDS = 900;
+export const POLL_IDLE_JITTER = 0.2;
+export const POLL_IDLE_MIN_SECONDS = Math.round(POLL_IDLE_SECONDS * (1 - POLL_IDLE_JITTER));
+export const POLL_IDLE_MAX_SECONDS = Math.round(POLL_IDLE_SECONDS * (1 + POLL_IDLE_JITTER));
 
-export const pollAfterSeconds = (desiredVersion: number, appliedVersion: number | undefined): number =>
-  appliedVersion === desiredVersion ? POLL_IDLE_SECONDS : POLL_SOON_SECONDS;
+/** A number in [0, 1) from a text (FNV-1a): the same text, the same number. */
+const unitHash = (text: string): number => {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash / 0x1_0000_0000;
+};
+
+export const pollAfterSeconds = (
+  desiredVersion: number,
+  appliedVersion: number | undefined,
+  stackId = '',
+): number =>
+  appliedVersion === desiredVersion
+    ? POLL_IDLE_MIN_SECONDS +
+      Math.floor(
+        unitHash(`${stackId}:${desiredVersion}`) * (POLL_IDLE_MAX_SECONDS - POLL_IDLE_MIN_SECONDS + 1),
+      )
+    : POLL_SOON_SECONDS;
+
+/**
+ * The observed state is sent when it changes, and at least every HEARTBEAT_SECONDS when it does
+ * not (the heartbeat). A Stack whose last report is older than STALE_AFTER_SECONDS has missed two
+ * heartbeats (and the longest idle poll on top): its Dispatcher is taken for silent.
+ */
+export const HEARTBEAT_SECONDS = 3600;
+export const STALE_AFTER_SECONDS = 2 * HEARTBEAT_SECONDS + POLL_IDLE_MAX_SECONDS;
+
+/** Has the Stack's Dispatcher gone silent (reported once, but not within STALE_AFTER_SECONDS)? */
+export const reportIsStale = (reportedAt: string | undefined, now: Date): boolean =>
+  reportedAt !== undefined && now.getTime() - Date.parse(reportedAt) > STALE_AFTER_SECONDS * 1000;
+
+/**
+ * The per-route throttles of the Dispatcher routes, from the number of Stacks the deployment is
+ * sized for (docs/architecture.md, "Scale"). Each route's steady rate is what the whole fleet draws
+ * at its cadence: every Stack at its shortest idle interval, plus BUSY_SHARE of the Stacks at the
+ * short one (an operation runs); the limit doubles it, the burst doubles the limit:
+ *
+ *   desired-state  rate = 2 x (stacks / POLL_IDLE_MIN_SECONDS + stacks x BUSY_SHARE / POLL_SOON_SECONDS)
+ *   observed-state rate = 2 x (stacks / HEARTBEAT_SECONDS    + stacks x BUSY_SHARE / POLL_SOON_SECONDS)
+ *
+ * (each at least the stage's default, so a small deployment is not throttled below it).
+ */
+export const POLLING_BUSY_SHARE = 0.01;
+export const POLLING_HEADROOM = 2;
+export const DEFAULT_ROUTE_RATE = 200;
+
+export interface RouteThrottle {
+  rateLimit: number;
+  burstLimit: number;
+}
+
+export const dispatcherRouteThrottles = (
+  stacks: number,
+): { desiredState: RouteThrottle; observedState: RouteThrottle } => {
+  const busy = (stacks * POLLING_BUSY_SHARE) / POLL_SOON_SECONDS;
+  const throttle = (steady: number): RouteThrottle => {
+    const rateLimit = Math.max(DEFAULT_ROUTE_RATE, Math.ceil(POLLING_HEADROOM * steady));
+    return { rateLimit, burstLimit: 2 * rateLimit };
+  };
+  return {
+    desiredState: throttle(stacks / POLL_IDLE_MIN_SECONDS + busy),
+    observedState: throttle(stacks / HEARTBEAT_SECONDS + busy),
+  };
+};
 
 /** The strong ETag of a desired-state version. */
 export const desiredStateEtag = (version: number): string => `"v${version}"`;
@@ -96,4 +170,5 @@ export const desiredStateDocument = (
   ...desired,
   ...(credentials.length > 0 ? { credentials } : {}),
   poll_after_seconds: pollAfter,
+  heartbeat_seconds: HEARTBEAT_SECONDS,
 });

@@ -327,6 +327,12 @@ export const CDK_CONTEXT = {
     required: false,
     meaning: "optional: an email address subscribed to the operators' alarm topic",
   },
+  fleetStacks: {
+    sets: undefined,
+    required: false,
+    meaning:
+      'optional: the number of Stacks the deployment is sized for (default 100000); the Dispatcher routes are throttled from it (docs/architecture.md, "Scale")',
+  },
 } as const satisfies Record<
   string,
   { sets: EnvironmentName | undefined; required: boolean; meaning?: string }

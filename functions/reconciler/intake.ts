@@ -13,13 +13,24 @@ export interface IntakeSummary {
 /**
  * Drains the intake queue: each verified event is applied once (its id remembered, its tenant
  * marked due) and only then deleted. A message whose effect could not be stored stays; after the
- * queue's receive limit it moves to the dead-letter queue.
+ * queue's receive limit it moves to the dead-letter queue. At most `maxMessages` a call (about: a
+ * batch is taken whole), so that the sweep can take turns between intake and reconciliation.
  */
-export const drainIntake = async (now: () => Date, deadline: number): Promise<IntakeSummary> => {
+export const drainIntake = async (
+  now: () => Date,
+  deadline: number,
+  maxMessages = Number.POSITIVE_INFINITY,
+): Promise<IntakeSummary & { empty: boolean }> => {
   const summary: IntakeSummary = { applied: 0, duplicates: 0, unmatched: 0, failed: 0 };
-  while (performance.now() < deadline) {
+  let taken = 0;
+  let empty = false;
+  while (performance.now() < deadline && taken < maxMessages) {
     const messages = await receiveProcessorEvents();
-    if (messages.length === 0) break;
+    if (messages.length === 0) {
+      empty = true;
+      break;
+    }
+    taken += messages.length;
     let failedInBatch = 0;
     await Promise.all(
       messages.map(async (message) => {
@@ -42,7 +53,10 @@ export const drainIntake = async (now: () => Date, deadline: number): Promise<In
       }),
     );
     // Messages that failed stay invisible for the visibility timeout; stop rather than spin on them.
-    if (failedInBatch === messages.length) break;
+    if (failedInBatch === messages.length) {
+      empty = true;
+      break;
+    }
   }
-  return summary;
+  return { ...summary, empty };
 };

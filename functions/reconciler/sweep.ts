@@ -4,8 +4,15 @@ import { reconcileRetryAt } from '#core/reconcile-backoff.ts';
 import { clock } from '#ports/clock.ts';
 import { logger } from '#ports/logger.ts';
 import { recordSweep } from '#ports/metrics.ts';
+import { NUDGE_WINDOW_MS } from '#ports/nudge.ts';
+import { asSweep } from '#ports/rate-limit.ts';
 import { type DueTenant, listDueTenants, recordReconcileFailure } from '#store/due.ts';
-import { releaseSweepLease, type SweepLeaseBusy, takeSweepLease } from '#store/sweep-lease.ts';
+import {
+  lastSweepNudge,
+  releaseSweepLease,
+  type SweepLeaseBusy,
+  takeSweepLease,
+} from '#store/sweep-lease.ts';
 import { drainIntake, type IntakeSummary } from './intake.ts';
 import { sendPendingEmails } from './outbox.ts';
 import { reconcileTenant } from './reconcile.ts';
@@ -19,6 +26,11 @@ import { notifyWaitlist } from './waitlist.ts';
 const IN_FLIGHT = 32;
 /** Due tenants read per query round (shared fairly across the due shards). */
 const DUE_PAGE = 100;
+/**
+ * Intake messages taken per round before a page of due tenants gets its turn: intake and
+ * reconciliation take turns, so a flood of events cannot use the whole sweep.
+ */
+const INTAKE_ROUND = 100;
 /** Time kept free before the Lambda timeout. */
 const SAFETY_MS = 10_000;
 /** The longest a sweep works, whatever the timeout. */
@@ -49,13 +61,14 @@ export interface SweepSummary {
  * tell waitlisted tenants of capacity, send the outbox. Works within `budgetMs`; what is left stays
  * due for the next run.
  */
-export const runSweep = async (budgetMs: number): Promise<SweepSummary> => {
+export const runSweep = (budgetMs: number): Promise<SweepSummary> => asSweep(() => sweepOnce(budgetMs));
+
+const sweepOnce = async (budgetMs: number): Promise<SweepSummary> => {
   const started = performance.now();
   const deadline = started + budgetMs;
   const now = () => clock().now();
-  const intake = await drainIntake(now, deadline);
   const summary: SweepSummary = {
-    intake,
+    intake: { applied: 0, duplicates: 0, unmatched: 0, failed: 0 },
     reconciled: 0,
     transitions: [],
     conflicts: 0,
@@ -91,11 +104,24 @@ export const runSweep = async (budgetMs: number): Promise<SweepSummary> => {
     });
     return recorded;
   };
+  let intakeEmpty = false;
   for (;;) {
     if (performance.now() >= deadline) break;
+    // Intake and reconciliation take turns: a round of events, then a page of due tenants.
+    if (!intakeEmpty) {
+      const intake = await drainIntake(now, deadline, INTAKE_ROUND);
+      summary.intake.applied += intake.applied;
+      summary.intake.duplicates += intake.duplicates;
+      summary.intake.unmatched += intake.unmatched;
+      summary.intake.failed += intake.failed;
+      intakeEmpty = intake.empty;
+    }
     const { due, itemsRead } = await listDueTenants(now(), DUE_PAGE);
     summary.indexItemsRead += itemsRead;
-    if (due.length === 0) break;
+    if (due.length === 0) {
+      if (intakeEmpty) break;
+      continue;
+    }
     let progressed = false;
     let next = 0;
     const worker = async () => {
@@ -127,7 +153,7 @@ export const runSweep = async (budgetMs: number): Promise<SweepSummary> => {
     };
     await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, due.length) }, worker));
     // Everything read conflicted (another sweep, or new events): leave it for the next run.
-    if (!progressed) break;
+    if (!progressed && intakeEmpty) break;
   }
   const waitlist = await notifyWaitlist(now());
   summary.waitlistNotified = waitlist.notified;
@@ -145,7 +171,9 @@ export const runSweep = async (budgetMs: number): Promise<SweepSummary> => {
 export type SweepSkipped = { skipped: true } & SweepLeaseBusy;
 
 /**
- * The reconciler Lambda: every minute from the EventBridge schedule, and when intake nudges it.
+ * The reconciler Lambda: every minute from the EventBridge schedule, and when intake nudges it (at
+ * most once per NUDGE_WINDOW_MS; an asynchronous invocation is dropped after a minute and never
+ * retried: lib/infra/constructs/reconciler.ts).
  * One sweep at a time: each takes the sweep lease (functions/store/sweep-lease.ts) for the rest of
  * its function's time, and an invocation that finds it held returns at once. (No reserved
  * concurrency: it fails to deploy in accounts at the minimum concurrency quota.)
@@ -161,7 +189,22 @@ export const handler = async (_event: unknown, context?: Context): Promise<Sweep
     return { skipped: true, busyUntil: lease.busyUntil };
   }
   try {
-    const summary = await runSweep(Math.min(MAX_BUDGET_MS, remaining - SAFETY_MS));
+    const budgetMs = Math.min(MAX_BUDGET_MS, remaining - SAFETY_MS);
+    const until = performance.now() + budgetMs;
+    let roundStarted = clock().now();
+    let summary = await runSweep(budgetMs);
+    // Nudges coalesce: a webhook within NUDGE_WINDOW_MS of the last nudge invoked nothing, so a
+    // sweep that started within that window looks at intake again once it has passed.
+    for (;;) {
+      const nudgedAt = await lastSweepNudge();
+      const windowEnds = nudgedAt ? nudgedAt.getTime() + NUDGE_WINDOW_MS : 0;
+      if (windowEnds <= roundStarted.getTime()) break;
+      const waitMs = windowEnds - clock().now().getTime();
+      if (performance.now() + Math.max(0, waitMs) + 1000 >= until) break;
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      roundStarted = clock().now();
+      summary = mergeSummaries(summary, await runSweep(until - performance.now()));
+    }
     logger.info('sweep', { ...summary, transitions: summary.transitions.length });
     recordSweep(summary);
     return summary;
@@ -169,3 +212,23 @@ export const handler = async (_event: unknown, context?: Context): Promise<Sweep
     await releaseSweepLease(holder);
   }
 };
+
+/** Two rounds of one invocation, added up. */
+const mergeSummaries = (a: SweepSummary, b: SweepSummary): SweepSummary => ({
+  intake: {
+    applied: a.intake.applied + b.intake.applied,
+    duplicates: a.intake.duplicates + b.intake.duplicates,
+    unmatched: a.intake.unmatched + b.intake.unmatched,
+    failed: a.intake.failed + b.intake.failed,
+  },
+  reconciled: a.reconciled + b.reconciled,
+  transitions: [...a.transitions, ...b.transitions],
+  conflicts: a.conflicts + b.conflicts,
+  failed: a.failed + b.failed,
+  backedOff: a.backedOff + b.backedOff,
+  waitlistNotified: a.waitlistNotified + b.waitlistNotified,
+  emailsSent: a.emailsSent + b.emailsSent,
+  emailsFailed: a.emailsFailed + b.emailsFailed,
+  indexItemsRead: a.indexItemsRead + b.indexItemsRead,
+  durationMs: a.durationMs + b.durationMs,
+});

@@ -1,6 +1,7 @@
 import {
   desiredStateDocument,
   desiredStateEtag,
+  HEARTBEAT_SECONDS,
   type Health,
   matchesEtag,
   type OperationReport,
@@ -30,7 +31,8 @@ const exportToBuild = (stack: StoredStack) =>
 
 /**
  * THE desired-state read of the Dispatcher contract: the Stack's desired state with its version as
- * the ETag; the same version again is a 304. The answer says when to poll next.
+ * the ETag; the same version again is a 304. The answer says when to poll next. The 304 path (what
+ * an idle fleet sends) reads the Stack item only and writes nothing.
  */
 export const readDesiredState = async (params: {
   tenantId: string;
@@ -39,7 +41,7 @@ export const readDesiredState = async (params: {
 }) => {
   const stack = await requireStack(params.tenantId, params.stackId);
   const version = stack.desiredVersion;
-  const pollAfter = pollAfterSeconds(version, stack.observed?.appliedVersion);
+  const pollAfter = pollAfterSeconds(version, stack.observed?.appliedVersion, params.stackId);
   const headers = { etag: desiredStateEtag(version), 'x-poll-after-seconds': String(pollAfter) };
   if (matchesEtag(params.ifNoneMatch, version)) return { notModified: true as const, headers };
   return {
@@ -54,7 +56,11 @@ export const readDesiredState = async (params: {
   };
 };
 
-/** THE observed-state report: what the Dispatcher applied, its health and active runs. */
+/**
+ * THE observed-state report: what the Dispatcher applied, its health and active runs. Sent when it
+ * changes and at least every heartbeat; each report stores its time (`reportedAt`), on which a
+ * silent Dispatcher is detected (`reportStale` in the Stack's view).
+ */
 export const reportObservedState = async (params: {
   tenantId: string;
   stackId: string;
@@ -99,6 +105,7 @@ export const reportObservedState = async (params: {
   }
   return {
     desiredStateVersion: stack.desiredVersion,
-    poll_after_seconds: pollAfterSeconds(stack.desiredVersion, observed.appliedVersion),
+    poll_after_seconds: pollAfterSeconds(stack.desiredVersion, observed.appliedVersion, params.stackId),
+    heartbeat_seconds: HEARTBEAT_SECONDS,
   };
 };

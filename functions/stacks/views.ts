@@ -1,5 +1,7 @@
+import { reportIsStale } from '#core/dispatcher.ts';
 import { priceLockView } from '#core/price-lock.ts';
 import { Refusal } from '#core/refusal.ts';
+import { clock } from '#ports/clock.ts';
 import { getStack, listStacks, type StoredStack } from '#store/stacks.ts';
 
 /**
@@ -31,6 +33,8 @@ export const stackView = (stack: StoredStack) => {
     health: stack.observed?.health ?? 'unknown',
     activeRuns: stack.observed?.activeRuns ?? 0,
     lastReportAt: stack.observed?.reportedAt ?? null,
+    // The Dispatcher reports at least every heartbeat: two missed (docs/dispatcher.md) and it is silent.
+    reportStale: stack.lifecycle !== 'torn_down' && reportIsStale(stack.observed?.reportedAt, clock().now()),
     // The `ambient` Credential kind is offered only where the Dispatcher reports a host Executor.
     localHostExecutor: stack.observed?.localHostExecutor ?? false,
     projects: stack.projectCount,

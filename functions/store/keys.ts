@@ -40,6 +40,16 @@ export const keys = {
   stack: (tenantId: string, stackId: string): Key => ({ PK: `TENANT#${tenantId}`, SK: `STACK#${stackId}` }),
   /** The tenant's subscription-items lease and its journal of item changes (one item per tenant). */
   itemLease: (tenantId: string): Key => ({ PK: `TENANT#${tenantId}`, SK: 'ITEM_LEASE#subscription' }),
+  /**
+   * One window of the processor account's call budget (functions/ports/rate-limit.ts): its counter
+   * of the calls that took a place in it. One item per window, so claims spread over partitions.
+   */
+  processorSlot: (account: string, window: number): Key => ({
+    PK: `PROCESSOR_BUDGET#${account}#${window}`,
+    SK: 'WINDOW',
+  }),
+  /** When a webhook last woke the sweep (nudges coalesce within a short window). */
+  sweepNudge: (): Key => ({ PK: 'SWEEP', SK: 'NUDGE' }),
   /** The reconciler sweep's lease: one sweep at a time in the whole deployment. */
   sweepLease: (): Key => ({ PK: 'SWEEP', SK: 'LEASE' }),
   /** A processor event applied once (kept 35 days). */

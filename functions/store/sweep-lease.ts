@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
 
@@ -53,4 +53,41 @@ export const releaseSweepLease = async (holder: string): Promise<void> => {
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
+};
+
+/**
+ * Webhooks wake the sweep at most once per window (issue 23): the first nudge of a window claims
+ * it (one conditional write on one item) and invokes the sweep; the others of that window find it
+ * claimed and do not. True when this nudge claimed the window.
+ */
+export const claimSweepNudge = async (now: Date, windowMs: number): Promise<boolean> => {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.sweepNudge(),
+        UpdateExpression: 'SET nudgedAt = :now, #type = :type',
+        ConditionExpression: 'attribute_not_exists(nudgedAt) OR nudgedAt <= :windowStart',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: {
+          ':now': now.toISOString(),
+          ':type': 'sweep_nudge',
+          ':windowStart': new Date(now.getTime() - windowMs).toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};
+
+/** When a webhook last woke the sweep, if ever. */
+export const lastSweepNudge = async (): Promise<Date | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.sweepNudge(), ConsistentRead: true }),
+  );
+  const nudgedAt: unknown = Item?.nudgedAt;
+  return typeof nudgedAt === 'string' ? new Date(nudgedAt) : undefined;
 };

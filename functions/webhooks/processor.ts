@@ -55,8 +55,9 @@ export const handler = httpHandler(
     }
     await enqueueProcessorEvent({ id: event.id, type: event.type }, rawBody.toString('utf8'));
     recordWebhook('verified');
-    // The schedule is the backstop, not the pace: ask for a sweep now (never fatal to the intake).
-    await nudgeSweep().catch((error: unknown) =>
+    // The schedule is the backstop, not the pace: ask for a sweep now, once per short window
+    // however many events arrive (never fatal to the intake).
+    await nudgeSweep(now).catch((error: unknown) =>
       logger.warn('could not nudge the sweep', { error: error as Error }),
     );
     return { status: 200, body: { received: true } };

@@ -3,7 +3,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { ContextSetting, Environment } from '../../functions/ports/config.ts';
 import { OperatorAlarms } from './constructs/alarms.ts';
-import { ControlPlaneApi } from './constructs/api.ts';
+import { ControlPlaneApi, DEFAULT_FLEET_STACKS } from './constructs/api.ts';
 import { ConsoleSite } from './constructs/console.ts';
 import { CredentialsKey } from './constructs/credentials-key.ts';
 import { ExportArchives } from './constructs/exports.ts';
@@ -102,6 +102,7 @@ export class ControlPlaneStack extends Stack {
       planChangeGatesReady: context.planChangeGatesReady,
       openSignupAt: context.openSignupAt,
       planPrices: context.planPrices,
+      fleetStacks: context.fleetStacks,
     } satisfies Record<ContextSetting, string | undefined> satisfies ControlPlaneSettings;
 
     this.table = new ControlPlaneTable(this, 'Data');
@@ -186,6 +187,7 @@ export class ControlPlaneStack extends Stack {
       planChanges: this.planChanges,
       credentialsKey: this.credentialsKey,
       exports: this.exports,
+      fleetStacks: Number(settings.fleetStacks ?? DEFAULT_FLEET_STACKS),
     });
     this.site.routeApi(this.api.api);
     this.alarms = new OperatorAlarms(this, 'Alarms', {

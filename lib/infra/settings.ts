@@ -138,6 +138,12 @@ export const readDeploymentSettings = (context: ContextSource): DeploymentSettin
       `context "exportsSigningPreviousPublicKey" is set without "exportsSigningPublicKey": set the key to sign with in ${where}`,
     );
 
+  const fleetStacks = settings.fleetStacks;
+  if (fleetStacks !== undefined && !/^[1-9]\d{0,8}$/.test(fleetStacks))
+    problems.push(
+      `context "fleetStacks" ${JSON.stringify(fleetStacks)} is not a whole number of Stacks above 0: set it in ${where}`,
+    );
+
   if (problems.length > 0 || region === undefined) throw new ContextError(problems);
   return {
     stage,

@@ -59,6 +59,8 @@ interface DesiredDocument {
   /** An export archive to build and upload (docs/exports.md). */
   export?: { id: string; requestedAt: string };
   poll_after_seconds: number;
+  /** The observed state is sent at least this often, changed or not. */
+  heartbeat_seconds?: number;
 }
 
 /** An export the Dispatcher works on or worked on. */
@@ -161,6 +163,11 @@ class SimulatedDispatcher {
   /** The desired state it now runs (its admission gate follows this one). */
   private applied: DesiredDocument | undefined;
   private inFlight: Promise<void> | undefined;
+  /** The last observed state the control plane took (its JSON) and when, for change + heartbeat. */
+  private lastReport: { body: string; at: number } | undefined;
+  /** Observed-state reports sent, and polls that sent none (nothing changed, no heartbeat due). */
+  reportsSent = 0;
+  reportsSkipped = 0;
   private work: StepWork | null = null;
   private pending: StepFault[] = [];
   private location: string | null;
@@ -358,7 +365,7 @@ class SimulatedDispatcher {
     // An export is built beside the polls (it may take a while); each id once.
     if (!this.tornDown) this.startExport(apiUrl, desired);
     await this.validateCredentials(apiUrl, desired);
-    const report = await this.request(apiUrl, 'PUT', '/v1/dispatcher/observed-state', {
+    const body = JSON.stringify({
       appliedVersion: this.appliedVersion,
       health: this.health(),
       activeRuns: this.activeRuns,
@@ -366,6 +373,27 @@ class SimulatedDispatcher {
       tornDown: this.tornDown,
       ...(this.lastOperation ? { operation: this.lastOperation } : {}),
     });
+    // Sent when it changed, while work is in flight (an operation, an export, a new desired state
+    // read), and as a heartbeat otherwise; an idle Stack's poll is one 304 and nothing else.
+    const heartbeatMs = (desired.heartbeat_seconds ?? 3600) * 1000;
+    const due =
+      read.status === 200 ||
+      desired.operation !== undefined ||
+      desired.export !== undefined ||
+      this.lastReport === undefined ||
+      this.lastReport.body !== body ||
+      now.getTime() - this.lastReport.at >= heartbeatMs;
+    if (!due) {
+      this.reportsSkipped += 1;
+      return;
+    }
+    const report = await fetch(`${apiUrl}/v1/dispatcher/observed-state`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${this.credential}`, 'content-type': 'application/json' },
+      body,
+    });
+    this.reportsSent += 1;
+    this.lastReport = report.ok ? { body, at: now.getTime() } : undefined;
     this.lastError = report.ok ? null : `observed state answered ${report.status}`;
   }
 

@@ -10,7 +10,7 @@ import { newTenantItem } from '../../functions/store/tenants.ts';
 import type { RunningControlPlane } from '../../lib/local/server.ts';
 import { paidCheckout } from './plane.ts';
 
-export const LATENCY_TARGET_P95_MS = 5000;
+export const LATENCY_TARGET_P95_MS = 300;
 export const IDLE_READS_TARGET = 10;
 
 const percentile = (values: number[], p: number) => {

@@ -48,6 +48,27 @@ describe('the fleet simulator', () => {
     });
   });
 
+  it('an idle Dispatcher reports only what changed, and a heartbeat: an unchanged poll writes nothing', async () => {
+    const { tenant, dispatcherId } = await subscribedWithDispatcher('plus');
+    const first = (await stackView(tenant.sessionToken)).lastReportAt as string;
+    api.clock.advance(900);
+    await tick();
+    // Nothing changed and no heartbeat due: the poll was a 304 and no report was sent.
+    expect((await stackView(tenant.sessionToken)).lastReportAt).toBe(first);
+    await api.call('POST', `/_local/fleet/dispatchers/${dispatcherId}/runs`, { body: { start: 1 } });
+    await tick();
+    const changed = await stackView(tenant.sessionToken);
+    expect(changed.activeRuns).toBe(1);
+    expect(Date.parse(changed.lastReportAt)).toBeGreaterThan(Date.parse(first));
+    api.clock.advance(3600);
+    await tick();
+    const heartbeat = await stackView(tenant.sessionToken);
+    expect(Date.parse(heartbeat.lastReportAt)).toBeGreaterThanOrEqual(
+      Date.parse(changed.lastReportAt) + 3600_000,
+    );
+    expect(heartbeat.reportStale).toBe(false);
+  });
+
   it('the admission gate holds run_cap and reports active runs', async () => {
     const { tenant, dispatcherId } = await subscribedWithDispatcher('plus');
     const runs = await api.call('POST', `/_local/fleet/dispatchers/${dispatcherId}/runs`, {

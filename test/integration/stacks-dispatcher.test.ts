@@ -88,6 +88,7 @@ describe('the Dispatcher contract', () => {
       admission: 'open',
       lifecycle: 'running',
       poll_after_seconds: 10,
+      heartbeat_seconds: 3600,
     });
     const again = await asDispatcher(credential, 'GET', '/v1/dispatcher/desired-state', {
       headers: { 'if-none-match': '"v1"' },
@@ -104,7 +105,13 @@ describe('the Dispatcher contract', () => {
       body: { appliedVersion: 1, health: 'healthy', activeRuns: 2 },
     });
     expect(report.status).toBe(200);
-    expect(report.json).toEqual({ desiredStateVersion: 1, poll_after_seconds: 300 });
+    expect(report.json).toEqual({
+      desiredStateVersion: 1,
+      poll_after_seconds: expect.any(Number),
+      heartbeat_seconds: 3600,
+    });
+    expect(report.json.poll_after_seconds).toBeGreaterThanOrEqual(720);
+    expect(report.json.poll_after_seconds).toBeLessThanOrEqual(1080);
     const view = (await api.call('GET', '/v1/stacks/primary', { token: tenant.sessionToken })).json;
     expect(view).toMatchObject({ lifecycle: 'running', appliedVersion: 1, health: 'healthy', activeRuns: 2 });
 

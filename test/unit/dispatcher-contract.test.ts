@@ -3,12 +3,18 @@ import {
   CREDENTIAL_OVERLAP_SECONDS,
   desiredStateDocument,
   desiredStateEtag,
+  dispatcherRouteThrottles,
+  HEARTBEAT_SECONDS,
   isDispatcherCredential,
   matchesEtag,
+  POLL_IDLE_MAX_SECONDS,
+  POLL_IDLE_MIN_SECONDS,
   POLL_IDLE_SECONDS,
   POLL_SOON_SECONDS,
   pollAfterSeconds,
+  reportIsStale,
   reportProblem,
+  STALE_AFTER_SECONDS,
 } from '#core/dispatcher.ts';
 import { renderDesiredState, stackOnPlan } from '#core/stacks.ts';
 
@@ -42,12 +48,76 @@ describe('a Dispatcher credential', () => {
 });
 
 describe('when the Dispatcher polls next', () => {
-  it('soon while the desired state is not applied, rarely once it is', () => {
+  it('soon while the desired state is not applied', () => {
     expect(POLL_SOON_SECONDS).toBe(10);
-    expect(POLL_IDLE_SECONDS).toBe(300);
-    expect(pollAfterSeconds(4, 4)).toBe(POLL_IDLE_SECONDS);
-    expect(pollAfterSeconds(4, 3)).toBe(POLL_SOON_SECONDS);
-    expect(pollAfterSeconds(4, undefined)).toBe(POLL_SOON_SECONDS);
+    expect(pollAfterSeconds(4, 3, 'primary')).toBe(POLL_SOON_SECONDS);
+    expect(pollAfterSeconds(4, undefined, 'primary')).toBe(POLL_SOON_SECONDS);
+  });
+
+  it('rarely once it is: 900 s give or take 20%, the same for the same Stack and version', () => {
+    expect([POLL_IDLE_MIN_SECONDS, POLL_IDLE_SECONDS, POLL_IDLE_MAX_SECONDS]).toEqual([720, 900, 1080]);
+    const told = pollAfterSeconds(4, 4, 'primary');
+    expect(told).toBeGreaterThanOrEqual(POLL_IDLE_MIN_SECONDS);
+    expect(told).toBeLessThanOrEqual(POLL_IDLE_MAX_SECONDS);
+    expect(pollAfterSeconds(4, 4, 'primary')).toBe(told);
+  });
+
+  it('jittered across a fleet: Stacks spread over the whole interval, evenly', () => {
+    const intervals = Array.from({ length: 10_000 }, (_, i) => pollAfterSeconds(1, 1, `stack-${i}`));
+    expect(Math.min(...intervals)).toBe(POLL_IDLE_MIN_SECONDS);
+    expect(Math.max(...intervals)).toBe(POLL_IDLE_MAX_SECONDS);
+    // Each tenth of the range holds about a tenth of the fleet (no crowd at one instant).
+    const tenths = Array.from({ length: 10 }, () => 0);
+    for (const seconds of intervals) {
+      const tenth = Math.min(9, Math.floor(((seconds - POLL_IDLE_MIN_SECONDS) / 361) * 10));
+      tenths[tenth] = (tenths[tenth] ?? 0) + 1;
+    }
+    for (const count of tenths) expect(Math.abs(count - 1000)).toBeLessThan(150);
+    const mean = intervals.reduce((a, b) => a + b, 0) / intervals.length;
+    expect(Math.abs(mean - POLL_IDLE_SECONDS)).toBeLessThan(5);
+  });
+});
+
+describe('the heartbeat and a silent Dispatcher', () => {
+  const reportedAt = '2026-11-01T00:00:00.000Z';
+  const later = (seconds: number) => new Date(Date.parse(reportedAt) + seconds * 1000);
+
+  it('is stale once two heartbeats and the longest idle poll have passed without a report', () => {
+    expect(HEARTBEAT_SECONDS).toBe(3600);
+    expect(STALE_AFTER_SECONDS).toBe(2 * 3600 + 1080);
+    expect(reportIsStale(reportedAt, later(STALE_AFTER_SECONDS))).toBe(false);
+    expect(reportIsStale(reportedAt, later(STALE_AFTER_SECONDS + 1))).toBe(true);
+  });
+
+  it('a Stack that never reported is not stale (it is still being created)', () => {
+    expect(reportIsStale(undefined, later(10 * STALE_AFTER_SECONDS))).toBe(false);
+  });
+});
+
+describe("the Dispatcher routes' throttles, from the fleet size", () => {
+  it("follow the documented formula: twice the fleet's steady rate, burst twice that", () => {
+    // 100,000 Stacks: 100,000/720 + 1,000/10 = 238.9/s on desired state; 100,000/3600 + 100 = 127.8/s observed.
+    expect(dispatcherRouteThrottles(100_000)).toEqual({
+      desiredState: { rateLimit: 478, burstLimit: 956 },
+      observedState: { rateLimit: 256, burstLimit: 512 },
+    });
+    expect(dispatcherRouteThrottles(1_000_000).desiredState.rateLimit).toBe(4778);
+  });
+
+  it('never below the stage default, so a small deployment is not throttled harder', () => {
+    expect(dispatcherRouteThrottles(100)).toEqual({
+      desiredState: { rateLimit: 200, burstLimit: 400 },
+      observedState: { rateLimit: 200, burstLimit: 400 },
+    });
+  });
+
+  it('100,000 Stacks at steady state draw no 429: the polls a second fit the limit with room', () => {
+    const stacks = 100_000;
+    const intervals = Array.from({ length: stacks }, (_, i) => pollAfterSeconds(1, 1, `stack-${i}`));
+    const pollsPerSecond = intervals.reduce((sum, seconds) => sum + 1 / seconds, 0);
+    const { desiredState, observedState } = dispatcherRouteThrottles(stacks);
+    expect(pollsPerSecond).toBeLessThan(desiredState.rateLimit / 2);
+    expect(stacks / HEARTBEAT_SECONDS).toBeLessThan(observedState.rateLimit / 2);
   });
 });
 
@@ -96,13 +166,19 @@ describe('the desired-state document', () => {
   );
 
   it('carries the version and when to poll next; Credentials to validate only when there are some', () => {
-    expect(desiredStateDocument(desired, 3, 10)).toEqual({ version: 3, ...desired, poll_after_seconds: 10 });
+    expect(desiredStateDocument(desired, 3, 10)).toEqual({
+      version: 3,
+      ...desired,
+      poll_after_seconds: 10,
+      heartbeat_seconds: 3600,
+    });
     expect(desiredStateDocument(desired, 3, 10, [])).not.toHaveProperty('credentials');
     expect(desiredStateDocument(desired, 3, 300, [{ name: 'github', version: 2 }])).toEqual({
       version: 3,
       ...desired,
       credentials: [{ name: 'github', version: 2 }],
       poll_after_seconds: 300,
+      heartbeat_seconds: 3600,
     });
   });
 });

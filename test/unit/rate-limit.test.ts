@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PROCESSOR_RATE_LIMITS, processorCallsPerSecond, RateLimiter } from '#ports/rate-limit.ts';
+import {
+  AccountBudget,
+  budgetShape,
+  PROCESSOR_RATE_LIMITS,
+  type ProcessorShare,
+  placesFor,
+  processorAccount,
+  processorCallsPerSecond,
+} from '#ports/rate-limit.ts';
 
 /** The largest number of starts in any window [t, t + 1 s). */
 const busiestSecond = (starts: number[]): number => {
@@ -12,7 +20,22 @@ const busiestSecond = (starts: number[]): number => {
   return most;
 };
 
-describe('the rate limiter: never more than the limit in any one-second window', () => {
+/** Processes sharing one account: each its own budget, all claiming slots in one shared table. */
+const account = (perSecond: number, processes: number, claimMs = 3) => {
+  const used = new Map<number, number>();
+  const claim = async (window: number, places: number) => {
+    await new Promise((resolve) => setTimeout(resolve, claimMs));
+    if ((used.get(window) ?? 0) >= places) return false;
+    used.set(window, (used.get(window) ?? 0) + 1);
+    return true;
+  };
+  return Array.from(
+    { length: processes },
+    () => new AccountBudget({ perSecond, claim, now: () => Date.now() }),
+  );
+};
+
+describe('one processor budget per account: never more than the limit in any second, whoever calls', () => {
   beforeEach(() => {
     vi.useFakeTimers();
   });
@@ -20,50 +43,89 @@ describe('the rate limiter: never more than the limit in any one-second window',
     vi.useRealTimers();
   });
 
-  it('lets 200 simultaneous callers through at 25 per second, never above it, and near it', async () => {
-    const limiter = new RateLimiter({ perSecond: 25, now: () => Date.now() });
+  it('a sweep and two other processes calling at once stay at or under 25 a second together, and use >= 90% of it', async () => {
+    const budgets = account(25, 3);
     const started = Date.now();
     const starts: number[] = [];
     const all = Promise.all(
-      Array.from({ length: 200 }, () => limiter.acquire().then(() => starts.push(Date.now() - started))),
+      budgets.flatMap((budget, p) =>
+        Array.from({ length: p === 0 ? 150 : 30 }, () =>
+          budget.acquire(p === 0 ? 'sweep' : 'shared').then(() => starts.push(Date.now() - started)),
+        ),
+      ),
     );
-    await vi.advanceTimersByTimeAsync(10_000);
+    await vi.advanceTimersByTimeAsync(20_000);
     await all;
-    expect(starts).toHaveLength(200);
-    expect(limiter.calls).toBe(200);
-    expect(busiestSecond(starts)).toBe(25);
-    // Near the limit: 200 calls at 25/s need 7 s after the first burst, and no more.
-    expect(Math.max(...starts)).toBeLessThanOrEqual(7_000);
+    expect(starts).toHaveLength(210);
+    expect(busiestSecond(starts)).toBeLessThanOrEqual(25);
+    // 210 calls at the full pace (24 a second) take under 9 s; at 90% of 25/s they would take 9.3 s.
+    expect(Math.max(...starts)).toBeLessThan((210 / (0.9 * 25)) * 1000);
+    expect(budgets.reduce((sum, budget) => sum + budget.calls, 0)).toBe(210);
   });
 
-  it('holds for callers arriving at random times too', async () => {
-    const limiter = new RateLimiter({ perSecond: 10, now: () => Date.now() });
-    const started = Date.now();
-    const starts: number[] = [];
-    const pending: Promise<unknown>[] = [];
-    let seed = 7;
-    for (let i = 0; i < 150; i++) {
-      seed = (seed * 48271) % 2147483647;
-      await vi.advanceTimersByTimeAsync(seed % 97);
-      pending.push(limiter.acquire().then(() => starts.push(Date.now() - started)));
+  it('is cut into about 24 windows a second whose places never add up to more than the limit in a second', () => {
+    for (const perSecond of [2, 10, 25, 60, 100, 1000]) {
+      const { places, windowsPerSecond, windowMs } = budgetShape(perSecond);
+      expect(places * (windowsPerSecond + 1)).toBeLessThanOrEqual(perSecond);
+      expect(windowMs * windowsPerSecond).toBeCloseTo(1000);
+      // A fifth of the places, over five windows, are the sweep's alone.
+      const others = [0, 1, 2, 3, 4].reduce((sum, w) => sum + placesFor(places, 'shared', w), 0);
+      expect(others).toBeLessThanOrEqual(Math.floor(0.8 * 5 * places));
+      expect([0, 1, 2, 3, 4].every((w) => placesFor(places, 'sweep', w) === places)).toBe(true);
     }
-    await vi.advanceTimersByTimeAsync(30_000);
-    await Promise.all(pending);
-    expect(starts).toHaveLength(150);
-    expect(busiestSecond(starts)).toBeLessThanOrEqual(10);
+    expect(budgetShape(25)).toMatchObject({ places: 1, windowsPerSecond: 24 });
+    expect(budgetShape(100)).toMatchObject({ places: 4, windowsPerSecond: 24 });
+    // At 25 and 100 a second, a busy account gets 96% of its limit.
+    expect(budgetShape(100).places * budgetShape(100).windowsPerSecond).toBe(96);
   });
 
-  it('does not hold a caller back while under the limit', async () => {
-    const limiter = new RateLimiter({ perSecond: 5, now: () => Date.now() });
+  it('the sweep has its own share: the others never take its places, so it always gets a fifth (live)', async () => {
+    const [sweep, api] = account(100, 2) as [AccountBudget, AccountBudget];
+    const byShare: Record<ProcessorShare, number[]> = { sweep: [], shared: [] };
+    const started = Date.now();
+    const calls = (budget: AccountBudget, share: ProcessorShare, count: number) =>
+      Array.from({ length: count }, () =>
+        budget.acquire(share).then(() => byShare[share].push(Date.now() - started)),
+      );
+    // Others flood the account (800 calls: 10 s at their 77 a second); the sweep asks for 30 at the same time.
+    const all = Promise.all([...calls(api, 'shared', 800), ...calls(sweep, 'sweep', 30)]);
+    await vi.advanceTimersByTimeAsync(30_000);
+    await all;
+    // The sweep's 30 calls are done within ~1.6 s on its own windows (19 calls a second), not after the flood.
+    expect(Math.max(...byShare.sweep)).toBeLessThan(2_500);
+    expect(Math.max(...byShare.shared)).toBeGreaterThan(10_000);
+    expect(busiestSecond([...byShare.sweep, ...byShare.shared])).toBeLessThanOrEqual(100);
+  });
+
+  it('does not hold a lone caller back', async () => {
+    const [budget] = account(100, 1, 1) as [AccountBudget];
     let done = 0;
-    for (let i = 0; i < 5; i++) void limiter.acquire().then(() => done++);
-    await vi.advanceTimersByTimeAsync(0);
-    expect(done).toBe(5);
-    void limiter.acquire().then(() => done++);
-    await vi.advanceTimersByTimeAsync(999);
-    expect(done).toBe(5);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(done).toBe(6);
+    void budget.acquire().then(() => done++);
+    await vi.advanceTimersByTimeAsync(15);
+    expect(done).toBe(1);
+  });
+
+  it('a place won after its window passed is not used: the call takes a later one', async () => {
+    let calls = 0;
+    const budget = new AccountBudget({
+      perSecond: 25,
+      now: () => Date.now(),
+      // The first claim comes back long after its window; the later ones at once.
+      claim: async () => {
+        calls++;
+        if (calls === 1) await new Promise((resolve) => setTimeout(resolve, 200));
+        return true;
+      },
+    });
+    const starts: number[] = [];
+    budget.observer = (at) => starts.push(at);
+    const asked = Date.now();
+    void budget.acquire();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(calls).toBe(2);
+    expect(budget.lost).toBe(1);
+    expect(starts).toHaveLength(1);
+    expect(starts[0]).toBeGreaterThanOrEqual(asked + 200);
   });
 });
 
@@ -72,6 +134,8 @@ describe('the processor limit comes from the API key', () => {
     expect(processorCallsPerSecond('sk_test_abc', undefined)).toBe(PROCESSOR_RATE_LIMITS.test);
     expect(processorCallsPerSecond('sk_live_abc', undefined)).toBe(PROCESSOR_RATE_LIMITS.live);
     expect(PROCESSOR_RATE_LIMITS).toEqual({ test: 25, live: 100 });
+    expect(processorAccount('sk_live_abc')).toBe('live');
+    expect(processorAccount('sk_test_abc')).toBe('test');
   });
 
   it('an override in the environment wins, and a bad one says what to fix', () => {

@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  type CfnStage,
   HttpApi,
   HttpMethod,
   HttpNoneAuthorizer,
@@ -19,6 +20,11 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import {
+  DEFAULT_ROUTE_RATE,
+  dispatcherRouteThrottles,
+  type RouteThrottle,
+} from '../../../functions/core/dispatcher.ts';
 import type {
   Environment,
   EnvironmentName,
@@ -44,7 +50,16 @@ export interface ControlPlaneApiProps {
   credentialsKey: CredentialsKey;
   /** The export archives' bucket and download distribution (routes with `exportsBucket`, `signsExportDownloads`). */
   exports: ExportArchives;
+  /** The Stacks the deployment is sized for: the Dispatcher routes' throttles follow from it. */
+  fleetStacks: number;
 }
+
+/** A deployment sized for this many Stacks unless context `fleetStacks` says otherwise. */
+export const DEFAULT_FLEET_STACKS = 100_000;
+
+/** The Dispatcher's polling routes (lib/routes.ts), throttled from the fleet's size. */
+const DISPATCHER_DESIRED_STATE_PATH = '/v1/dispatcher/desired-state';
+const DISPATCHER_OBSERVED_STATE_PATH = '/v1/dispatcher/observed-state';
 
 /** The variable through which a function finds each secret's ARN. */
 const SECRET_ENVIRONMENT: Record<SecretName, `${SecretVariable}_ARN`> = {
@@ -105,15 +120,27 @@ export class ControlPlaneApi extends Construct {
       retention: RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.api.addStage('DefaultStage', {
+    const stage = this.api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         format: AccessLogFormat.jsonWithStandardFields(),
       },
-      throttle: { rateLimit: 200, burstLimit: 400 },
+      throttle: { rateLimit: DEFAULT_ROUTE_RATE, burstLimit: 2 * DEFAULT_ROUTE_RATE },
     });
+    // The Dispatcher routes carry the whole fleet's polling: their throttles follow from its size
+    // (functions/core/dispatcher.ts, dispatcherRouteThrottles), the other routes keep the default.
+    const polling = dispatcherRouteThrottles(props.fleetStacks);
+    // RouteSettings is a free-form map in CloudFormation: its keys are written as the template has them.
+    const routeThrottle = ({ rateLimit, burstLimit }: RouteThrottle) => ({
+      ThrottlingRateLimit: rateLimit,
+      ThrottlingBurstLimit: burstLimit,
+    });
+    (stage.node.defaultChild as CfnStage).routeSettings = {
+      [`GET ${DISPATCHER_DESIRED_STATE_PATH}`]: routeThrottle(polling.desiredState),
+      [`PUT ${DISPATCHER_OBSERVED_STATE_PATH}`]: routeThrottle(polling.observedState),
+    };
 
     for (const route of routes) {
       const fn = this.routeFunction(route, props);

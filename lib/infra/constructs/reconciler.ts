@@ -13,6 +13,8 @@ import { grantTable, handlerFunction } from './lambda.ts';
 export const RECONCILER_HANDLER = 'functions/reconciler/sweep.ts';
 /** The reconciler's memory (`npm run bench` bills it). */
 export const RECONCILER_MEMORY_MB = 1024;
+/** An asynchronous invocation of the sweep older than this is dropped (the schedule is the backstop). */
+export const SWEEP_MAX_EVENT_AGE_SECONDS = 60;
 
 export interface ReconcilerProps {
   table: Table;
@@ -51,6 +53,12 @@ export class Reconciler extends Construct {
         ...(props.sesMaxSendRate ? { SES_MAX_SEND_RATE: props.sesMaxSendRate } : {}),
       },
     });
+    // A nudge is worth something only now: an asynchronous invocation (a nudge, the schedule's) is
+    // dropped after a minute and never retried; the next schedule tick or nudge does the work.
+    this.function.configureAsyncInvoke({
+      maxEventAge: Duration.seconds(SWEEP_MAX_EVENT_AGE_SECONDS),
+      retryAttempts: 0,
+    });
     grantTable(props.table, this.function, 'readwrite');
     props.events.grantConsumeMessages(this.function);
     props.deadLetters.grant(this.function, 'sqs:GetQueueAttributes');
@@ -67,7 +75,12 @@ export class Reconciler extends Construct {
     new Rule(this, 'EveryMinute', {
       description: 'The reconciler sweep backstop: intake nudges it sooner.',
       schedule: Schedule.rate(Duration.minutes(1)),
-      targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
+      targets: [
+        new LambdaFunction(this.function, {
+          retryAttempts: 0,
+          maxEventAge: Duration.seconds(SWEEP_MAX_EVENT_AGE_SECONDS),
+        }),
+      ],
     });
   }
 }

@@ -1,0 +1,42 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, tableName } from './client.ts';
+import { keys } from './keys.ts';
+
+/**
+ * The processor account's call budget, shared by every process of the deployment (API handlers,
+ * the sweep, Plan Change tasks, ops commands): time is cut into short windows
+ * (functions/ports/rate-limit.ts says how long and how many places each) and every processor call
+ * first takes a place in a window, here, with one conditional write on the window's counter: no
+ * more callers than `places` can win a window, whichever processes they run in. Window items
+ * expire (TTL) a day later.
+ */
+
+/** Takes one place in the account's window; false when its `places` are taken already. */
+export const claimProcessorPlace = async (
+  account: string,
+  window: number,
+  places: number,
+  expiresAtEpochSeconds: number,
+): Promise<boolean> => {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.processorSlot(account, window),
+        UpdateExpression: 'SET #type = :type, #ttl = :ttl ADD used :one',
+        ConditionExpression: 'attribute_not_exists(used) OR used < :places',
+        ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':type': 'processor_window',
+          ':ttl': expiresAtEpochSeconds,
+          ':one': 1,
+          ':places': places,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};
