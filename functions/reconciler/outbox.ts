@@ -4,7 +4,7 @@ import { Refusal } from '#core/refusal.ts';
 import { config } from '#ports/config.ts';
 import { logger } from '#ports/logger.ts';
 import { sendEmail } from '#ports/mail.ts';
-import { RateLimiter } from '#ports/rate-limit.ts';
+import { RateLimiter } from '#ports/pacer.ts';
 import {
   claimEmail,
   getEmail,

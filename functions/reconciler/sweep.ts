@@ -229,6 +229,7 @@ const mergeSummaries = (a: SweepSummary, b: SweepSummary): SweepSummary => ({
   waitlistNotified: a.waitlistNotified + b.waitlistNotified,
   emailsSent: a.emailsSent + b.emailsSent,
   emailsFailed: a.emailsFailed + b.emailsFailed,
+  emailsParked: a.emailsParked + b.emailsParked,
   indexItemsRead: a.indexItemsRead + b.indexItemsRead,
   durationMs: a.durationMs + b.durationMs,
 });
