@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { TABLE_DEFINITION } from '#store/table.ts';
 import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
 import { ALARM_THRESHOLDS } from '../../lib/infra/constructs/alarms.ts';
+import { AUTHORIZER_CACHE_SECONDS, AUTHORIZER_IDENTITY_SOURCE } from '../../lib/infra/edge-session.ts';
 import { PLAN_CHANGE_TASKS } from '../../lib/plan-change-tasks.ts';
 import { routes, servedPaths } from '../../lib/routes.ts';
 import { nagViolations, synthesizedStack } from '../support/synthesized-stack.ts';
@@ -40,13 +41,14 @@ describe('the CDK stack', () => {
     });
   });
 
-  it('has an HTTP API with a Lambda REQUEST authorizer, simple responses, uncached', () => {
+  it('has an HTTP API with a Lambda REQUEST authorizer, simple responses, cached briefly per Authorization value', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'REQUEST',
       EnableSimpleResponses: true,
-      AuthorizerResultTtlInSeconds: 0,
+      AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_SECONDS,
+      IdentitySource: [AUTHORIZER_IDENTITY_SOURCE],
       AuthorizerPayloadFormatVersion: '2.0',
     });
   });

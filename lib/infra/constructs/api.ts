@@ -26,6 +26,7 @@ import type {
   SecretVariable,
 } from '../../../functions/ports/config.ts';
 import { AUTHORIZER_HANDLER, type Route, routes, type SecretName, servedPaths } from '../../routes.ts';
+import { AUTHORIZER_CACHE_SECONDS, AUTHORIZER_IDENTITY_SOURCE } from '../edge-session.ts';
 import type { CredentialsKey } from './credentials-key.ts';
 import type { ExportArchives } from './exports.ts';
 import { grantInvoke, grantTable, handlerFunction } from './lambda.ts';
@@ -92,10 +93,11 @@ export class ControlPlaneApi extends Construct {
     grantTable(props.table, authorizerFunction, 'read');
     const sessionAuthorizer = new HttpLambdaAuthorizer('SessionAuthorizer', authorizerFunction, {
       responseTypes: [HttpLambdaResponseType.SIMPLE],
-      // No identity source and no cache: the bearer header or the cookie may carry the session,
-      // and a sign-out must take effect on the very next request.
-      identitySource: [],
-      resultsCacheTtl: Duration.seconds(0),
+      // One identity source, which both clients send (the site passes the cookie on as
+      // `Authorization: SessionCookie`): a request without it is refused by API Gateway without
+      // running the authorizer; answers are cached per value for a short time (lib/infra/edge-session.ts).
+      identitySource: [AUTHORIZER_IDENTITY_SOURCE],
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
     });
     // Operator routes: only requests signed by an IAM principal allowed execute-api:Invoke on them.
     const iamAuthorizer = new HttpIamAuthorizer();

@@ -146,6 +146,8 @@ export class ExportArchives extends Construct {
         // The archive's bytes as stored: what the manifest's sizes and the tenant's tools expect.
         compress: false,
         trustedKeyGroups: [keyGroup],
+        // HSTS and the security headers, as on every behaviour of the site.
+        responseHeadersPolicy: props.site.apiResponseHeadersPolicy,
       },
     );
     this.downloadBaseUrl = props.site.url;

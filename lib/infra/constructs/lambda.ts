@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Architecture, type CfnFunction, type IFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type CfnFunction, type IFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -41,6 +41,8 @@ export const handlerFunction = (
     // The API's functions (routes, authorizer): the time an Idempotency-Key claim is held for.
     timeout: props.timeout ?? Duration.seconds(API_FUNCTION_TIMEOUT_SECONDS),
     logGroup,
+    // X-Ray active tracing: every invocation is traced (the state machine traces its executions).
+    tracing: Tracing.ACTIVE,
     ...(props.reservedConcurrentExecutions === undefined
       ? {}
       : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
@@ -64,6 +66,11 @@ export const handlerFunction = (
   Validations.of(fn).acknowledge({
     id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
     reason: 'The AWS managed basic execution role only lets the function write its own CloudWatch logs.',
+  });
+  Validations.of(fn).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason:
+      "Active tracing sends the function's trace segments to X-Ray, whose actions take no resource ARN.",
   });
   return fn;
 };
