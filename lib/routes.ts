@@ -3,6 +3,8 @@
  * local control plane serves the same entries through the same authorizer and handlers.
  */
 
+import { NO_TABLE, type TableAccess } from './table-access.ts';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type SecretName =
@@ -28,8 +30,11 @@ export interface Route {
   auth: 'session' | 'dispatcher' | 'iam' | 'none';
   /** Why a route with `auth: 'none'` must be public (recorded as the cdk-nag acknowledgement). */
   publicBecause?: string;
-  /** What the function may do on the table; the CDK grants exactly this. */
-  table: 'read' | 'readwrite' | 'none';
+  /**
+   * What the function does on the table (lib/table-access.ts): the CDK grants exactly these
+   * actions and indexes; test/infra/least-privilege.test.ts checks them against the bundle.
+   */
+  table: TableAccess;
   /** Secrets the function reads; the CDK grants exactly these. */
   secrets?: readonly SecretName[];
   /** Queues the function sends to; the CDK grants exactly these. */
@@ -77,7 +82,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/api/auth-sign-in.ts',
     auth: 'none',
     publicBecause: 'Sign-in starts here: the caller has no session yet.',
-    table: 'readwrite',
+    table: { actions: ['PutItem'] },
     summary: 'Starts the code-host sign-in (redirect)',
   },
   {
@@ -88,7 +93,7 @@ export const routes: readonly Route[] = [
     auth: 'none',
     publicBecause:
       'The code host redirects the browser here before any session exists; the one-time state authenticates it.',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     secrets: ['codeHostClientSecret'],
     summary: 'Completes the code-host sign-in and opens a session',
   },
@@ -98,7 +103,7 @@ export const routes: readonly Route[] = [
     path: '/v1/auth/sign-out',
     handler: 'functions/api/auth-sign-out.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['UpdateItem'] },
     summary: 'Revokes the current session',
   },
   {
@@ -107,7 +112,7 @@ export const routes: readonly Route[] = [
     path: '/v1/me',
     handler: 'functions/api/get-me.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: 'The signed-in user, tenant, role, slug and billing state',
   },
   {
@@ -116,7 +121,7 @@ export const routes: readonly Route[] = [
     path: '/v1/tenant/slug',
     handler: 'functions/api/post-tenant-slug.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     summary: 'Locks the tenant slug (administrators)',
   },
   {
@@ -125,7 +130,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/plans',
     handler: 'functions/api/get-billing-plans.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: 'The customer Plan catalog with placeability in the Home Region',
   },
   {
@@ -134,7 +139,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/status',
     handler: 'functions/api/get-billing-status.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: 'The billing state, the running grace deadline and the history of transitions',
   },
   {
@@ -143,7 +148,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/checkout',
     handler: 'functions/api/post-billing-checkout.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     secrets: ['processorApiKey'],
     summary: "Starts the first subscription on the processor's hosted Checkout (administrators)",
   },
@@ -153,7 +158,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/waitlist',
     handler: 'functions/api/post-billing-waitlist.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem'] },
     summary: 'Joins the waitlist for a Plan (administrators)',
   },
   {
@@ -162,7 +167,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/portal',
     handler: 'functions/api/post-billing-portal.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem'] },
     secrets: ['processorApiKey'],
     summary: "Opens the processor's hosted Billing Portal (administrators)",
   },
@@ -172,7 +177,7 @@ export const routes: readonly Route[] = [
     path: '/v1/tenant/close',
     handler: 'functions/api/post-tenant-close.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'UpdateItem', 'DeleteItem'] },
     secrets: ['processorApiKey'],
     summary: 'Closes an account that never paid (administrators; provisioning only)',
   },
@@ -182,7 +187,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks',
     handler: 'functions/api/get-stacks.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['Query'] },
     summary: "The tenant's Stacks: Plan, resources, caps, location, lifecycle, versions, health",
   },
   {
@@ -191,7 +196,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks',
     handler: 'functions/api/post-stacks.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     secrets: ['processorApiKey'],
     summary: 'Adds a Stack on a Plan, billed on the same subscription (administrators; Idempotency-Key)',
   },
@@ -201,7 +206,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/preview',
     handler: 'functions/api/post-stacks-preview.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     secrets: ['processorApiKey'],
     summary: "The processor's estimate of adding a Stack, before confirming (administrators)",
   },
@@ -211,7 +216,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}',
     handler: 'functions/api/get-stack.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem'] },
     summary: 'One Stack of the tenant',
   },
   {
@@ -220,7 +225,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/dispatcher-credential',
     handler: 'functions/api/post-stack-dispatcher-credential.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     summary: "Issues or rotates the Stack's Dispatcher credential (administrators)",
   },
   {
@@ -229,7 +234,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/projects',
     handler: 'functions/api/post-stack-project.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] },
     summary: 'Registers a Project on a Stack, under its Watched-Projects cap (administrators)',
   },
   {
@@ -238,7 +243,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/projects',
     handler: 'functions/api/get-stack-projects.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: "A Stack's Projects and its Watched-Projects cap",
   },
   {
@@ -247,7 +252,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/projects/{projectId}',
     handler: 'functions/api/delete-stack-project.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'UpdateItem', 'DeleteItem'] },
     summary: 'Removes a Project from a Stack (administrators)',
   },
   {
@@ -256,7 +261,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/plan-changes/preview',
     handler: 'functions/api/post-plan-change-preview.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     secrets: ['processorApiKey'],
     summary:
       "A Plan Change's preview: both Plans, capacity, the processor's estimate, every refusal (administrators)",
@@ -267,7 +272,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/plan-changes',
     handler: 'functions/api/post-plan-change.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     secrets: ['processorApiKey'],
     startsPlanChanges: true,
     summary:
@@ -279,7 +284,7 @@ export const routes: readonly Route[] = [
     path: '/v1/plan-changes/{changeId}/cancel',
     handler: 'functions/api/post-plan-change-cancel.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     startsPlanChanges: true,
     summary: 'Cancels a Plan Change while it waits for capacity or for work (administrators)',
   },
@@ -289,7 +294,7 @@ export const routes: readonly Route[] = [
     path: '/v1/plan-changes',
     handler: 'functions/api/get-plan-changes.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: "The tenant's Plan Changes, newest first; one Stack's with ?stackId=",
   },
   {
@@ -298,7 +303,7 @@ export const routes: readonly Route[] = [
     path: '/v1/plan-changes/{changeId}',
     handler: 'functions/api/get-plan-change.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem'] },
     summary: "One Plan Change's durable record: Plans, status history, estimate and final adjustment",
   },
   {
@@ -307,7 +312,7 @@ export const routes: readonly Route[] = [
     path: '/v1/plan-changes/export',
     handler: 'functions/api/get-plan-changes-export.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['Query'] },
     summary: 'The Plan Change audit export as JSON Lines (administrators)',
   },
   {
@@ -316,7 +321,7 @@ export const routes: readonly Route[] = [
     path: '/v1/credentials/{name}',
     handler: 'functions/api/post-credential.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     usesCredentialsKey: true,
     // The specification's path: `POST {base_url}/credentials/:name`.
     alsoAt: [{ path: '/credentials/{name}', id: 'PostCredentialSpecPath' }],
@@ -329,7 +334,7 @@ export const routes: readonly Route[] = [
     path: '/v1/credentials',
     handler: 'functions/api/get-credentials.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     // The specification's path: `GET {base_url}/credentials`.
     alsoAt: [{ path: '/credentials', id: 'GetCredentialsSpecPath' }],
     summary: "A Stack's Credentials (never their material) and its Guide selection (?stackId=)",
@@ -340,7 +345,7 @@ export const routes: readonly Route[] = [
     path: '/v1/credentials/catalog',
     handler: 'functions/api/get-credential-catalog.ts',
     auth: 'session',
-    table: 'none',
+    table: NO_TABLE,
     summary:
       'The Provider catalog: each Provider, its defaults and accepted kinds (consent, Local-only), and the consent text',
   },
@@ -350,7 +355,7 @@ export const routes: readonly Route[] = [
     path: '/v1/credentials/{name}/archive',
     handler: 'functions/api/post-credential-archive.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     summary: 'Archives a Credential: kept, no longer usable (administrators; ?stackId=)',
   },
   {
@@ -359,7 +364,7 @@ export const routes: readonly Route[] = [
     path: '/v1/credentials/{name}',
     handler: 'functions/api/delete-credential.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     summary:
       'Deletes a Credential: blocked while a route names it, confirmed first when Threads are bound to it (administrators; ?stackId=)',
   },
@@ -369,7 +374,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/projects/{projectId}/credential-routes',
     handler: 'functions/api/put-project-credential-routes.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'UpdateItem'] },
     summary:
       "Sets a Project's intake and dispatch Credential Routes: Primary and optional Fallback (administrators)",
   },
@@ -379,7 +384,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/guide-credential',
     handler: 'functions/api/put-guide-credential.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem'] },
     summary: "Selects (or clears) the Stack's Guide Credential (administrators)",
   },
   {
@@ -388,7 +393,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/exports',
     handler: 'functions/api/post-stack-export.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     summary:
       "Starts an export archive of the Stack: its journal and its Threads' unshipped work (administrators; until teardown)",
   },
@@ -398,7 +403,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/exports',
     handler: 'functions/api/get-stack-exports.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: "A Stack's exports, newest first (at most 20), each as its status read shows it",
   },
   {
@@ -407,7 +412,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/exports/{exportId}',
     handler: 'functions/api/get-stack-export.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem'] },
     summary: "An export's status: requested, building, ready (size, until when) or failed (why)",
   },
   {
@@ -416,7 +421,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/exports/{exportId}/download',
     handler: 'functions/api/post-stack-export-download.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem'] },
     secrets: ['exportsSigningKey'],
     signsExportDownloads: true,
     summary:
@@ -428,7 +433,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/desired-state',
     handler: 'functions/api/get-dispatcher-desired-state.ts',
     auth: 'dispatcher',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: "The calling Dispatcher's Stack as it must be (ETag; 304 when unchanged)",
   },
   {
@@ -437,7 +442,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/observed-state',
     handler: 'functions/api/put-dispatcher-observed-state.ts',
     auth: 'dispatcher',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'UpdateItem'] },
     summary: 'What the calling Dispatcher applied: version, health, active runs',
   },
   {
@@ -446,7 +451,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/credentials/{name}',
     handler: 'functions/api/get-dispatcher-credential.ts',
     auth: 'dispatcher',
-    table: 'read',
+    table: { actions: ['GetItem'] },
     usesCredentialsKey: true,
     summary: "A Credential's material, to its own Stack's Dispatcher only, to validate it with the provider",
   },
@@ -456,7 +461,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/credentials/{name}/validation',
     handler: 'functions/api/post-dispatcher-credential-validation.ts',
     auth: 'dispatcher',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     summary: "The Dispatcher's verdict on a Credential's material: valid, or invalid with the reason",
   },
   {
@@ -465,7 +470,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/threads',
     handler: 'functions/api/post-dispatcher-thread.ts',
     auth: 'dispatcher',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem'] },
     usesCredentialsKey: true,
     summary: 'A new Thread: the routed Credential, model and effort, bound for good, and what to inject',
   },
@@ -475,7 +480,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/guide-sessions',
     handler: 'functions/api/post-dispatcher-guide-session.ts',
     auth: 'dispatcher',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem'] },
     usesCredentialsKey: true,
     summary: "A Guide Session: the Stack's Guide Credential only, or a precise error",
   },
@@ -485,7 +490,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/exports/{exportId}/parts',
     handler: 'functions/api/post-dispatcher-export-parts.ts',
     auth: 'dispatcher',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'UpdateItem'] },
     exportsBucket: 'upload',
     summary: "Presigned URLs to upload the parts of the Stack's export archive",
   },
@@ -495,7 +500,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/exports/{exportId}/outcome',
     handler: 'functions/api/post-dispatcher-export-outcome.ts',
     auth: 'dispatcher',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'UpdateItem'] },
     exportsBucket: 'upload',
     summary: 'The export archive is uploaded (its size and parts: the upload is completed) or failed',
   },
@@ -505,7 +510,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/blocking-verdict',
     handler: 'functions/api/post-dispatcher-blocking-verdict.ts',
     auth: 'dispatcher',
-    table: 'none',
+    table: NO_TABLE,
     summary: 'The blocking verdict for an issue from its three sources',
   },
   {
@@ -514,7 +519,7 @@ export const routes: readonly Route[] = [
     path: '/ops/refunds',
     handler: 'functions/api/post-ops-refund.ts',
     auth: 'iam',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] },
     secrets: ['processorApiKey'],
     summary:
       "Grants a tenant's money-back refund after its email to support (operators, IAM-signed; locally use npm run ops -- refund)",
@@ -527,12 +532,15 @@ export const routes: readonly Route[] = [
     auth: 'none',
     publicBecause:
       "The payment processor calls it; every request is authenticated by the processor's signature on the raw body.",
-    table: 'none',
+    table: NO_TABLE,
     secrets: ['processorWebhookSecret'],
     sendsTo: ['processorEvents'],
     summary: 'Verifies processor webhooks and queues them for the reconciler',
   },
 ];
 
-/** The session authorizer: not a route, but one more function of the API. */
+/**
+ * The session authorizer: not a route, but one more function of the API (its table access:
+ * AUTHORIZER_TABLE_ACCESS in lib/table-access.ts).
+ */
 export const AUTHORIZER_HANDLER = 'functions/http/authorizer.ts';

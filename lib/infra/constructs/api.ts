@@ -26,6 +26,7 @@ import type {
   SecretVariable,
 } from '../../../functions/ports/config.ts';
 import { AUTHORIZER_HANDLER, type Route, routes, type SecretName, servedPaths } from '../../routes.ts';
+import { AUTHORIZER_TABLE_ACCESS } from '../../table-access.ts';
 import { AUTHORIZER_CACHE_SECONDS, AUTHORIZER_IDENTITY_SOURCE } from '../edge-session.ts';
 import type { CredentialsKey } from './credentials-key.ts';
 import type { ExportArchives } from './exports.ts';
@@ -90,7 +91,7 @@ export class ControlPlaneApi extends Construct {
       entry: AUTHORIZER_HANDLER,
       environment: props.environment,
     });
-    grantTable(props.table, authorizerFunction, 'read');
+    grantTable(props.table, authorizerFunction, AUTHORIZER_TABLE_ACCESS);
     const sessionAuthorizer = new HttpLambdaAuthorizer('SessionAuthorizer', authorizerFunction, {
       responseTypes: [HttpLambdaResponseType.SIMPLE],
       // One identity source, which both clients send (the site passes the cookie on as
@@ -147,7 +148,7 @@ export class ControlPlaneApi extends Construct {
 
   private routeFunction(route: Route, props: ControlPlaneApiProps): NodejsFunction {
     const fn = handlerFunction(this, route.id, { entry: route.handler, environment: props.environment });
-    if (route.table !== 'none') grantTable(props.table, fn, route.table);
+    grantTable(props.table, fn, route.table);
     for (const name of route.secrets ?? []) {
       props.secrets[name].grantRead(fn);
       fn.addEnvironment(SECRET_ENVIRONMENT[name], props.secrets[name].secretArn);

@@ -1,12 +1,14 @@
 import path from 'node:path';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, type IFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { API_FUNCTION_TIMEOUT_SECONDS, DEFAULTS, type Environment } from '../../../functions/ports/config.ts';
 import { REPO_ROOT } from '../../constants.ts';
+import type { TableAccess } from '../../table-access.ts';
 import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../bundling.ts';
 
 /** Memory of every function that sets none (the API handlers, the authorizer); `npm run bench` bills it. */
@@ -76,18 +78,25 @@ export const handlerFunction = (
 };
 
 /**
- * Grants a function read or read-write data access on the table. DynamoDB grants always include
- * the table's indexes as `table/index/*`; that one wildcard is acknowledged here, with its reason.
+ * Grants a function exactly its declared table access (lib/table-access.ts): its actions on the
+ * table's own ARN and `dynamodb:Query` on each index it names (no `index/*`, no action it does not
+ * use: no Scan for a function that does not scan, no DeleteItem for one that deletes nothing).
  */
-export const grantTable = (table: Table, fn: NodejsFunction, mode: 'read' | 'readwrite'): void => {
-  if (mode === 'read') table.grantReadData(fn);
-  else table.grantReadWriteData(fn);
-  const stack = Stack.of(table);
-  const tableLogicalId = stack.resolve((table.node.defaultChild as CfnTable).logicalId) as string;
-  Validations.of(fn).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
-    reason: 'Grants on the single table include its own indexes (table/index/*), and nothing else.',
-  });
+export const grantTable = (table: Table, fn: NodejsFunction, access: TableAccess): void => {
+  if (access.actions.length > 0)
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: access.actions.map((action) => `dynamodb:${action}`),
+        resources: [table.tableArn],
+      }),
+    );
+  if (access.indexes?.length)
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: access.indexes.map((index) => `${table.tableArn}/index/${index}`),
+      }),
+    );
 };
 
 /** Lets `caller` invoke `target`; Lambda's grant covers the target's versions (`:*`), acknowledged here. */

@@ -41,7 +41,7 @@ const LAMBDA_MARGIN_SECONDS = 10;
 export interface PlanChangesProps {
   table: Table;
   environment: Environment;
-  /** CommitBilling and Complete call the payment processor. */
+  /** Read by the tasks that call the payment processor (`callsProcessor`) only. */
   processorApiKey: ISecret;
 }
 
@@ -71,10 +71,14 @@ export class PlanChanges extends Construct {
       const fn = handlerFunction(this, task.state, {
         entry: task.entry,
         timeout: Duration.seconds(taskTimeout - LAMBDA_MARGIN_SECONDS),
-        environment: { ...props.environment, PROCESSOR_API_KEY_ARN: props.processorApiKey.secretArn },
+        environment: props.environment,
       });
-      grantTable(props.table, fn, 'readwrite');
-      props.processorApiKey.grantRead(fn);
+      grantTable(props.table, fn, task.table);
+      // Only a task that calls the processor may read (and knows) its API key.
+      if (task.callsProcessor) {
+        props.processorApiKey.grantRead(fn);
+        fn.addEnvironment('PROCESSOR_API_KEY_ARN', props.processorApiKey.secretArn);
+      }
       this.taskFunctions.set(task.state, fn);
     }
 
