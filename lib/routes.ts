@@ -60,6 +60,12 @@ export interface Route {
   signsExportDownloads?: boolean;
   summary: string;
   /**
+   * The feature area whose nested stack holds the route's resources (lib/infra/constructs/api.ts,
+   * routeArea): by default the first segment of its path after `/v1`. Set it for a new route
+   * whose area's stack is full (the synth says which); never change it for a deployed route.
+   */
+  area?: string;
+  /**
    * More paths the route answers at: the same function, authorizer and grants, one more HTTP API
    * route each (a route and a permission, no new function). For the specification's own paths
    * where ours differ (docs/decisions.md, "The specification's Credential paths"). `id` names

@@ -152,17 +152,14 @@ export const documentedMatrix = (): string => {
   return text.slice(start, end + END.length);
 };
 
-/** Every template of an assembly directory's stacks (the root and its nested stacks). */
-export const assemblyTemplates = (directory: string, files: readonly string[]): Json[] =>
-  files.map((file) => JSON.parse(readFileSync(path.join(directory, file), 'utf8')) as Json);
-
 if (import.meta.main) {
   const { buildApp, synthCheckContext } = await import('./app.ts');
-  const { app } = buildApp(new App({ context: { ...synthCheckContext(), 'aws:cdk:bundling-stacks': [] } }));
+  const { flattenedTemplate, stackFiles } = await import('./assembly.ts');
+  const { app, stack } = buildApp(
+    new App({ context: { ...synthCheckContext(), 'aws:cdk:bundling-stacks': [] } }),
+  );
   const assembly = app.synth();
-  const { readdirSync } = await import('node:fs');
-  const files = readdirSync(assembly.directory).filter((file) => file.endsWith('.template.json'));
-  const matrix = renderMatrix(assemblyTemplates(assembly.directory, files));
+  const matrix = renderMatrix([flattenedTemplate(assembly.directory, stackFiles(stack))]);
   const text = readFileSync(PERMISSIONS_DOC, 'utf8');
   writeFileSync(PERMISSIONS_DOC, text.replace(documentedMatrix(), matrix));
   console.log(`wrote ${path.relative(REPO_ROOT, PERMISSIONS_DOC)}`);

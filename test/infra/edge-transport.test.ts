@@ -33,7 +33,7 @@ const distributionConfig = () => {
   const found = resources().filter(([, r]) => r.Type === 'AWS::CloudFront::Distribution');
   expect(found).toHaveLength(1);
   return (
-    found[0]?.[1].Properties as {
+    (found[0] as [string, Resource])[1].Properties as {
       DistributionConfig: { DefaultCacheBehavior: Behavior; CacheBehaviors: Behavior[] };
     }
   ).DistributionConfig;
@@ -64,7 +64,9 @@ describe('HSTS and the security headers', () => {
       const policy = policies.get(refId(behavior.ResponseHeadersPolicyId) ?? '');
       expect(policy, `${behavior.PathPattern ?? 'default'} has a headers policy of ours`).toBeDefined();
       const security = (
-        policy?.Properties.ResponseHeadersPolicyConfig as { SecurityHeadersConfig: Record<string, unknown> }
+        (policy as Resource).Properties.ResponseHeadersPolicyConfig as {
+          SecurityHeadersConfig: Record<string, unknown>;
+        }
       ).SecurityHeadersConfig;
       expect(security.StrictTransportSecurity).toEqual({
         AccessControlMaxAgeSec: STRICT_TRANSPORT_SECURITY.maxAgeSeconds,

@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnElement, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, type IFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type IFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 import { API_FUNCTION_TIMEOUT_SECONDS, DEFAULTS, type Environment } from '../../../functions/ports/config.ts';
 import { REPO_ROOT } from '../../constants.ts';
 import type { TableAccess } from '../../table-access.ts';
@@ -99,14 +99,48 @@ export const grantTable = (table: Table, fn: NodejsFunction, access: TableAccess
     );
 };
 
+/**
+ * How cdk-nag names `token` (a resource's attribute, or an ARN built from some) in the template of
+ * `consumer`'s stack: `<LogicalId.Attribute>` (`<LogicalId>` for a Ref) in the producer's own
+ * stack, and in a nested stack the parameter CDK passes it through,
+ * `<referenceto<producer's unique id><Attribute>>` (aws-cdk-lib, core/lib/private/refs).
+ */
+export const nagName = (consumer: IConstruct, producer: Stack, token: string): string => {
+  const sameStack = Stack.of(consumer) === producer;
+  const uniqueId = (logicalId: string): string => {
+    const element = producer.node
+      .findAll()
+      .find(
+        (child) =>
+          CfnElement.isCfnElement(child) &&
+          Stack.of(child) === producer &&
+          producer.resolve(child.logicalId) === logicalId,
+      );
+    if (!element) throw new Error(`no resource ${logicalId} in ${producer.stackName}`);
+    return Names.nodeUniqueId(element.node);
+  };
+  const parameter = (logicalId: string, attribute: string) =>
+    `<${`referenceto${uniqueId(logicalId)}${attribute}`.replace(/[^A-Za-z0-9]/g, '')}>`;
+  const name = (value: unknown): string => {
+    if (typeof value === 'string') return value;
+    const part = value as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]] };
+    if (part.Ref)
+      return part.Ref.startsWith('AWS::') || sameStack ? `<${part.Ref}>` : parameter(part.Ref, 'Ref');
+    if (part['Fn::GetAtt']) {
+      const [logicalId, attribute] = part['Fn::GetAtt'];
+      return sameStack ? `<${logicalId}.${attribute}>` : parameter(logicalId, attribute);
+    }
+    if (part['Fn::Join']) return part['Fn::Join'][1].map(name).join(part['Fn::Join'][0]);
+    throw new Error(`cannot name ${JSON.stringify(value)} as cdk-nag does`);
+  };
+  return name(producer.resolve(token));
+};
+
 /** Lets `caller` invoke `target`; Lambda's grant covers the target's versions (`:*`), acknowledged here. */
 export const grantInvoke = (target: IFunction, caller: NodejsFunction): void => {
   target.grantInvoke(caller);
-  const targetLogicalId = Stack.of(target).resolve(
-    (target.node.defaultChild as CfnFunction).logicalId,
-  ) as string;
   Validations.of(caller).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::<${targetLogicalId}.Arn>:*]`,
+    id: `AwsSolutions-IAM5[Resource::${nagName(caller, Stack.of(target), target.functionArn)}:*]`,
     reason:
       'Invoking a function is granted on it and its versions (function:*); it reaches that one function only.',
   });

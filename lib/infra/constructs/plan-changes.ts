@@ -23,17 +23,7 @@ import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from '../../../functions/p
 import { REPO_ROOT } from '../../constants.ts';
 import { PLAN_CHANGE_DEFINITION_FILE, PLAN_CHANGE_TASKS } from '../../plan-change-tasks.ts';
 import type { OperatorAlarms } from './alarms.ts';
-import { grantTable, handlerFunction } from './lambda.ts';
-
-/** How cdk-nag writes a resolved ARN in a finding: tokens as `<Ref>` or `<LogicalId.Attribute>`. */
-const nagResource = (resolved: unknown): string => {
-  if (typeof resolved === 'string') return resolved;
-  const token = resolved as { Ref?: string; 'Fn::GetAtt'?: string[]; 'Fn::Join'?: [string, unknown[]] };
-  if (token.Ref) return `<${token.Ref}>`;
-  if (token['Fn::GetAtt']) return `<${token['Fn::GetAtt'].join('.')}>`;
-  if (token['Fn::Join']) return token['Fn::Join'][1].map(nagResource).join(token['Fn::Join'][0]);
-  throw new Error(`cannot name ${JSON.stringify(resolved)} as cdk-nag does`);
-};
+import { grantTable, handlerFunction, nagName } from './lambda.ts';
 
 /** A task's Lambda stops this long before its Task state's TimeoutSeconds, so its own timeout is what fails. */
 const LAMBDA_MARGIN_SECONDS = 10;
@@ -146,7 +136,7 @@ export class PlanChanges extends Construct {
       resourceArns: [this.executionsArn()],
     });
     Validations.of(grantee).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagResource(Stack.of(this).resolve(this.executionsArn()))}]`,
+      id: `AwsSolutions-IAM5[Resource::${nagName(grantee, Stack.of(this), this.executionsArn())}]`,
       reason:
         'Stopping and describing is granted on the executions of the Plan Change state machine only (execution:<name>:*); each execution is one change.',
     });
