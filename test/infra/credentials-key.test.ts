@@ -1,10 +1,9 @@
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
 import { SEAL_OPEN_ACTIONS, SEAL_OPEN_CONDITIONS } from '../../lib/infra/constructs/credentials-key.ts';
 import { type Route, routes } from '../../lib/routes.ts';
-import { nagViolations } from '../support/synthesized-stack.ts';
+import { flattenedApp, nagViolations } from '../support/synthesized-stack.ts';
 
 /**
  * No route uses the Credentials key yet: this file flags one (the first session route) through a
@@ -42,7 +41,8 @@ beforeAll(() => {
     new App({ context: { ...synthCheckContext(), 'aws:cdk:bundling-stacks': [] } }),
   );
   assemblyDirectory = app.synth().directory;
-  resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
+  // The root stack and its nested stacks (the routes' functions) read as one template.
+  resources = flattenedApp(stack, assemblyDirectory).toJSON().Resources as Record<string, Resource>;
 }, 120_000);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
