@@ -153,9 +153,10 @@ describe("the console's distribution", () => {
 
   it("answers the console's files with the same CSP and security headers as npm start", () => {
     const [, config] = distribution();
+    // Two policies: the files' (this one) and the API's and downloads' (test/infra/edge-transport.test.ts).
     const policies = entries('AWS::CloudFront::ResponseHeadersPolicy');
-    expect(policies).toHaveLength(1);
-    const [policyId, policy] = policies[0] as [string, Resource];
+    expect(policies).toHaveLength(2);
+    const [policyId, policy] = policies.find(([id]) => id.startsWith('ConsoleHeaders')) as [string, Resource];
     expect(config.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual({ Ref: policyId });
     const security = (policy.Properties.ResponseHeadersPolicyConfig as { SecurityHeadersConfig: unknown })
       .SecurityHeadersConfig;
@@ -181,7 +182,8 @@ describe("the console's distribution", () => {
         OriginRequestPolicyId: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
       });
       expect(behavior?.TrustedKeyGroups).toBeUndefined();
-      expect(behavior?.ResponseHeadersPolicyId).toBeUndefined();
+      // The API's own security headers (HSTS among them), not the files' CSP.
+      expect(JSON.stringify(behavior?.ResponseHeadersPolicyId)).toContain('ConsoleApiHeaders');
       const origin = originOf(config, behavior);
       expect(origin?.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only' });
       const domain = JSON.stringify(origin?.DomainName);

@@ -243,6 +243,8 @@ export class ConsoleSite extends Construct {
     // The session cookie passed on as `Authorization: SessionCookie <token>`: the authorizer's one
     // identity source (lib/infra/edge-session.ts).
     const sessionHeader = new EdgeFunction(this, 'SessionHeader', {
+      // Account-wide: the stack's (the stage's) name in it, as every such name (issue 22, item 1).
+      functionName: `${stack.stackName}-session-header`,
       comment: 'Passes the session cookie on to the API as its Authorization header (SessionCookie scheme)',
       code: FunctionCode.fromInline(EDGE_SESSION_FUNCTION_CODE),
       runtime: FunctionRuntime.JS_2_0,
