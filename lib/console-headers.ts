@@ -17,5 +17,22 @@ export const CONSOLE_SECURITY_HEADERS = {
   'referrer-policy': 'same-origin',
 } as const;
 
+/**
+ * HSTS on every answer of the console's site (its files, the API through it, export downloads):
+ * two years, subdomains included, no preload (a preload listing outlives the stack). Only the
+ * CloudFront distribution sends it: browsers ignore it over `npm start`'s plain HTTP.
+ */
+export const STRICT_TRANSPORT_SECURITY = { maxAgeSeconds: 63_072_000, includeSubdomains: true } as const;
+
+/**
+ * The security headers of the site's API and download answers (JSON, redirects, archives): nothing
+ * in them may load or be framed.
+ */
+export const API_SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+} as const;
+
 /** The files are small and change with each deploy: browsers revalidate every time. */
 export const CONSOLE_CACHE_CONTROL = 'no-cache';

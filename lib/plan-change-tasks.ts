@@ -1,4 +1,5 @@
 import type { PlanChangeStep } from '../functions/core/plan-change.ts';
+import type { TableAccess } from './table-access.ts';
 
 /**
  * THE table of the Plan Change workflow's tasks: each Task state of
@@ -16,7 +17,14 @@ export interface PlanChangeTask {
   substitution: string;
   /** Module exporting `handler`, relative to the repository root. */
   entry: string;
+  /** What the task does on the table (lib/table-access.ts); the CDK grants exactly this. */
+  table: TableAccess;
+  /** Calls the payment processor: only such a task may read its API key. */
+  callsProcessor?: boolean;
 }
+
+const WRITES_RECORD: TableAccess = { actions: ['GetItem', 'UpdateItem'] };
+const MOVES_PLACES: TableAccess = { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] };
 
 export const PLAN_CHANGE_DEFINITION_FILE = 'statemachines/plan-change.asl.json';
 
@@ -26,48 +34,57 @@ export const PLAN_CHANGE_TASKS: readonly PlanChangeTask[] = [
     state: 'FindCapacity',
     substitution: 'FindCapacityFunctionArn',
     entry: 'functions/workflow-tasks/find-capacity.ts',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   },
   {
     step: 'drain_work',
     state: 'DrainWork',
     substitution: 'DrainWorkFunctionArn',
     entry: 'functions/workflow-tasks/drain-work.ts',
+    table: MOVES_PLACES,
   },
   {
     step: 'prepare',
     state: 'Prepare',
     substitution: 'PrepareFunctionArn',
     entry: 'functions/workflow-tasks/prepare.ts',
+    table: WRITES_RECORD,
   },
   {
     step: 'switch',
     state: 'Switch',
     substitution: 'SwitchFunctionArn',
     entry: 'functions/workflow-tasks/switch.ts',
+    table: WRITES_RECORD,
   },
   {
     step: 'verify',
     state: 'Verify',
     substitution: 'VerifyFunctionArn',
     entry: 'functions/workflow-tasks/verify.ts',
+    table: WRITES_RECORD,
   },
   {
     step: 'commit_billing',
     state: 'CommitBilling',
     substitution: 'CommitBillingFunctionArn',
     entry: 'functions/workflow-tasks/commit-billing.ts',
+    table: { actions: ['GetItem', 'UpdateItem', 'DeleteItem'] },
+    callsProcessor: true,
   },
   {
     step: 'complete',
     state: 'Complete',
     substitution: 'CompleteFunctionArn',
     entry: 'functions/workflow-tasks/complete.ts',
+    table: MOVES_PLACES,
   },
   {
     step: 'roll_back',
     state: 'RollBack',
     substitution: 'RollBackFunctionArn',
     entry: 'functions/workflow-tasks/roll-back.ts',
+    table: MOVES_PLACES,
   },
 ];
 

@@ -3,6 +3,8 @@
  * local control plane serves the same entries through the same authorizer and handlers.
  */
 
+import { NO_TABLE, type TableAccess } from './table-access.ts';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type SecretName =
@@ -28,8 +30,11 @@ export interface Route {
   auth: 'session' | 'dispatcher' | 'iam' | 'none';
   /** Why a route with `auth: 'none'` must be public (recorded as the cdk-nag acknowledgement). */
   publicBecause?: string;
-  /** What the function may do on the table; the CDK grants exactly this. */
-  table: 'read' | 'readwrite' | 'none';
+  /**
+   * What the function does on the table (lib/table-access.ts): the CDK grants exactly these
+   * actions and indexes; test/infra/least-privilege.test.ts checks them against the bundle.
+   */
+  table: TableAccess;
   /** Secrets the function reads; the CDK grants exactly these. */
   secrets?: readonly SecretName[];
   /** Queues the function sends to; the CDK grants exactly these. */
@@ -55,6 +60,12 @@ export interface Route {
   signsExportDownloads?: boolean;
   summary: string;
   /**
+   * The feature area whose nested stack holds the route's resources (lib/infra/constructs/api.ts,
+   * routeArea): by default the first segment of its path after `/v1`. Set it for a new route
+   * whose area's stack is full (the synth says which); never change it for a deployed route.
+   */
+  area?: string;
+  /**
    * More paths the route answers at: the same function, authorizer and grants, one more HTTP API
    * route each (a route and a permission, no new function). For the specification's own paths
    * where ours differ (docs/decisions.md, "The specification's Credential paths"). `id` names
@@ -77,7 +88,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/api/auth-sign-in.ts',
     auth: 'none',
     publicBecause: 'Sign-in starts here: the caller has no session yet.',
-    table: 'readwrite',
+    table: { actions: ['PutItem'] },
     summary: 'Starts the code-host sign-in (redirect)',
   },
   {
@@ -88,7 +99,7 @@ export const routes: readonly Route[] = [
     auth: 'none',
     publicBecause:
       'The code host redirects the browser here before any session exists; the one-time state authenticates it.',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     secrets: ['codeHostClientSecret'],
     summary: 'Completes the code-host sign-in and opens a session',
   },
@@ -98,7 +109,7 @@ export const routes: readonly Route[] = [
     path: '/v1/auth/sign-out',
     handler: 'functions/api/auth-sign-out.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['UpdateItem'] },
     summary: 'Revokes the current session',
   },
   {
@@ -107,7 +118,7 @@ export const routes: readonly Route[] = [
     path: '/v1/me',
     handler: 'functions/api/get-me.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: 'The signed-in user, tenant, role, slug and billing state',
   },
   {
@@ -116,7 +127,7 @@ export const routes: readonly Route[] = [
     path: '/v1/tenant/slug',
     handler: 'functions/api/post-tenant-slug.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     summary: 'Locks the tenant slug (administrators)',
   },
   {
@@ -125,7 +136,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/plans',
     handler: 'functions/api/get-billing-plans.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: 'The customer Plan catalog with placeability in the Home Region',
   },
   {
@@ -134,7 +145,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/status',
     handler: 'functions/api/get-billing-status.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: 'The billing state, the running grace deadline and the history of transitions',
   },
   {
@@ -143,7 +154,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/summary',
     handler: 'functions/api/get-billing-summary.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query', 'UpdateItem'] },
     secrets: ['processorApiKey'],
     summary:
       "This period's invoice per Stack and Plan, the next invoice's date and amount, and the card on file",
@@ -154,7 +165,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/invoices',
     handler: 'functions/api/get-billing-invoices.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query', 'UpdateItem'] },
     secrets: ['processorApiKey'],
     summary: 'The invoices, newest first, paged, with refunds and credits and the processor-hosted page',
   },
@@ -164,7 +175,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/checkout',
     handler: 'functions/api/post-billing-checkout.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     secrets: ['processorApiKey'],
     summary: "Starts the first subscription on the processor's hosted Checkout (administrators)",
   },
@@ -174,7 +185,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/waitlist',
     handler: 'functions/api/post-billing-waitlist.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem'] },
     summary: 'Joins the waitlist for a Plan (administrators)',
   },
   {
@@ -183,7 +194,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/portal',
     handler: 'functions/api/post-billing-portal.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem'] },
     secrets: ['processorApiKey'],
     summary: "Opens the processor's hosted Billing Portal (administrators)",
   },
@@ -193,7 +204,7 @@ export const routes: readonly Route[] = [
     path: '/v1/tenant/close',
     handler: 'functions/api/post-tenant-close.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'UpdateItem', 'DeleteItem'] },
     secrets: ['processorApiKey'],
     summary: 'Closes an account that never paid (administrators; provisioning only)',
   },
@@ -203,7 +214,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks',
     handler: 'functions/api/get-stacks.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['Query'] },
     summary: "The tenant's Stacks: Plan, resources, caps, location, lifecycle, versions, health",
   },
   {
@@ -212,7 +223,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks',
     handler: 'functions/api/post-stacks.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     secrets: ['processorApiKey'],
     summary: 'Adds a Stack on a Plan, billed on the same subscription (administrators; Idempotency-Key)',
   },
@@ -222,7 +233,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/preview',
     handler: 'functions/api/post-stacks-preview.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     secrets: ['processorApiKey'],
     summary: "The processor's estimate of adding a Stack, before confirming (administrators)",
   },
@@ -232,7 +243,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}',
     handler: 'functions/api/get-stack.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem'] },
     summary: 'One Stack of the tenant',
   },
   {
@@ -241,7 +252,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/dispatcher-credential',
     handler: 'functions/api/post-stack-dispatcher-credential.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     summary: "Issues or rotates the Stack's Dispatcher credential (administrators)",
   },
   {
@@ -250,7 +261,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/projects',
     handler: 'functions/api/post-stack-project.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] },
     summary: 'Registers a Project on a Stack, under its Watched-Projects cap (administrators)',
   },
   {
@@ -259,7 +270,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/projects',
     handler: 'functions/api/get-stack-projects.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: "A Stack's Projects and its Watched-Projects cap",
   },
   {
@@ -268,7 +279,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/projects/{projectId}',
     handler: 'functions/api/delete-stack-project.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'UpdateItem', 'DeleteItem'] },
     summary: 'Removes a Project from a Stack (administrators)',
   },
   {
@@ -277,7 +288,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/plan-changes/preview',
     handler: 'functions/api/post-plan-change-preview.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     secrets: ['processorApiKey'],
     summary:
       "A Plan Change's preview: both Plans, capacity, the processor's estimate, every refusal (administrators)",
@@ -288,7 +299,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/plan-changes',
     handler: 'functions/api/post-plan-change.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     secrets: ['processorApiKey'],
     startsPlanChanges: true,
     summary:
@@ -300,7 +311,7 @@ export const routes: readonly Route[] = [
     path: '/v1/plan-changes/{changeId}/cancel',
     handler: 'functions/api/post-plan-change-cancel.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     startsPlanChanges: true,
     summary: 'Cancels a Plan Change while it waits for capacity or for work (administrators)',
   },
@@ -310,7 +321,7 @@ export const routes: readonly Route[] = [
     path: '/v1/plan-changes',
     handler: 'functions/api/get-plan-changes.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: "The tenant's Plan Changes, newest first; one Stack's with ?stackId=",
   },
   {
@@ -319,7 +330,7 @@ export const routes: readonly Route[] = [
     path: '/v1/plan-changes/{changeId}',
     handler: 'functions/api/get-plan-change.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem'] },
     summary: "One Plan Change's durable record: Plans, status history, estimate and final adjustment",
   },
   {
@@ -328,7 +339,7 @@ export const routes: readonly Route[] = [
     path: '/v1/plan-changes/export',
     handler: 'functions/api/get-plan-changes-export.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['Query'] },
     summary: 'The Plan Change audit export as JSON Lines (administrators)',
   },
   {
@@ -337,7 +348,7 @@ export const routes: readonly Route[] = [
     path: '/v1/credentials/{name}',
     handler: 'functions/api/post-credential.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     usesCredentialsKey: true,
     // The specification's path: `POST {base_url}/credentials/:name`.
     alsoAt: [{ path: '/credentials/{name}', id: 'PostCredentialSpecPath' }],
@@ -350,7 +361,7 @@ export const routes: readonly Route[] = [
     path: '/v1/credentials',
     handler: 'functions/api/get-credentials.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     // The specification's path: `GET {base_url}/credentials`.
     alsoAt: [{ path: '/credentials', id: 'GetCredentialsSpecPath' }],
     summary: "A Stack's Credentials (never their material) and its Guide selection (?stackId=)",
@@ -361,7 +372,7 @@ export const routes: readonly Route[] = [
     path: '/v1/credentials/catalog',
     handler: 'functions/api/get-credential-catalog.ts',
     auth: 'session',
-    table: 'none',
+    table: NO_TABLE,
     summary:
       'The Provider catalog: each Provider, its defaults and accepted kinds (consent, Local-only), and the consent text',
   },
@@ -371,7 +382,7 @@ export const routes: readonly Route[] = [
     path: '/v1/credentials/{name}/archive',
     handler: 'functions/api/post-credential-archive.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     summary: 'Archives a Credential: kept, no longer usable (administrators; ?stackId=)',
   },
   {
@@ -380,7 +391,7 @@ export const routes: readonly Route[] = [
     path: '/v1/credentials/{name}',
     handler: 'functions/api/delete-credential.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     summary:
       'Deletes a Credential: blocked while a route names it, confirmed first when Threads are bound to it (administrators; ?stackId=)',
   },
@@ -390,7 +401,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/projects/{projectId}/credential-routes',
     handler: 'functions/api/put-project-credential-routes.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'UpdateItem'] },
     summary:
       "Sets a Project's intake and dispatch Credential Routes: Primary and optional Fallback (administrators)",
   },
@@ -400,7 +411,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/guide-credential',
     handler: 'functions/api/put-guide-credential.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem'] },
     summary: "Selects (or clears) the Stack's Guide Credential (administrators)",
   },
   {
@@ -409,7 +420,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/exports',
     handler: 'functions/api/post-stack-export.ts',
     auth: 'session',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     summary:
       "Starts an export archive of the Stack: its journal and its Threads' unshipped work (administrators; until teardown)",
   },
@@ -419,7 +430,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/exports',
     handler: 'functions/api/get-stack-exports.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: "A Stack's exports, newest first (at most 20), each as its status read shows it",
   },
   {
@@ -428,7 +439,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/exports/{exportId}',
     handler: 'functions/api/get-stack-export.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem'] },
     summary: "An export's status: requested, building, ready (size, until when) or failed (why)",
   },
   {
@@ -437,7 +448,7 @@ export const routes: readonly Route[] = [
     path: '/v1/stacks/{stackId}/exports/{exportId}/download',
     handler: 'functions/api/post-stack-export-download.ts',
     auth: 'session',
-    table: 'read',
+    table: { actions: ['GetItem'] },
     secrets: ['exportsSigningKey'],
     signsExportDownloads: true,
     summary:
@@ -449,7 +460,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/desired-state',
     handler: 'functions/api/get-dispatcher-desired-state.ts',
     auth: 'dispatcher',
-    table: 'read',
+    table: { actions: ['GetItem', 'Query'] },
     summary: "The calling Dispatcher's Stack as it must be (ETag; 304 when unchanged)",
   },
   {
@@ -458,7 +469,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/observed-state',
     handler: 'functions/api/put-dispatcher-observed-state.ts',
     auth: 'dispatcher',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'UpdateItem'] },
     summary: 'What the calling Dispatcher applied: version, health, active runs',
   },
   {
@@ -467,7 +478,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/credentials/{name}',
     handler: 'functions/api/get-dispatcher-credential.ts',
     auth: 'dispatcher',
-    table: 'read',
+    table: { actions: ['GetItem'] },
     usesCredentialsKey: true,
     summary: "A Credential's material, to its own Stack's Dispatcher only, to validate it with the provider",
   },
@@ -477,7 +488,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/credentials/{name}/validation',
     handler: 'functions/api/post-dispatcher-credential-validation.ts',
     auth: 'dispatcher',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     summary: "The Dispatcher's verdict on a Credential's material: valid, or invalid with the reason",
   },
   {
@@ -486,7 +497,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/threads',
     handler: 'functions/api/post-dispatcher-thread.ts',
     auth: 'dispatcher',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem'] },
     usesCredentialsKey: true,
     summary: 'A new Thread: the routed Credential, model and effort, bound for good, and what to inject',
   },
@@ -496,7 +507,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/guide-sessions',
     handler: 'functions/api/post-dispatcher-guide-session.ts',
     auth: 'dispatcher',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'PutItem'] },
     usesCredentialsKey: true,
     summary: "A Guide Session: the Stack's Guide Credential only, or a precise error",
   },
@@ -506,7 +517,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/exports/{exportId}/parts',
     handler: 'functions/api/post-dispatcher-export-parts.ts',
     auth: 'dispatcher',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'UpdateItem'] },
     exportsBucket: 'upload',
     summary: "Presigned URLs to upload the parts of the Stack's export archive",
   },
@@ -516,7 +527,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/exports/{exportId}/outcome',
     handler: 'functions/api/post-dispatcher-export-outcome.ts',
     auth: 'dispatcher',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'UpdateItem'] },
     exportsBucket: 'upload',
     summary: 'The export archive is uploaded (its size and parts: the upload is completed) or failed',
   },
@@ -526,7 +537,7 @@ export const routes: readonly Route[] = [
     path: '/v1/dispatcher/blocking-verdict',
     handler: 'functions/api/post-dispatcher-blocking-verdict.ts',
     auth: 'dispatcher',
-    table: 'none',
+    table: NO_TABLE,
     summary: 'The blocking verdict for an issue from its three sources',
   },
   {
@@ -535,7 +546,7 @@ export const routes: readonly Route[] = [
     path: '/ops/refunds',
     handler: 'functions/api/post-ops-refund.ts',
     auth: 'iam',
-    table: 'readwrite',
+    table: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] },
     secrets: ['processorApiKey'],
     summary:
       "Grants a tenant's money-back refund after its email to support (operators, IAM-signed; locally use npm run ops -- refund)",
@@ -548,12 +559,15 @@ export const routes: readonly Route[] = [
     auth: 'none',
     publicBecause:
       "The payment processor calls it; every request is authenticated by the processor's signature on the raw body.",
-    table: 'none',
+    table: NO_TABLE,
     secrets: ['processorWebhookSecret'],
     sendsTo: ['processorEvents'],
     summary: 'Verifies processor webhooks and queues them for the reconciler',
   },
 ];
 
-/** The session authorizer: not a route, but one more function of the API. */
+/**
+ * The session authorizer: not a route, but one more function of the API (its table access:
+ * AUTHORIZER_TABLE_ACCESS in lib/table-access.ts).
+ */
 export const AUTHORIZER_HANDLER = 'functions/http/authorizer.ts';

@@ -270,3 +270,17 @@ export const deletionDecision = (params: {
 
 /** A deletion confirmation is valid this long after it was issued. */
 export const CONFIRMATION_MINUTES = 15;
+
+/**
+ * The keys of the encryption context a Credential's material is sealed with (and only opens with):
+ * whose secret it is. The CDK grants KMS on the Credentials key only with exactly these keys
+ * present (kms:EncryptionContext conditions, lib/infra/constructs/credentials-key.ts).
+ */
+export const MATERIAL_CONTEXT_KEYS = ['tenantId', 'stackId', 'credential'] as const;
+
+/** The encryption context a Credential's material is sealed with (and only opens with). */
+export const materialContext = (
+  tenantId: string,
+  stackId: string,
+  name: string,
+): Record<(typeof MATERIAL_CONTEXT_KEYS)[number], string> => ({ tenantId, stackId, credential: name });

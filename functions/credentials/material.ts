@@ -1,4 +1,4 @@
-import type { CredentialKind, Provider } from '#core/credentials.ts';
+import { type CredentialKind, materialContext, type Provider } from '#core/credentials.ts';
 import { PROVIDER_CATALOG } from '#ports/config.ts';
 import { openSecret } from '#ports/secrets-vault.ts';
 import type { StoredCredential } from '#store/credentials.ts';
@@ -13,13 +13,6 @@ export interface Injection {
   authFile?: string;
   ambient?: true;
 }
-
-/** The encryption context a Credential's material is sealed with (and only opens with). */
-export const materialContext = (tenantId: string, stackId: string, name: string): Record<string, string> => ({
-  tenantId,
-  stackId,
-  credential: name,
-});
 
 /** What to inject for a Provider's kind, from the catalog in the configuration module. */
 export const injectionFor = (

@@ -3,6 +3,7 @@ import {
   CREDENTIAL_NAME,
   CREDENTIAL_NAME_RULE,
   type CredentialKind,
+  materialContext,
   type Provider,
   provisionRefusal,
   RESERVED_CREDENTIAL_NAMES,
@@ -158,11 +159,7 @@ export const provisionCredential = async (params: {
   const sealed =
     request.material === undefined
       ? undefined
-      : await sealSecret(request.material, {
-          tenantId: tenant.tenantId,
-          stackId: stack.stackId,
-          credential: name,
-        });
+      : await sealSecret(request.material, materialContext(tenant.tenantId, stack.stackId, name));
   const credential: StoredCredential = {
     stackId: stack.stackId,
     name,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { env } from '../../functions/ports/config.ts';
+import type { Route } from '../routes.ts';
 import { ControlPlaneStack } from './control-plane-stack.ts';
 import { ContextError, readDeploymentSettings, SYNTH_CHECK_STAGE } from './settings.ts';
 
@@ -28,7 +29,7 @@ export const synthCheckContext = (extra: Record<string, unknown> = {}): Record<s
  * The context is checked first (lib/infra/settings.ts): a missing or placeholder value throws a
  * ContextError naming what to set.
  */
-export const buildApp = (app = new App()) => {
+export const buildApp = (app = new App(), options: { routes?: readonly Route[] } = {}) => {
   const deployment = readDeploymentSettings(app.node);
   const stack = new ControlPlaneStack(app, deployment.stackName, {
     env: {
@@ -40,6 +41,7 @@ export const buildApp = (app = new App()) => {
     description: `Stack Control Plane (stage ${deployment.stage}): tenants, billing, Plan Changes`,
     stage: deployment.stage,
     settings: deployment.settings,
+    ...(options.routes ? { routes: options.routes } : {}),
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack, deployment };

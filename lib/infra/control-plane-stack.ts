@@ -2,8 +2,9 @@ import { Annotations, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { ContextSetting, Environment } from '../../functions/ports/config.ts';
+import type { Route } from '../routes.ts';
 import { OperatorAlarms } from './constructs/alarms.ts';
-import { ControlPlaneApi, DEFAULT_FLEET_STACKS } from './constructs/api.ts';
+import { ControlPlaneApi, checkResourceBudget, DEFAULT_FLEET_STACKS } from './constructs/api.ts';
 import { ConsoleSite } from './constructs/console.ts';
 import { CredentialsKey } from './constructs/credentials-key.ts';
 import { ExportArchives } from './constructs/exports.ts';
@@ -57,6 +58,8 @@ export interface ControlPlaneStackProps extends StackProps {
   stage: string;
   /** The stage's checked context settings (lib/infra/settings.ts). */
   settings: Partial<Record<ContextSetting, string>>;
+  /** The route table (default lib/routes.ts; test/infra/room-to-grow.test.ts adds routes). */
+  routes?: readonly Route[];
 }
 
 const required = (settings: ControlPlaneStackProps['settings'], key: ContextSetting): string => {
@@ -66,7 +69,11 @@ const required = (settings: ControlPlaneStackProps['settings'], key: ContextSett
   return value;
 };
 
-/** The whole control plane in one stack. */
+/**
+ * The control plane: this stack holds the shared parts (table, secrets, queues, site, reconciler,
+ * Plan Change workflow, the HTTP API and its authorizer, alarms); each feature area's routes are a
+ * nested stack of the API (lib/infra/constructs/api.ts).
+ */
 export class ControlPlaneStack extends Stack {
   readonly table: ControlPlaneTable;
   readonly api: ControlPlaneApi;
@@ -81,7 +88,7 @@ export class ControlPlaneStack extends Stack {
   readonly stage: string;
 
   constructor(scope: Construct, id: string, props: ControlPlaneStackProps) {
-    const { stage, settings: context, ...stackProps } = props;
+    const { stage, settings: context, routes: routeTable, ...stackProps } = props;
     super(scope, id, { ...stackProps, stackName: id });
     this.stage = stage;
     const settings = {
@@ -188,6 +195,7 @@ export class ControlPlaneStack extends Stack {
       credentialsKey: this.credentialsKey,
       exports: this.exports,
       fleetStacks: Number(settings.fleetStacks ?? DEFAULT_FLEET_STACKS),
+      ...(routeTable ? { routes: routeTable } : {}),
     });
     this.site.routeApi(this.api.api);
     this.alarms = new OperatorAlarms(this, 'Alarms', {
@@ -197,5 +205,9 @@ export class ControlPlaneStack extends Stack {
       ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });
     this.planChanges.addAlarms(this.alarms);
+    checkResourceBudget(
+      this,
+      'move a feature of this stack into a nested stack of its own, as the API routes are (docs/decisions.md, "Room to grow").',
+    );
   }
 }

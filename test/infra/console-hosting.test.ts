@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { describe, expect, it } from 'vitest';
 import { CONSOLE_CACHE_CONTROL, CONSOLE_CSP, CONSOLE_SECURITY_HEADERS } from '../../lib/console-headers.ts';
@@ -9,6 +9,7 @@ import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
 import { API_PATH_PATTERN, apiPathPatterns, CONSOLE_DIRECTORY } from '../../lib/infra/constructs/console.ts';
 import { routes, servedPaths } from '../../lib/routes.ts';
 import {
+  flattenedApp,
   nagViolations,
   onlyDistributionReads,
   PRIVATE_ENCRYPTED_BUCKET,
@@ -152,9 +153,10 @@ describe("the console's distribution", () => {
 
   it("answers the console's files with the same CSP and security headers as npm start", () => {
     const [, config] = distribution();
+    // Two policies: the files' (this one) and the API's and downloads' (test/infra/edge-transport.test.ts).
     const policies = entries('AWS::CloudFront::ResponseHeadersPolicy');
-    expect(policies).toHaveLength(1);
-    const [policyId, policy] = policies[0] as [string, Resource];
+    expect(policies).toHaveLength(2);
+    const [policyId, policy] = policies.find(([id]) => id.startsWith('ConsoleHeaders')) as [string, Resource];
     expect(config.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual({ Ref: policyId });
     const security = (policy.Properties.ResponseHeadersPolicyConfig as { SecurityHeadersConfig: unknown })
       .SecurityHeadersConfig;
@@ -180,7 +182,8 @@ describe("the console's distribution", () => {
         OriginRequestPolicyId: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
       });
       expect(behavior?.TrustedKeyGroups).toBeUndefined();
-      expect(behavior?.ResponseHeadersPolicyId).toBeUndefined();
+      // The API's own security headers (HSTS among them), not the files' CSP.
+      expect(JSON.stringify(behavior?.ResponseHeadersPolicyId)).toContain('ConsoleApiHeaders');
       const origin = originOf(config, behavior);
       expect(origin?.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only' });
       const domain = JSON.stringify(origin?.DomainName);
@@ -222,8 +225,11 @@ describe('where sign-in lands', () => {
   const withoutTenantAppUrl = (extra: Record<string, string> = {}) => {
     const { tenantAppUrl: _unused, ...context } = synthCheckContext();
     // Not bundled: only the template matters here.
-    const { stack } = buildApp(new App({ context: { ...context, ...extra, 'aws:cdk:bundling-stacks': [] } }));
-    return Template.fromStack(stack);
+    const { app, stack } = buildApp(
+      new App({ context: { ...context, ...extra, 'aws:cdk:bundling-stacks': [] } }),
+    );
+    // The root stack and its nested stacks (the routes' functions) read as one template.
+    return flattenedApp(stack, app.synth().directory);
   };
 
   it("without tenantAppUrl, every function's app URL and OAuth callback base are the distribution's domain", () => {

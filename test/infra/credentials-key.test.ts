@@ -1,10 +1,9 @@
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
-import { SEAL_OPEN_ACTIONS } from '../../lib/infra/constructs/credentials-key.ts';
+import { SEAL_OPEN_ACTIONS, SEAL_OPEN_CONDITIONS } from '../../lib/infra/constructs/credentials-key.ts';
 import { type Route, routes } from '../../lib/routes.ts';
-import { nagViolations } from '../support/synthesized-stack.ts';
+import { flattenedApp, nagViolations } from '../support/synthesized-stack.ts';
 
 /**
  * No route uses the Credentials key yet: this file flags one (the first session route) through a
@@ -31,7 +30,7 @@ type Resource = {
   DeletionPolicy?: string;
   UpdateReplacePolicy?: string;
 };
-type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
+type Statement = { Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown };
 
 let resources: Record<string, Resource>;
 let assemblyDirectory: string;
@@ -42,7 +41,8 @@ beforeAll(() => {
     new App({ context: { ...synthCheckContext(), 'aws:cdk:bundling-stacks': [] } }),
   );
   assemblyDirectory = app.synth().directory;
-  resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
+  // The root stack and its nested stacks (the routes' functions) read as one template.
+  resources = flattenedApp(stack, assemblyDirectory).toJSON().Resources as Record<string, Resource>;
 }, 120_000);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
@@ -89,7 +89,7 @@ describe('the Credentials key in the CDK stack', () => {
     });
   });
 
-  it('a route with usesCredentialsKey gets exactly GenerateDataKey and Decrypt on that key, and CREDENTIALS_KEY_ID', () => {
+  it('a route with usesCredentialsKey gets exactly GenerateDataKey and Decrypt on that key, under the encryption context, and CREDENTIALS_KEY_ID', () => {
     const [keyId] = theKey();
     const flagged = routes.filter((route) => route.usesCredentialsKey);
     expect(flagged.map((route) => route.id)).toContain(FLAGGED_HERE.id);
@@ -104,6 +104,8 @@ describe('the Credentials key in the CDK stack', () => {
       expect(actionsOf(statement).sort()).toEqual([...SEAL_OPEN_ACTIONS].sort());
       expect(actionsOf(statement).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
       expect(statement.Resource).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+      // Only under a Credential's encryption context: exactly the keys the code sends.
+      expect(statement.Condition).toEqual(SEAL_OPEN_CONDITIONS);
       const variables = (propertiesOf(fnId).Environment as { Variables: Record<string, unknown> }).Variables;
       expect(variables.CREDENTIALS_KEY_ID, route.id).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
     }

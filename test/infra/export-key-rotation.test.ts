@@ -9,6 +9,7 @@ import {
   type ExportArchivesProps,
   PLACEHOLDER_SIGNING_PUBLIC_KEY,
 } from '../../lib/infra/constructs/exports.ts';
+import { flattenedApp } from '../support/synthesized-stack.ts';
 
 /**
  * Rotating the export download-signing key (issue 22 item 2): CloudFormation cannot change a
@@ -100,8 +101,12 @@ describe('the export download key, rotated', () => {
         exportsSigningPreviousPublicKey: keyA,
       },
     };
-    const { stack } = buildApp(new App({ context }));
-    const resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
+    const { app, stack } = buildApp(new App({ context }));
+    // The route's function is in its area's nested stack: the app read as one template.
+    const resources = flattenedApp(stack, app.synth().directory).toJSON().Resources as Record<
+      string,
+      Resource
+    >;
     const download = Object.entries(resources).filter(
       ([id, resource]) =>
         resource.Type === 'AWS::Lambda::Function' && /^ApiPostStackExportDownload[0-9A-F]{8}$/.test(id),

@@ -2,12 +2,15 @@ import { rmSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import type { TestProject } from 'vitest/node';
 import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
+import { type SynthesizedStackFile, stackFiles } from '../../lib/infra/assembly.ts';
 
 export interface SynthesizedStack {
   /** The cloud assembly's folder (the template, the assets manifest, cdk-nag's validation report). */
   directory: string;
   /** The stack template's file name in it. */
   templateFile: string;
+  /** Every stack's template, the root first, then its nested stacks (lib/infra/assembly.ts). */
+  stacks: SynthesizedStackFile[];
   /** Every cdk-nag rule acknowledged in the app, with its reason. */
   acknowledgements: [string, string][];
 }
@@ -36,6 +39,7 @@ export default function setup(project: TestProject) {
   project.provide('synthesizedStack', {
     directory: assembly.directory,
     templateFile: stack.templateFile,
+    stacks: stackFiles(stack),
     acknowledgements,
   });
   return () => {

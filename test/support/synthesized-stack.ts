@@ -1,18 +1,28 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect, inject } from 'vitest';
+import { flattenedTemplate, stackFiles } from '../../lib/infra/assembly.ts';
 
 /**
  * The app as `cdk synth` makes it, synthesized once for the infra layer by its global setup
- * (test/support/infra-setup.ts): the template, the assembly's folder and the acknowledged cdk-nag
- * rules.
+ * (test/support/infra-setup.ts): the template (the root stack and its nested stacks read as one,
+ * lib/infra/assembly.ts), the root's own, each stack's file, the assembly's folder and the
+ * acknowledged cdk-nag rules.
  */
 export const synthesizedStack = () => {
-  const { directory, templateFile, acknowledgements } = inject('synthesizedStack');
-  const template = Template.fromJSON(JSON.parse(readFileSync(path.join(directory, templateFile), 'utf8')));
-  return { template, assemblyDirectory: directory, acknowledgements };
+  const { directory, templateFile, stacks, acknowledgements } = inject('synthesizedStack');
+  const template = Template.fromJSON(flattenedTemplate(directory, stacks));
+  const rootTemplate = Template.fromJSON(
+    JSON.parse(readFileSync(path.join(directory, templateFile), 'utf8')),
+  );
+  return { template, rootTemplate, stacks, assemblyDirectory: directory, acknowledgements };
 };
+
+/** An app's stacks read as one template (lib/infra/assembly.ts), for a file that synthesizes its own. */
+export const flattenedApp = (root: Stack, directory: string): Template =>
+  Template.fromJSON(flattenedTemplate(directory, stackFiles(root)));
 
 /** cdk-nag's findings in an assembly (its validation report): none is the only good answer. */
 export const nagViolations = (assemblyDirectory: string): unknown[] => {

@@ -7,7 +7,7 @@ import {
   sessionExpiry,
   sessionRecordTtl,
 } from '#core/sessions.ts';
-import { findSessionToken, SESSION_COOKIE, sessionCookie } from '#http/session-token.ts';
+import { EDGE_COOKIE_SCHEME, findSessionToken, SESSION_COOKIE, sessionCookie } from '#http/session-token.ts';
 
 describe('session expiry is enforced in code', () => {
   const createdAt = new Date('2026-01-01T00:00:00Z');
@@ -67,6 +67,20 @@ describe('session tokens', () => {
     });
     expect(findSessionToken({}, ['other=1'])).toBeUndefined();
     expect(findSessionToken({ authorization: 'Basic abc' }, [])).toBeUndefined();
+  });
+
+  it("read under the site's SessionCookie scheme as the cookie's (cookie rules apply), and first", () => {
+    expect(findSessionToken({ authorization: `${EDGE_COOKIE_SCHEME} abc` }, [])).toEqual({
+      token: 'abc',
+      via: 'cookie',
+    });
+    expect(findSessionToken({ authorization: 'sessioncookie abc' }, [`${SESSION_COOKIE}=xyz`])).toEqual({
+      token: 'abc',
+      via: 'cookie',
+    });
+    expect(
+      findSessionToken({ authorization: `${EDGE_COOKIE_SCHEME} ` }, [`${SESSION_COOKIE}=xyz`]),
+    ).toBeUndefined();
   });
 
   it('the cookie is HttpOnly, Secure and SameSite=Lax', () => {

@@ -1,11 +1,15 @@
 import path from 'node:path';
-import { CfnOutput, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
   CachePolicy,
   Distribution,
+  Function as EdgeFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
   HeadersFrameOption,
   HeadersReferrerPolicy,
   OriginProtocolPolicy,
@@ -24,9 +28,15 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import { Construct } from 'constructs';
-import { CONSOLE_CACHE_CONTROL, CONSOLE_SECURITY_HEADERS } from '../../console-headers.ts';
+import {
+  API_SECURITY_HEADERS,
+  CONSOLE_CACHE_CONTROL,
+  CONSOLE_SECURITY_HEADERS,
+  STRICT_TRANSPORT_SECURITY,
+} from '../../console-headers.ts';
 import { REPO_ROOT } from '../../constants.ts';
 import { type Route, routes, servedPaths } from '../../routes.ts';
+import { EDGE_SESSION_FUNCTION_CODE } from '../edge-session.ts';
 
 /** The console's static files (index.html, the ES modules, the CSS), deployed as they are. */
 export const CONSOLE_DIRECTORY = path.join(REPO_ROOT, 'lib', 'console');
@@ -83,6 +93,8 @@ export class ConsoleSite extends Construct {
   readonly bucket: Bucket;
   readonly distribution: Distribution;
   readonly responseHeadersPolicy: ResponseHeadersPolicy;
+  /** The API's and the export downloads' security headers (HSTS among them): every other behaviour. */
+  readonly apiResponseHeadersPolicy: ResponseHeadersPolicy;
   /** One origin access control for every bucket the distribution reads. */
   readonly originAccessControl: S3OriginAccessControl;
   /** `https://<console domain>`: the custom domain when given, else the distribution's. */
@@ -106,6 +118,11 @@ export class ConsoleSite extends Construct {
       signing: Signing.SIGV4_ALWAYS,
     });
     if (!referrerPolicy) throw new Error('the console referrer policy is not one CloudFront knows');
+    const strictTransportSecurity = {
+      accessControlMaxAge: Duration.seconds(STRICT_TRANSPORT_SECURITY.maxAgeSeconds),
+      includeSubdomains: STRICT_TRANSPORT_SECURITY.includeSubdomains,
+      override: true,
+    };
     this.responseHeadersPolicy = new ResponseHeadersPolicy(this, 'Headers', {
       comment: "The console's security headers (lib/console-headers.ts, the same as npm start's)",
       securityHeadersBehavior: {
@@ -117,6 +134,20 @@ export class ConsoleSite extends Construct {
         referrerPolicy: { referrerPolicy, override: true },
         // frame-ancestors 'none' says the same to browsers that read the CSP.
         frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+        strictTransportSecurity,
+      },
+    });
+    this.apiResponseHeadersPolicy = new ResponseHeadersPolicy(this, 'ApiHeaders', {
+      comment: "The API's and export downloads' security headers (lib/console-headers.ts)",
+      securityHeadersBehavior: {
+        contentSecurityPolicy: {
+          contentSecurityPolicy: API_SECURITY_HEADERS['content-security-policy'],
+          override: true,
+        },
+        contentTypeOptions: { override: true },
+        referrerPolicy: { referrerPolicy, override: true },
+        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+        strictTransportSecurity,
       },
     });
 
@@ -209,6 +240,15 @@ export class ConsoleSite extends Construct {
     const origin = new HttpOrigin(`${api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
     });
+    // The session cookie passed on as `Authorization: SessionCookie <token>`: the authorizer's one
+    // identity source (lib/infra/edge-session.ts).
+    const sessionHeader = new EdgeFunction(this, 'SessionHeader', {
+      // Account-wide: the stack's (the stage's) name in it, as every such name (issue 22, item 1).
+      functionName: `${stack.stackName}-session-header`,
+      comment: 'Passes the session cookie on to the API as its Authorization header (SessionCookie scheme)',
+      code: FunctionCode.fromInline(EDGE_SESSION_FUNCTION_CODE),
+      runtime: FunctionRuntime.JS_2_0,
+    });
     for (const pattern of apiPathPatterns())
       this.distribution.addBehavior(pattern, origin, {
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
@@ -218,6 +258,8 @@ export class ConsoleSite extends Construct {
         originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
         // The API's bodies as it sent them (JSON, small).
         compress: false,
+        responseHeadersPolicy: this.apiResponseHeadersPolicy,
+        functionAssociations: [{ function: sessionHeader, eventType: FunctionEventType.VIEWER_REQUEST }],
       });
   }
 

@@ -10,17 +10,12 @@ import {
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import {
-  BlockPublicAccess,
-  Bucket,
-  BucketEncryption,
-  type CfnBucket,
-  ObjectOwnership,
-} from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IConstruct } from 'constructs';
 import { EXPORT_RETENTION_DAYS } from '../../../functions/core/exports.ts';
 import type { ConsoleSite } from './console.ts';
+import { nagName } from './lambda.ts';
 
 /**
  * A public key nobody holds the private key of: the stack deploys with it, and every download URL
@@ -146,6 +141,8 @@ export class ExportArchives extends Construct {
         // The archive's bytes as stored: what the manifest's sizes and the tenant's tools expect.
         compress: false,
         trustedKeyGroups: [keyGroup],
+        // HSTS and the security headers, as on every behaviour of the site.
+        responseHeadersPolicy: props.site.apiResponseHeadersPolicy,
       },
     );
     this.downloadBaseUrl = props.site.url;
@@ -156,11 +153,8 @@ export class ExportArchives extends Construct {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({ actions: [...UPLOAD_ACTIONS], resources: [this.bucket.arnForObjects('*')] }),
     );
-    const bucketLogicalId = Stack.of(this).resolve(
-      (this.bucket.node.defaultChild as CfnBucket).logicalId,
-    ) as string;
     Validations.of(grantee).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/*]`,
+      id: `AwsSolutions-IAM5[Resource::${nagName(grantee, Stack.of(this), this.bucket.bucketArn)}/*]`,
       reason:
         "Archives' object keys are random, one per export: the grant is the exports bucket's objects, put and get only.",
     });

@@ -1,12 +1,14 @@
 import path from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Architecture, type CfnFunction, type IFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { CfnElement, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type IFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 import { API_FUNCTION_TIMEOUT_SECONDS, DEFAULTS, type Environment } from '../../../functions/ports/config.ts';
 import { REPO_ROOT } from '../../constants.ts';
+import type { TableAccess } from '../../table-access.ts';
 import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS, NODE_TARGET } from '../bundling.ts';
 
 /** Memory of every function that sets none (the API handlers, the authorizer); `npm run bench` bills it. */
@@ -41,6 +43,8 @@ export const handlerFunction = (
     // The API's functions (routes, authorizer): the time an Idempotency-Key claim is held for.
     timeout: props.timeout ?? Duration.seconds(API_FUNCTION_TIMEOUT_SECONDS),
     logGroup,
+    // X-Ray active tracing: every invocation is traced (the state machine traces its executions).
+    tracing: Tracing.ACTIVE,
     ...(props.reservedConcurrentExecutions === undefined
       ? {}
       : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
@@ -65,32 +69,78 @@ export const handlerFunction = (
     id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
     reason: 'The AWS managed basic execution role only lets the function write its own CloudWatch logs.',
   });
+  Validations.of(fn).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason:
+      "Active tracing sends the function's trace segments to X-Ray, whose actions take no resource ARN.",
+  });
   return fn;
 };
 
 /**
- * Grants a function read or read-write data access on the table. DynamoDB grants always include
- * the table's indexes as `table/index/*`; that one wildcard is acknowledged here, with its reason.
+ * Grants a function exactly its declared table access (lib/table-access.ts): its actions on the
+ * table's own ARN and `dynamodb:Query` on each index it names (no `index/*`, no action it does not
+ * use: no Scan for a function that does not scan, no DeleteItem for one that deletes nothing).
  */
-export const grantTable = (table: Table, fn: NodejsFunction, mode: 'read' | 'readwrite'): void => {
-  if (mode === 'read') table.grantReadData(fn);
-  else table.grantReadWriteData(fn);
-  const stack = Stack.of(table);
-  const tableLogicalId = stack.resolve((table.node.defaultChild as CfnTable).logicalId) as string;
-  Validations.of(fn).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
-    reason: 'Grants on the single table include its own indexes (table/index/*), and nothing else.',
-  });
+export const grantTable = (table: Table, fn: NodejsFunction, access: TableAccess): void => {
+  if (access.actions.length > 0)
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: access.actions.map((action) => `dynamodb:${action}`),
+        resources: [table.tableArn],
+      }),
+    );
+  if (access.indexes?.length)
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: access.indexes.map((index) => `${table.tableArn}/index/${index}`),
+      }),
+    );
+};
+
+/**
+ * How cdk-nag names `token` (a resource's attribute, or an ARN built from some) in the template of
+ * `consumer`'s stack: `<LogicalId.Attribute>` (`<LogicalId>` for a Ref) in the producer's own
+ * stack, and in a nested stack the parameter CDK passes it through,
+ * `<referenceto<producer's unique id><Attribute>>` (aws-cdk-lib, core/lib/private/refs).
+ */
+export const nagName = (consumer: IConstruct, producer: Stack, token: string): string => {
+  const sameStack = Stack.of(consumer) === producer;
+  const uniqueId = (logicalId: string): string => {
+    const element = producer.node
+      .findAll()
+      .find(
+        (child) =>
+          CfnElement.isCfnElement(child) &&
+          Stack.of(child) === producer &&
+          producer.resolve(child.logicalId) === logicalId,
+      );
+    if (!element) throw new Error(`no resource ${logicalId} in ${producer.stackName}`);
+    return Names.nodeUniqueId(element.node);
+  };
+  const parameter = (logicalId: string, attribute: string) =>
+    `<${`referenceto${uniqueId(logicalId)}${attribute}`.replace(/[^A-Za-z0-9]/g, '')}>`;
+  const name = (value: unknown): string => {
+    if (typeof value === 'string') return value;
+    const part = value as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]] };
+    if (part.Ref)
+      return part.Ref.startsWith('AWS::') || sameStack ? `<${part.Ref}>` : parameter(part.Ref, 'Ref');
+    if (part['Fn::GetAtt']) {
+      const [logicalId, attribute] = part['Fn::GetAtt'];
+      return sameStack ? `<${logicalId}.${attribute}>` : parameter(logicalId, attribute);
+    }
+    if (part['Fn::Join']) return part['Fn::Join'][1].map(name).join(part['Fn::Join'][0]);
+    throw new Error(`cannot name ${JSON.stringify(value)} as cdk-nag does`);
+  };
+  return name(producer.resolve(token));
 };
 
 /** Lets `caller` invoke `target`; Lambda's grant covers the target's versions (`:*`), acknowledged here. */
 export const grantInvoke = (target: IFunction, caller: NodejsFunction): void => {
   target.grantInvoke(caller);
-  const targetLogicalId = Stack.of(target).resolve(
-    (target.node.defaultChild as CfnFunction).logicalId,
-  ) as string;
   Validations.of(caller).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::<${targetLogicalId}.Arn>:*]`,
+    id: `AwsSolutions-IAM5[Resource::${nagName(caller, Stack.of(target), target.functionArn)}:*]`,
     reason:
       'Invoking a function is granted on it and its versions (function:*); it reaches that one function only.',
   });

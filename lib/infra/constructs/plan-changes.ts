@@ -23,17 +23,7 @@ import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from '../../../functions/p
 import { REPO_ROOT } from '../../constants.ts';
 import { PLAN_CHANGE_DEFINITION_FILE, PLAN_CHANGE_TASKS } from '../../plan-change-tasks.ts';
 import type { OperatorAlarms } from './alarms.ts';
-import { grantTable, handlerFunction } from './lambda.ts';
-
-/** How cdk-nag writes a resolved ARN in a finding: tokens as `<Ref>` or `<LogicalId.Attribute>`. */
-const nagResource = (resolved: unknown): string => {
-  if (typeof resolved === 'string') return resolved;
-  const token = resolved as { Ref?: string; 'Fn::GetAtt'?: string[]; 'Fn::Join'?: [string, unknown[]] };
-  if (token.Ref) return `<${token.Ref}>`;
-  if (token['Fn::GetAtt']) return `<${token['Fn::GetAtt'].join('.')}>`;
-  if (token['Fn::Join']) return token['Fn::Join'][1].map(nagResource).join(token['Fn::Join'][0]);
-  throw new Error(`cannot name ${JSON.stringify(resolved)} as cdk-nag does`);
-};
+import { grantTable, handlerFunction, nagName } from './lambda.ts';
 
 /** A task's Lambda stops this long before its Task state's TimeoutSeconds, so its own timeout is what fails. */
 const LAMBDA_MARGIN_SECONDS = 10;
@@ -41,7 +31,7 @@ const LAMBDA_MARGIN_SECONDS = 10;
 export interface PlanChangesProps {
   table: Table;
   environment: Environment;
-  /** CommitBilling and Complete call the payment processor. */
+  /** Read by the tasks that call the payment processor (`callsProcessor`) only. */
   processorApiKey: ISecret;
 }
 
@@ -71,10 +61,14 @@ export class PlanChanges extends Construct {
       const fn = handlerFunction(this, task.state, {
         entry: task.entry,
         timeout: Duration.seconds(taskTimeout - LAMBDA_MARGIN_SECONDS),
-        environment: { ...props.environment, PROCESSOR_API_KEY_ARN: props.processorApiKey.secretArn },
+        environment: props.environment,
       });
-      grantTable(props.table, fn, 'readwrite');
-      props.processorApiKey.grantRead(fn);
+      grantTable(props.table, fn, task.table);
+      // Only a task that calls the processor may read (and knows) its API key.
+      if (task.callsProcessor) {
+        props.processorApiKey.grantRead(fn);
+        fn.addEnvironment('PROCESSOR_API_KEY_ARN', props.processorApiKey.secretArn);
+      }
       this.taskFunctions.set(task.state, fn);
     }
 
@@ -142,7 +136,7 @@ export class PlanChanges extends Construct {
       resourceArns: [this.executionsArn()],
     });
     Validations.of(grantee).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagResource(Stack.of(this).resolve(this.executionsArn()))}]`,
+      id: `AwsSolutions-IAM5[Resource::${nagName(grantee, Stack.of(this), this.executionsArn())}]`,
       reason:
         'Stopping and describing is granted on the executions of the Plan Change state machine only (execution:<name>:*); each execution is one change.',
     });

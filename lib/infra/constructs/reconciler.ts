@@ -8,6 +8,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Environment } from '../../../functions/ports/config.ts';
+import { RECONCILER_TABLE_ACCESS } from '../../table-access.ts';
 import { grantTable, handlerFunction } from './lambda.ts';
 
 export const RECONCILER_HANDLER = 'functions/reconciler/sweep.ts';
@@ -59,7 +60,8 @@ export class Reconciler extends Construct {
       maxEventAge: Duration.seconds(SWEEP_MAX_EVENT_AGE_SECONDS),
       retryAttempts: 0,
     });
-    grantTable(props.table, this.function, 'readwrite');
+    grantTable(props.table, this.function, RECONCILER_TABLE_ACCESS);
+
     props.events.grantConsumeMessages(this.function);
     props.deadLetters.grant(this.function, 'sqs:GetQueueAttributes');
     props.processorApiKey.grantRead(this.function);
