@@ -7,6 +7,8 @@ import { createSqsServer } from 'local-aws-sqs';
 import type { Environment } from '../../functions/ports/config.ts';
 import { MAX_RECEIVES } from '../constants.ts';
 import { ensureTable, localCredentials, startDynamoDbLocal } from './dynamodb.ts';
+import { startFaultProxy } from './fault-proxy.ts';
+import { FaultBoard } from './faults.ts';
 import { type LocalKms, startLocalKms } from './kms.ts';
 import { closeServer, freePort } from './ports.ts';
 import { LOCAL_SIGNING_KEY_PAIR_ID, type LocalS3, localSigningKey, startLocalS3 } from './s3.ts';
@@ -26,6 +28,8 @@ export interface LocalCloudOptions {
   stepFunctionsPort?: number;
   kmsPort?: number;
   s3Port?: number;
+  /** The board that decides injected faults (a new one, with nothing armed, when absent). */
+  faults?: FaultBoard;
 }
 
 export interface LocalCloud {
@@ -35,6 +39,11 @@ export interface LocalCloud {
   dynamoDbPid: number | undefined;
   /** The Step Functions stand-in: its tasks run in this process (the one that installs the Clock). */
   stepFunctions: LocalStepFunctions;
+  /**
+   * Faults on demand: the handlers reach DynamoDB, SQS, SES, Step Functions and S3 through fault
+   * proxies that consult this board (nothing is armed at first).
+   */
+  faults: FaultBoard;
   stop(): Promise<void>;
 }
 
@@ -146,32 +155,47 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
   const keys = kms;
   const objects = s3;
   const queues = await createProcessorQueues(endpoints.sqs);
+  const faults = options.faults ?? new FaultBoard();
+  const proxies = {
+    table: await startFaultProxy('table', endpoints.dynamodb, faults),
+    queue: await startFaultProxy('queue', endpoints.sqs, faults),
+    mail: await startFaultProxy('mail', endpoints.ses, faults),
+    workflow: await startFaultProxy('workflow', endpoints.stepFunctions, faults),
+    storage: await startFaultProxy('storage', endpoints.s3, faults),
+  };
+  // The SDK sends SQS calls to the queue URL's host: the URLs name the proxy.
+  const viaProxy = (queueUrl: string) => {
+    const url = new URL(queueUrl);
+    return `${proxies.queue.endpoint}${url.pathname}`;
+  };
   return {
     endpoints,
     dynamoDbPid: dynamo.pid,
     stepFunctions: workflows,
+    faults,
     environment: {
       AWS_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
-      AWS_ENDPOINT_URL_SQS: endpoints.sqs,
-      AWS_ENDPOINT_URL_SESV2: endpoints.ses,
-      AWS_ENDPOINT_URL_SFN: endpoints.stepFunctions,
+      AWS_ENDPOINT_URL_DYNAMODB: proxies.table.endpoint,
+      AWS_ENDPOINT_URL_SQS: proxies.queue.endpoint,
+      AWS_ENDPOINT_URL_SESV2: proxies.mail.endpoint,
+      AWS_ENDPOINT_URL_SFN: proxies.workflow.endpoint,
       PLAN_CHANGE_STATE_MACHINE_ARN: workflows.stateMachineArn,
       AWS_ENDPOINT_URL_KMS: endpoints.kms,
       CREDENTIALS_KEY_ID: keys.keyId,
-      AWS_ENDPOINT_URL_S3: endpoints.s3,
+      AWS_ENDPOINT_URL_S3: proxies.storage.endpoint,
       EXPORTS_BUCKET: objects.bucket,
       EXPORTS_SIGNING_KEY: localSigningKey(),
       EXPORTS_SIGNING_KEY_PAIR_ID: LOCAL_SIGNING_KEY_PAIR_ID,
       TABLE_NAME: LOCAL_TABLE_NAME,
-      PROCESSOR_EVENTS_QUEUE_URL: queues.events,
-      PROCESSOR_EVENTS_DLQ_URL: queues.deadLetters,
+      PROCESSOR_EVENTS_QUEUE_URL: viaProxy(queues.events),
+      PROCESSOR_EVENTS_DLQ_URL: viaProxy(queues.deadLetters),
     } satisfies Environment,
     stop: async () => {
       await workflows.stop();
       await Promise.all([
+        ...Object.values(proxies).map((proxy) => proxy.stop()),
         closeServer(sqsServer),
         closeServer(sesServer),
         keys.stop(),
