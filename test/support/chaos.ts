@@ -107,6 +107,8 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
             ...headers,
           },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          // A route answers within its own timeout (a sweep's is 60 s); longer is a hang.
+          signal: AbortSignal.timeout(90_000),
         });
         const text = await response.text();
         let parsed: unknown;
@@ -121,22 +123,24 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       }
     };
     /**
-     * Calls until `done` holds for the answer (a 5xx, 429 or lost answer is retried with the same
-     * key; anything else that is not done ends it), at most `attempts` times; answers the last.
+     * Calls until `done` holds for the answer, at most `withinMs` (a 5xx, 429, 409 or lost answer
+     * is retried with the same key, as a patient client does: a 409 such as checkout_in_progress
+     * says to repeat in a few seconds); anything else that is not done ends it. Answers the last.
      */
     const patiently = async (
       what: string,
       make: (key: string) => Promise<Answer>,
       done: (answer: Answer) => boolean,
-      attempts = 12,
+      withinMs = 90_000,
     ): Promise<Answer | undefined> => {
       const key = `chaos-${randomBytes(8).toString('hex')}`;
+      const deadline = performance.now() + withinMs;
       let last: Answer | undefined;
-      for (let attempt = 0; attempt < attempts; attempt++) {
+      for (let attempt = 0; performance.now() < deadline; attempt++) {
         last = await make(key);
         if (done(last)) return last;
         if (last.status !== 0 && last.status < 500 && last.status !== 429 && last.status !== 409) break;
-        await sleep(50 * (attempt + 1));
+        await sleep(Math.min(2_000, 100 * 2 ** attempt));
       }
       abandoned.push(`${what}: ${last?.status} ${JSON.stringify(last?.body).slice(0, 200)}`);
       return undefined;
@@ -433,7 +437,8 @@ const checkInvariants = async (
       location: string;
       plan: string;
     }[];
-    const running = stacks.filter((s) => s.lifecycle === 'running');
+    // `creating`: running, its Dispatcher not started yet (it holds its place all the same).
+    const running = stacks.filter((s) => s.lifecycle === 'running' || s.lifecycle === 'creating');
     for (const stack of running) {
       const slot = `${stack.location}/${stack.plan}`;
       stacksBySlot.set(slot, (stacksBySlot.get(slot) ?? 0) + 1);
