@@ -136,13 +136,17 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       const key = `chaos-${randomBytes(8).toString('hex')}`;
       const deadline = performance.now() + withinMs;
       let last: Answer | undefined;
+      const seen: string[] = [];
       for (let attempt = 0; performance.now() < deadline; attempt++) {
         last = await make(key);
         if (done(last)) return last;
+        seen.push(`${last.status}${last.body?.error?.code ? ` ${last.body.error.code}` : ''}`);
         if (last.status !== 0 && last.status < 500 && last.status !== 429 && last.status !== 409) break;
         await sleep(Math.min(2_000, 100 * 2 ** attempt));
       }
-      abandoned.push(`${what}: ${last?.status} ${JSON.stringify(last?.body).slice(0, 200)}`);
+      abandoned.push(
+        `${what}: ${last?.status} ${JSON.stringify(last?.body).slice(0, 200)} (answers: ${seen.join(', ')})`,
+      );
       return undefined;
     };
     const sweep = () => call('POST', '/_local/sweep');
