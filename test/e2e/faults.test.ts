@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { disarmFaults, faultStatus } from '../support/faults.ts';
-import { localClient, sharedCloud } from '../support/local-cloud.ts';
+import { eventually, localClient, sharedCloud } from '../support/local-cloud.ts';
 
 /**
  * Faults on demand on the shared `npm start` (issue 25): `/_local/faults` arms a fault of one
@@ -89,6 +89,56 @@ describe('/_local/faults', () => {
     const after = await faultStatus(url());
     expect((after.byFault['table:throttle'] ?? 0) - before).toBe(1);
     expect(after.armed).toEqual([]);
+  });
+
+  it('a refused workflow start answers 5xx, the retry with the same key starts the Plan Change; its refused email is sent later, once', async () => {
+    const tenant = await cloud.payingTenant('faults-workflow', 'plus');
+    const before = (await faultStatus(url())).fired['workflow.start:refused'] ?? 0;
+    const mailBefore = (await faultStatus(url())).fired['mail.send:refused'] ?? 0;
+    ok(
+      await call('POST', '/_local/faults', { body: { dependency: 'workflow', fault: 'refused', times: 1 } }),
+      201,
+    );
+    const key = `faults-${tenant.login}`;
+    const confirm = () =>
+      as(
+        tenant,
+        'POST',
+        `/v1/stacks/${tenant.stackId}/plan-changes`,
+        { plan: 'pro' },
+        { 'idempotency-key': key },
+      );
+    const refused = await confirm();
+    expect(refused.status).toBeGreaterThanOrEqual(500);
+    expect((await faultStatus(url())).fired['workflow.start:refused'] ?? 0).toBe(before + 1);
+    const retried = await confirm();
+    expect(retried.status).toBe(202);
+    const changeId = retried.body.changeId as string;
+    // The email that says the change is done is refused once by SES.
+    ok(
+      await call('POST', '/_local/faults', { body: { dependency: 'mail', fault: 'refused', times: 1 } }),
+      201,
+    );
+    // The execution runs: the change leaves waiting_for_work as the Dispatcher works.
+    await eventually(
+      async () => {
+        await cloud.tick(tenant.dispatcherId);
+        await cloud.sweep();
+        return (await as(tenant, 'GET', `/v1/plan-changes/${changeId}`)).body.status as string;
+      },
+      (status) => status === 'completed',
+      { what: `Plan Change ${changeId} completed`, timeoutMs: 50_000 },
+    );
+    const mail = await eventually(
+      async () => {
+        await cloud.sweep();
+        return cloud.mailTo(tenant.email);
+      },
+      (emails) => emails.some((m) => m.subject.includes('now runs on the')),
+      { what: `the Plan Change email to ${tenant.email}` },
+    );
+    expect((await faultStatus(url())).fired['mail.send:refused'] ?? 0).toBe(mailBefore + 1);
+    expect(mail.filter((m) => m.subject.includes('now runs on the'))).toHaveLength(1);
   });
 
   it('DELETE disarms one dependency and keeps the counts', async () => {
