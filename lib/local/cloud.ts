@@ -8,7 +8,7 @@ import type { Environment } from '../../functions/ports/config.ts';
 import { MAX_RECEIVES } from '../constants.ts';
 import { ensureTable, localCredentials, startDynamoDbLocal } from './dynamodb.ts';
 import { startFaultProxy } from './fault-proxy.ts';
-import { FaultBoard } from './faults.ts';
+import type { FaultBoard } from './faults.ts';
 import { type LocalKms, startLocalKms } from './kms.ts';
 import { closeServer, freePort } from './ports.ts';
 import { LOCAL_SIGNING_KEY_PAIR_ID, type LocalS3, localSigningKey, startLocalS3 } from './s3.ts';
@@ -28,7 +28,10 @@ export interface LocalCloudOptions {
   stepFunctionsPort?: number;
   kmsPort?: number;
   s3Port?: number;
-  /** The board that decides injected faults (a new one, with nothing armed, when absent). */
+  /**
+   * The board that decides injected faults: the handlers then reach the stand-ins through fault
+   * proxies. Absent (the integration layer's shared stand-ins), they reach the stand-ins directly.
+   */
   faults?: FaultBoard;
 }
 
@@ -40,10 +43,10 @@ export interface LocalCloud {
   /** The Step Functions stand-in: its tasks run in this process (the one that installs the Clock). */
   stepFunctions: LocalStepFunctions;
   /**
-   * Faults on demand: the handlers reach DynamoDB, SQS, SES, Step Functions and S3 through fault
-   * proxies that consult this board (nothing is armed at first).
+   * Faults on demand (when a board was given): the handlers reach DynamoDB, SQS, SES, Step
+   * Functions and S3 through fault proxies that consult this board (nothing is armed at first).
    */
-  faults: FaultBoard;
+  faults: FaultBoard | undefined;
   stop(): Promise<void>;
 }
 
@@ -155,13 +158,16 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
   const keys = kms;
   const objects = s3;
   const queues = await createProcessorQueues(endpoints.sqs);
-  const faults = options.faults ?? new FaultBoard();
+  const faults = options.faults;
+  const direct = (endpoint: string) => ({ endpoint, stop: async () => undefined });
+  const proxy = (dependency: Parameters<typeof startFaultProxy>[0], endpoint: string) =>
+    faults ? startFaultProxy(dependency, endpoint, faults) : Promise.resolve(direct(endpoint));
   const proxies = {
-    table: await startFaultProxy('table', endpoints.dynamodb, faults),
-    queue: await startFaultProxy('queue', endpoints.sqs, faults),
-    mail: await startFaultProxy('mail', endpoints.ses, faults),
-    workflow: await startFaultProxy('workflow', endpoints.stepFunctions, faults),
-    storage: await startFaultProxy('storage', endpoints.s3, faults),
+    table: await proxy('table', endpoints.dynamodb),
+    queue: await proxy('queue', endpoints.sqs),
+    mail: await proxy('mail', endpoints.ses),
+    workflow: await proxy('workflow', endpoints.stepFunctions),
+    storage: await proxy('storage', endpoints.s3),
   };
   // The SDK sends SQS calls to the queue URL's host: the URLs name the proxy.
   const viaProxy = (queueUrl: string) => {

@@ -230,7 +230,8 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       clock,
       options.dataDirectory ? path.join(options.dataDirectory, 'processor.json') : undefined,
     );
-    processor.useFaultBoard(cloud.faults);
+    const board = cloud.faults;
+    if (board) processor.useFaultBoard(board);
     Object.assign(
       process.env,
       cloud.environment,
@@ -253,7 +254,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     );
     const ready = new LocalApiGateway(
       [
-        ...localRoutes(clock, sweeper, { processor, mail, fleet, faults: cloud.faults }),
+        ...localRoutes(clock, sweeper, { processor, mail, fleet, faults: board }),
         ...(await loadRouteHandlers(routes)),
       ],
       await loadAuthorizer(),
