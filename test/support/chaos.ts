@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
-import { listInventory } from '../../functions/store/capacity.ts';
+import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { FaultBoard } from '../../lib/local/faults.ts';
 import { type RunningControlPlane, startControlPlane } from '../../lib/local/server.ts';
 import { armEveryKind, everyFaultKind } from './faults.ts';
@@ -68,6 +68,9 @@ const pool = async <T>(items: T[], limit: number, work: (item: T) => Promise<voi
     }),
   );
 };
+
+/** The 409s that say to repeat the same request soon (the others are final answers). */
+const RETRY_409 = new Set(['checkout_in_progress', 'subscription_busy', 'request_in_progress']);
 
 interface Answer {
   status: number;
@@ -141,7 +144,8 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         last = await make(key);
         if (done(last)) return last;
         seen.push(`${last.status}${last.body?.error?.code ? ` ${last.body.error.code}` : ''}`);
-        if (last.status !== 0 && last.status < 500 && last.status !== 429 && last.status !== 409) break;
+        const retryable409 = last.status === 409 && RETRY_409.has(last.body?.error?.code);
+        if (last.status !== 0 && last.status < 500 && last.status !== 429 && !retryable409) break;
         await sleep(Math.min(2_000, 100 * 2 ** attempt));
       }
       abandoned.push(
@@ -168,6 +172,12 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       return false;
     };
 
+    // Room for every tenant's Stacks (the seed's totals are for a person trying it out).
+    for (const slot of (await listInventory('eu')).slots)
+      await setCapacityTotal(
+        { region: 'eu', location: slot.location, plan: slot.plan, total: slot.total + 3 * options.tenants },
+        plane.clock.now(),
+      );
     // The faults start before the first tenant signs in.
     armEveryKind(board, share);
     log(
