@@ -14,13 +14,24 @@ export const SES_SEND_MAX_MS = SES_MAX_ATTEMPTS * SES_REQUEST_TIMEOUT_MS + (SES_
 
 let client: SESv2Client | undefined;
 
+/**
+ * The SES client's HTTP options. `throwOnRequestTimeout` is what makes `requestTimeout` end the
+ * request: without it the SDK only logs a warning and the send waits for ever (a mail stand-in
+ * that held a send kept a sweep waiting past its lease; found by the chaos run, issue 25).
+ */
+export const sesRequestHandler = (requestTimeout = SES_REQUEST_TIMEOUT_MS) => ({
+  connectionTimeout: 3_000,
+  requestTimeout,
+  throwOnRequestTimeout: true,
+});
+
 const sender = (): string => config.mailFrom();
 
 /** Sends one email through SES; answers SES's message id (its confirmation). */
 export const sendEmail = async (to: string, content: EmailContent): Promise<string> => {
   client ??= new SESv2Client({
     maxAttempts: SES_MAX_ATTEMPTS,
-    requestHandler: { connectionTimeout: 3_000, requestTimeout: SES_REQUEST_TIMEOUT_MS },
+    requestHandler: sesRequestHandler(),
   });
   const { MessageId } = await client.send(
     new SendEmailCommand({

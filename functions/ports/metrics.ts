@@ -54,7 +54,49 @@ export const METRIC = {
   planChangeStepsFailed: 'PlanChangeStepsFailed',
   exportsFailed: 'ExportsFailed',
   credentialValidationsFailed: 'CredentialValidationsFailed',
+  // Faults of the external dependencies our code retries, absorbs or parks (issue 25; one each, so
+  // an alarm says which dependency is failing; docs/runbook.md "Dependency faults").
+  processorUnavailable: 'ProcessorUnavailable',
+  processorRateLimited: 'ProcessorRateLimited',
+  tableThrottles: 'TableThrottles',
+  tableTransactionConflicts: 'TableTransactionConflicts',
+  queueCallsFailed: 'QueueCallsFailed',
+  workflowStartsRefused: 'WorkflowStartsRefused',
 } as const;
+
+/** A fault of an external dependency that our code (or its SDK) retries, absorbs or parks. */
+export type DependencyFault =
+  | 'processor_unavailable'
+  | 'processor_rate_limited'
+  | 'table_throttled'
+  | 'table_transaction_conflict'
+  | 'queue_call_failed'
+  | 'workflow_start_refused';
+
+const DEPENDENCY_FAULT_METRIC: Record<DependencyFault, string> = {
+  processor_unavailable: METRIC.processorUnavailable,
+  processor_rate_limited: METRIC.processorRateLimited,
+  table_throttled: METRIC.tableThrottles,
+  table_transaction_conflict: METRIC.tableTransactionConflicts,
+  queue_call_failed: METRIC.queueCallsFailed,
+  workflow_start_refused: METRIC.workflowStartsRefused,
+};
+
+/** The table fault an error of a DynamoDB call is, if it is one (throttling or a transaction conflict). */
+export const tableFaultOf = (error: unknown): DependencyFault | undefined => {
+  if (!(error instanceof Error)) return undefined;
+  if (
+    error.name === 'ProvisionedThroughputExceededException' ||
+    error.name === 'ThrottlingException' ||
+    error.name === 'RequestLimitExceeded'
+  )
+    return 'table_throttled';
+  if (error.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return 'table_transaction_conflict';
+  if (reasons.some((reason) => reason.Code === 'ThrottlingError')) return 'table_throttled';
+  return undefined;
+};
 
 /** `TenantsMovedTo<State>` per billing state, e.g. `TenantsMovedToPastDue`. */
 export const TENANTS_MOVED_TO = Object.fromEntries(
@@ -209,3 +251,12 @@ export const recordDispatcherFailure = (failure: DispatcherFailure): EmfDocument
  * (functions/ports/secrets.ts).
  */
 export const recordSecretNotSet = (): EmfDocument => emit({ [METRIC.secretsNotSet]: count(1) });
+
+/**
+ * One fault of an external dependency, as our code met it: the processor unavailable (5xx, timeout,
+ * dropped connection, after the SDK's own retries) or rate limiting us (429), a throttled table
+ * call or a transaction conflict (each attempt, retried by the SDK or the sweep), a queue call that
+ * failed, a workflow start refused.
+ */
+export const recordDependencyFault = (fault: DependencyFault): EmfDocument =>
+  emit({ [DEPENDENCY_FAULT_METRIC[fault]]: count(1) });

@@ -6,10 +6,25 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { config, type QueueVariable } from './config.ts';
+import { recordDependencyFault } from './metrics.ts';
 
 let client: SQSClient | undefined;
 const sqs = () => {
-  client ??= new SQSClient({});
+  if (!client) {
+    client = new SQSClient({});
+    // Every failed attempt of a queue call is counted (the SDK retries; the message stays queued).
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        try {
+          return await next(args);
+        } catch (error) {
+          recordDependencyFault('queue_call_failed');
+          throw error;
+        }
+      },
+      { step: 'deserialize', name: 'countQueueFaults' },
+    );
+  }
   return client;
 };
 

@@ -1,6 +1,7 @@
 import { SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import type { PlanChangeExecution } from '#core/plan-change.ts';
 import { config } from './config.ts';
+import { recordDependencyFault } from './metrics.ts';
 
 export type { PlanChangeExecution } from '#core/plan-change.ts';
 
@@ -44,6 +45,7 @@ export const startPlanChange = async (input: PlanChangeExecution): Promise<void>
     );
   } catch (error) {
     if (named(error, 'ExecutionAlreadyExists')) return;
+    recordDependencyFault('workflow_start_refused');
     throw error;
   }
 };

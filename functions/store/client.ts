@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { config } from '#ports/config.ts';
+import { recordDependencyFault, tableFaultOf } from '#ports/metrics.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
@@ -10,9 +11,26 @@ let documentClient: DynamoDBDocumentClient | undefined;
  * environment (locally AWS_ENDPOINT_URL_DYNAMODB points at DynamoDB Local).
  */
 export const db = (): DynamoDBDocumentClient => {
-  documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  if (!documentClient) {
+    const client = new DynamoDBClient({});
+    // Every throttled attempt and transaction conflict is counted (the SDK retries throttling;
+    // callers retry or park conflicts), before the error goes on.
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        try {
+          return await next(args);
+        } catch (error) {
+          const fault = tableFaultOf(error);
+          if (fault) recordDependencyFault(fault);
+          throw error;
+        }
+      },
+      { step: 'deserialize', name: 'countTableFaults' },
+    );
+    documentClient = DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+  }
   return documentClient;
 };
 

@@ -7,6 +7,8 @@ import { createSqsServer } from 'local-aws-sqs';
 import type { Environment } from '../../functions/ports/config.ts';
 import { MAX_RECEIVES } from '../constants.ts';
 import { ensureTable, localCredentials, startDynamoDbLocal } from './dynamodb.ts';
+import { startFaultProxy } from './fault-proxy.ts';
+import type { FaultBoard } from './faults.ts';
 import { type LocalKms, startLocalKms } from './kms.ts';
 import { closeServer, freePort } from './ports.ts';
 import { LOCAL_SIGNING_KEY_PAIR_ID, type LocalS3, localSigningKey, startLocalS3 } from './s3.ts';
@@ -28,6 +30,11 @@ export interface LocalCloudOptions {
   s3Port?: number;
   /** Told as each part comes up: its name, what it is and where, and how long it took (ms). */
   progress?: (part: string, detail: string, ms: number) => void;
+  /**
+   * The board that decides injected faults: the handlers then reach the stand-ins through fault
+   * proxies. Absent (the integration layer's shared stand-ins), they reach the stand-ins directly.
+   */
+  faults?: FaultBoard;
 }
 
 export interface LocalCloud {
@@ -37,6 +44,11 @@ export interface LocalCloud {
   dynamoDbPid: number | undefined;
   /** The Step Functions stand-in: its tasks run in this process (the one that installs the Clock). */
   stepFunctions: LocalStepFunctions;
+  /**
+   * Faults on demand (when a board was given): the handlers reach DynamoDB, SQS, SES, Step
+   * Functions and S3 through fault proxies that consult this board (nothing is armed at first).
+   */
+  faults: FaultBoard | undefined;
   stop(): Promise<void>;
 }
 
@@ -213,32 +225,50 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
   const workflows = stepFunctions;
   const keys = kms;
   const objects = s3;
+  const faults = options.faults;
+  const direct = (endpoint: string) => ({ endpoint, stop: async () => undefined });
+  const proxy = (dependency: Parameters<typeof startFaultProxy>[0], endpoint: string) =>
+    faults ? startFaultProxy(dependency, endpoint, faults) : Promise.resolve(direct(endpoint));
+  const proxies = {
+    table: await proxy('table', endpoints.dynamodb),
+    queue: await proxy('queue', endpoints.sqs),
+    mail: await proxy('mail', endpoints.ses),
+    workflow: await proxy('workflow', endpoints.stepFunctions),
+    storage: await proxy('storage', endpoints.s3),
+  };
+  // The SDK sends SQS calls to the queue URL's host: the URLs name the proxy.
+  const viaProxy = (queueUrl: string) => {
+    const url = new URL(queueUrl);
+    return `${proxies.queue.endpoint}${url.pathname}`;
+  };
   return {
     endpoints,
     dynamoDbPid: dynamo.pid,
     stepFunctions: workflows,
+    faults,
     environment: {
       AWS_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
-      AWS_ENDPOINT_URL_SQS: endpoints.sqs,
-      AWS_ENDPOINT_URL_SESV2: endpoints.ses,
-      AWS_ENDPOINT_URL_SFN: endpoints.stepFunctions,
+      AWS_ENDPOINT_URL_DYNAMODB: proxies.table.endpoint,
+      AWS_ENDPOINT_URL_SQS: proxies.queue.endpoint,
+      AWS_ENDPOINT_URL_SESV2: proxies.mail.endpoint,
+      AWS_ENDPOINT_URL_SFN: proxies.workflow.endpoint,
       PLAN_CHANGE_STATE_MACHINE_ARN: workflows.stateMachineArn,
       AWS_ENDPOINT_URL_KMS: endpoints.kms,
       CREDENTIALS_KEY_ID: keys.keyId,
-      AWS_ENDPOINT_URL_S3: endpoints.s3,
+      AWS_ENDPOINT_URL_S3: proxies.storage.endpoint,
       EXPORTS_BUCKET: objects.bucket,
       EXPORTS_SIGNING_KEY: localSigningKey(),
       EXPORTS_SIGNING_KEY_PAIR_ID: LOCAL_SIGNING_KEY_PAIR_ID,
       TABLE_NAME: LOCAL_TABLE_NAME,
-      PROCESSOR_EVENTS_QUEUE_URL: queues.events,
-      PROCESSOR_EVENTS_DLQ_URL: queues.deadLetters,
+      PROCESSOR_EVENTS_QUEUE_URL: viaProxy(queues.events),
+      PROCESSOR_EVENTS_DLQ_URL: viaProxy(queues.deadLetters),
     } satisfies Environment,
     stop: async () => {
       await workflows.stop();
       await Promise.all([
+        ...Object.values(proxies).map((proxy) => proxy.stop()),
         closeServer(sqsServer),
         closeServer(sesServer),
         keys.stop(),

@@ -9,6 +9,14 @@ import { addMember, type CodeHostIdentity, signInIdentity } from '../../function
 import type { AdjustableClock } from './clock.ts';
 import { accountEmail, LOGIN_PATTERN } from './code-host.ts';
 import {
+  ArmError,
+  DEPENDENCIES,
+  type Dependency,
+  FAULT_CATALOG,
+  type FaultBoard,
+  type FaultName,
+} from './faults.ts';
+import {
   type ControlPlaneAnswer,
   FAULT_STEPS,
   FLEET_FAULTS,
@@ -136,7 +144,90 @@ export interface LocalRouteParts {
   mail?: MailArchive | undefined;
   /** The fleet simulator (reference Dispatchers): `/_local/fleet/...`. */
   fleet?: FleetSimulator | undefined;
+  /** The fault board: `/_local/faults` (faults on demand). */
+  faults?: FaultBoard | undefined;
 }
+
+const FaultArmBody = v.strictObject({
+  dependency: v.picklist(DEPENDENCIES, `one of ${DEPENDENCIES.join(', ')}`),
+  fault: v.string('a fault of the dependency (GET /_local/faults lists them)'),
+  operation: v.optional(v.string('an operation of the dependency (GET /_local/faults lists them)')),
+  times: v.optional(
+    v.pipe(
+      v.number('a whole number of calls'),
+      v.integer('a whole number of calls'),
+      v.minValue(1, 'a whole number of calls, 1 or more'),
+      v.maxValue(1_000_000, 'at most 1000000 calls'),
+    ),
+  ),
+  share: v.optional(
+    v.pipe(
+      v.number('a share of calls, more than 0 and at most 1'),
+      v.gtValue(0, 'a share of calls, more than 0 and at most 1'),
+      v.maxValue(1, 'a share of calls, more than 0 and at most 1'),
+    ),
+  ),
+});
+
+/**
+ * `/_local/faults`: GET shows the catalog (dependencies, operations, faults), what is armed and
+ * what fired per kind; POST arms the next `times` calls or a `share` of calls of one fault; DELETE
+ * disarms all (or `?dependency=`), keeping the counts.
+ */
+const faultRoutes = (board: FaultBoard): AdapterRoute[] => [
+  {
+    method: 'GET',
+    path: '/_local/faults',
+    auth: 'none',
+    handler: httpHandler({ auth: 'none' }, async () => ({
+      status: 200,
+      body: { catalog: FAULT_CATALOG, ...board.status() },
+    })),
+  },
+  {
+    method: 'POST',
+    path: '/_local/faults',
+    auth: 'none',
+    handler: httpHandler({ auth: 'none', body: FaultArmBody }, async ({ body }) => {
+      try {
+        const armed = board.arm({
+          dependency: body.dependency,
+          fault: body.fault as FaultName,
+          ...(body.operation !== undefined ? { operation: body.operation } : {}),
+          ...(body.times !== undefined ? { times: body.times } : {}),
+          ...(body.share !== undefined ? { share: body.share } : {}),
+        });
+        return { status: 201, body: armed };
+      } catch (error) {
+        if (error instanceof ArmError)
+          throw new HttpError(400, 'invalid_field', `Field ${error.message}`, { field: error.field });
+        throw error;
+      }
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: '/_local/faults',
+    auth: 'none',
+    handler: httpHandler({ auth: 'none' }, async ({ query }) => {
+      const unknown = Object.keys(query).find((name) => name !== 'dependency');
+      if (unknown)
+        throw new HttpError(400, 'unknown_field', `Unknown query parameter "${unknown}": remove it.`, {
+          field: unknown,
+        });
+      const dependency = query.dependency;
+      if (dependency !== undefined && !(DEPENDENCIES as string[]).includes(dependency))
+        throw new HttpError(
+          400,
+          'invalid_field',
+          `Query parameter "dependency" must be one of ${DEPENDENCIES.join(', ')}.`,
+          { field: 'dependency' },
+        );
+      const disarmed = board.disarm(dependency as Dependency | undefined);
+      return { status: 200, body: { disarmed, ...board.status() } };
+    }),
+  },
+];
 
 /**
  * Routes that exist only in the local control plane (never in the CDK app): the clock, a sweep
@@ -495,6 +586,7 @@ export const localRoutes = (
   ...(parts.processor ? [payRoute(parts.processor)] : []),
   ...(parts.mail ? [mailRoute(parts.mail)] : []),
   ...(parts.fleet ? fleetRoutes(parts.fleet) : []),
+  ...(parts.faults ? faultRoutes(parts.faults) : []),
   {
     method: 'GET',
     path: '/_local/clock',

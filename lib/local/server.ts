@@ -14,6 +14,7 @@ import { AdjustableClock, clockStateFile } from './clock.ts';
 import { type LocalCloud, type LocalCloudOptions, startLocalCloud } from './cloud.ts';
 import { codeHostEnvironment, type LocalCodeHost, startCodeHost } from './code-host.ts';
 import { isExportDownload, serveExportDownload } from './exports.ts';
+import { FaultBoard } from './faults.ts';
 import { FleetSimulator } from './fleet.ts';
 import {
   LocalApiGateway,
@@ -192,7 +193,13 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
   const url = `http://localhost:${port}`;
   let cloud: LocalCloud;
   try {
-    cloud = await startLocalCloud(options);
+    cloud = await startLocalCloud({
+      ...options,
+      // Each injected fault is logged (one line) where the sweeps are.
+      faults:
+        options.faults ??
+        new FaultBoard(options.logSweeps ? { log: (line: string) => console.log(line) } : {}),
+    });
   } catch (error) {
     await closeServer(httpServer);
     throw error;
@@ -230,6 +237,8 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     );
     progress('processor', `Stripe emulator at ${processor.url}`, performance.now() - startedAt);
     startedAt = performance.now();
+    const board = cloud.faults;
+    if (board) processor.useFaultBoard(board);
     Object.assign(
       process.env,
       cloud.environment,
@@ -252,7 +261,10 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       options.dataDirectory ? { dataDirectory: path.join(options.dataDirectory, 'stacks') } : {},
     );
     const ready = new LocalApiGateway(
-      [...localRoutes(clock, sweeper, { processor, mail, fleet }), ...(await loadRouteHandlers(routes))],
+      [
+        ...localRoutes(clock, sweeper, { processor, mail, fleet, faults: board }),
+        ...(await loadRouteHandlers(routes)),
+      ],
       await loadAuthorizer(),
     );
     deliverWebhooksTo(processor, url);

@@ -5,12 +5,14 @@ import {
   METRICS_NAMESPACE,
   METRICS_SERVICE,
   recordCheckout,
+  recordDependencyFault,
   recordDispatcherFailure,
   recordDlqDepth,
   recordSweep,
   recordWebhook,
   type SweepFigures,
   TENANTS_MOVED_TO,
+  tableFaultOf,
 } from '#ports/metrics.ts';
 
 const summary: SweepFigures = {
@@ -134,6 +136,40 @@ describe('operators metrics (embedded metric format)', () => {
     expect(
       figures(recordDispatcherFailure('credential_validation'))[METRIC.credentialValidationsFailed],
     ).toEqual(['Count', 1]);
+  });
+
+  it('a dependency fault counts under its own metric (one per kind the runbook explains)', () => {
+    expect(figures(recordDependencyFault('processor_unavailable'))).toEqual({
+      ProcessorUnavailable: ['Count', 1],
+    });
+    expect(figures(recordDependencyFault('processor_rate_limited'))).toEqual({
+      ProcessorRateLimited: ['Count', 1],
+    });
+    expect(figures(recordDependencyFault('table_throttled'))).toEqual({ TableThrottles: ['Count', 1] });
+    expect(figures(recordDependencyFault('table_transaction_conflict'))).toEqual({
+      TableTransactionConflicts: ['Count', 1],
+    });
+    expect(figures(recordDependencyFault('queue_call_failed'))).toEqual({ QueueCallsFailed: ['Count', 1] });
+    expect(figures(recordDependencyFault('workflow_start_refused'))).toEqual({
+      WorkflowStartsRefused: ['Count', 1],
+    });
+  });
+
+  it("a table call's error is a throttle, a transaction conflict, or neither (a failed condition is ours)", () => {
+    const named = (name: string, reasons?: { Code: string }[]) =>
+      Object.assign(new Error(name), { name, ...(reasons ? { CancellationReasons: reasons } : {}) });
+    expect(tableFaultOf(named('ProvisionedThroughputExceededException'))).toBe('table_throttled');
+    expect(tableFaultOf(named('ThrottlingException'))).toBe('table_throttled');
+    expect(
+      tableFaultOf(
+        named('TransactionCanceledException', [{ Code: 'None' }, { Code: 'TransactionConflict' }]),
+      ),
+    ).toBe('table_transaction_conflict');
+    expect(tableFaultOf(named('TransactionCanceledException', [{ Code: 'ConditionalCheckFailed' }]))).toBe(
+      undefined,
+    );
+    expect(tableFaultOf(named('ConditionalCheckFailedException'))).toBe(undefined);
+    expect(tableFaultOf('not an error')).toBe(undefined);
   });
 
   it('writes nothing outside Lambda (npm start, tests)', () => {

@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import { config } from '../config.ts';
+import { recordDependencyFault } from '../metrics.ts';
 import { awaitProcessorTurn } from '../rate-limit.ts';
 import { secretValue } from '../secrets.ts';
 import { processorTimeLeftMs, requestBudget } from './deadline.ts';
@@ -69,6 +70,8 @@ export const call = async <T>(
         error.type === 'StripeAPIError' ||
         (error.statusCode ?? 0) >= 500 ||
         error.statusCode === 429;
+      if (unavailable)
+        recordDependencyFault(error.statusCode === 429 ? 'processor_rate_limited' : 'processor_unavailable');
       throw new ProcessorError(unavailable ? 'unavailable' : 'rejected', error.message);
     }
     throw error;

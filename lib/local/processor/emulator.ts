@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { FaultBoard } from '../faults.ts';
 import { DEFAULT_TAX_RATES, type TaxRates } from './billing.ts';
 import * as checkout from './checkout.ts';
 import type { EmulatorContext } from './context.ts';
@@ -105,6 +106,11 @@ export class ProcessorEmulator implements EmulatorContext {
   /** Faults on the API, for tests (see ProcessorFault): push one, or empty the list to clear them. */
   get faults(): ProcessorFault[] {
     return this.http.faults;
+  }
+
+  /** Puts the local cloud's fault board (faults on demand) in front of the API. */
+  useFaultBoard(board: FaultBoard): void {
+    this.http.board = board;
   }
 
   get url(): string {

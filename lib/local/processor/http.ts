@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { FaultBoard, FaultName } from '../faults.ts';
 import { closeServer, listenOn } from '../ports.ts';
 import { EMULATED_API_VERSION, errorBody, StripeApiError } from './errors.ts';
 import { type FormObject, parseForm } from './form.ts';
@@ -56,6 +57,23 @@ export interface HttpHost {
   save(): void;
 }
 
+/** The operation a processor API request is, as the fault board names it (lib/local/faults.ts). */
+export const processorOperation = (method: string, pathname: string): string => {
+  const [resource, id] = pathname.split('/').filter(Boolean).slice(1);
+  if (resource === 'checkout' && id === 'sessions' && method === 'POST') return 'create_checkout_session';
+  if (resource === 'billing_portal') return 'portal_sessions';
+  if (resource === 'subscriptions') {
+    if (method === 'GET') return id ? 'read_subscription' : 'list_subscriptions';
+    return 'update_items';
+  }
+  if (resource === 'subscription_items') return 'update_items';
+  if (resource === 'invoices' && id === 'create_preview') return 'previews';
+  if (resource === 'invoices' || resource === 'invoice_payments' || resource === 'invoiceitems')
+    return 'invoices';
+  if (resource === 'refunds' || resource === 'payment_intents') return 'refunds';
+  return 'other';
+};
+
 export class HttpFront {
   /** Every API request received, in order (in memory only). */
   readonly calls: RecordedCall[] = [];
@@ -66,6 +84,8 @@ export class HttpFront {
   /** Requests received and not answered yet (a test waits for 0 before it reads what they did). */
   inFlight = 0;
   url = '';
+  /** The local cloud's fault board (faults on demand, `/_local/faults`); none in plain tests. */
+  board: FaultBoard | undefined;
   private readonly host: HttpHost;
   private server: Server | undefined;
 
@@ -135,16 +155,23 @@ export class HttpFront {
       idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined,
       at: this.host.nowSeconds(),
     });
+    const drawn = this.board?.draw('processor', processorOperation(method, url.pathname));
+    if (drawn && drawn !== 'applied-answer-lost') {
+      answerBoardFault(drawn, request, response);
+      return;
+    }
     const fingerprint = `${method} ${url.pathname} ${method === 'POST' ? body : ''}`;
     const stored = this.host.idempotency();
     const key = typeof idempotencyKey === 'string' ? idempotencyKey : undefined;
-    const fault = this.faults.find(
+    const listed = this.faults.find(
       (f) =>
         (f.method === undefined || f.method === method) &&
         (f.path === undefined || f.path === url.pathname) &&
         (f.keyPrefix === undefined || key?.startsWith(f.keyPrefix)),
     );
-    if (fault) {
+    // The board's "applied, answer lost" is the listed lose-answer fault, once.
+    const fault: ProcessorFault | undefined = drawn ? { kind: 'lose-answer' } : listed;
+    if (fault && fault === listed) {
       fault.times = (fault.times ?? 1) - 1;
       if (fault.times <= 0) this.faults.splice(this.faults.indexOf(fault), 1);
       await fault.before?.();
@@ -211,6 +238,35 @@ export class HttpFront {
       .end(text);
   }
 }
+
+/**
+ * A board fault that is not carried out: 500 and 429 answered as Stripe does (429 with or without
+ * Retry-After), a reset connection, or a call held unanswered until the caller gives up (past its
+ * deadline; the processor did nothing).
+ */
+const answerBoardFault = (fault: FaultName, request: IncomingMessage, response: ServerResponse): void => {
+  if (fault === 'timeout') {
+    request.socket.setTimeout(0);
+    return;
+  }
+  if (fault === 'reset') {
+    response.socket?.destroy();
+    return;
+  }
+  const rateLimited = fault === '429' || fault === '429-retry-after';
+  const error = rateLimited
+    ? new StripeApiError(429, 'Too many requests hit the API too quickly (injected).', {
+        type: 'invalid_request_error',
+        code: 'rate_limit',
+      })
+    : new StripeApiError(500, 'An unknown error occurred (injected).', { type: 'api_error' });
+  response
+    .writeHead(error.status, {
+      'content-type': 'application/json',
+      ...(fault === '429-retry-after' ? { 'retry-after': '1' } : {}),
+    })
+    .end(JSON.stringify(errorBody(error)));
+};
 
 const sendError = (response: ServerResponse, error: unknown): void => {
   const apiError =
