@@ -37,7 +37,8 @@ describe('POST /v1/billing/checkout: preconditions', () => {
     expect(response.status).toBe(409);
     expect(response.json.error).toMatchObject({
       code: 'slug_required',
-      message: 'Lock in your slug first (POST /v1/tenant/slug), then check out.',
+      message: 'Lock in your slug first, then check out.',
+      apiHint: 'POST /v1/tenant/slug',
     });
     expect(await billingItem(session.tenantId)).toBeUndefined();
   });

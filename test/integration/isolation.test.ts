@@ -52,6 +52,8 @@ const WALK: Record<string, Probe> = {
   PostTenantSlug: { adminOnly: true, request: (v) => ({ body: { slug: v.slug } }), otherTenantStatus: 409 },
   GetBillingPlans: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
   GetBillingStatus: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
+  GetBillingSummary: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
+  GetBillingInvoices: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
   // The intruder's own tenant has no slug yet, so its checkout stops there; the victim's is untouched.
   PostBillingCheckout: {
     adminOnly: true,
