@@ -27,7 +27,8 @@ const SEEDED_LOCATIONS = ['eu-central-1a', 'eu-west-1a'];
 /**
  * The e2e project's global setup: one `npm start` for the whole run, in a folder of the run's own.
  * Sweeps run only when a test asks (`--manual-sweep`), and the fleet polls only when ticked, so a
- * test steps time itself. The server logs at DEBUG into a file, so a test can read every line
+ * test steps time itself. The server logs at DEBUG, every request too (`--verbose`; by default
+ * routine request lines are left out), into a file, so a test can read every line
  * (test/e2e/credentials.test.ts looks for secrets there). The teardown stops it and fails the run
  * if any process the run started (anything naming the run's folder: a server, its Java) is left.
  */
@@ -36,7 +37,7 @@ export default async function setup(project: TestProject) {
   project.provide('e2eRunDirectory', runDirectory);
   const dataDirectory = newDataDirectory(runDirectory);
   const logFile = path.join(runDirectory, 'shared-server.log');
-  const server = await startLocalServer(dataDirectory, ['--fresh', '--manual-sweep'], {
+  const server = await startLocalServer(dataDirectory, ['--fresh', '--manual-sweep', '--verbose'], {
     environment: { POWERTOOLS_LOG_LEVEL: 'DEBUG' },
     logFile,
   });
