@@ -12,6 +12,7 @@ import { getSignedUrl as signCloudFrontUrl } from '@aws-sdk/cloudfront-signer';
 import { getSignedUrl as presignS3 } from '@aws-sdk/s3-request-presigner';
 import { config } from './config.ts';
 import { secretValue } from './secrets.ts';
+import { traced } from './tracer.ts';
 
 /**
  * The export archives' storage port: the private bucket (S3) and the signed download URLs
@@ -38,7 +39,7 @@ const s3 = (): S3Client => {
   const endpoint = config.s3Endpoint();
   if (!cached || cached.endpoint !== endpoint) {
     cached?.client.destroy();
-    cached = { endpoint, client: new S3Client(s3ClientOptions(endpoint)) };
+    cached = { endpoint, client: traced(new S3Client(s3ClientOptions(endpoint))) };
   }
   return cached.client;
 };

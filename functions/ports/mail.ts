@@ -1,6 +1,7 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import type { EmailContent } from '#core/emails.ts';
 import { config } from './config.ts';
+import { traced } from './tracer.ts';
 
 /** One SES request is abandoned after this long (set explicitly: the SDK's default is no timeout). */
 export const SES_REQUEST_TIMEOUT_MS = 10_000;
@@ -29,10 +30,12 @@ const sender = (): string => config.mailFrom();
 
 /** Sends one email through SES; answers SES's message id (its confirmation). */
 export const sendEmail = async (to: string, content: EmailContent): Promise<string> => {
-  client ??= new SESv2Client({
-    maxAttempts: SES_MAX_ATTEMPTS,
-    requestHandler: sesRequestHandler(),
-  });
+  client ??= traced(
+    new SESv2Client({
+      maxAttempts: SES_MAX_ATTEMPTS,
+      requestHandler: sesRequestHandler(),
+    }),
+  );
   const { MessageId } = await client.send(
     new SendEmailCommand({
       FromEmailAddress: sender(),

@@ -1,5 +1,6 @@
 import { claimSweepNudge } from '#store/sweep-lease.ts';
 import { config } from './config.ts';
+import { traced } from './tracer.ts';
 
 /**
  * Asks for a sweep now, without waiting for it. In the cloud an asynchronous invocation of the
@@ -27,7 +28,7 @@ export const nudgeSweep = async (now: Date): Promise<boolean> => {
   if (!functionName) return false;
   if (!(await claimSweepNudge(now, NUDGE_WINDOW_MS))) return false;
   const { InvokeCommand, LambdaClient } = await import('@aws-sdk/client-lambda');
-  await new LambdaClient({}).send(
+  await traced(new LambdaClient({})).send(
     new InvokeCommand({
       FunctionName: functionName,
       InvocationType: 'Event',

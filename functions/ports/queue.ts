@@ -7,11 +7,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import { config, type QueueVariable } from './config.ts';
 import { recordDependencyFault } from './metrics.ts';
+import { traced } from './tracer.ts';
 
 let client: SQSClient | undefined;
 const sqs = () => {
   if (!client) {
-    client = new SQSClient({});
+    client = traced(new SQSClient({}));
     // Every failed attempt of a queue call is counted (the SDK retries; the message stays queued).
     client.middlewareStack.add(
       (next) => async (args) => {

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { config } from './config.ts';
+import { traced } from './tracer.ts';
 
 /**
  * The secrets vault port: envelope encryption of Credentials' secret material with the stack's KMS
@@ -29,7 +30,7 @@ const kms = (): KMSClient => {
   // A new client when the endpoint changes (each local control plane, or test, has its own stand-in).
   if (!cached || cached.endpoint !== endpoint) {
     cached?.client.destroy();
-    cached = { endpoint, client: new KMSClient(endpoint ? { endpoint } : {}) };
+    cached = { endpoint, client: traced(new KMSClient(endpoint ? { endpoint } : {})) };
   }
   return cached.client;
 };

@@ -2,6 +2,7 @@ import { SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk
 import type { PlanChangeExecution } from '#core/plan-change.ts';
 import { config } from './config.ts';
 import { recordDependencyFault } from './metrics.ts';
+import { traced } from './tracer.ts';
 
 export type { PlanChangeExecution } from '#core/plan-change.ts';
 
@@ -16,7 +17,7 @@ const sfn = (): SFNClient => {
   // A new client when the endpoint changes (each local control plane, or test, has its own stand-in).
   if (!cached || cached.endpoint !== endpoint) {
     cached?.client.destroy();
-    cached = { endpoint, client: new SFNClient(endpoint ? { endpoint } : {}) };
+    cached = { endpoint, client: traced(new SFNClient(endpoint ? { endpoint } : {})) };
   }
   return cached.client;
 };

@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-d
 import * as v from 'valibot';
 import { config } from '#ports/config.ts';
 import { recordDependencyFault, tableFaultOf } from '#ports/metrics.ts';
+import { traced } from '#ports/tracer.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
@@ -12,7 +13,7 @@ let documentClient: DynamoDBDocumentClient | undefined;
  */
 export const db = (): DynamoDBDocumentClient => {
   if (!documentClient) {
-    const client = new DynamoDBClient({});
+    const client = traced(new DynamoDBClient({}));
     // Every throttled attempt and transaction conflict is counted (the SDK retries throttling;
     // callers retry or park conflicts), before the error goes on.
     client.middlewareStack.add(
