@@ -559,7 +559,8 @@ export const routes: readonly Route[] = [
     auth: 'none',
     publicBecause:
       "The payment processor calls it; every request is authenticated by the processor's signature on the raw body.",
-    table: { actions: ['UpdateItem'] },
+    // One item of its own: the sweep's nudge window (functions/store/sweep-lease.ts), never a tenant's.
+    table: { actions: ['UpdateItem'], leadingKeys: ['SWEEP'] },
     secrets: ['processorWebhookSecret'],
     sendsTo: ['processorEvents'],
     summary: 'Verifies processor webhooks and queues them for the reconciler',

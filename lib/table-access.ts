@@ -27,6 +27,11 @@ export interface TableAccess {
   actions: readonly TableAction[];
   /** Indexes queried: `dynamodb:Query` on each one's ARN (never `index/*`). */
   indexes?: readonly IndexName[];
+  /**
+   * The only partitions the actions may touch (`dynamodb:LeadingKeys`): a function that keeps one
+   * item of its own (the webhook's nudge window) cannot reach any tenant's items.
+   */
+  leadingKeys?: readonly string[];
 }
 
 /** The actions that change nothing: a function with only these is read-only. */

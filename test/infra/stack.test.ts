@@ -216,13 +216,19 @@ describe('the CDK stack', () => {
     expect(new Set(targets).size).toBe(routes.length);
   });
 
-  it('the webhook intake cannot touch the table at all: it only verifies and queues', () => {
+  it('the webhook intake touches no tenant item: it verifies, queues and claims only the sweep nudge window', () => {
     const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
     const [, policy] =
       policies.find(([id]) => id.startsWith('ApiProcessorWebhookServiceRoleDefaultPolicy')) ?? [];
-    const document = JSON.stringify(policy?.Properties.PolicyDocument);
-    expect(document).toContain('sqs:SendMessage');
-    expect(document).not.toContain('dynamodb:');
+    const statements: { Action: string | string[]; Condition?: unknown }[] =
+      policy?.Properties.PolicyDocument.Statement ?? [];
+    expect(JSON.stringify(statements)).toContain('sqs:SendMessage');
+    const onTable = statements.filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:'));
+    expect(onTable).toHaveLength(1);
+    expect(onTable[0]?.Action).toBe('dynamodb:UpdateItem');
+    expect(onTable[0]?.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['SWEEP'] },
+    });
   });
 
   it('grants read-only routes no write action on the table', () => {

@@ -88,6 +88,13 @@ export const grantTable = (table: Table, fn: NodejsFunction, access: TableAccess
       new PolicyStatement({
         actions: access.actions.map((action) => `dynamodb:${action}`),
         resources: [table.tableArn],
+        ...(access.leadingKeys
+          ? {
+              conditions: {
+                'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [...access.leadingKeys] },
+              },
+            }
+          : {}),
       }),
     );
   if (access.indexes?.length)
