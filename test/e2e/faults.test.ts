@@ -129,6 +129,8 @@ describe('/_local/faults', () => {
       (status) => status === 'completed',
       { what: `Plan Change ${changeId} completed`, timeoutMs: 50_000 },
     );
+    // A refused send is tried again after its backoff (a minute on the Clock, then doubling).
+    await cloud.advance(61);
     const mail = await eventually(
       async () => {
         await cloud.sweep();
