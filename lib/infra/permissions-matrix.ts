@@ -94,8 +94,12 @@ export const permissionRows = (templates: readonly Json[]): Row[] => {
             const onIndex = /^DataTable\/index\/(.+)$/.exec(target);
             for (const action of actions) {
               const dynamo = /^dynamodb:(.+)$/.exec(action)?.[1];
-              if (dynamo && onTable && !statement.Condition) row.table.add(dynamo);
-              else if (dynamo && onIndex && !statement.Condition) row.indexes.add(`${dynamo} ${onIndex[1]}`);
+              const partitions = leadingKeysOnly(statement.Condition);
+              if (dynamo && onTable && (!statement.Condition || partitions)) {
+                row.table.add(dynamo);
+                if (partitions) row.other.add(`${dynamo} only on the partitions ${partitions.join(', ')}`);
+              } else if (dynamo && onIndex && !statement.Condition)
+                row.indexes.add(`${dynamo} ${onIndex[1]}`);
               else
                 row.other.add(
                   `${statement.Effect === 'Allow' ? '' : `${statement.Effect} `}${action} on ${target}${conditionText(statement.Condition)}`,
@@ -108,6 +112,16 @@ export const permissionRows = (templates: readonly Json[]): Row[] => {
     }
   }
   return rows.sort((a, b) => a.name.localeCompare(b.name));
+};
+
+/**
+ * The partitions a table grant is limited to, when its one condition is `dynamodb:LeadingKeys`
+ * (lib/table-access.ts, `leadingKeys`); undefined for any other condition.
+ */
+const leadingKeysOnly = (condition: unknown): string[] | undefined => {
+  const clauses = condition as Record<string, Record<string, unknown>> | undefined;
+  const keys = clauses?.['ForAllValues:StringEquals']?.['dynamodb:LeadingKeys'];
+  return clauses && Object.keys(clauses).length === 1 && Array.isArray(keys) ? keys.map(String) : undefined;
 };
 
 /** The matrix as Markdown: a table-actions grid, then each function's other grants. */
