@@ -21,17 +21,31 @@ export interface ChangeLine {
   periodEnd: string;
 }
 
-/** The processor's estimate, as the port reads it, lines keyed by price. */
+/**
+ * The processor's estimate of the next invoice with a change applied, as the port reads it
+ * (functions/ports/processor/preview.ts), lines keyed by price; minor units.
+ */
 export interface EstimateFacts {
   currency: string;
+  /** The next invoice as a whole (what else is on it included: the renewal, pending prorations). */
   subtotal: number;
   discount: number;
   tax: number;
   total: number;
+  /** What the card would be charged: the total less any customer credit. */
   amountDue: number;
+  /**
+   * The change's share: ITS proration lines (negative: a credit), those whose period starts at the
+   * proration date and that are not already pending, after the current discount and before tax,
+   * the basis the final adjustment is read on. Prorations already pending on that invoice (an
+   * added Stack's, an earlier change's) are in the total, never here.
+   */
   adjustment: number;
+  /** The tax estimate on the change's lines: the next invoice's total changes by adjustment + this. */
   adjustmentTax: number;
+  /** When that invoice is made (the preserved billing-cycle date). */
   invoiceAt: string | null;
+  /** The change's own proration lines (credits first, as the processor lists them). */
   changeLines: (Omit<ChangeLine, 'plan'> & { priceId: string })[];
 }
 

@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import type { EstimateFacts } from '#core/estimates.ts';
 import { call, iso } from './client.ts';
 import { pendingProrations } from './invoices.ts';
 
@@ -17,48 +18,12 @@ const renewalStart = (lines: { period: { start: number }; parent?: unknown }[]):
 };
 
 /**
- * One proration line of a change, as the processor priced it on a previewed invoice (minor units).
- * Only facts: the words a tenant reads are ours (functions/core/estimates.ts).
+ * The processor's estimate of the next invoice with a change applied, as facts in minor units (the
+ * shape the rule that words it reads: functions/core/estimates.ts, `EstimateFacts`).
  */
-export interface ChangeLineFact {
-  /** The price the line is for, and for how many Stacks. */
-  priceId: string;
-  quantity: number;
-  /** Before the discount; negative for a credit (unused time on what the item was). */
-  amount: number;
-  /** What the current discount takes off it (negative on a credit: what was paid was discounted). */
-  discount: number;
-  /** The tax estimate on what remains (`amount - discount`). */
-  tax: number;
-  /** The time it covers: from the proration moment to the end of the billing period. */
-  periodStart: string;
-  periodEnd: string;
-}
-
-/** The processor's estimate of the next invoice with a change applied: amounts in minor units. */
-export interface InvoiceEstimate {
-  currency: string;
-  /** The next invoice as a whole (what else is on it included: the renewal, pending prorations). */
-  subtotal: number;
-  discount: number;
-  tax: number;
-  total: number;
-  /** What the card would be charged: the total less any customer credit. */
-  amountDue: number;
-  /**
-   * The change's share: ITS proration lines (negative: a credit), those whose period starts at the
-   * proration date and that are not already pending, after the current discount and before tax,
-   * the basis the final adjustment is read on. Prorations already pending on that invoice (an
-   * added Stack's, an earlier change's) are in the total, never here.
-   */
-  adjustment: number;
-  /** The tax estimate on the change's lines: the next invoice's total changes by adjustment + this. */
-  adjustmentTax: number;
-  /** When that invoice is made (the preserved billing-cycle date). */
-  invoiceAt: string | null;
-  /** The change's own proration lines (credits first, as the processor lists them). */
-  changeLines: ChangeLineFact[];
-}
+export type InvoiceEstimate = EstimateFacts;
+/** One proration line of a change, as the processor priced it on a previewed invoice. */
+export type ChangeLineFact = EstimateFacts['changeLines'][number];
 
 type PreviewLine = Stripe.InvoiceLineItem;
 
