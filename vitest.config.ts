@@ -8,14 +8,14 @@ const reporters = process.env.CI ? ['default', 'json'] : ['default'];
  * - integration: handlers and stores against DynamoDB Local and the SQS/SES stand-ins, each file
  *   on a table and an intake queue of its own (test/support/worker-env.ts);
  * - infra: the CDK stack with cdk-nag, synthesized once per run (test/support/infra-setup.ts);
- * - e2e: `npm start` over HTTP, one file at a time, after the other layers.
+ * - e2e: `npm start` over HTTP, two files at a time (a shared server each), after the other layers.
  */
 export default defineConfig({
   test: {
     // Two test files at once (vitest's default on 2 cores is one): an integration file spends much
     // of its time waiting for DynamoDB Local and the stand-ins, so a second file keeps both cores
     // busy (on the 2-core CI machine the integration layer took half the time). Unit,
-    // integration and infra share this group's two workers; e2e runs one file at a time.
+    // integration and infra share this group's two workers; e2e runs two files at a time, each on a server of its own.
     maxWorkers: 2,
     reporters,
     outputFile: { json: '.reports/vitest.json' },
@@ -60,10 +60,10 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           // One `npm start` for the run (test/support/e2e-setup.ts), shared by every file; a file
-          // that needs its own (a restart, another environment) says why. One file at a time, after
-          // the other layers: tests step the shared clock and sweep, so they never overlap.
+          // that needs its own (a restart, another environment) says why. After the other layers, two
+          // files at a time, each on its worker's own shared server (test/support/e2e-setup.ts):
+          // tests step their server's clock and sweep, so two files never share one.
           globalSetup: ['test/support/e2e-setup.ts'],
-          fileParallelism: false,
           pool: 'forks',
           testTimeout: 60_000,
           hookTimeout: 120_000,

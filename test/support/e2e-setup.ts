@@ -12,8 +12,11 @@ import {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The local control plane every e2e file shares (test/support/local-cloud.ts reads it). */
-    sharedCloud: { url: string; dataDirectory: string; logFile: string };
+    /**
+     * The local control planes the e2e files share, one per test worker (test/support/local-cloud.ts
+     * picks the worker's own).
+     */
+    sharedClouds: { url: string; dataDirectory: string; logFile: string }[];
   }
 }
 
@@ -25,18 +28,24 @@ const ROOM = { standard: 200, plus: 200, pro: 50 };
 const SEEDED_LOCATIONS = ['eu-central-1a', 'eu-west-1a'];
 
 /**
- * The e2e project's global setup: one `npm start` for the whole run, in a folder of the run's own.
+ * The e2e project's global setup: the shared `npm start`s for the whole run (one per worker), in a
+ * folder of the run's own.
  * Sweeps run only when a test asks (`--manual-sweep`), and the fleet polls only when ticked, so a
  * test steps time itself. The server logs at DEBUG, every request too (`--verbose`; by default
  * routine request lines are left out), into a file, so a test can read every line
  * (test/e2e/credentials.test.ts looks for secrets there). The teardown stops it and fails the run
  * if any process the run started (anything naming the run's folder: a server, its Java) is left.
  */
-export default async function setup(project: TestProject) {
-  const runDirectory = mkdtempSync(path.join(tmpdir(), 'scp-e2e-run-'));
-  project.provide('e2eRunDirectory', runDirectory);
+/**
+ * One shared server per e2e worker: two files run at once (vitest.config.ts), each on a server of
+ * its own, so a test that steps its server's clock or sweep never steps another file's.
+ */
+export const SHARED_SERVERS = 2;
+
+/** Starts one shared server in the run's folder, with room for the e2e files' tenants. */
+const startSharedServer = async (runDirectory: string, index: number) => {
   const dataDirectory = newDataDirectory(runDirectory);
-  const logFile = path.join(runDirectory, 'shared-server.log');
+  const logFile = path.join(runDirectory, `shared-server-${index + 1}.log`);
   const server = await startLocalServer(dataDirectory, ['--fresh', '--manual-sweep', '--verbose'], {
     environment: { POWERTOOLS_LOG_LEVEL: 'DEBUG' },
     logFile,
@@ -49,10 +58,22 @@ export default async function setup(project: TestProject) {
       }),
     ),
   );
-  project.provide('sharedCloud', { url: server.url, dataDirectory, logFile });
+  return { server, cloud: { url: server.url, dataDirectory, logFile } };
+};
+
+export default async function setup(project: TestProject) {
+  const runDirectory = mkdtempSync(path.join(tmpdir(), 'scp-e2e-run-'));
+  project.provide('e2eRunDirectory', runDirectory);
+  const started = await Promise.all(
+    Array.from({ length: SHARED_SERVERS }, (_, index) => startSharedServer(runDirectory, index)),
+  );
+  project.provide(
+    'sharedClouds',
+    started.map(({ cloud }) => cloud),
+  );
 
   return async () => {
-    const code = await stopLocalServer(server);
+    const codes = await Promise.all(started.map(({ server }) => stopLocalServer(server)));
     const left = processesNaming(runDirectory);
     for (const pid of left) {
       try {
@@ -62,13 +83,15 @@ export default async function setup(project: TestProject) {
       }
     }
     const problems = [
-      ...(code === 0 ? [] : [`the shared npm start exited with ${code}`]),
+      ...codes.flatMap((code, index) =>
+        code === 0 ? [] : [`shared npm start ${index + 1} exited with ${code}`],
+      ),
       ...(left.length ? [`processes of this run were still running (killed now): ${left.join(', ')}`] : []),
     ];
-    if (problems.length) throw new Error(`${problems.join('; ')} (see ${logFile})`);
-    // The shared server's log (and its data) stay for a run with a failure, to read what happened.
+    if (problems.length) throw new Error(`${problems.join('; ')} (see the logs in ${runDirectory})`);
+    // The shared servers' logs (and their data) stay for a run with a failure, to read what happened.
     if (project.vitest.state.getCountOfFailedTests() > 0)
-      console.error(`The shared npm start's log of this run: ${logFile}`);
+      console.error(`The shared npm starts' logs of this run: ${runDirectory}/shared-server-*.log`);
     else rmSync(runDirectory, { recursive: true, force: true });
   };
 }

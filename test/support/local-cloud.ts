@@ -7,8 +7,9 @@ import { endpointsEnvironment, type LocalTarget, runOps, setCapacity } from './l
 /**
  * What an e2e test does to a local control plane over HTTP: the API as a tenant, the `/_local`
  * routes that step time (sweep, fleet tick, clock), the processor emulator's own API, the sent
- * mail, and `npm run ops`. Every e2e file runs against the one server the e2e setup starts
- * (`sharedCloud()`, test/support/e2e-setup.ts); a file that needs a server of its own passes it.
+ * mail, and `npm run ops`. Every e2e file runs against its worker's shared server, one of those the
+ * e2e setup starts (`sharedCloud()`, test/support/e2e-setup.ts); a file that needs a server of its
+ * own passes it.
  *
  * On the shared server tests share nothing but the server: each makes its own tenants (a unique
  * login, `uniqueLogin`), reads state relative to them, ticks only its own Dispatchers, and gives
@@ -21,9 +22,15 @@ const DAY = 86_400;
 
 export { DAY };
 
-/** The local control plane every e2e file shares, started by the e2e setup. */
+/**
+ * The local control plane this e2e file shares with the files its worker runs before and after it,
+ * started by the e2e setup: one per worker (`VITEST_POOL_ID` is 1 to maxWorkers), so two files that
+ * run at once never share a server's clock or sweep.
+ */
 export const sharedCloud = (): LocalTarget => {
-  const { url, dataDirectory, logFile } = inject('sharedCloud');
+  const clouds = inject('sharedClouds');
+  const worker = Number(process.env.VITEST_POOL_ID ?? '1');
+  const { url, dataDirectory, logFile } = clouds[(worker - 1) % clouds.length];
   return {
     url,
     dataDirectory,
