@@ -20,7 +20,7 @@ describe('the money path under faults (short chaos run)', () => {
     console.log(result.line);
     expect(result.violations).toEqual([]);
     expect(result.faults).toBeGreaterThan(0);
-    expect(everyFaultKind().length).toBe(13);
+    expect(everyFaultKind().length).toBe(14);
     expect(result.line).toMatch(
       /^chaos: \d+ faults over \d+ kinds, 0 invariant violations, settled in \d+\.\d s$/,
     );
