@@ -5,6 +5,7 @@ import { placeablePlans, withoutReservationOf } from '#core/placement.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { Refusal } from '#core/refusal.ts';
 import { config } from '#ports/config.ts';
+import { logger } from '#ports/logger.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
 import { checkoutSession, createCheckoutSession } from '#ports/processor/checkout.ts';
 import { createCustomer } from '#ports/processor/customers.ts';
@@ -143,11 +144,20 @@ export const startCheckout = async (params: {
         throw error;
       }
     }
-    const reservation = await reserveCapacity(
-      { tenantId: tenant.tenantId, region: tenant.homeRegion, plan },
-      now,
-      expiresAt,
-    );
+    let reservation: Awaited<ReturnType<typeof reserveCapacity>>;
+    try {
+      reservation = await reserveCapacity(
+        { tenantId: tenant.tenantId, region: tenant.homeRegion, plan },
+        now,
+        expiresAt,
+      );
+    } catch (error) {
+      // A table fault (a transaction conflict, throttling past the SDK's retries): the claim is
+      // given back, so the tenant's retry goes ahead at once instead of meeting
+      // checkout_in_progress until the claim is a minute old.
+      await clearCheckout(tenant.tenantId, attemptId);
+      throw error;
+    }
     if (!reservation.reserved) {
       await clearCheckout(tenant.tenantId, attemptId);
       throw noCapacity(plan, reservation.availablePlans);
@@ -182,7 +192,16 @@ export const startCheckout = async (params: {
       await lookNoLaterThan(tenant.tenantId, expiresAt.toISOString());
       return { url: session.url };
     } catch (error) {
-      await releaseReservation(tenant.homeRegion, tenant.tenantId);
+      // The reservation goes first (while the claim still keeps other attempts from reserving),
+      // then the claim, even when the release failed: a reservation left lapses at the session's
+      // expiry (and the tenant's next one replaces it); a claim left would refuse the tenant's
+      // retries for a minute.
+      await releaseReservation(tenant.homeRegion, tenant.tenantId).catch((releaseError: unknown) =>
+        logger.warn('a failed checkout left its reservation to lapse', {
+          tenantId: tenant.tenantId,
+          error: releaseError as Error,
+        }),
+      );
       await clearCheckout(tenant.tenantId, attemptId);
       // A session the processor may still have created after we gave up is expired by the sweep.
       await lookNoLaterThan(tenant.tenantId, new Date(now.getTime() + 60_000).toISOString());

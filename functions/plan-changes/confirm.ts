@@ -3,8 +3,9 @@ import { CONFIRM_REFUSAL_TEXT, expiryOf, startingStatus } from '#core/plan-chang
 import type { PlanValue } from '#core/plans.ts';
 import { endPriceLock } from '#core/price-lock.ts';
 import { Refusal } from '#core/refusal.ts';
+import { logger } from '#ports/logger.ts';
 import { withProcessorDeadline } from '#ports/processor/deadline.ts';
-import { startPlanChange, stopPlanChange } from '#ports/workflows.ts';
+import { stopPlanChange } from '#ports/workflows.ts';
 import { placeHold } from '#store/capacity.ts';
 import {
   claimIdempotencyKey,
@@ -25,7 +26,8 @@ import { applyStackWrites } from '#store/transact.ts';
 import { requireStack } from '../stacks/views.ts';
 import { requireGatesReady } from './gates.ts';
 import { estimateChange, refusalsFor, subscriptionOf } from './preview.ts';
-import { executionOf, planChangeView, statusAfter } from './record.ts';
+import { planChangeView, statusAfter } from './record.ts';
+import { startDueAt, startOrLeaveToSweep } from './start.ts';
 
 const PROCESSOR_BUDGET_MS = 7_500;
 /** A held place outlives any wait; it is given back when the change ends. */
@@ -66,10 +68,11 @@ export const confirmPlanChange = async (params: {
       now,
     );
     if (!prior.claimed) {
-      // The same request again: make sure its execution runs (a start is a no-op when it does).
+      // The same request again: make sure its execution runs (a start is a no-op when it does;
+      // one refused again is the sweep's to make).
       const done = prior.result as ReturnType<typeof planChangeView>;
       const change = await getPlanChange(tenant.tenantId, done.changeId);
-      if (change) await startPlanChange(executionOf(change));
+      if (change) await startOrLeaveToSweep(change);
       return done;
     }
     key = prior.claim;
@@ -84,10 +87,19 @@ export const confirmPlanChange = async (params: {
     if (key) await releaseIdempotencyKey(key);
     throw error;
   }
-  // Recorded: from here a retry with the same key replays the answer and (re)starts the execution.
+  // Recorded: the change is confirmed whatever happens next. Its execution starts now; a start
+  // refused or unanswered is made by the sweep after its grace (functions/plan-changes/start.ts),
+  // so neither the tenant's retry nor an Idempotency-Key is needed for it to run.
   const { change, superseded } = decided;
-  if (superseded) await stopPlanChange(superseded, `superseded by ${change.changeId}`);
-  await startPlanChange(executionOf(change));
+  if (superseded)
+    await stopPlanChange(superseded, `superseded by ${change.changeId}`).catch((error: unknown) =>
+      // Its next task reads its record (superseded) and ends it.
+      logger.warn('superseded plan change not stopped; its next task ends it', {
+        changeId: superseded,
+        error: error as Error,
+      }),
+    );
+  await startOrLeaveToSweep(change);
   return planChangeView(change);
 };
 
@@ -173,7 +185,7 @@ const decideAndRecord = async (params: {
         }
       : { ...stack, priceLock };
     const writes = [
-      planChangePut(change),
+      planChangePut(change, startDueAt(now)),
       planChangeStackWrite(tenant.tenantId, stack, nextStack, { id: changeId, status }),
       ...(hold?.writes ?? []),
       ...(open

@@ -13,6 +13,7 @@ import {
   type SweepLeaseBusy,
   takeSweepLease,
 } from '#store/sweep-lease.ts';
+import { startOwedPlanChanges } from '../plan-changes/start.ts';
 import { drainIntake, type IntakeSummary } from './intake.ts';
 import { sendPendingEmails } from './outbox.ts';
 import { reconcileTenant } from './reconcile.ts';
@@ -51,7 +52,13 @@ export interface SweepSummary {
   emailsFailed: number;
   /** Emails parked as `failed` after their last allowed attempt (`npm run ops -- outbox list`). */
   emailsParked: number;
-  /** Items read from the due index, the waitlist index and the outbox index. */
+  /**
+   * Plan Change executions the sweep started because the confirm's start was refused or went
+   * unanswered (functions/plan-changes/start.ts), and owed starts refused again (tried next run).
+   */
+  planChangesStarted: number;
+  planChangeStartsFailed: number;
+  /** Items read from the due index, the waitlist index, the owed starts and the outbox index. */
   indexItemsRead: number;
   durationMs: number;
 }
@@ -78,6 +85,8 @@ const sweepOnce = async (budgetMs: number): Promise<SweepSummary> => {
     emailsSent: 0,
     emailsFailed: 0,
     emailsParked: 0,
+    planChangesStarted: 0,
+    planChangeStartsFailed: 0,
     indexItemsRead: 0,
     durationMs: 0,
   };
@@ -155,6 +164,11 @@ const sweepOnce = async (budgetMs: number): Promise<SweepSummary> => {
     // Everything read conflicted (another sweep, or new events): leave it for the next run.
     if (!progressed && intakeEmpty) break;
   }
+  // Starting a workflow writes no billing state; the sweep is only the actor that runs every minute.
+  const starts = await startOwedPlanChanges(now(), deadline + SAFETY_MS / 4);
+  summary.planChangesStarted = starts.started;
+  summary.planChangeStartsFailed = starts.failed;
+  summary.indexItemsRead += starts.itemsRead;
   const waitlist = await notifyWaitlist(now());
   summary.waitlistNotified = waitlist.notified;
   summary.indexItemsRead += waitlist.itemsRead;
@@ -230,6 +244,8 @@ const mergeSummaries = (a: SweepSummary, b: SweepSummary): SweepSummary => ({
   emailsSent: a.emailsSent + b.emailsSent,
   emailsFailed: a.emailsFailed + b.emailsFailed,
   emailsParked: a.emailsParked + b.emailsParked,
+  planChangesStarted: a.planChangesStarted + b.planChangesStarted,
+  planChangeStartsFailed: a.planChangeStartsFailed + b.planChangeStartsFailed,
   indexItemsRead: a.indexItemsRead + b.indexItemsRead,
   durationMs: a.durationMs + b.durationMs,
 });

@@ -1,9 +1,9 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_CHANGE_STATUSES, PLAN_CHANGE_STEPS, TERMINAL_STATUSES } from '#core/plan-change.ts';
 import { PLAN_VALUES } from '#core/plans.ts';
 import { PLAN_CHANGE_REASONS } from '#core/tenant-reasons.ts';
-import { db, getItem, queryPrefix, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, getItem, queryPrefix, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -111,14 +111,83 @@ export const listPlanChanges = async (tenantId: string, stackId?: string): Promi
     (change) => stackId === undefined || change.stackId === stackId,
   );
 
-/** The write that records a new change (once). */
-export const planChangePut = (change: PlanChange): TransactItem => ({
+/**
+ * The sparse GSI2 partition of changes whose execution start is not known to have happened: a
+ * change is recorded in it, sorted by the moment the sweep may start it (`startDueAt`), and leaves
+ * it once a start was answered (functions/plan-changes/start.ts).
+ */
+const START_PENDING = 'PLANCHANGE#START';
+
+const startPendingKeys = (change: Pick<PlanChange, 'tenantId' | 'changeId'>, startDueAt: string) => ({
+  GSI2PK: START_PENDING,
+  GSI2SK: `${startDueAt}#${change.tenantId}#${change.changeId}`,
+});
+
+/**
+ * The write that records a new change (once); with `startDueAt`, in the partition of changes whose
+ * execution start is owed: the sweep starts it from then on unless a start is recorded first.
+ */
+export const planChangePut = (change: PlanChange, startDueAt?: string): TransactItem => ({
   Put: {
     TableName: tableName(),
-    Item: { ...keys.planChange(change.tenantId, change.changeId), type: 'plan_change', ...change },
+    Item: {
+      ...keys.planChange(change.tenantId, change.changeId),
+      type: 'plan_change',
+      ...change,
+      ...(startDueAt === undefined ? {} : startPendingKeys(change, startDueAt)),
+    },
     ConditionExpression: 'attribute_not_exists(PK)',
   },
 });
+
+/** A change whose execution start is owed (from the start-pending partition). */
+export interface StartOwed {
+  tenantId: string;
+  changeId: string;
+  startDueAt: string;
+}
+
+/** Changes whose execution start is owed and due at or before `now`, earliest first, at most `limit`. */
+export const listStartsOwed = async (
+  now: Date,
+  limit: number,
+): Promise<{ owed: StartOwed[]; itemsRead: number }> => {
+  const page = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :owed AND GSI2SK <= :now',
+      ExpressionAttributeValues: { ':owed': START_PENDING, ':now': `${now.toISOString()}#\uffff` },
+      ProjectionExpression: 'tenantId, changeId, GSI2SK',
+      Limit: limit,
+    }),
+  );
+  return {
+    owed: (page.Items ?? []).map((item) => ({
+      tenantId: String(item.tenantId),
+      changeId: String(item.changeId),
+      startDueAt: String(item.GSI2SK).split('#')[0] ?? '',
+    })),
+    itemsRead: page.ScannedCount ?? 0,
+  };
+};
+
+/**
+ * Records that the change's execution start was answered: it leaves the start-pending partition.
+ * Touches neither the version nor any field a task reads (a task's version-checked update still
+ * applies). False when the change is gone.
+ */
+export const recordStartAnswered = (tenantId: string, changeId: string): Promise<boolean> =>
+  appliedUnlessConditionFails(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.planChange(tenantId, changeId),
+        UpdateExpression: 'REMOVE GSI2PK, GSI2SK',
+        ConditionExpression: 'attribute_exists(PK)',
+      }),
+    ),
+  );
 
 /**
  * The write that moves a change on from what was read: its new fields, one more history entry when

@@ -178,6 +178,12 @@ export class ControlPlaneStack extends Stack {
       environment,
       processorApiKey: secrets.processorApiKey,
     });
+    // The sweep starts the executions whose start a confirm saw refused (functions/plan-changes/start.ts).
+    this.planChanges.grantStart(this.reconciler.function);
+    this.reconciler.function.addEnvironment(
+      'PLAN_CHANGE_STATE_MACHINE_ARN',
+      this.planChanges.stateMachine.stateMachineArn,
+    );
     this.credentialsKey = new CredentialsKey(this, 'CredentialsKey');
     this.exports = new ExportArchives(this, 'Exports', {
       site: this.site,

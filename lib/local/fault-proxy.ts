@@ -8,7 +8,8 @@ import { closeServer, listenOn } from './ports.ts';
  * reach the stand-in through it. It forwards every request unchanged (Host included, so presigned
  * URLs still verify) unless the fault board says the call fails; then it answers what the real
  * service answers in that case (DynamoDB's throttling and transaction conflicts, SES's rejection,
- * Step Functions' refusal, S3's SlowDown), or holds the call without answering (a timeout).
+ * Step Functions' refusal, S3's SlowDown), holds the call without answering (a timeout), or lets
+ * the stand-in apply it and then resets the connection (a workflow start applied, its answer lost).
  */
 
 const target = (request: IncomingMessage): string => {
@@ -134,7 +135,9 @@ export const startFaultProxy = async (
       const body = Buffer.concat(chunks);
       const operation = classify(dependency, request);
       const fault = operation ? board.draw(dependency, operation) : undefined;
-      if (fault) {
+      // "Applied, answer lost": the stand-in applies the call, then the connection is reset.
+      const lost = fault === 'applied-answer-lost';
+      if (fault && !lost) {
         answerFault(dependency, fault, body.toString('utf8'), response);
         return;
       }
@@ -147,6 +150,11 @@ export const startFaultProxy = async (
           headers: request.headers,
         },
         (answer) => {
+          if (lost) {
+            answer.resume();
+            answer.on('end', () => response.destroy());
+            return;
+          }
           response.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(response);
         },

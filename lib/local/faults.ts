@@ -40,7 +40,7 @@ export const FAULT_CATALOG = {
   },
   queue: { operations: ['receive', 'delete'], faults: ['refused'] },
   mail: { operations: ['send'], faults: ['refused', 'timeout'] },
-  workflow: { operations: ['start'], faults: ['refused'] },
+  workflow: { operations: ['start'], faults: ['refused', 'applied-answer-lost'] },
   storage: { operations: ['upload_part'], faults: ['refused'] },
 } as const;
 

@@ -9,7 +9,12 @@ const counted = (count: number, one: string, many: string) => `${count} ${count 
  */
 export const sweepLine = (summary: SweepSummary, now: Date): string | undefined => {
   const moved = summary.transitions.length;
-  const changed = summary.intake.applied + moved + summary.emailsSent + summary.waitlistNotified;
+  const changed =
+    summary.intake.applied +
+    moved +
+    summary.emailsSent +
+    summary.waitlistNotified +
+    summary.planChangesStarted;
   if (changed === 0) return undefined;
   const parts = [
     counted(summary.intake.applied, 'event applied', 'events applied'),
@@ -21,6 +26,8 @@ export const sweepLine = (summary: SweepSummary, now: Date): string | undefined 
   ];
   if (summary.waitlistNotified > 0)
     parts.push(counted(summary.waitlistNotified, 'waitlist entry told', 'waitlist entries told'));
+  if (summary.planChangesStarted > 0)
+    parts.push(counted(summary.planChangesStarted, 'Plan Change started', 'Plan Changes started'));
   if (summary.failed > 0) parts.push(counted(summary.failed, 'tenant failed', 'tenants failed'));
   if (summary.emailsFailed > 0) parts.push(counted(summary.emailsFailed, 'email failed', 'emails failed'));
   if (summary.emailsParked > 0)

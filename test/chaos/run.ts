@@ -30,6 +30,12 @@ if (result.abandoned.length) {
   console.log(`steps the driver gave up on (${result.abandoned.length}):`);
   for (const step of result.abandoned) console.log(`  ${step}`);
 }
+if (result.refusedRetryably.length) {
+  console.log(
+    `steps refused all along with "nothing written, try again" answers (correct under sustained faults; ${result.refusedRetryably.length}):`,
+  );
+  for (const step of result.refusedRetryably) console.log(`  ${step}`);
+}
 for (const violation of result.violations) console.log(`VIOLATION ${violation}`);
 console.log(result.line);
 process.exit(result.violations.length ? 1 : 0);

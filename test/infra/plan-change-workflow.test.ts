@@ -112,7 +112,7 @@ describe('the Plan Change workflow in the CDK stack', () => {
     expect(invokedIds.sort()).toEqual(PLAN_CHANGE_TASKS.map((task) => taskFunctionId(task.state)).sort());
   });
 
-  it('the confirm and cancel routes may start, stop and describe its executions; no other function may', () => {
+  it('the confirm and cancel routes may start, stop and describe its executions; the reconciler may only start them; no other function may', () => {
     const [machineId] = stateMachine();
     const workflowRoutes = routes.filter((route) => route.startsPlanChanges);
     expect(workflowRoutes.map((route) => route.id).sort()).toEqual([
@@ -142,6 +142,24 @@ describe('the Plan Change workflow in the CDK stack', () => {
       expect(variables.PLAN_CHANGE_STATE_MACHINE_ARN).toEqual({ Ref: machineId });
       allowed.add(roleOfFunction(fnId));
     }
+    // The sweep starts the executions whose start a confirm saw refused (functions/plan-changes/start.ts).
+    const sweepId = only(
+      ofType('AWS::Lambda::Function')
+        .map(([id]) => id)
+        .filter((id) => /^ReconcilerSweep[0-9A-F]{8}$/.test(id)),
+      'the reconciler',
+    );
+    const sweepStatements = statementsOf(roleOfFunction(sweepId)).filter((s) =>
+      actionsOf(s).some((action) => action.startsWith('states:')),
+    );
+    expect(sweepStatements.map((s) => [actionsOf(s), s.Resource])).toEqual([
+      [['states:StartExecution'], { Ref: machineId }],
+    ]);
+    expect(
+      (resource(sweepId).Properties.Environment as { Variables: Record<string, unknown> }).Variables
+        .PLAN_CHANGE_STATE_MACHINE_ARN,
+    ).toEqual({ Ref: machineId });
+    allowed.add(roleOfFunction(sweepId));
     const others = ofType('AWS::IAM::Policy').filter(
       ([, policy]) =>
         JSON.stringify(policy.Properties.PolicyDocument).includes('states:') &&

@@ -26,6 +26,8 @@ export interface ChaosOptions {
   share?: number;
   /** How many tenants go through their path at once. */
   concurrency?: number;
+  /** The least real time a wait for the sweep's work lasts before the driver gives up (ms). */
+  patienceMs?: number;
   log?: (line: string) => void;
 }
 
@@ -37,6 +39,12 @@ export interface ChaosResult {
   settledSeconds: number;
   /** Steps the driver gave up on (the path could not be driven; not an invariant). */
   abandoned: string[];
+  /**
+   * Steps refused for the whole of the driver's patience with answers that each say "nothing was
+   * written, try again" (502 processor_unavailable, 429, 503 subscription_busy): the tenant was
+   * told clearly, and the invariants show nothing was charged or held for them. Not a give-up.
+   */
+  refusedRetryably: string[];
   deadLetters: string[];
   line: string;
 }
@@ -57,6 +65,12 @@ interface Tenant {
   exportId?: string;
 }
 
+/**
+ * The least real time `until` waits by default: longer than the intake queue's visibility timeout
+ * (120 s locally: an event whose apply failed comes back after it) and two reconcile backoffs.
+ */
+const UNTIL_PATIENCE_MS = 130_000;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs `work` over `items`, `limit` at a time. */
@@ -71,6 +85,17 @@ const pool = async <T>(items: T[], limit: number, work: (item: T) => Promise<voi
 
 /** The 409s that say to repeat the same request soon (the others are final answers). */
 const RETRY_409 = new Set(['checkout_in_progress', 'subscription_busy', 'request_in_progress']);
+
+/**
+ * Answers that say the request wrote nothing and may be repeated (each route's contract): the
+ * processor did not answer or was out of time (nothing charged, nothing held), the account's
+ * rate limit, another change of the subscription under way. A step refused only with these is
+ * the correct behaviour under sustained faults, not a step the driver failed to drive.
+ */
+const NOTHING_WRITTEN = (answer: Answer): boolean =>
+  (answer.status === 502 && answer.body?.error?.code === 'processor_unavailable') ||
+  answer.status === 429 ||
+  (answer.status === 503 && answer.body?.error?.code === 'subscription_busy');
 
 interface Answer {
   status: number;
@@ -93,6 +118,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
     faults: board,
   });
   const abandoned: string[] = [];
+  const refusedRetryably: string[] = [];
   try {
     const call = async (
       method: string,
@@ -140,15 +166,17 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       const deadline = performance.now() + withinMs;
       let last: Answer | undefined;
       const seen: string[] = [];
+      let onlyNothingWritten = true;
       for (let attempt = 0; performance.now() < deadline; attempt++) {
         last = await make(key);
         if (done(last)) return last;
+        if (!NOTHING_WRITTEN(last)) onlyNothingWritten = false;
         seen.push(`${last.status}${last.body?.error?.code ? ` ${last.body.error.code}` : ''}`);
         const retryable409 = last.status === 409 && RETRY_409.has(last.body?.error?.code);
         if (last.status !== 0 && last.status < 500 && last.status !== 429 && !retryable409) break;
         await sleep(Math.min(2_000, 100 * 2 ** attempt));
       }
-      abandoned.push(
+      (onlyNothingWritten && seen.length > 0 ? refusedRetryably : abandoned).push(
         `${what}: ${last?.status} ${JSON.stringify(last?.body).slice(0, 200)} (answers: ${seen.join(', ')})`,
       );
       return undefined;
@@ -161,10 +189,18 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       if (again.status === 200) tenant.token = again.body.sessionToken;
       return call(method, urlPath, body, tenant.token, key ? { 'idempotency-key': key } : {});
     };
-    /** Sweeps (and polls the fleet) until `probe` holds, at most `rounds` times. */
+    /**
+     * Sweeps (and polls the fleet) until `probe` holds: at least `rounds` times and at least
+     * UNTIL_PATIENCE_MS. Rounds alone were too short with few tenants (a round takes a fraction of
+     * a second): what failed under a fault comes back after a wait of real time, a tenant's
+     * reconciliation after its 30 s backoff (doubling), an event after its visibility timeout.
+     * Before, a tenant whose first Stack waited for either was counted as a give-up.
+     */
     const until = async (what: string, probe: () => Promise<boolean>, rounds = 40) => {
-      for (let round = 0; round < rounds; round++) {
+      const patientUntil = performance.now() + (options.patienceMs ?? UNTIL_PATIENCE_MS);
+      for (let round = 0; round < rounds || performance.now() < patientUntil; round++) {
         if (await probe()) return true;
+        if (round >= rounds) await sleep(1_000);
         await sweep();
         await call('POST', '/_local/fleet/tick');
       }
@@ -379,6 +415,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       violations,
       settledSeconds,
       abandoned,
+      refusedRetryably,
       deadLetters,
       line,
     };

@@ -13,6 +13,8 @@ const idle: SweepSummary = {
   emailsSent: 0,
   emailsFailed: 0,
   emailsParked: 0,
+  planChangesStarted: 0,
+  planChangeStartsFailed: 0,
   indexItemsRead: 3,
   durationMs: 12,
 };

@@ -123,6 +123,18 @@ export class PlanChanges extends Construct {
     );
   }
 
+  /**
+   * Lets `grantee` start executions only: the reconciler sweep starts those a confirm's start was
+   * refused for (functions/plan-changes/start.ts).
+   */
+  grantStart(grantee: IGrantable): void {
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['states:StartExecution'],
+      resourceArns: [this.stateMachine.stateMachineArn],
+    });
+  }
+
   /** Lets `grantee` start executions, and stop and describe them (confirm, supersede, cancel). */
   grantStartStop(grantee: IGrantable & IConstruct): void {
     Grant.addToPrincipal({
