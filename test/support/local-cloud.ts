@@ -30,7 +30,9 @@ export { DAY };
 export const sharedCloud = (): LocalTarget => {
   const clouds = inject('sharedClouds');
   const worker = Number(process.env.VITEST_POOL_ID ?? '1');
-  const { url, dataDirectory, logFile } = clouds[(worker - 1) % clouds.length];
+  const cloud = clouds[(worker - 1) % clouds.length];
+  if (!cloud) throw new Error('the e2e setup started no shared server (test/support/e2e-setup.ts)');
+  const { url, dataDirectory, logFile } = cloud;
   return {
     url,
     dataDirectory,
