@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   AccountBudget,
   budgetShape,
+  MAX_WINDOWS_AHEAD,
   PROCESSOR_RATE_LIMITS,
   type ProcessorShare,
   placesFor,
@@ -95,6 +96,25 @@ describe('one processor budget per account: never more than the limit in any sec
     expect(Math.max(...byShare.sweep)).toBeLessThan(2_500);
     expect(Math.max(...byShare.shared)).toBeGreaterThan(10_000);
     expect(busiestSecond([...byShare.sweep, ...byShare.shared])).toBeLessThanOrEqual(100);
+  });
+
+  it("a tenant's call behind a busy sweep waits a few windows, not for the sweep's queue (no process claims more than MAX_WINDOWS_AHEAD ahead)", async () => {
+    const [sweep, api] = account(25, 2) as [AccountBudget, AccountBudget];
+    const started = Date.now();
+    // The sweep queues 300 calls (12 s of the whole account); a tenant's request comes 2 s later.
+    const sweepCalls = Promise.all(Array.from({ length: 300 }, () => sweep.acquire('sweep')));
+    let apiStarted = 0;
+    const apiCall = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await api.acquire('shared');
+      apiStarted = Date.now() - started;
+    })();
+    await vi.advanceTimersByTimeAsync(20_000);
+    await Promise.all([sweepCalls, apiCall]);
+    // Before the horizon it started after the sweep's 12 s; now within half a second of asking.
+    expect(apiStarted).toBeGreaterThanOrEqual(2_000);
+    expect(apiStarted).toBeLessThan(2_500);
+    expect(MAX_WINDOWS_AHEAD.sweep).toBeLessThan(MAX_WINDOWS_AHEAD.shared);
   });
 
   it('does not hold a lone caller back', async () => {
