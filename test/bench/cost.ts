@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -21,6 +21,7 @@ import { processorRateLimit } from '../../functions/ports/rate-limit.ts';
 import type { SweepSummary } from '../../functions/reconciler/sweep.ts';
 import { db, tableName } from '../../functions/store/client.ts';
 import { REPO_ROOT } from '../../lib/constants.ts';
+import { CONSOLE_DIRECTORY } from '../../lib/infra/constructs/console.ts';
 import { DEFAULT_MEMORY_MB } from '../../lib/infra/constructs/lambda.ts';
 import { RECONCILER_MEMORY_MB } from '../../lib/infra/constructs/reconciler.ts';
 import type { LocalRequest } from '../../lib/local/http-adapter.ts';
@@ -51,10 +52,11 @@ import { paidCheckout } from './plane.ts';
 export const USAGE = {
   /** Session API calls a tenant's console makes a day (me, billing status, plans), through CloudFront. */
   apiCallsPerTenantPerDay: 20,
-  /** Console page loads a tenant makes a day: the HTML and its assets from CloudFront (S3 origin, cached). */
+  /**
+   * Console page loads a tenant makes a day, each fetching every file of the console from
+   * CloudFront (no browser cache assumed: an overstatement); the files are counted below.
+   */
   consoleVisitsPerTenantPerDay: 1,
-  consoleRequestsPerVisit: 4,
-  consoleBytesPerVisit: 250_000,
   /** Share of the tenants that are new in a month (sign-up, slug, checkout, first payment). */
   newTenantsPerMonth: 0.05,
   /** Stacks per tenant: most have one, some two or three (issue 23). */
@@ -72,8 +74,6 @@ export const USAGE = {
   exportBytes: 1_000_000,
   /** Exports expire after this many days (the bucket's lifecycle rule). */
   exportKeptDays: 7,
-  /** The console's files in S3, shared by every tenant. */
-  consoleAssetBytes: 1_000_000,
   /** The schedule runs the sweep every minute. */
   scheduledSweepsPerDay: 60 * 24,
   /** Lambda's own lines per invocation (START, END, REPORT with its X-Ray line; text format), not written locally. */
@@ -131,6 +131,17 @@ const WEBHOOK_EMF_BYTES = JSON.stringify(recordWebhook('verified')).length;
 
 /** The share of routine request lines the functions write in the cloud (functions/core/request-log.ts). */
 const CLOUD_SAMPLE_RATE = sampleRateOf(undefined, Number(DEFAULTS.REQUEST_LOG_SAMPLE_RATE));
+
+/** The console's files (what the site's bucket holds and a visit fetches): how many, and their bytes. */
+const CONSOLE_FILES = (() => {
+  const files = readdirSync(CONSOLE_DIRECTORY, { recursive: true, withFileTypes: true }).filter((entry) =>
+    entry.isFile(),
+  );
+  return {
+    count: files.length,
+    bytes: files.reduce((sum, entry) => sum + statSync(path.join(entry.parentPath, entry.name)).size, 0),
+  };
+})();
 
 /** Route templates as regular expressions, with their auth and id. */
 const routeMatchers = routes.map((route) => ({
@@ -629,9 +640,11 @@ export const tenantDay = (figures: CostFigures, tenants: number): TenantDayUsage
     logBytes: day.logBytes + planChangeInvocations * USAGE.lambdaPlatformLogBytes,
     accessLogBytes: day.accessLogBytes,
     xrayTracesRecorded: traced,
-    cloudFrontRequests:
-      day.cloudFrontRequests + USAGE.consoleVisitsPerTenantPerDay * USAGE.consoleRequestsPerVisit,
-    cloudFrontBytesOut: day.cloudFrontBytes + USAGE.consoleVisitsPerTenantPerDay * USAGE.consoleBytesPerVisit,
+    cloudFrontRequests: day.cloudFrontRequests + USAGE.consoleVisitsPerTenantPerDay * CONSOLE_FILES.count,
+    cloudFrontBytesOut:
+      day.cloudFrontBytes +
+      USAGE.consoleVisitsPerTenantPerDay *
+        (CONSOLE_FILES.bytes + CONSOLE_FILES.count * USAGE.responseHeaderBytes),
     s3Requests: day.s3Requests + exportsPerDay * USAGE.s3RequestsPerExport,
     apiBytesOut: day.directBytes,
     processorCalls: day.processorCalls,
@@ -643,7 +656,7 @@ export const fleetShape = (figures: CostFigures, tenants: number): FleetShape =>
   dynamoBytesPerTenant: figures.dynamoBytesPerTenant,
   s3BytesPerTenant:
     USAGE.exportBytes * USAGE.exportsPerTenantMonth * (USAGE.exportKeptDays / DAYS_PER_MONTH) +
-    USAGE.consoleAssetBytes / tenants,
+    CONSOLE_FILES.bytes / tenants,
 });
 
 const describe = (label: string, f: Figures) =>
@@ -686,7 +699,7 @@ export const printCost = async (
       `(idle interval ${POLL_IDLE_MIN_SECONDS}-${POLL_IDLE_MAX_SECONDS} s; every poll runs the authorizer, whose cache lasts 30 s) and reporting ${heartbeatsPerStackDay} heartbeats (each right after a poll: no authorizer run), ` +
       `the daily re-check of every tenant, the sweep every minute (${USAGE.scheduledSweepsPerDay.toLocaleString('en')} a day), ` +
       `${USAGE.planChangesPerTenantMonth * 100}% of tenants changing Plan a month (${planChangeShape.transitions} transitions each), ` +
-      `one export a tenant a month, memory ${DEFAULT_MEMORY_MB} MB (API) / ${RECONCILER_MEMORY_MB} MB (reconciler).`,
+      `one export a tenant a month, the console's ${CONSOLE_FILES.count} files (${(CONSOLE_FILES.bytes / 1000).toFixed(0)} KB) fetched on each visit, memory ${DEFAULT_MEMORY_MB} MB (API) / ${RECONCILER_MEMORY_MB} MB (reconciler).`,
   );
   console.log(`Fixed resources: ${fixed.source}.`);
   const bills = TENANT_COUNTS.map((tenants) =>
