@@ -5,7 +5,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import {
   HEARTBEAT_SECONDS,
   POLL_IDLE_MAX_SECONDS,
@@ -213,7 +213,10 @@ const install = (plane: RunningControlPlane): void => {
         0,
       );
       if (READ_COMMANDS.test(context.commandName ?? '')) meter.readUnits += units;
-      else meter.writeUnits += units;
+      else {
+        meter.writeUnits += units;
+        for (const key of writtenKeys(args.input as Record<string, unknown>)) keysWritten?.add(key);
+      }
       return result;
     },
     { step: 'initialize', name: 'benchConsumedCapacity' },
@@ -435,26 +438,56 @@ export interface CostFigures {
   perHeartbeat: Figures;
   eventsPerTenantMonth: number;
   sampleTenants: number;
-  /** Table bytes (items + GSI copies) the sample tenants' month added, per tenant. */
+  /** Table bytes (items + GSI copies) of the items the sample tenants' month wrote, per tenant. */
   dynamoBytesPerTenant: number;
 }
 
-/** Every item of the table, by key, with its approximate size in the table and its indexes. */
-const tableBytes = async (): Promise<Map<string, number>> => {
-  const sizes = new Map<string, number>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }));
-    for (const item of page.Items ?? []) {
-      // DynamoDB's size: names and values (JSON's is close) plus ~100 bytes of overhead per copy;
-      // each GSI (projection ALL) the item is in keeps a copy.
-      const size = JSON.stringify(item).length + 100;
-      const copies = 1 + (item.GSI1PK === undefined ? 0 : 1) + (item.GSI2PK === undefined ? 0 : 1);
-      sizes.set(`${item.PK}|${item.SK}`, size * copies);
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return sizes;
+/** Items of the fleet as a whole (leases, windows, capacity): not a tenant's storage. */
+const SHARED_ITEMS = /^(SWEEP|WAITLIST#WATCH|PROCESSOR_BUDGET#|CAPACITY#)/;
+
+/** Keys (`PK|SK`) of the items written while `keysWritten` is set: the sample tenants' items. */
+let keysWritten: Set<string> | undefined;
+
+/** The keys a write command names, in the document client's form or the marshalled one. */
+const writtenKeys = (input: Record<string, unknown>): string[] => {
+  const plain = (value: unknown) =>
+    typeof value === 'object' && value !== null && 'S' in value ? (value as { S: string }).S : value;
+  const keyOf = (item: unknown) => {
+    const { PK, SK } = (item ?? {}) as { PK?: unknown; SK?: unknown };
+    return PK === undefined ? [] : [`${plain(PK)}|${plain(SK)}`];
+  };
+  const requests = Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>).flat() as {
+    PutRequest?: { Item: unknown };
+  }[];
+  const transact = (input.TransactItems ?? []) as {
+    Put?: { Item: unknown };
+    Update?: { Key: unknown };
+  }[];
+  return [
+    ...keyOf(input.Item),
+    ...keyOf(input.Key),
+    ...requests.flatMap((request) => keyOf(request.PutRequest?.Item)),
+    ...transact.flatMap((entry) => [...keyOf(entry.Put?.Item), ...keyOf(entry.Update?.Key)]),
+  ];
+};
+
+/**
+ * What the items written since `keysWritten` was set take in the table now: DynamoDB's size (names
+ * and values; JSON's is close) plus ~100 bytes of overhead per copy, and a copy in each GSI
+ * (projection ALL) the item is in.
+ */
+const writtenBytes = async (): Promise<number> => {
+  const keys = [...(keysWritten ?? [])].filter((key) => !SHARED_ITEMS.test(key));
+  keysWritten = undefined;
+  let bytes = 0;
+  for (const key of keys) {
+    const [PK, SK] = key.split('|');
+    const { Item: item } = await db().send(new GetCommand({ TableName: tableName(), Key: { PK, SK } }));
+    if (!item) continue;
+    const copies = 1 + (item.GSI1PK === undefined ? 0 : 1) + (item.GSI2PK === undefined ? 0 : 1);
+    bytes += (JSON.stringify(item).length + 100) * copies;
+  }
+  return bytes;
 };
 
 /** Drives the running local control plane through the phases and measures each. */
@@ -468,7 +501,6 @@ export const measureCost = async (plane: RunningControlPlane): Promise<CostFigur
   // Let whatever earlier steps left for later (graces, expiries, retries) come due now, not in a phase.
   plane.clock.advance(32 * 24 * 3600);
   await settle(plane);
-  const before = await tableBytes();
 
   // 1. The scheduled sweep with nothing due (every minute, whatever the number of tenants).
   await resetMeter();
@@ -477,6 +509,7 @@ export const measureCost = async (plane: RunningControlPlane): Promise<CostFigur
 
   // 2. New tenants: slug, checkout, payment, and what the events make the sweep do.
   const tokens: string[] = [];
+  keysWritten = new Set();
   await resetMeter();
   for (let i = 0; i < SAMPLE_TENANTS; i++) {
     const login = `cost-${randomUUID().slice(0, 8)}`;
@@ -568,9 +601,7 @@ export const measureCost = async (plane: RunningControlPlane): Promise<CostFigur
   // The sweeps that found the tenants due are the schedule's own (billed as idle sweeps): only the work is the tenants'.
   const perRecheck = scale(add(recheck.figures, scale(idleSweep, -recheck.sweeps)), 1 / SAMPLE_TENANTS);
 
-  const after = await tableBytes();
-  let added = 0;
-  for (const [key, size] of after) added += Math.max(0, size - (before.get(key) ?? 0));
+  const added = await writtenBytes();
 
   return {
     idleSweep,
