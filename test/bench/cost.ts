@@ -291,17 +291,19 @@ const install = (plane: RunningControlPlane): void => {
   // and keep them off the output.
   logger.setLogLevel('INFO');
   process.env.REQUEST_LOG_SAMPLE_RATE = '1';
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-    if (text.startsWith('{') && text.includes('"level"')) {
+  // Powertools writes INFO to stdout and WARN and ERROR to stderr: every JSON log line is counted;
+  // only ERROR and CRITICAL still reach the bench's output (what it showed at its ERROR level).
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      if (!(text.startsWith('{') && text.includes('"level"'))) return write(chunk, ...rest);
       // Every routine request line is written here (rate 1); the cloud keeps CLOUD_SAMPLE_RATE of them.
       meter.appLogBytes +=
         Buffer.byteLength(text) * (text.includes('"kept":"sampled"') ? CLOUD_SAMPLE_RATE : 1);
-      return true;
-    }
-    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stdout.write;
+      return /"level":"(ERROR|CRITICAL)"/.test(text) ? write(chunk, ...rest) : true;
+    }) as typeof stream.write;
+  }
 };
 
 /**
