@@ -1,6 +1,6 @@
 import { POLL_IDLE_SECONDS, POLL_SOON_SECONDS } from '../../functions/core/dispatcher.ts';
 import type { RunningControlPlane } from '../../lib/local/server.ts';
-import { PRICES, USAGE } from './cost.ts';
+import { DAYS_PER_MONTH, PRICES } from './cost-model.ts';
 
 const json = (plane: RunningControlPlane, method: string, path: string, body?: unknown, token?: string) =>
   fetch(`${plane.url}${path}`, {
@@ -76,7 +76,7 @@ export const printDispatcherFigures = async (plane: RunningControlPlane, request
   );
   // Each poll is one API request, two Lambda invocations (authorizer + handler) and two strongly
   // consistent item reads (the credential, the Stack): 1 read unit each for items under 4 KB.
-  const secondsPerMonth = USAGE.daysPerMonth * 86_400;
+  const secondsPerMonth = DAYS_PER_MONTH * 86_400;
   const pollsPerMonth = secondsPerMonth / POLL_IDLE_SECONDS;
   const reads = pollsPerMonth * 2;
   const perStack =

@@ -78,7 +78,7 @@ const main = async () => {
     console.log(
       `Daily re-check per 10,000 tenants: ${Math.round(10_000 * perTenantCalls).toLocaleString('en')} processor calls a day (${perTenantCalls.toFixed(2)} per tenant; ${((10_000 * perTenantCalls) / 86_400).toFixed(2)} calls/s on average, ${((100 * (10_000 * perTenantCalls)) / 86_400 / rate.limitPerSecond).toFixed(2)}% of the ${rate.limitPerSecond}/s limit), ${(10_000 / rate.perSecond / 60).toFixed(1)} sweep-minutes a day at the measured rate`,
     );
-    await printCost(plane);
+    await printCost(plane, verdict);
   } finally {
     await plane.stop();
   }
