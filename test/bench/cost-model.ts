@@ -179,6 +179,11 @@ export interface FixedResources {
   /** Custom X-Ray sampling rules (0: the default rule). */
   xraySamplingRules: number;
   cloudFrontDistributions: number;
+  /**
+   * Whether Lambda writes its own START, END and REPORT lines for every invocation (system log level
+   * INFO, the default): false when every function sets its system log level to WARN.
+   */
+  lambdaSystemLines: boolean;
 }
 
 /**
@@ -198,6 +203,7 @@ export const DOCUMENTED_FIXED_RESOURCES: Omit<FixedResources, 'source' | 'fromTe
   pointInTimeRecovery: true,
   xraySamplingRules: 0,
   cloudFrontDistributions: 1,
+  lambdaSystemLines: false,
 };
 
 /** Custom metrics: every name the code emits, each with its one dimension set (`service`). */
@@ -311,6 +317,10 @@ export const fixedResources = (templateDir = path.join(REPO_ROOT, 'cdk.out')): F
     ),
     xraySamplingRules: ofType('AWS::XRay::SamplingRule').length,
     cloudFrontDistributions: ofType('AWS::CloudFront::Distribution').length,
+    lambdaSystemLines: functions.some(
+      ([, fn]) =>
+        (fn.Properties?.LoggingConfig as { SystemLogLevel?: string } | undefined)?.SystemLogLevel !== 'WARN',
+    ),
   };
 };
 

@@ -78,7 +78,10 @@ export const USAGE = {
   exportKeptDays: 7,
   /** The schedule runs the sweep every minute. */
   scheduledSweepsPerDay: 60 * 24,
-  /** Lambda's own lines per invocation (START, END, REPORT with its X-Ray line; text format), not written locally. */
+  /**
+   * Lambda's own lines per invocation (START, END, REPORT with its X-Ray line; text format), not
+   * written locally; billed only where the template lets Lambda write them (platformLogBytes).
+   */
   lambdaPlatformLogBytes: [
     'START RequestId: 8f5c2a4e-0b1d-4c3e-9a7f-1d2e3f4a5b6c Version: $LATEST\n',
     'END RequestId: 8f5c2a4e-0b1d-4c3e-9a7f-1d2e3f4a5b6c\n',
@@ -88,6 +91,13 @@ export const USAGE = {
   /** HTTP response headers (status line, date, content type, request id...) not in the local body count. */
   responseHeaderBytes: 250,
 } as const;
+
+/** Lambda's own log bytes per invocation: none where every function keeps them from WARN only. */
+let systemLines: boolean | undefined;
+const platformLogBytes = () => {
+  systemLines ??= fixedResources().lambdaSystemLines;
+  return systemLines ? USAGE.lambdaPlatformLogBytes : 0;
+};
 
 const TENANT_COUNTS = [1_000, 100_000] as const;
 const SAMPLE_TENANTS = 10;
@@ -365,7 +375,7 @@ const snapshot = async (per: number): Promise<Figures> => {
     s3Requests: meter.s3Requests / per,
     logBytes:
       (meter.appLogBytes +
-        invocations * USAGE.lambdaPlatformLogBytes +
+        invocations * platformLogBytes() +
         meter.sweeps * SWEEP_EMF_BYTES +
         meter.webhookRequests * WEBHOOK_EMF_BYTES +
         accessLogBytes) /
@@ -389,7 +399,7 @@ const withoutAuthorizer = (figures: Figures, per: number): Figures => {
     gbSeconds: figures.gbSeconds - gbSeconds(meter.authorizerMs, DEFAULT_MEMORY_MB) / per,
     readUnits: figures.readUnits - meter.authorizerReadUnits / per,
     writeUnits: figures.writeUnits - meter.authorizerWriteUnits / per,
-    logBytes: figures.logBytes - runs * USAGE.lambdaPlatformLogBytes,
+    logBytes: figures.logBytes - runs * platformLogBytes(),
     byFunction: { ...figures.byFunction, authorizer: 0 },
   };
 };
@@ -699,7 +709,7 @@ export const tenantDay = (figures: CostFigures, tenants: number): TenantDayUsage
     kmsRequests: day.kmsRequests + stacks * USAGE.credentialReadsPerStackDay,
     // Secret reads are per warm function instance, not per tenant: the model's fixed line bills them.
     secretsManagerCalls: 0,
-    logBytes: day.logBytes + planChangeInvocations * USAGE.lambdaPlatformLogBytes,
+    logBytes: day.logBytes + planChangeInvocations * platformLogBytes(),
     accessLogBytes: day.accessLogBytes,
     xrayTracesRecorded: traced,
     cloudFrontRequests: day.cloudFrontRequests + USAGE.consoleVisitsPerTenantPerDay * CONSOLE_FILES.count,

@@ -170,3 +170,21 @@ describe('tracing', () => {
     }
   });
 });
+
+describe('logs', () => {
+  it("every Lambda function of ours logs JSON, passes our lines on, and keeps Lambda's own lines from WARN only (no START/END/REPORT per invocation)", () => {
+    const functions = resources().filter(
+      ([, r]) =>
+        r.Type === 'AWS::Lambda::Function' &&
+        (r.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables
+          ?.POWERTOOLS_SERVICE_NAME !== undefined,
+    );
+    expect(functions.length).toBeGreaterThan(50);
+    for (const [id, fn] of functions)
+      expect(fn.Properties.LoggingConfig, id).toMatchObject({
+        LogFormat: 'JSON',
+        SystemLogLevel: 'WARN',
+        ApplicationLogLevel: 'TRACE',
+      });
+  });
+});

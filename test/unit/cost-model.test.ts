@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -294,8 +294,34 @@ describe('the fixed resources', () => {
       accessLogRetentionDays: 60,
       pointInTimeRecovery: true,
       xraySamplingRules: 0,
+      // Route sets no system log level: Lambda writes its START/END/REPORT lines.
+      lambdaSystemLines: true,
     });
     expect(counted.source).toContain('2 synthesized template(s)');
+  });
+
+  it("count Lambda's own lines only while some function does not keep them from WARN", () => {
+    const directory = fakeAssembly();
+    const file = path.join(directory, 'RootNested.nested.template.json');
+    const template = JSON.parse(readFileSync(file, 'utf8'));
+    for (const resource of Object.values(template.Resources) as {
+      Type: string;
+      Properties: Record<string, unknown>;
+    }[])
+      if (resource.Type === 'AWS::Lambda::Function')
+        resource.Properties.LoggingConfig = { LogFormat: 'JSON', SystemLogLevel: 'WARN' };
+    writeFileSync(file, JSON.stringify(template));
+    expect(fixedResources(directory).lambdaSystemLines).toBe(true);
+    const root = path.join(directory, 'Root.template.json');
+    const rootTemplate = JSON.parse(readFileSync(root, 'utf8'));
+    for (const resource of Object.values(rootTemplate.Resources) as {
+      Type: string;
+      Properties?: Record<string, unknown>;
+    }[])
+      if (resource.Type === 'AWS::Lambda::Function')
+        resource.Properties = { ...resource.Properties, LoggingConfig: { SystemLogLevel: 'WARN' } };
+    writeFileSync(root, JSON.stringify(rootTemplate));
+    expect(fixedResources(directory).lambdaSystemLines).toBe(false);
   });
 
   it('fall back to the documented constants without a cdk.out, and say so', () => {

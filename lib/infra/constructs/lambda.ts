@@ -2,7 +2,15 @@ import path from 'node:path';
 import { CfnElement, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type IFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  type IFunction,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, IConstruct } from 'constructs';
@@ -43,6 +51,13 @@ export const handlerFunction = (
     // The API's functions (routes, authorizer): the time an Idempotency-Key claim is held for.
     timeout: props.timeout ?? Duration.seconds(API_FUNCTION_TIMEOUT_SECONDS),
     logGroup,
+    // JSON logs; Lambda's own lines only from WARN: its START, END and REPORT lines for every
+    // invocation were most of the log bill at scale (issue 23; the duration and errors they carry
+    // are Lambda's metrics anyway). Failures, timeouts among them, are WARN and still logged. Our
+    // lines are all passed on (TRACE): POWERTOOLS_LOG_LEVEL and the request-line sampling decide.
+    loggingFormat: LoggingFormat.JSON,
+    systemLogLevelV2: SystemLogLevel.WARN,
+    applicationLogLevelV2: ApplicationLogLevel.TRACE,
     // X-Ray active tracing: every invocation is traced (the state machine traces its executions).
     tracing: Tracing.ACTIVE,
     ...(props.reservedConcurrentExecutions === undefined
