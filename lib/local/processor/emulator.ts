@@ -14,6 +14,7 @@ import { Renderer } from './render.ts';
 import { route } from './router.ts';
 import type { CheckoutSessionRecord, ProcessorState } from './state.ts';
 import { emptyState } from './state.ts';
+import { type SubscriberSeed, seedSubscribers } from './seed.ts';
 import { renewDue } from './subscriptions.ts';
 import { type DeliveredEvent, WebhookQueue, type WebhookTarget, webhookSignature } from './webhooks.ts';
 
@@ -34,6 +35,7 @@ import { type DeliveredEvent, WebhookQueue, type WebhookTarget, webhookSignature
 
 export { EMULATED_API_VERSION, StripeApiError } from './errors.ts';
 export type { ProcessorFault, RecordedCall } from './http.ts';
+export type { SubscriberSeed } from './seed.ts';
 export type { DeliveredEvent, WebhookTarget } from './webhooks.ts';
 
 export interface EmulatorOptions {
@@ -208,6 +210,13 @@ export class ProcessorEmulator implements EmulatorContext {
 
   page(method: string, pathname: string, form: FormObject): PageResult {
     return renderPage(this, method, pathname, form);
+  }
+
+  /** Bulk seeding for benches: customers subscribed long ago, with no events (seed.ts). */
+  seedSubscribers(seeds: readonly SubscriberSeed[]): { customerId: string; subscriptionId: string }[] {
+    const seeded = seedSubscribers(this, seeds);
+    this.save();
+    return seeded;
   }
 
   // ---- the clock ----
