@@ -13,6 +13,7 @@ import { PLAN_VALUES, type PlanValue } from '../../../functions/core/plans.ts';
 import { stackName } from '../../../functions/core/slug.ts';
 import { FIRST_STACK_ID, stackOnPlan } from '../../../functions/core/stacks.ts';
 import { config } from '../../../functions/ports/config.ts';
+import { logger } from '../../../functions/ports/logger.ts';
 import { priceIdForPlan } from '../../../functions/ports/processor/catalog.ts';
 import { budgetShape } from '../../../functions/ports/rate-limit.ts';
 import { issueStackCredential } from '../../../functions/stacks/dispatcher-credential.ts';
@@ -391,6 +392,12 @@ export interface ScaleResult {
   /** Renewal tenants whose state disagrees with the emulator after the day (should be none). */
   mismatches: string[];
   sweepIntervals: number;
+  /** Bytes of the handler's one log line per sweep. */
+  sweepLineBytes: number;
+  /** Prints past the log-line counter. */
+  print: (line: string) => void;
+  /** The first error lines our logger wrote, if any. */
+  errors: string[];
   /** The day's processor calls by method and path (ids folded). */
   callsByPath: Record<string, number>;
   notRecheckedIds: string[];
@@ -538,8 +545,14 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
 
     // ---- the idle scheduled sweep (1,440 a day in the cloud, whatever the fleet) ----
     meter.startPhase();
-    for (let i = 0; i < 3; i++) await plane.sweeper.runNow();
+    let idleSummary: Awaited<ReturnType<typeof plane.sweeper.runNow>> | undefined;
+    for (let i = 0; i < 3; i++) idleSummary = await plane.sweeper.runNow();
     const idleSweep = per(meter.endPhase(), 3);
+    // The cloud's reconciler handler logs one line per sweep (functions/reconciler/sweep.ts); the
+    // local sweeper does not: its bytes, written by our logger as the handler writes them.
+    const { counts: sweepLine } = await meter.measureRequest(async () =>
+      logger.info('sweep', { ...idleSummary, transitions: 0 }),
+    );
 
     // ---- the Dispatchers' idle polls, sampled (one request at a time, the schedule stopped) ----
     await plane.sweeper.stop();
@@ -643,6 +656,9 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
       itemBytesPerTenant: itemBytes / Math.max(1, tenants.length),
       mismatches,
       sweepIntervals: meter.sweepIntervals.length,
+      sweepLineBytes: sweepLine.logBytes,
+      errors: meter.errors.slice(0, 5),
+      print: meter.print,
       callsByPath,
       notRecheckedIds: tenants.filter((t) => (meter.trails.get(t.tenantId)?.commits.length ?? 0) === 0).map((t) => t.tenantId).slice(0, 5),
     };
