@@ -49,6 +49,8 @@ out(
 out(
   `  the day: ${result.renewals} renewals (${result.failedRenewals} failing), ${result.cancels} portal cancels, ${result.checkouts} checkouts, ${result.events} processor events, ${result.sweepIntervals} sweeps`,
 );
+if (result.checkoutFailures.length > 0)
+  out(`  CHECKOUTS REFUSED: ${result.checkoutFailures.length}; first: ${result.checkoutFailures[0]}`);
 out(`  processor calls by route: ${Object.entries(result.callsByPath).map(([k, v]) => `${k} ${v}`).join(', ')}`);
 if (result.errors.length > 0) out(`  ERROR lines our logger wrote (first ${result.errors.length}):\n    ${result.errors.join('\n    ')}`);
 out(
@@ -73,7 +75,7 @@ out(
 );
 if (result.busySeconds > 0)
   out(
-    `  while work was due (${f1(result.busySeconds)} s with at least a second's budget of due tenants and a sweep running): ${f1(result.busyShare * 100)}% of the limit used (target >= ${BUSY_SHARE_TARGET * 100}%)  ${verdict(result.busyShare >= BUSY_SHARE_TARGET)}; ${f1(result.idleDueSeconds)} s with work due and no sweep running`,
+    `  while work was due (${f1(result.busySeconds)} s with at least a second's budget of due tenants and a sweep running): ${f1(result.busyShare * 100)}% of the limit used (target >= ${BUSY_SHARE_TARGET * 100}%)  ${verdict(result.busyShare >= BUSY_SHARE_TARGET)}; ${f1(result.idleDueSeconds)} s with work due and no sweep running; ${result.placesLost} budget places lost (window full, or won too late to start in it)`,
   );
 else out('  while work was due: no second had a second\'s budget of due tenants (too few tenants to tell)');
 out(
@@ -115,7 +117,7 @@ out(
 );
 const wall = (performance.now() - started) / 1000;
 out(`\nwall time ${f1(wall / 60)} min; ${missed === 0 ? 'every figure meets its target' : `${missed} figure(s) miss their target`}`);
-if (result.mismatches.length > 0 || result.notRechecked > 0) missed++;
+if (result.mismatches.length > 0 || result.notRechecked > 0 || result.checkoutFailures.length > 0) missed++;
 const p100k = projections[0];
 out(
   `scale: measured ${n.toLocaleString('en')} tenants, sweep lag p99 ${f1(lagP99)} s, processor max ${result.processorMaxPerSecond}/s of ${result.limitPerSecond}; projected 100,000: sweep lag p99 ${f1(p100k?.lagP99 ?? Number.NaN)} s, bill $${f2(bill.perThousandTenantsUsd)} per 1,000 tenants a month`,

@@ -371,6 +371,9 @@ export interface ScaleResult {
   failedRenewals: number;
   cancels: number;
   checkouts: number;
+  checkoutFailures: string[];
+  /** Budget places this process lost in the day (a window full, or won too late to start in it). */
+  placesLost: number;
   events: number;
   eventLags: number[];
   /** Wall seconds from coming due (Clock passing its due time) to its commit, per re-checked tenant. */
@@ -428,7 +431,9 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
     for (const t of tenants) meter.track(t.tenantId, keys.tenant(t.tenantId));
     const byCustomer = new Map(tenants.map((t) => [t.customerId, t]));
     const seedSeconds = (performance.now() - mark) / 1000;
-    log(`seeded ${tenants.length.toLocaleString('en')} tenants in ${seedSeconds.toFixed(1)} s`);
+    log(
+      `seeded ${tenants.length.toLocaleString('en')} tenants in ${seedSeconds.toFixed(1)} s (stand-ins: ${JSON.stringify(plane.cloud.endpoints)}, processor ${plane.processor.url})`,
+    );
 
     // ---- the day's arrivals ----
     const portal = Object.values(plane.processor.state.portalConfigurations).find((c) => c.subscriptionCancel);
@@ -449,14 +454,20 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
       });
     }
     let checkouts = 0;
+    const checkoutFailures: string[] = [];
     for (let i = 0; i < checkoutCount; i++)
       actions.push({
         atMs: dayStart.getTime() + Math.floor(rng() * DAY * 1000),
         // Awaited: the Clock holds still during a tenant's checkout (its session's expiry is set
         // from the Clock and checked by the processor a few requests later).
         run: async () => {
-          await newCheckout(plane, `scale-new-${i}-${randomUUID().slice(0, 6)}`);
-          checkouts++;
+          try {
+            await newCheckout(plane, `scale-new-${i}-${randomUUID().slice(0, 6)}`);
+            checkouts++;
+          } catch (error) {
+            // Counted and shown, not hidden: a refused checkout is a finding of the run.
+            checkoutFailures.push((error as Error).message.slice(0, 300));
+          }
         },
       });
     actions.sort((a, b) => a.atMs - b.atMs);
@@ -482,6 +493,7 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
     meter.startPhase();
     meter.recordCalls = true;
     const firstCall = plane.processor.calls.length;
+    const lostBefore = budget.lost;
     mark = performance.now();
     const toStart = dayStart.getTime() - plane.clock.now().getTime();
     if (toStart > 0) plane.clock.advance(toStart / 1000);
@@ -529,6 +541,7 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
     }
     meter.recordCalls = false;
     const day = meter.endPhase();
+    const placesLost = budget.lost - lostBefore;
     const callsByPath: Record<string, number> = {};
     for (const call of plane.processor.calls.slice(firstCall)) {
       const key = `${call.method} ${call.path.replace(/\/(cus|sub|in|price|cs|pi|si)_[A-Za-z0-9]+/g, '/{id}')}`;
@@ -637,6 +650,8 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
       failedRenewals: renewing.filter((t) => t.fails).length,
       cancels: cancelled.length,
       checkouts,
+      checkoutFailures,
+      placesLost,
       events: events.length,
       eventLags,
       recheckWaits,
