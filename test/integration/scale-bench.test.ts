@@ -51,7 +51,16 @@ describe('the scale bench on 50 tenants', () => {
     expect(result.polls.perHeartbeat.writeUnits).toBeGreaterThan(0);
 
     const { usage } = tenantDayUsage(result, 100_000);
-    for (const key of ['apiRequests', 'lambdaInvocations', 'lambdaGbSeconds', 'dynamoReadUnits', 'dynamoWriteUnits', 'sqsRequests', 'logBytes', 'processorCalls'] as const)
+    for (const key of [
+      'apiRequests',
+      'lambdaInvocations',
+      'lambdaGbSeconds',
+      'dynamoReadUnits',
+      'dynamoWriteUnits',
+      'sqsRequests',
+      'logBytes',
+      'processorCalls',
+    ] as const)
       expect(usage[key], key).toBeGreaterThan(0);
     // A tenant's day costs at least its re-check's one processor call.
     expect(usage.processorCalls).toBeGreaterThanOrEqual(1);

@@ -12,9 +12,9 @@ import { type PageResult, renderPage } from './pages.ts';
 import * as portal from './portal.ts';
 import { Renderer } from './render.ts';
 import { route } from './router.ts';
+import { type SubscriberSeed, seedSubscribers } from './seed.ts';
 import type { CheckoutSessionRecord, ProcessorState } from './state.ts';
 import { emptyState } from './state.ts';
-import { type SubscriberSeed, seedSubscribers } from './seed.ts';
 import { renewDue } from './subscriptions.ts';
 import { type DeliveredEvent, WebhookQueue, type WebhookTarget, webhookSignature } from './webhooks.ts';
 

@@ -161,10 +161,12 @@ export class ScaleMeter {
         if (!this.probe.getStore()) input.ReturnConsumedCapacity = 'TOTAL';
         const command = context.commandName ?? '';
         const asked = performance.now();
-        if (command === 'GetItemCommand' || command === 'GetCommand') this.trailOf(input.Key)?.reads.push(asked);
+        if (command === 'GetItemCommand' || command === 'GetCommand')
+          this.trailOf(input.Key)?.reads.push(asked);
         const updates = (input.TransactItems ?? []).map((item) => item.Update).filter((u) => u !== undefined);
         for (const update of updates)
-          if (update.UpdateExpression?.startsWith('SET dueAt = :now')) this.trailOf(update.Key)?.marks.push(asked);
+          if (update.UpdateExpression?.startsWith('SET dueAt = :now'))
+            this.trailOf(update.Key)?.marks.push(asked);
         const result = await next(args);
         for (const update of updates)
           if (update.UpdateExpression?.includes('#version = #version + :one'))
@@ -208,7 +210,8 @@ export class ScaleMeter {
           c.apiRequests++;
           c.apiMs += ms;
           if (pathname === '/v1/webhooks/processor') c.webhookRequests++;
-          if (routePatterns.some((r) => r.method === method && r.pattern.test(pathname))) c.authorizedRequests++;
+          if (routePatterns.some((r) => r.method === method && r.pattern.test(pathname)))
+            c.authorizedRequests++;
         });
       return response;
     };

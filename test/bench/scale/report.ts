@@ -32,7 +32,15 @@ const TABLE_OVERHEAD = 1.25;
 export interface UsageParts {
   usage: TenantDayUsage;
   /** The parts, per tenant-day, for the printout. */
-  parts: { label: string; api: number; invocations: number; reads: number; writes: number; calls: number; logBytes: number }[];
+  parts: {
+    label: string;
+    api: number;
+    invocations: number;
+    reads: number;
+    writes: number;
+    calls: number;
+    logBytes: number;
+  }[];
   priceLookups: number;
 }
 
@@ -58,7 +66,8 @@ export const tenantDayUsage = (result: ScaleResult, tenants: number): UsageParts
     label: `Dispatcher polls (${pollsPerTenant.toFixed(1)}) and heartbeats (${beatsPerTenant.toFixed(1)})`,
     api: pollsPerTenant + beatsPerTenant,
     invocations:
-      pollsPerTenant * (1 + p.perPoll.authorizedRequests) + beatsPerTenant * (1 + p.perHeartbeat.authorizedRequests),
+      pollsPerTenant * (1 + p.perPoll.authorizedRequests) +
+      beatsPerTenant * (1 + p.perHeartbeat.authorizedRequests),
     reads: pollsPerTenant * p.perPoll.readUnits + beatsPerTenant * p.perHeartbeat.readUnits,
     writes: pollsPerTenant * p.perPoll.writeUnits + beatsPerTenant * p.perHeartbeat.writeUnits,
     calls: 0,
@@ -85,8 +94,10 @@ export const tenantDayUsage = (result: ScaleResult, tenants: number): UsageParts
     apiRequests,
     lambdaInvocations,
     lambdaGbSeconds:
-      gb(d.apiMs / n + pollsPerTenant * p.perPoll.apiMs + beatsPerTenant * p.perHeartbeat.apiMs, DEFAULT_MEMORY_MB) +
-      gb(d.sweepMs / n + sweepsPerTenant * result.idleSweep.sweepMs, RECONCILER_MEMORY_MB),
+      gb(
+        d.apiMs / n + pollsPerTenant * p.perPoll.apiMs + beatsPerTenant * p.perHeartbeat.apiMs,
+        DEFAULT_MEMORY_MB,
+      ) + gb(d.sweepMs / n + sweepsPerTenant * result.idleSweep.sweepMs, RECONCILER_MEMORY_MB),
     dynamoReadUnits: sum('reads'),
     dynamoWriteUnits: sum('writes'),
     sqsRequests: d.sqsRequests / n + sweepsPerTenant * result.idleSweep.sqsRequests,
@@ -106,4 +117,5 @@ export const tenantDayUsage = (result: ScaleResult, tenants: number): UsageParts
   return { usage, parts, priceLookups };
 };
 
-export const dynamoBytesPerTenant = (result: ScaleResult): number => result.itemBytesPerTenant * TABLE_OVERHEAD;
+export const dynamoBytesPerTenant = (result: ScaleResult): number =>
+  result.itemBytesPerTenant * TABLE_OVERHEAD;

@@ -22,7 +22,8 @@ const { values } = parseArgs({
   },
 });
 const tenants = Number(values.tenants);
-if (!Number.isInteger(tenants) || tenants < 10) throw new Error('--tenants must be a whole number of at least 10');
+if (!Number.isInteger(tenants) || tenants < 10)
+  throw new Error('--tenants must be a whole number of at least 10');
 
 const started = performance.now();
 let out: (line: string) => void = (line) => console.log(line);
@@ -42,7 +43,9 @@ const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
 const n = result.tenants;
 
-out(`\nScale bench: ${n.toLocaleString('en')} tenants, ${result.stacks.toLocaleString('en')} Stacks, one billing day in ${result.daySeconds} s of wall time (Clock x${Math.round(86_400 / result.daySeconds)})`);
+out(
+  `\nScale bench: ${n.toLocaleString('en')} tenants, ${result.stacks.toLocaleString('en')} Stacks, one billing day in ${result.daySeconds} s of wall time (Clock x${Math.round(86_400 / result.daySeconds)})`,
+);
 out(
   `  wall: seed ${f1(result.wallSeconds.seed)} s, day ${f1(result.wallSeconds.day)} s, drain ${f1(result.wallSeconds.drain)} s, poll sample ${f1(result.wallSeconds.polls)} s`,
 );
@@ -51,8 +54,13 @@ out(
 );
 if (result.checkoutFailures.length > 0)
   out(`  CHECKOUTS REFUSED: ${result.checkoutFailures.length}; first: ${result.checkoutFailures[0]}`);
-out(`  processor calls by route: ${Object.entries(result.callsByPath).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-if (result.errors.length > 0) out(`  ERROR lines our logger wrote (first ${result.errors.length}):\n    ${result.errors.join('\n    ')}`);
+out(
+  `  processor calls by route: ${Object.entries(result.callsByPath)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}`,
+);
+if (result.errors.length > 0)
+  out(`  ERROR lines our logger wrote (first ${result.errors.length}):\n    ${result.errors.join('\n    ')}`);
 out(
   `  state check: ${result.mismatches.length === 0 ? 'every renewing or cancelling tenant matches the processor' : `${result.mismatches.length} MISMATCHES: ${result.mismatches.slice(0, 3).join('; ')}`}; ${result.notRechecked} tenants never re-checked`,
 );
@@ -77,14 +85,22 @@ if (result.busySeconds > 0)
   out(
     `  while work was due (${f1(result.busySeconds)} s with at least a second's budget of due tenants and a sweep running): ${f1(result.busyShare * 100)}% of the limit used (target >= ${BUSY_SHARE_TARGET * 100}%)  ${verdict(result.busyShare >= BUSY_SHARE_TARGET)}; ${f1(result.idleDueSeconds)} s with work due and no sweep running; ${result.placesLost} budget places lost (window full, or won too late to start in it)`,
   );
-else out('  while work was due: no second had a second\'s budget of due tenants (too few tenants to tell)');
+else out("  while work was due: no second had a second's budget of due tenants (too few tenants to tell)");
 out(
-  `  Dispatcher polls: ${result.polls.polls} polls and ${result.polls.heartbeats} heartbeats of ${result.polls.stacksSampled} sampled Stacks run (${Object.entries(result.polls.statuses).map(([k, v]) => `${k}: ${v}`).join(', ')}); read units per poll ${result.polls.pollReadUnits.min}..${result.polls.pollReadUnits.max}, write units per heartbeat ${result.polls.heartbeatWriteUnits.min}..${result.polls.heartbeatWriteUnits.max} (the same for every sampled request: the sample is representative); the fleet's day: ${Math.round(result.polls.pollsPerDay).toLocaleString('en')} polls, ${Math.round(result.polls.heartbeatsPerDay).toLocaleString('en')} heartbeats (the polling formula, every Stack's own interval)`,
+  `  Dispatcher polls: ${result.polls.polls} polls and ${result.polls.heartbeats} heartbeats of ${result.polls.stacksSampled} sampled Stacks run (${Object.entries(
+    result.polls.statuses,
+  )
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(
+      ', ',
+    )}); read units per poll ${result.polls.pollReadUnits.min}..${result.polls.pollReadUnits.max}, write units per heartbeat ${result.polls.heartbeatWriteUnits.min}..${result.polls.heartbeatWriteUnits.max} (the same for every sampled request: the sample is representative); the fleet's day: ${Math.round(result.polls.pollsPerDay).toLocaleString('en')} polls, ${Math.round(result.polls.heartbeatsPerDay).toLocaleString('en')} heartbeats (the polling formula, every Stack's own interval)`,
 );
 const at = (fleet: number) => tenantDayUsage(result, fleet);
 const measured = at(n);
 out(`  per tenant-day at ${n.toLocaleString('en')} tenants:`);
-out(`    ${'part'.padEnd(58)} ${'API'.padStart(7)} ${'Lambda'.padStart(7)} ${'RRU'.padStart(7)} ${'WRU'.padStart(7)} ${'proc.'.padStart(6)} ${'log B'.padStart(8)}`);
+out(
+  `    ${'part'.padEnd(58)} ${'API'.padStart(7)} ${'Lambda'.padStart(7)} ${'RRU'.padStart(7)} ${'WRU'.padStart(7)} ${'proc.'.padStart(6)} ${'log B'.padStart(8)}`,
+);
 for (const part of measured.parts)
   out(
     `    ${part.label.padEnd(58)} ${f2(part.api).padStart(7)} ${f2(part.invocations).padStart(7)} ${f2(part.reads).padStart(7)} ${f2(part.writes).padStart(7)} ${f2(part.calls).padStart(6)} ${Math.round(part.logBytes).toString().padStart(8)}`,
@@ -97,7 +113,7 @@ out(
   `    (${measured.priceLookups} price lookups of this run are left out: the catalog keeps a price 5 Clock minutes, which pass in ${f2((300 * result.daySeconds) / 86_400)} s here; the cloud's ${24 * 12 * 3} a day are counted instead)`,
 );
 
-out('\nProjected (queue model of the sweep under a live account\'s budget, from the measured unit costs)');
+out("\nProjected (queue model of the sweep under a live account's budget, from the measured unit costs)");
 const serviceP99 = percentile(result.serviceTimes, 99);
 const projections = [100_000, 1_000_000].map((fleet) =>
   projectQueue({ tenants: fleet, callsPerTenantDay: at(fleet).usage.processorCalls, serviceP99 }),
@@ -109,14 +125,22 @@ for (const q of projections)
 
 const fixed = fixedResources();
 const usage100k = at(100_000).usage;
-const bill = monthlyBill(usage100k, { tenants: 100_000, dynamoBytesPerTenant: dynamoBytesPerTenant(result), s3BytesPerTenant: 0 }, fixed);
-out(`\nMonthly AWS bill at 100,000 tenants (shared cost model, test/bench/cost-model.ts; fixed resources: ${fixed.source})`);
+const bill = monthlyBill(
+  usage100k,
+  { tenants: 100_000, dynamoBytesPerTenant: dynamoBytesPerTenant(result), s3BytesPerTenant: 0 },
+  fixed,
+);
+out(
+  `\nMonthly AWS bill at 100,000 tenants (shared cost model, test/bench/cost-model.ts; fixed resources: ${fixed.source})`,
+);
 printBill(bill, out);
 out(
   `  $${f2(bill.perThousandTenantsUsd)} per 1,000 tenants a month (target <= $${BILL_TARGET_USD})  ${verdict(bill.perThousandTenantsUsd <= BILL_TARGET_USD)}`,
 );
 const wall = (performance.now() - started) / 1000;
-out(`\nwall time ${f1(wall / 60)} min; ${missed === 0 ? 'every figure meets its target' : `${missed} figure(s) miss their target`}`);
+out(
+  `\nwall time ${f1(wall / 60)} min; ${missed === 0 ? 'every figure meets its target' : `${missed} figure(s) miss their target`}`,
+);
 if (result.mismatches.length > 0 || result.notRechecked > 0 || result.checkoutFailures.length > 0) missed++;
 const p100k = projections[0];
 out(

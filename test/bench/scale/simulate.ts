@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
   HEARTBEAT_SECONDS,
-  pollAfterSeconds,
   POLL_IDLE_MAX_SECONDS,
   POLL_IDLE_MIN_SECONDS,
+  pollAfterSeconds,
 } from '../../../functions/core/dispatcher.ts';
 import { PLAN_VALUES, type PlanValue } from '../../../functions/core/plans.ts';
 import { stackName } from '../../../functions/core/slug.ts';
@@ -130,7 +130,8 @@ export const seedTenants = async (
   const plans = Array.from({ length: count }, () =>
     Array.from({ length: stackCountOf(rng()) }, () => pickPlan(rng())),
   );
-  const renewsAt = (i: number) => start + Math.floor((((renewOrder[i] ?? 0) + 0.5) / count) * MONTH_DAYS * DAY * 1000);
+  const renewsAt = (i: number) =>
+    start + Math.floor((((renewOrder[i] ?? 0) + 0.5) / count) * MONTH_DAYS * DAY * 1000);
   const seeded = plane.processor.seedSubscribers(
     plans.map((stackPlans, i) => {
       const periodEnd = Math.floor(renewsAt(i) / 1000);
@@ -200,7 +201,10 @@ export const seedTenants = async (
       fails: failing.has(renewOrder[i] ?? -1),
     });
   }
-  const itemBytes = items.reduce((sum, item) => sum + JSON.stringify(item, (_k, v) => (v instanceof Set ? [...v] : v)).length, 0);
+  const itemBytes = items.reduce(
+    (sum, item) => sum + JSON.stringify(item, (_k, v) => (v instanceof Set ? [...v] : v)).length,
+    0,
+  );
   await batchWrite(items);
   return { tenants, itemBytes };
 };
@@ -233,7 +237,8 @@ const percentile = (values: readonly number[], p: number): number => {
 };
 
 /** The first value of a sorted list at or after `at`. */
-const firstAtOrAfter = (sorted: readonly number[], at: number): number | undefined => sorted.find((t) => t >= at);
+const firstAtOrAfter = (sorted: readonly number[], at: number): number | undefined =>
+  sorted.find((t) => t >= at);
 
 export interface PollSample {
   stacksSampled: number;
@@ -264,7 +269,9 @@ const samplePolls = async (
   sampleSize: number,
   rng: () => number,
 ): Promise<PollSample> => {
-  const allStacks = tenants.flatMap((t) => t.stacks.map((s) => ({ tenantId: t.tenantId, stackId: s.stackId })));
+  const allStacks = tenants.flatMap((t) =>
+    t.stacks.map((s) => ({ tenantId: t.tenantId, stackId: s.stackId })),
+  );
   // The fleet's exact day: every Stack polls at its own idle interval (the formula, by its id and
   // version 1, applied), and sends its heartbeat at the first poll an hour after the last one.
   let pollsPerDay = 0;
@@ -436,7 +443,9 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
     );
 
     // ---- the day's arrivals ----
-    const portal = Object.values(plane.processor.state.portalConfigurations).find((c) => c.subscriptionCancel);
+    const portal = Object.values(plane.processor.state.portalConfigurations).find(
+      (c) => c.subscriptionCancel,
+    );
     if (!portal) throw new Error('no portal configuration with cancels: processor:sync did not run');
     const cancelCount = Math.max(1, Math.round(options.tenants * 0.005));
     const checkoutCount = Math.max(1, Math.round((options.tenants * 0.05) / MONTH_DAYS));
@@ -510,7 +519,10 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
       const ahead = target - plane.clock.now().getTime();
       if (ahead > 0) plane.clock.advance(ahead / 1000);
       steps.push({ wall: performance.now(), clockMs: plane.clock.now().getTime() });
-      while (nextAction < actions.length && (actions[nextAction]?.atMs ?? Infinity) <= plane.clock.now().getTime())
+      while (
+        nextAction < actions.length &&
+        (actions[nextAction]?.atMs ?? Infinity) <= plane.clock.now().getTime()
+      )
         await actions[nextAction++]?.run();
       if (performance.now() - lastProbe >= 1000) {
         lastProbe = performance.now();
@@ -631,8 +643,11 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
     for (const t of new Set([...renewing, ...cancelled])) {
       const stored = await meter.unmetered(() => getTenant(t.tenantId));
       const sub = plane.processor.state.subscriptions[t.subscriptionId];
-      const expected =
-        cancelled.includes(t) ? ['decommissioning'] : sub?.status === 'past_due' ? ['past-due'] : ['active'];
+      const expected = cancelled.includes(t)
+        ? ['decommissioning']
+        : sub?.status === 'past_due'
+          ? ['past-due']
+          : ['active'];
       if (!stored || !expected.includes(stored.billingState))
         mismatches.push(`${t.tenantId}: ours ${stored?.billingState}, processor ${sub?.status}`);
     }
@@ -669,7 +684,10 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
       errors: meter.errors.slice(0, 5),
       print: meter.print,
       callsByPath,
-      notRecheckedIds: tenants.filter((t) => (meter.trails.get(t.tenantId)?.commits.length ?? 0) === 0).map((t) => t.tenantId).slice(0, 5),
+      notRecheckedIds: tenants
+        .filter((t) => (meter.trails.get(t.tenantId)?.commits.length ?? 0) === 0)
+        .map((t) => t.tenantId)
+        .slice(0, 5),
     };
   } finally {
     await plane.stop();
