@@ -50,6 +50,14 @@ describe('the scale bench on 50 tenants', () => {
     expect(result.polls.perPoll.readUnits).toBeGreaterThan(0);
     expect(result.polls.perHeartbeat.writeUnits).toBeGreaterThan(0);
 
+    // The tenant app's reads, with the day's new tenant's session: answered, and read the table.
+    expect(result.tenantApi.statuses).toEqual({
+      '/v1/me 200': 3,
+      '/v1/billing/status 200': 3,
+      '/v1/billing/plans 200': 3,
+    });
+    expect(result.tenantApi.perCall.readUnits).toBeGreaterThan(0);
+
     const { usage } = tenantDayUsage(result, 100_000);
     for (const key of [
       'apiRequests',

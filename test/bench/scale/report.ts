@@ -26,6 +26,11 @@ export const ACCESS_LOG_BYTES_PER_REQUEST = 270;
  */
 const XRAY_RATE = 0.05;
 const XRAY_STEADY_FUNCTIONS = 5;
+/**
+ * The tenant app's reads a tenant makes a day (me, billing status, plans): an assumption, the one
+ * `npm run bench` makes; their unit costs are measured.
+ */
+export const TENANT_API_CALLS_PER_DAY = 20;
 /** Table bytes per tenant over the items' JSON: attribute overhead and the two indexes' copies. */
 const TABLE_OVERHEAD = 1.25;
 
@@ -83,7 +88,17 @@ export const tenantDayUsage = (result: ScaleResult, tenants: number): UsageParts
     calls: CLOUD_PRICE_LOOKUPS_PER_DAY / tenants,
     logBytes: (sweepsPerTenant + d.webhookRequests / n) * (result.idleSweep.logBytes + result.sweepLineBytes),
   };
-  const parts = [day, polls, schedule];
+  const t = result.tenantApi.perCall;
+  const app = {
+    label: `tenant app reads (${TENANT_API_CALLS_PER_DAY} a day, assumed)`,
+    api: TENANT_API_CALLS_PER_DAY,
+    invocations: TENANT_API_CALLS_PER_DAY * (1 + t.authorizedRequests),
+    reads: TENANT_API_CALLS_PER_DAY * t.readUnits,
+    writes: TENANT_API_CALLS_PER_DAY * t.writeUnits,
+    calls: TENANT_API_CALLS_PER_DAY * t.processorCalls,
+    logBytes: TENANT_API_CALLS_PER_DAY * t.logBytes,
+  };
+  const parts = [day, polls, app, schedule];
   const sum = (key: 'api' | 'invocations' | 'reads' | 'writes' | 'calls' | 'logBytes') =>
     parts.reduce((total, part) => total + part[key], 0);
   const apiRequests = sum('api');

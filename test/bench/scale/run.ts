@@ -95,6 +95,15 @@ out(
       ', ',
     )}); read units per poll ${result.polls.pollReadUnits.min}..${result.polls.pollReadUnits.max}, write units per heartbeat ${result.polls.heartbeatWriteUnits.min}..${result.polls.heartbeatWriteUnits.max} (the same for every sampled request: the sample is representative); the fleet's day: ${Math.round(result.polls.pollsPerDay).toLocaleString('en')} polls, ${Math.round(result.polls.heartbeatsPerDay).toLocaleString('en')} heartbeats (the polling formula, every Stack's own interval)`,
 );
+out(
+  `  tenant app reads: ${result.tenantApi.calls} run with the day's new tenants' sessions (${Object.entries(
+    result.tenantApi.statuses,
+  )
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(
+      ', ',
+    )}); per read ${f2(result.tenantApi.perCall.readUnits)} read units, ${f2(result.tenantApi.perCall.writeUnits)} write units`,
+);
 const at = (fleet: number) => tenantDayUsage(result, fleet);
 const measured = at(n);
 out(`  per tenant-day at ${n.toLocaleString('en')} tenants:`);

@@ -210,7 +210,7 @@ export const seedTenants = async (
 };
 
 /** A new tenant: sign-in, slug, a Standard checkout paid on the emulator's page (as test/bench/plane.ts). */
-const newCheckout = async (plane: RunningControlPlane, login: string): Promise<void> => {
+const newCheckout = async (plane: RunningControlPlane, login: string): Promise<string> => {
   const { sessionToken } = (await (await post(plane, '/_local/sign-in', { login })).json()) as {
     sessionToken: string;
   };
@@ -228,6 +228,30 @@ const newCheckout = async (plane: RunningControlPlane, login: string): Promise<v
     redirect: 'manual',
   });
   if (paid.status !== 303) throw new Error(`payment failed: ${paid.status}`);
+  return sessionToken;
+};
+
+/** The tenant app's reads (`npm run bench` assumes 20 a tenant a day, spread over these). */
+export const TENANT_API_PATHS = ['/v1/me', '/v1/billing/status', '/v1/billing/plans'] as const;
+
+/** A sample of the tenant app's reads through the real authorizer and handlers, one at a time. */
+const sampleTenantApi = async (plane: RunningControlPlane, meter: ScaleMeter, tokens: readonly string[]) => {
+  const total = new Counts();
+  const statuses: Record<string, number> = {};
+  let calls = 0;
+  for (let round = 0; round < 3; round++)
+    for (const token of tokens)
+      for (const path of TENANT_API_PATHS) {
+        const { result, counts } = await meter.measureRequest(async () => {
+          const r = await fetch(`${plane.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+          await r.arrayBuffer();
+          return r.status;
+        });
+        statuses[`${path} ${result}`] = (statuses[`${path} ${result}`] ?? 0) + 1;
+        for (const key of Object.keys(total) as (keyof Counts)[]) total[key] += counts[key];
+        calls++;
+      }
+  return { calls, perCall: per(total, calls), statuses };
 };
 
 const percentile = (values: readonly number[], p: number): number => {
@@ -374,6 +398,8 @@ export interface ScaleResult {
   day: Counts;
   idleSweep: Counts;
   polls: PollSample;
+  /** The tenant app's reads, sampled with the day's new tenants' sessions. */
+  tenantApi: { calls: number; perCall: Counts; statuses: Record<string, number> };
   renewals: number;
   failedRenewals: number;
   cancels: number;
@@ -464,6 +490,7 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
     }
     let checkouts = 0;
     const checkoutFailures: string[] = [];
+    const tokens: string[] = [];
     for (let i = 0; i < checkoutCount; i++)
       actions.push({
         atMs: dayStart.getTime() + Math.floor(rng() * DAY * 1000),
@@ -471,7 +498,7 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
         // from the Clock and checked by the processor a few requests later).
         run: async () => {
           try {
-            await newCheckout(plane, `scale-new-${i}-${randomUUID().slice(0, 6)}`);
+            tokens.push(await newCheckout(plane, `scale-new-${i}-${randomUUID().slice(0, 6)}`));
             checkouts++;
           } catch (error) {
             // Counted and shown, not hidden: a refused checkout is a finding of the run.
@@ -578,6 +605,7 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
     mark = performance.now();
     meter.startPhase();
     const polls = await samplePolls(plane, meter, tenants, options.pollSample ?? 100, rng);
+    const tenantApi = await sampleTenantApi(plane, meter, tokens.slice(0, 10));
     meter.endPhase();
     const pollSeconds = (performance.now() - mark) / 1000;
 
@@ -661,6 +689,7 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
       day,
       idleSweep,
       polls,
+      tenantApi,
       renewals: renewing.length,
       failedRenewals: renewing.filter((t) => t.fails).length,
       cancels: cancelled.length,
