@@ -83,7 +83,7 @@ out(
 );
 if (result.busySeconds > 0)
   out(
-    `  while work was due (${f1(result.busySeconds)} s with at least a second's budget of due tenants and a sweep running): ${f1(result.busyShare * 100)}% of the limit used (target >= ${BUSY_SHARE_TARGET * 100}%)  ${verdict(result.busyShare >= BUSY_SHARE_TARGET)}; ${f1(result.idleDueSeconds)} s with work due and no sweep running; ${result.placesLost} budget places lost (window full, or won too late to start in it)`,
+    `  while work was due (${f1(result.busySeconds)} s with a second's budget of due tenants beyond the sweep's 32 in flight, and a sweep running): ${f1(result.busyShare * 100)}% of the limit used (target >= ${BUSY_SHARE_TARGET * 100}%)  ${verdict(result.busyShare >= BUSY_SHARE_TARGET)}; ${f1(result.idleDueSeconds)} s with work due and no sweep running; ${result.placesLost} budget places lost (window full, or won too late to start in it)`,
   );
 else out("  while work was due: no second had a second's budget of due tenants (too few tenants to tell)");
 out(

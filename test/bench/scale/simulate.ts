@@ -13,6 +13,7 @@ import { config } from '../../../functions/ports/config.ts';
 import { logger } from '../../../functions/ports/logger.ts';
 import { priceIdForPlan } from '../../../functions/ports/processor/catalog.ts';
 import { budgetShape } from '../../../functions/ports/rate-limit.ts';
+import { IN_FLIGHT } from '../../../functions/reconciler/sweep.ts';
 import { issueStackCredential } from '../../../functions/stacks/dispatcher-credential.ts';
 import { subscribedBillingItem } from '../../../functions/store/billing.ts';
 import { db, tableName } from '../../../functions/store/client.ts';
@@ -438,8 +439,10 @@ export interface ScaleResult {
 
 export const defaultDaySeconds = (tenants: number, limitPerSecond: number): number => {
   const shape = budgetShape(limitPerSecond);
-  // About 1.1 processor calls a tenant a day, at three quarters of what a busy account gets.
-  return Math.max(30, Math.ceil((tenants * 1.1) / (0.75 * shape.places * shape.windowsPerSecond)));
+  // About 1.1 processor calls a tenant a day, at 85% of what a busy account gets: busy enough for
+  // a backlog to form at times (the share of the limit used while work is due is measured then),
+  // not so busy that it grows all day.
+  return Math.max(30, Math.ceil((tenants * 1.1) / (0.85 * shape.places * shape.windowsPerSecond)));
 };
 
 export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
@@ -522,9 +525,11 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
     const steps: { wall: number; clockMs: number }[] = [];
     const probes: { wall: number; due: boolean; any: boolean }[] = [];
     const probe = async () => {
-      // "Work due": at least a second's worth of the budget waiting (a lone due tenant cannot use it).
-      const { due } = await meter.unmetered(() => listDueTenants(plane.clock.now(), limitPerSecond));
-      probes.push({ wall: performance.now(), due: due.length >= limitPerSecond, any: due.length > 0 });
+      // "Work due": a second's worth of the budget waiting beyond the tenants the sweep has in
+      // flight (they stay in the due index until committed; a lone due tenant cannot use a second).
+      const backlog = limitPerSecond + IN_FLIGHT;
+      const { due } = await meter.unmetered(() => listDueTenants(plane.clock.now(), backlog));
+      probes.push({ wall: performance.now(), due: due.length >= backlog, any: due.length > 0 });
     };
     meter.startPhase();
     meter.recordCalls = true;
