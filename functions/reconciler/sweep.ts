@@ -24,7 +24,7 @@ import { notifyWaitlist } from './waitlist.ts';
  * (functions/ports/rate-limit.ts: every processor call waits its turn), not by this number: it
  * only has to be large enough to keep the limiter busy while calls are in flight.
  */
-const IN_FLIGHT = 32;
+export const IN_FLIGHT = 32;
 /** Due tenants read per query round (shared fairly across the due shards). */
 const DUE_PAGE = 100;
 /**

@@ -144,6 +144,21 @@ export const clearCheckout = async (tenantId: string, attemptId: string): Promis
 };
 
 /**
+ * The billing item of a tenant that subscribed (customer and its one subscription, with the index
+ * key that finds the tenant from a customer id): what checkout and the sweep leave behind, for
+ * bulk seeding (the scale bench writes it with BatchWriteItem).
+ */
+export const subscribedBillingItem = (tenantId: string, customerId: string, subscriptionId: string) => ({
+  ...keys.billing(tenantId),
+  ...keys.customerIndex(customerId),
+  type: 'billing',
+  tenantId,
+  customerId,
+  subscriptionId,
+  subscriptionIds: new Set([subscriptionId]),
+});
+
+/**
  * Records the tenant's processor customer, once (a customer id never changes), with the index key
  * that finds the tenant from an event that carries only the customer id.
  */

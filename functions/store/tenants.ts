@@ -66,6 +66,27 @@ export const newTenantItem = (tenantId: string, now: Date) => ({
   version: 1,
 });
 
+/**
+ * An active tenant's item, due for its daily re-check at `dueAt`: for bulk seeding (the scale
+ * bench), as a tenant looks after its checkout, first payment and `stacks` Stacks.
+ */
+export const activeTenantItem = (params: {
+  tenantId: string;
+  slug: string;
+  createdAt: Date;
+  firstPaidAt: string;
+  dueAt: string;
+  stacks: number;
+}) => ({
+  ...newTenantItem(params.tenantId, params.createdAt),
+  billingState: 'active' as const,
+  slug: params.slug,
+  firstPaidAt: params.firstPaidAt,
+  dueAt: params.dueAt,
+  ...dueIndexKeys(params.tenantId, params.dueAt),
+  lastStackOrdinal: params.stacks,
+});
+
 export const getTenant = async (tenantId: string): Promise<Tenant | undefined> => {
   const { Item } = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId), ConsistentRead: true }),

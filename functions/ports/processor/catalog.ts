@@ -10,22 +10,34 @@ import { syncPortalConfiguration } from './portal.ts';
 export const planLookupKey = (plan: PlanValue): string => `stack_plan_${plan}_monthly`;
 
 const priceCache = new Map<PlanValue, { id: string; until: number }>();
+/** Lookups under way: callers that miss the cache at once share one processor call. */
+const lookups = new Map<PlanValue, Promise<string>>();
 
-/** The current price of a Plan (cached for a few minutes per Lambda instance). */
+/**
+ * The current price of a Plan (cached for a few minutes per Lambda instance). When the cache
+ * runs out under a busy sweep, its reconciliations wait for the one lookup instead of each
+ * spending a place of the processor budget on the same answer (issue 23's scale bench).
+ */
 export const priceIdForPlan = async (plan: PlanValue, nowMs: number): Promise<string> => {
   const cached = priceCache.get(plan);
   if (cached && cached.until > nowMs) return cached.id;
-  const prices = await call((stripe, options) =>
-    stripe.prices.list({ lookup_keys: [planLookupKey(plan)], active: true, limit: 1 }, options),
-  );
-  const price = prices.data[0];
-  if (!price)
-    throw new ProcessorError(
-      'rejected',
-      `no active price with lookup key ${planLookupKey(plan)}: run processor:sync`,
+  const underWay = lookups.get(plan);
+  if (underWay) return underWay;
+  const lookup = (async () => {
+    const prices = await call((stripe, options) =>
+      stripe.prices.list({ lookup_keys: [planLookupKey(plan)], active: true, limit: 1 }, options),
     );
-  priceCache.set(plan, { id: price.id, until: nowMs + 5 * 60_000 });
-  return price.id;
+    const price = prices.data[0];
+    if (!price)
+      throw new ProcessorError(
+        'rejected',
+        `no active price with lookup key ${planLookupKey(plan)}: run processor:sync`,
+      );
+    priceCache.set(plan, { id: price.id, until: nowMs + 5 * 60_000 });
+    return price.id;
+  })().finally(() => lookups.delete(plan));
+  lookups.set(plan, lookup);
+  return lookup;
 };
 
 /**

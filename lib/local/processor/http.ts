@@ -50,6 +50,8 @@ export interface ProcessorFault {
 export interface HttpHost {
   /** Bills what came due; run before every request. */
   tick(): void;
+  /** The tick before an API read (skipped when nothing can have come due). */
+  tickBeforeRead(): void;
   route(method: string, pathname: string, params: FormObject): unknown;
   page(method: string, pathname: string, form: FormObject): PageResult;
   idempotency(): Record<string, IdempotentResponse>;
@@ -119,7 +121,8 @@ export class HttpFront {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
     const method = request.method ?? 'GET';
-    this.host.tick();
+    if (method === 'GET' && url.pathname.startsWith('/v1/')) this.host.tickBeforeRead();
+    else this.host.tick();
     if (url.pathname.startsWith('/v1/')) {
       await this.handleApi(request, response, method, url, body);
       return;

@@ -163,9 +163,47 @@ export const cancelSubscription = (ctx: EmulatorContext, id: string, params: For
 };
 
 /** `GET /v1/subscriptions`: every status but canceled unless asked for `all` or one status. */
+/**
+ * Subscription ids by customer, rebuilt whenever the id sequence moved (a subscription is only
+ * ever created with a new id): a customer's list no longer walks every subscription.
+ */
+const byCustomer = new WeakMap<object, { sequence: number; ids: Map<string, string[]> }>();
+const subscriptionsOf = (ctx: EmulatorContext, customer: string | undefined): SubscriptionRecord[] => {
+  const all = ctx.state.subscriptions;
+  if (!customer) return Object.values(all);
+  let index = byCustomer.get(all);
+  if (!index || index.sequence !== ctx.state.sequence) {
+    const ids = new Map<string, string[]>();
+    for (const subscription of Object.values(all)) {
+      const list = ids.get(subscription.customer);
+      if (list) list.push(subscription.id);
+      else ids.set(subscription.customer, [subscription.id]);
+    }
+    index = { sequence: ctx.state.sequence, ids };
+    byCustomer.set(all, index);
+  }
+  return (index.ids.get(customer) ?? [])
+    .map((id) => all[id])
+    .filter((s): s is SubscriptionRecord => s !== undefined && s.customer === customer);
+};
+
+/** The earliest period end of a live subscription or expiry of an open session (epoch seconds). */
+export const nextDueAt = (state: EmulatorContext['state']): number => {
+  let next = Number.POSITIVE_INFINITY;
+  for (const id in state.subscriptions) {
+    const s = state.subscriptions[id];
+    if (s && s.status !== 'canceled' && s.currentPeriodEnd < next) next = s.currentPeriodEnd;
+  }
+  for (const id in state.checkoutSessions) {
+    const session = state.checkoutSessions[id];
+    if (session?.status === 'open' && session.expiresAt < next) next = session.expiresAt;
+  }
+  return next;
+};
+
 export const listSubscriptions = (ctx: EmulatorContext, params: FormObject) => ({
   object: 'list',
-  data: Object.values(ctx.state.subscriptions)
+  data: subscriptionsOf(ctx, str(params.customer))
     .filter(
       (s) =>
         (!str(params.customer) || s.customer === str(params.customer)) &&

@@ -1,0 +1,136 @@
+import { DEFAULT_MEMORY_MB } from '../../../lib/infra/constructs/lambda.ts';
+import { RECONCILER_MEMORY_MB } from '../../../lib/infra/constructs/reconciler.ts';
+import type { TenantDayUsage } from '../cost-model.ts';
+import { SCHEDULE_S } from './model.ts';
+import type { ScaleResult } from './simulate.ts';
+
+/** Scheduled sweeps a day in the cloud (EventBridge, every minute), whatever the fleet. */
+export const SCHEDULED_SWEEPS_PER_DAY = 86_400 / SCHEDULE_S;
+/**
+ * Price lookups a day in the cloud: the catalog port keeps a Plan's price 5 minutes of Clock time
+ * (functions/ports/processor/catalog.ts), 3 Plans, in a warm sweep. Here the Clock runs thousands
+ * of times faster, so the bench's own lookups are an artifact of compression: they are counted
+ * apart and replaced by the cloud's.
+ */
+export const CLOUD_PRICE_LOOKUPS_PER_DAY = 3 * (86_400 / 300);
+/**
+ * Bytes Lambda itself writes per invocation (START, END and REPORT lines, text format), and API
+ * Gateway's access log line per request (the stage's `jsonWithStandardFields`): not our logger's,
+ * billed all the same. Sizes of typical lines.
+ */
+export const PLATFORM_LOG_BYTES_PER_INVOCATION = 250;
+export const ACCESS_LOG_BYTES_PER_REQUEST = 270;
+/**
+ * Traces the default X-Ray rule records: 5% of invocations, plus the reservoir of one a second
+ * for each function with steady traffic (authorizer, desired state, observed state, webhook, sweep).
+ */
+const XRAY_RATE = 0.05;
+const XRAY_STEADY_FUNCTIONS = 5;
+/**
+ * The tenant app's reads a tenant makes a day (me, billing status, plans): an assumption, the one
+ * `npm run bench` makes; their unit costs are measured.
+ */
+export const TENANT_API_CALLS_PER_DAY = 20;
+/** Table bytes per tenant over the items' JSON: attribute overhead and the two indexes' copies. */
+const TABLE_OVERHEAD = 1.25;
+
+export interface UsageParts {
+  usage: TenantDayUsage;
+  /** The parts, per tenant-day, for the printout. */
+  parts: {
+    label: string;
+    api: number;
+    invocations: number;
+    reads: number;
+    writes: number;
+    calls: number;
+    logBytes: number;
+  }[];
+  priceLookups: number;
+}
+
+/** A tenant-day in a fleet of `tenants`, from the measured day (per tenant) and the fleet's fixed rhythm (per fleet). */
+export const tenantDayUsage = (result: ScaleResult, tenants: number): UsageParts => {
+  const n = result.tenants;
+  const d = result.day;
+  const p = result.polls;
+  const priceLookups = result.callsByPath['GET /v1/prices'] ?? 0;
+  // The day as run: its requests, webhooks, sweeps (each webhook nudges one cloud invocation, at most).
+  const day = {
+    label: 'billing day (events, re-checks, checkouts)',
+    api: d.apiRequests / n,
+    invocations: (d.apiRequests + d.authorizedRequests + d.webhookRequests) / n,
+    reads: d.readUnits / n,
+    writes: d.writeUnits / n,
+    calls: (d.processorCalls - priceLookups) / n,
+    logBytes: d.logBytes / n,
+  };
+  const pollsPerTenant = p.pollsPerDay / n;
+  const beatsPerTenant = p.heartbeatsPerDay / n;
+  const polls = {
+    label: `Dispatcher polls (${pollsPerTenant.toFixed(1)}) and heartbeats (${beatsPerTenant.toFixed(1)})`,
+    api: pollsPerTenant + beatsPerTenant,
+    invocations:
+      pollsPerTenant * (1 + p.perPoll.authorizedRequests) +
+      beatsPerTenant * (1 + p.perHeartbeat.authorizedRequests),
+    reads: pollsPerTenant * p.perPoll.readUnits + beatsPerTenant * p.perHeartbeat.readUnits,
+    writes: pollsPerTenant * p.perPoll.writeUnits + beatsPerTenant * p.perHeartbeat.writeUnits,
+    calls: 0,
+    logBytes: pollsPerTenant * p.perPoll.logBytes + beatsPerTenant * p.perHeartbeat.logBytes,
+  };
+  const sweepsPerTenant = SCHEDULED_SWEEPS_PER_DAY / tenants;
+  const schedule = {
+    label: `scheduled sweeps (${SCHEDULED_SWEEPS_PER_DAY} a day / ${tenants.toLocaleString('en')}) and nudges`,
+    api: 0,
+    invocations: sweepsPerTenant + d.webhookRequests / n,
+    reads: sweepsPerTenant * result.idleSweep.readUnits,
+    writes: sweepsPerTenant * result.idleSweep.writeUnits,
+    calls: CLOUD_PRICE_LOOKUPS_PER_DAY / tenants,
+    logBytes: (sweepsPerTenant + d.webhookRequests / n) * (result.idleSweep.logBytes + result.sweepLineBytes),
+  };
+  const t = result.tenantApi.perCall;
+  const app = {
+    label: `tenant app reads (${TENANT_API_CALLS_PER_DAY} a day, assumed)`,
+    api: TENANT_API_CALLS_PER_DAY,
+    invocations: TENANT_API_CALLS_PER_DAY * (1 + t.authorizedRequests),
+    reads: TENANT_API_CALLS_PER_DAY * t.readUnits,
+    writes: TENANT_API_CALLS_PER_DAY * t.writeUnits,
+    calls: TENANT_API_CALLS_PER_DAY * t.processorCalls,
+    logBytes: TENANT_API_CALLS_PER_DAY * t.logBytes,
+  };
+  const parts = [day, polls, app, schedule];
+  const sum = (key: 'api' | 'invocations' | 'reads' | 'writes' | 'calls' | 'logBytes') =>
+    parts.reduce((total, part) => total + part[key], 0);
+  const apiRequests = sum('api');
+  const lambdaInvocations = sum('invocations');
+  const gb = (ms: number, memoryMb: number) => (ms / 1000) * (memoryMb / 1024);
+  const accessLogBytes = apiRequests * ACCESS_LOG_BYTES_PER_REQUEST;
+  const usage: TenantDayUsage = {
+    apiRequests,
+    lambdaInvocations,
+    lambdaGbSeconds:
+      gb(
+        d.apiMs / n + pollsPerTenant * p.perPoll.apiMs + beatsPerTenant * p.perHeartbeat.apiMs,
+        DEFAULT_MEMORY_MB,
+      ) + gb(d.sweepMs / n + sweepsPerTenant * result.idleSweep.sweepMs, RECONCILER_MEMORY_MB),
+    dynamoReadUnits: sum('reads'),
+    dynamoWriteUnits: sum('writes'),
+    sqsRequests: d.sqsRequests / n + sweepsPerTenant * result.idleSweep.sqsRequests,
+    emails: d.emails / n,
+    // No Plan Change runs in the simulated day (not yet simulated: see docs/architecture.md, Scale).
+    stepFunctionTransitions: 0,
+    kmsRequests: d.kmsRequests / n,
+    secretsManagerCalls: d.secretsCalls / n,
+    logBytes: sum('logBytes') + lambdaInvocations * PLATFORM_LOG_BYTES_PER_INVOCATION + accessLogBytes,
+    accessLogBytes,
+    xrayTracesRecorded: XRAY_RATE * lambdaInvocations + (XRAY_STEADY_FUNCTIONS * 86_400) / tenants,
+    cloudFrontRequests: 0,
+    cloudFrontBytesOut: 0,
+    s3Requests: 0,
+    processorCalls: sum('calls'),
+  };
+  return { usage, parts, priceLookups };
+};
+
+export const dynamoBytesPerTenant = (result: ScaleResult): number =>
+  result.itemBytesPerTenant * TABLE_OVERHEAD;
