@@ -155,6 +155,38 @@ export const tracesRecordedPerDay = (invocationsPerDayByFunction: readonly numbe
     return sum + reservoir + XRAY_DEFAULT_RULE.fixedRate * (invocations - reservoir);
   }, 0);
 
+/**
+ * Bytes Lambda itself writes per invocation while its system log level is INFO (START, END and
+ * REPORT with its X-Ray line; lines of real length): what `lambdaSystemLogBytes` bills.
+ */
+export const LAMBDA_SYSTEM_LINES_BYTES = [
+  'START RequestId: 8f5c2a4e-0b1d-4c3e-9a7f-1d2e3f4a5b6c Version: $LATEST\n',
+  'END RequestId: 8f5c2a4e-0b1d-4c3e-9a7f-1d2e3f4a5b6c\n',
+  'REPORT RequestId: 8f5c2a4e-0b1d-4c3e-9a7f-1d2e3f4a5b6c\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 512 MB\tMax Memory Used: 98 MB\t\n',
+  'XRAY TraceId: 1-6745a1b2-0123456789abcdef01234567\tSegmentId: 0123456789abcdef\tSampled: false\t\n',
+].join('').length;
+
+/** Lambda's own log bytes per invocation: none where every function keeps them from WARN (the template says). */
+export const lambdaSystemLogBytes = (fixed: Pick<FixedResources, 'lambdaSystemLines'>): number =>
+  fixed.lambdaSystemLines ? LAMBDA_SYSTEM_LINES_BYTES : 0;
+
+/**
+ * One API access log line as the stage writes it (AccessLogFormat.jsonWithStandardFields), with
+ * values of their real length: its bytes are what each API request adds to the access log group.
+ */
+export const API_ACCESS_LINE_BYTES = JSON.stringify({
+  requestId: 'Ab3Cd4EfGhIJKlM=',
+  ip: '203.0.113.10',
+  user: '-',
+  caller: '-',
+  requestTime: '26/Nov/2026:12:00:00 +0000',
+  httpMethod: 'GET',
+  resourcePath: '/v1/dispatcher/desired-state',
+  status: '304',
+  protocol: 'HTTP/1.1',
+  responseLength: '0',
+}).length;
+
 /** The stack's resources billed by the month whatever the number of tenants. */
 export interface FixedResources {
   /** Where the counts come from: the templates read, or the documented constants. */

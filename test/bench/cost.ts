@@ -31,10 +31,12 @@ import { deliverWebhooksTo } from '../../lib/local/processor/local.ts';
 import type { RunningControlPlane } from '../../lib/local/server.ts';
 import { routes } from '../../lib/routes.ts';
 import {
+  API_ACCESS_LINE_BYTES,
   type Bill,
   DAYS_PER_MONTH,
   type FleetShape,
   fixedResources,
+  lambdaSystemLogBytes,
   monthlyBill,
   PRICES,
   printBill,
@@ -78,16 +80,6 @@ export const USAGE = {
   exportKeptDays: 7,
   /** The schedule runs the sweep every minute. */
   scheduledSweepsPerDay: 60 * 24,
-  /**
-   * Lambda's own lines per invocation (START, END, REPORT with its X-Ray line; text format), not
-   * written locally; billed only where the template lets Lambda write them (platformLogBytes).
-   */
-  lambdaPlatformLogBytes: [
-    'START RequestId: 8f5c2a4e-0b1d-4c3e-9a7f-1d2e3f4a5b6c Version: $LATEST\n',
-    'END RequestId: 8f5c2a4e-0b1d-4c3e-9a7f-1d2e3f4a5b6c\n',
-    'REPORT RequestId: 8f5c2a4e-0b1d-4c3e-9a7f-1d2e3f4a5b6c\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 512 MB\tMax Memory Used: 98 MB\t\n',
-    'XRAY TraceId: 1-6745a1b2-0123456789abcdef01234567\tSegmentId: 0123456789abcdef\tSampled: false\t\n',
-  ].join('').length,
   /** HTTP response headers (status line, date, content type, request id...) not in the local body count. */
   responseHeaderBytes: 250,
 } as const;
@@ -96,7 +88,7 @@ export const USAGE = {
 let systemLines: boolean | undefined;
 const platformLogBytes = () => {
   systemLines ??= fixedResources().lambdaSystemLines;
-  return systemLines ? USAGE.lambdaPlatformLogBytes : 0;
+  return lambdaSystemLogBytes({ lambdaSystemLines: systemLines });
 };
 
 const TENANT_COUNTS = [1_000, 100_000] as const;
@@ -106,23 +98,6 @@ const POLLS = 20;
 const READ_PATHS = ['/v1/me', '/v1/billing/status', '/v1/billing/plans'] as const;
 const READ_COMMANDS = /^(Get|BatchGet|Query|Scan|TransactGet)/;
 export const PER_THOUSAND_TARGET_USD = 15;
-
-/**
- * One API access log line as the stage writes it (AccessLogFormat.jsonWithStandardFields), with
- * values of their real length: its bytes are what each API request adds to the access log group.
- */
-const ACCESS_LOG_LINE_BYTES = JSON.stringify({
-  requestId: 'Ab3Cd4EfGhIJKlM=',
-  ip: '203.0.113.10',
-  user: '-',
-  caller: '-',
-  requestTime: '26/Nov/2026:12:00:00 +0000',
-  httpMethod: 'GET',
-  resourcePath: '/v1/dispatcher/desired-state',
-  status: '304',
-  protocol: 'HTTP/1.1',
-  responseLength: '0',
-}).length;
 
 /** One EMF line of a sweep, and of a webhook, as the functions write them in Lambda. */
 const SWEEP_EMF_BYTES = JSON.stringify(
@@ -359,7 +334,7 @@ const gbSeconds = (ms: number, memoryMb: number) => (ms / 1000) * (memoryMb / 10
 const snapshot = async (per: number): Promise<Figures> => {
   const calls = (await processorRateLimit()).calls;
   const invocations = meter.apiRequests + meter.authorizedRequests + meter.webhookRequests + meter.sweeps;
-  const accessLogBytes = (meter.apiRequests + meter.webhookRequests) * ACCESS_LOG_LINE_BYTES;
+  const accessLogBytes = (meter.apiRequests + meter.webhookRequests) * API_ACCESS_LINE_BYTES;
   return {
     lambdaInvocations: invocations / per,
     gbSeconds:

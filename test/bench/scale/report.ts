@@ -1,6 +1,11 @@
 import { DEFAULT_MEMORY_MB } from '../../../lib/infra/constructs/lambda.ts';
 import { RECONCILER_MEMORY_MB } from '../../../lib/infra/constructs/reconciler.ts';
-import type { TenantDayUsage } from '../cost-model.ts';
+import {
+  API_ACCESS_LINE_BYTES,
+  fixedResources,
+  lambdaSystemLogBytes,
+  type TenantDayUsage,
+} from '../cost-model.ts';
 import { SCHEDULE_S } from './model.ts';
 import type { ScaleResult } from './simulate.ts';
 
@@ -13,13 +18,6 @@ export const SCHEDULED_SWEEPS_PER_DAY = 86_400 / SCHEDULE_S;
  * apart and replaced by the cloud's.
  */
 export const CLOUD_PRICE_LOOKUPS_PER_DAY = 3 * (86_400 / 300);
-/**
- * Bytes Lambda itself writes per invocation (START, END and REPORT lines, text format), and API
- * Gateway's access log line per request (the stage's `jsonWithStandardFields`): not our logger's,
- * billed all the same. Sizes of typical lines.
- */
-export const PLATFORM_LOG_BYTES_PER_INVOCATION = 250;
-export const ACCESS_LOG_BYTES_PER_REQUEST = 270;
 /**
  * Traces the default X-Ray rule records: 5% of invocations, plus the reservoir of one a second
  * for each function with steady traffic (authorizer, desired state, observed state, webhook, sweep).
@@ -104,7 +102,7 @@ export const tenantDayUsage = (result: ScaleResult, tenants: number): UsageParts
   const apiRequests = sum('api');
   const lambdaInvocations = sum('invocations');
   const gb = (ms: number, memoryMb: number) => (ms / 1000) * (memoryMb / 1024);
-  const accessLogBytes = apiRequests * ACCESS_LOG_BYTES_PER_REQUEST;
+  const accessLogBytes = apiRequests * API_ACCESS_LINE_BYTES;
   const usage: TenantDayUsage = {
     apiRequests,
     lambdaInvocations,
@@ -121,7 +119,7 @@ export const tenantDayUsage = (result: ScaleResult, tenants: number): UsageParts
     stepFunctionTransitions: 0,
     kmsRequests: d.kmsRequests / n,
     secretsManagerCalls: d.secretsCalls / n,
-    logBytes: sum('logBytes') + lambdaInvocations * PLATFORM_LOG_BYTES_PER_INVOCATION + accessLogBytes,
+    logBytes: sum('logBytes') + lambdaInvocations * lambdaSystemLogBytes(fixedResources()) + accessLogBytes,
     accessLogBytes,
     xrayTracesRecorded: XRAY_RATE * lambdaInvocations + (XRAY_STEADY_FUNCTIONS * 86_400) / tenants,
     cloudFrontRequests: 0,
