@@ -48,8 +48,12 @@ export const listStackViews = async (tenantId: string) =>
   (await listStacks(tenantId)).sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(stackView);
 
 /** One of the tenant's Stacks; a Stack of another tenant is simply not found. */
-export const requireStack = async (tenantId: string, stackId: string): Promise<StoredStack> => {
-  const stack = await getStack(tenantId, stackId);
+export const requireStack = async (
+  tenantId: string,
+  stackId: string,
+  options: { consistent?: boolean } = {},
+): Promise<StoredStack> => {
+  const stack = await getStack(tenantId, stackId, options);
   if (!stack)
     throw new Refusal(
       404,

@@ -14,7 +14,12 @@ const CredentialSchema = v.object({
 });
 export type DispatcherCredential = v.InferOutput<typeof CredentialSchema>;
 
-/** The Stack a Dispatcher credential (by the hash of its secret) belongs to, if any. */
+/**
+ * The Stack a Dispatcher credential (by the hash of its secret) belongs to, if any. Eventually
+ * consistent (half the read units of every Dispatcher request the authorizer's cache misses): a
+ * credential retired or issued less than a second ago may be read as it was, well inside the
+ * authorizer's own 30 s cache and the hour a rotated credential keeps working.
+ */
 export const findDispatcherCredential = async (
   secretHash: string,
 ): Promise<DispatcherCredential | undefined> => {
@@ -22,7 +27,6 @@ export const findDispatcherCredential = async (
     new GetCommand({
       TableName: tableName(),
       Key: keys.dispatcherCredential(secretHash),
-      ConsistentRead: true,
     }),
   );
   return Item ? v.parse(CredentialSchema, Item) : undefined;

@@ -119,10 +119,22 @@ export const stackItem = (
   projectCount: 0,
 });
 
-/** One Stack of a tenant, or undefined. */
-export const getStack = async (tenantId: string, stackId: string): Promise<StoredStack | undefined> => {
+/**
+ * One Stack of a tenant, or undefined. Read strongly consistent, unless the caller only polls
+ * (`consistent: false`, half the read units): a Dispatcher's desired-state poll, for which a
+ * version a second old is the same as a poll a second earlier.
+ */
+export const getStack = async (
+  tenantId: string,
+  stackId: string,
+  options: { consistent?: boolean } = {},
+): Promise<StoredStack | undefined> => {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.stack(tenantId, stackId), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.stack(tenantId, stackId),
+      ConsistentRead: options.consistent ?? true,
+    }),
   );
   return Item ? v.parse(StackSchema, Item) : undefined;
 };

@@ -26,13 +26,14 @@ afterEach(() => {
 
 /** Records every table call from now on: its command and the item key it names, if one. */
 const recordTableCalls = () => {
-  const calls: { command: string; key?: string }[] = [];
+  const calls: { command: string; key?: string; consistent?: boolean }[] = [];
   db().middlewareStack.add(
     (next, context) => async (args) => {
-      const input = args.input as { Key?: { PK: string; SK: string } };
+      const input = args.input as { Key?: { PK: string; SK: string }; ConsistentRead?: boolean };
       calls.push({
         command: context.commandName ?? '?',
         ...(input.Key ? { key: `${input.Key.PK}|${input.Key.SK}` } : {}),
+        consistent: input.ConsistentRead === true,
       });
       return next(args);
     },
@@ -85,7 +86,7 @@ describe('when to poll next', () => {
 });
 
 describe('the 304 path', () => {
-  it('reads the Stack item only (and the credential, in the authorizer) and writes nothing', async () => {
+  it('reads the Stack item only (and the credential, in the authorizer), both eventually consistent (half the units), and writes nothing', async () => {
     const { tenant, as } = await dispatcherOf();
     await as('PUT', '/v1/dispatcher/observed-state', {
       body: { appliedVersion: 1, health: 'healthy', activeRuns: 0 },
@@ -101,6 +102,7 @@ describe('the 304 path', () => {
     const reads = calls.filter((call) => call.key !== undefined && !call.key.startsWith('DISPATCHER#'));
     expect(reads.map((call) => [call.command, call.key])).toEqual([['GetItemCommand', stackKey]]);
     expect(calls).toHaveLength(2);
+    expect(calls.map((call) => call.consistent)).toEqual([false, false]);
     expect(await storedStack(tenant.tenantId)).toEqual(before);
   });
 });
