@@ -375,7 +375,7 @@ class SimulatedDispatcher {
     });
     // Sent when it changed, while work is in flight (an operation, an export, a new desired state
     // read), and as a heartbeat otherwise; an idle Stack's poll is one 304 and nothing else.
-    const heartbeatMs = (desired.heartbeat_seconds ?? 3600) * 1000;
+    const heartbeatMs = (desired.heartbeat_seconds ?? 7200) * 1000;
     const due =
       read.status === 200 ||
       desired.operation !== undefined ||

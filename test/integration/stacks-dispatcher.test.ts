@@ -88,7 +88,7 @@ describe('the Dispatcher contract', () => {
       admission: 'open',
       lifecycle: 'running',
       poll_after_seconds: 10,
-      heartbeat_seconds: 3600,
+      heartbeat_seconds: 7200,
     });
     const again = await asDispatcher(credential, 'GET', '/v1/dispatcher/desired-state', {
       headers: { 'if-none-match': '"v1"' },
@@ -108,7 +108,7 @@ describe('the Dispatcher contract', () => {
     expect(report.json).toEqual({
       desiredStateVersion: 1,
       poll_after_seconds: expect.any(Number),
-      heartbeat_seconds: 3600,
+      heartbeat_seconds: 7200,
     });
     expect(report.json.poll_after_seconds).toBeGreaterThanOrEqual(720);
     expect(report.json.poll_after_seconds).toBeLessThanOrEqual(1080);

@@ -83,8 +83,8 @@ describe('the heartbeat and a silent Dispatcher', () => {
   const later = (seconds: number) => new Date(Date.parse(reportedAt) + seconds * 1000);
 
   it('is stale once two heartbeats and the longest idle poll have passed without a report', () => {
-    expect(HEARTBEAT_SECONDS).toBe(3600);
-    expect(STALE_AFTER_SECONDS).toBe(2 * 3600 + 1080);
+    expect(HEARTBEAT_SECONDS).toBe(7200);
+    expect(STALE_AFTER_SECONDS).toBe(2 * 7200 + 1080);
     expect(reportIsStale(reportedAt, later(STALE_AFTER_SECONDS))).toBe(false);
     expect(reportIsStale(reportedAt, later(STALE_AFTER_SECONDS + 1))).toBe(true);
   });
@@ -96,10 +96,10 @@ describe('the heartbeat and a silent Dispatcher', () => {
 
 describe("the Dispatcher routes' throttles, from the fleet size", () => {
   it("follow the documented formula: twice the fleet's steady rate, burst twice that", () => {
-    // 100,000 Stacks: 100,000/720 + 1,000/10 = 238.9/s on desired state; 100,000/3600 + 100 = 127.8/s observed.
+    // 100,000 Stacks: 100,000/720 + 1,000/10 = 238.9/s on desired state; 100,000/7200 + 100 = 113.9/s observed.
     expect(dispatcherRouteThrottles(100_000)).toEqual({
       desiredState: { rateLimit: 478, burstLimit: 956 },
-      observedState: { rateLimit: 256, burstLimit: 512 },
+      observedState: { rateLimit: 228, burstLimit: 456 },
     });
     expect(dispatcherRouteThrottles(1_000_000).desiredState.rateLimit).toBe(4778);
   });
@@ -170,7 +170,7 @@ describe('the desired-state document', () => {
       version: 3,
       ...desired,
       poll_after_seconds: 10,
-      heartbeat_seconds: 3600,
+      heartbeat_seconds: 7200,
     });
     expect(desiredStateDocument(desired, 3, 10, [])).not.toHaveProperty('credentials');
     expect(desiredStateDocument(desired, 3, 300, [{ name: 'github', version: 2 }])).toEqual({
@@ -178,7 +178,7 @@ describe('the desired-state document', () => {
       ...desired,
       credentials: [{ name: 'github', version: 2 }],
       poll_after_seconds: 300,
-      heartbeat_seconds: 3600,
+      heartbeat_seconds: 7200,
     });
   });
 });
