@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HEARTBEAT_SECONDS } from '#core/dispatcher.ts';
 import { listInventory } from '#store/capacity.ts';
 import { getStack } from '#store/stacks.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
@@ -60,11 +61,11 @@ describe('the fleet simulator', () => {
     const changed = await stackView(tenant.sessionToken);
     expect(changed.activeRuns).toBe(1);
     expect(Date.parse(changed.lastReportAt)).toBeGreaterThan(Date.parse(first));
-    api.clock.advance(3600);
+    api.clock.advance(HEARTBEAT_SECONDS);
     await tick();
     const heartbeat = await stackView(tenant.sessionToken);
     expect(Date.parse(heartbeat.lastReportAt)).toBeGreaterThanOrEqual(
-      Date.parse(changed.lastReportAt) + 3600_000,
+      Date.parse(changed.lastReportAt) + HEARTBEAT_SECONDS * 1000,
     );
     expect(heartbeat.reportStale).toBe(false);
   });
