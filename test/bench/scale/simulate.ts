@@ -20,7 +20,12 @@ import { db, tableName } from '../../../functions/store/client.ts';
 import { listDueTenants } from '../../../functions/store/due.ts';
 import { keys } from '../../../functions/store/keys.ts';
 import { stackItem } from '../../../functions/store/stacks.ts';
-import { activeTenantItem, getTenant, SIGNUP_HOME_REGION } from '../../../functions/store/tenants.ts';
+import {
+  activeTenantItem,
+  getTenant,
+  lookNoLaterThan,
+  SIGNUP_HOME_REGION,
+} from '../../../functions/store/tenants.ts';
 import { type RunningControlPlane, startControlPlane } from '../../../lib/local/server.ts';
 import { post } from '../plane.ts';
 import { Counts, ScaleMeter } from './meter.ts';
@@ -593,6 +598,34 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
     }
     const drainSeconds = (performance.now() - mark) / 1000;
     log(`drained in ${drainSeconds.toFixed(0)} s`);
+
+    // ---- a catch-up: work due all at once ----
+    // On a machine that keeps up with the day, no backlog forms, and the share of the limit used
+    // "while work is due" has no second to be measured in. So, as after a sweep outage or a burst
+    // of renewals at one anchor, a quarter of the tenants (at most 120 s of the budget) come due
+    // together, and the sweep works them off: its calls a second against the limit are the share.
+    // Outside the tenant-day (its phase is not billed); its seconds are counted with the day's.
+    const burstTenants = tenants.slice(0, Math.min(Math.floor(tenants.length / 4), limitPerSecond * 120));
+    const burstAt = plane.clock.now().toISOString();
+    for (let i = 0; i < burstTenants.length; i += 50)
+      await meter.unmetered(() =>
+        Promise.all(burstTenants.slice(i, i + 50).map((t) => lookNoLaterThan(t.tenantId, burstAt))),
+      );
+    meter.startPhase();
+    meter.recordCalls = true;
+    const burstMark = performance.now();
+    for (;;) {
+      await probe();
+      if (!probes.at(-1)?.any) break;
+      if (performance.now() > burstMark + 900_000)
+        throw new Error('the catch-up did not drain in 15 minutes');
+      plane.sweeper.nudge();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    meter.recordCalls = false;
+    meter.endPhase();
+    const burstSeconds = (performance.now() - burstMark) / 1000;
+    log(`catch-up of ${burstTenants.length} tenants due at once worked off in ${burstSeconds.toFixed(0)} s`);
 
     // ---- the idle scheduled sweep (1,440 a day in the cloud, whatever the fleet) ----
     meter.startPhase();
