@@ -61,7 +61,7 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           // One `npm start` for the run (test/support/e2e-setup.ts), shared by every file; a file
           // that needs its own (a restart, another environment) says why. After the other layers, two
-          // files at a time, each on its worker's own shared server (test/support/e2e-setup.ts):
+          // files at a time, each on a shared server it claims (test/support/local-cloud.ts):
           // tests step their server's clock and sweep, so two files never share one.
           globalSetup: ['test/support/e2e-setup.ts'],
           pool: 'forks',

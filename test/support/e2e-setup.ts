@@ -13,8 +13,8 @@ import {
 declare module 'vitest' {
   export interface ProvidedContext {
     /**
-     * The local control planes the e2e files share, one per test worker (test/support/local-cloud.ts
-     * picks the worker's own).
+     * The local control planes the e2e files share, one for each file running at once
+     * (test/support/local-cloud.ts claims one for its file).
      */
     sharedClouds: { url: string; dataDirectory: string; logFile: string }[];
   }
@@ -28,7 +28,7 @@ const ROOM = { standard: 200, plus: 200, pro: 50 };
 const SEEDED_LOCATIONS = ['eu-central-1a', 'eu-west-1a'];
 
 /**
- * The e2e project's global setup: the shared `npm start`s for the whole run (one per worker), in a
+ * The e2e project's global setup: the shared `npm start`s for the whole run (one per file running at once), in a
  * folder of the run's own.
  * Sweeps run only when a test asks (`--manual-sweep`), and the fleet polls only when ticked, so a
  * test steps time itself. The server logs at DEBUG, every request too (`--verbose`; by default
@@ -37,8 +37,9 @@ const SEEDED_LOCATIONS = ['eu-central-1a', 'eu-west-1a'];
  * if any process the run started (anything naming the run's folder: a server, its Java) is left.
  */
 /**
- * One shared server per e2e worker: two files run at once (vitest.config.ts), each on a server of
- * its own, so a test that steps its server's clock or sweep never steps another file's.
+ * As many shared servers as e2e files run at once (two: vitest.config.ts); each file claims one
+ * that no running file holds (`sharedCloud()`), so a test that steps its server's clock or sweep
+ * never steps another file's.
  */
 export const SHARED_SERVERS = 2;
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { expect, inject } from 'vitest';
 import { TEST_CARDS } from './hosted-pages.ts';
 import { endpointsEnvironment, type LocalTarget, runOps, setCapacity } from './local-server.ts';
@@ -7,7 +8,7 @@ import { endpointsEnvironment, type LocalTarget, runOps, setCapacity } from './l
 /**
  * What an e2e test does to a local control plane over HTTP: the API as a tenant, the `/_local`
  * routes that step time (sweep, fleet tick, clock), the processor emulator's own API, the sent
- * mail, and `npm run ops`. Every e2e file runs against its worker's shared server, one of those the
+ * mail, and `npm run ops`. Every e2e file runs against a shared server it claims, one of those the
  * e2e setup starts (`sharedCloud()`, test/support/e2e-setup.ts); a file that needs a server of its
  * own passes it.
  *
@@ -22,15 +23,58 @@ const DAY = 86_400;
 
 export { DAY };
 
+/** The shared server this test process claimed (index into the setup's list), once claimed. */
+let claimed: number | undefined;
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /**
- * The local control plane this e2e file shares with the files its worker runs before and after it,
- * started by the e2e setup: one per worker (`VITEST_POOL_ID` is 1 to maxWorkers), so two files that
- * run at once never share a server's clock or sweep.
+ * Claims a shared server no other running test file holds: a claim is a folder in the run's folder
+ * (made atomically, naming this process), given back when this process exits; one whose process
+ * is gone is taken over. Two files run at once (vitest.config.ts) and there are as many servers,
+ * so a claim waits only while the previous file's process is still exiting. (Vitest's
+ * VITEST_POOL_ID is no help: both e2e workers report 1.)
+ */
+const claimServer = (count: number): number => {
+  if (claimed !== undefined) return claimed;
+  const runDirectory = inject('e2eRunDirectory');
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    for (let index = 0; index < count; index++) {
+      const claim = path.join(runDirectory, `claim-${index}`);
+      try {
+        mkdirSync(claim);
+      } catch {
+        const holder = Number(readFileSync(path.join(claim, 'pid'), { encoding: 'utf8', flag: 'a+' }));
+        if (holder === 0 || alive(holder)) continue;
+        // Its process is gone without giving it back: taken over.
+      }
+      writeFileSync(path.join(claim, 'pid'), String(process.pid));
+      claimed = index;
+      process.once('exit', () => rmSync(claim, { recursive: true, force: true }));
+      return index;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`no shared server came free in a minute (claims in ${runDirectory})`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+  }
+};
+
+/**
+ * The local control plane this e2e file uses, one of those the e2e setup started (as many as files
+ * run at once), claimed for as long as the file runs: two files that run at once never share a
+ * server's clock, sweep, release gates or Plans filled.
  */
 export const sharedCloud = (): LocalTarget => {
   const clouds = inject('sharedClouds');
-  const worker = Number(process.env.VITEST_POOL_ID ?? '1');
-  const cloud = clouds[(worker - 1) % clouds.length];
+  const cloud = clouds[claimServer(clouds.length)];
   if (!cloud) throw new Error('the e2e setup started no shared server (test/support/e2e-setup.ts)');
   const { url, dataDirectory, logFile } = cloud;
   return {
