@@ -1,5 +1,6 @@
 import { DEFAULT_MEMORY_MB } from '../../../lib/infra/constructs/lambda.ts';
 import { RECONCILER_MEMORY_MB } from '../../../lib/infra/constructs/reconciler.ts';
+import { consoleTenantDay, USAGE } from '../cost.ts';
 import {
   API_ACCESS_LINE_BYTES,
   fixedResources,
@@ -28,7 +29,7 @@ const XRAY_STEADY_FUNCTIONS = 5;
  * The tenant app's reads a tenant makes a day (me, billing status, plans): an assumption, the one
  * `npm run bench` makes; their unit costs are measured.
  */
-export const TENANT_API_CALLS_PER_DAY = 20;
+export const TENANT_API_CALLS_PER_DAY = USAGE.apiCallsPerTenantPerDay;
 /** Table bytes per tenant over the items' JSON: attribute overhead and the two indexes' copies. */
 const TABLE_OVERHEAD = 1.25;
 
@@ -45,6 +46,8 @@ export interface UsageParts {
     logBytes: number;
   }[];
   priceLookups: number;
+  /** The console, CloudFront and S3 lines' basis (shared assumptions, cost.ts). */
+  consoleBasis: string;
 }
 
 /** A tenant-day in a fleet of `tenants`, from the measured day (per tenant) and the fleet's fixed rhythm (per fleet). */
@@ -55,7 +58,7 @@ export const tenantDayUsage = (result: ScaleResult, tenants: number): UsageParts
   const priceLookups = result.callsByPath['GET /v1/prices'] ?? 0;
   // The day as run: its requests, webhooks, sweeps (each webhook nudges one cloud invocation, at most).
   const day = {
-    label: 'billing day (events, re-checks, checkouts)',
+    label: 'billing day (events, re-checks, checkouts, Plan Changes)',
     api: d.apiRequests / n,
     invocations: (d.apiRequests + d.authorizedRequests + d.webhookRequests) / n,
     reads: d.readUnits / n,
@@ -96,13 +99,33 @@ export const tenantDayUsage = (result: ScaleResult, tenants: number): UsageParts
     calls: TENANT_API_CALLS_PER_DAY * t.processorCalls,
     logBytes: TENANT_API_CALLS_PER_DAY * t.logBytes,
   };
-  const parts = [day, polls, app, schedule];
+  // The Plan Changes' tasks: one Lambda invocation each (their table units, processor calls and
+  // log lines are in the day's, as they ran in it).
+  const tasks = {
+    label: `Plan Change tasks (${result.planChanges.length} changes, ${d.taskInvocations} task runs)`,
+    api: 0,
+    invocations: d.taskInvocations / n,
+    reads: 0,
+    writes: 0,
+    calls: 0,
+    logBytes: 0,
+  };
+  const parts = [day, tasks, polls, app, schedule];
   const sum = (key: 'api' | 'invocations' | 'reads' | 'writes' | 'calls' | 'logBytes') =>
     parts.reduce((total, part) => total + part[key], 0);
   const apiRequests = sum('api');
   const lambdaInvocations = sum('invocations');
   const gb = (ms: number, memoryMb: number) => (ms / 1000) * (memoryMb / 1024);
   const accessLogBytes = apiRequests * API_ACCESS_LINE_BYTES;
+  // The console's session calls through CloudFront: the day's (checkouts, Plan Changes) as counted,
+  // and the tenant app's reads at their measured size; its visits and the exports from cost.ts.
+  const consoleDay = consoleTenantDay(
+    {
+      requests: d.sessionRequests / n + TENANT_API_CALLS_PER_DAY,
+      bytes: d.sessionBytes / n + TENANT_API_CALLS_PER_DAY * t.sessionBytes,
+    },
+    tenants,
+  );
   const usage: TenantDayUsage = {
     apiRequests,
     lambdaInvocations,
@@ -110,25 +133,31 @@ export const tenantDayUsage = (result: ScaleResult, tenants: number): UsageParts
       gb(
         d.apiMs / n + pollsPerTenant * p.perPoll.apiMs + beatsPerTenant * p.perHeartbeat.apiMs,
         DEFAULT_MEMORY_MB,
-      ) + gb(d.sweepMs / n + sweepsPerTenant * result.idleSweep.sweepMs, RECONCILER_MEMORY_MB),
+      ) +
+      gb(d.taskMs / n, DEFAULT_MEMORY_MB) +
+      gb(d.sweepMs / n + sweepsPerTenant * result.idleSweep.sweepMs, RECONCILER_MEMORY_MB),
     dynamoReadUnits: sum('reads'),
     dynamoWriteUnits: sum('writes'),
     sqsRequests: d.sqsRequests / n + sweepsPerTenant * result.idleSweep.sqsRequests,
     emails: d.emails / n,
-    // No Plan Change runs in the simulated day (not yet simulated: see docs/architecture.md, Scale).
-    stepFunctionTransitions: 0,
+    // The state transitions of the day's Plan Changes' executions (the stand-in's event log).
+    stepFunctionTransitions: result.stepFunctionTransitions / n,
     kmsRequests: d.kmsRequests / n,
     secretsManagerCalls: d.secretsCalls / n,
     logBytes: sum('logBytes') + lambdaInvocations * lambdaSystemLogBytes(fixedResources()) + accessLogBytes,
     accessLogBytes,
     xrayTracesRecorded: XRAY_RATE * lambdaInvocations + (XRAY_STEADY_FUNCTIONS * 86_400) / tenants,
-    cloudFrontRequests: 0,
-    cloudFrontBytesOut: 0,
-    s3Requests: 0,
+    cloudFrontRequests: consoleDay.cloudFrontRequests,
+    cloudFrontBytesOut: consoleDay.cloudFrontBytesOut,
+    s3Requests: consoleDay.s3Requests,
     processorCalls: sum('calls'),
   };
-  return { usage, parts, priceLookups };
+  return { usage, parts, priceLookups, consoleBasis: consoleDay.basis };
 };
+
+/** Exports kept and the console's files (cost.ts's assumptions), per tenant. */
+export const s3BytesPerTenant = (tenants: number): number =>
+  consoleTenantDay({ requests: 0, bytes: 0 }, tenants).s3BytesPerTenant;
 
 export const dynamoBytesPerTenant = (result: ScaleResult): number =>
   result.itemBytesPerTenant * TABLE_OVERHEAD;
