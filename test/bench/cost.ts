@@ -674,7 +674,7 @@ export const heartbeatsPerStackDay = 86_400 / HEARTBEAT_SECONDS;
  * A Plan Change's path through statemachines/plan-change.asl.json when every step succeeds: per
  * task (but the roll-back) its Route choice, its Pace wait and the task; then Done.
  */
-const planChangeShape = (() => {
+export const planChangeShape = (() => {
   const definition = JSON.parse(
     readFileSync(path.join(REPO_ROOT, 'statemachines', 'plan-change.asl.json'), 'utf8'),
   ) as { States: Record<string, { Type: string }> };

@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
+import { planChangeShape } from '../cost.ts';
 import { fixedResources, monthlyBill, printBill } from '../cost-model.ts';
 import { projectQueue } from './model.ts';
 import {
   dynamoBytesPerTenant,
+  PLAN_CHANGES_PER_TENANT_DAY,
   s3BytesPerTenant,
   TENANT_API_CALLS_PER_DAY,
   tenantDayUsage,
@@ -67,7 +69,7 @@ out(
     .map(([k, v]) => `${v} ${k}`)
     .join(
       ', ',
-    )}; ${result.stepFunctionTransitions} state transitions (${changes.map((c) => c.execution?.transitions ?? 0).join(', ')}), ${result.day.taskInvocations} task runs (${f1(result.day.taskMs / Math.max(1, result.day.taskInvocations))} ms each), ${changes.reduce((s, c) => s + c.polls, 0)} Dispatcher polls, ${f1(changes.reduce((s, c) => s + c.wallSeconds, 0))} s of wall time with the Clock held`,
+    )}; ${result.stepFunctionTransitions} state transitions (${changes.map((c) => c.execution?.transitions ?? 0).join(', ')}), ${result.day.taskInvocations} task runs (${f1(result.day.taskMs / Math.max(1, result.day.taskInvocations))} ms each), ${changes.reduce((s, c) => s + c.polls, 0)} Dispatcher polls, ${f1(changes.reduce((s, c) => s + c.wallSeconds, 0))} s of wall time with the Clock held (npm run bench assumes ${planChangeShape.transitions} transitions and ${planChangeShape.tasks} task runs a change; a tenant-day bills the measured ones a change x ${PLAN_CHANGES_PER_TENANT_DAY.toFixed(5)} changes)`,
 );
 for (const c of changes.filter((c) => c.status.startsWith('failed:')))
   out(`  PLAN CHANGE FAILED (${c.tenantId}): ${c.status}`);
@@ -142,7 +144,7 @@ out(
   `    total: ${f2(u.lambdaInvocations)} Lambda invocations, ${f2(u.dynamoReadUnits)} read units, ${f2(u.dynamoWriteUnits)} write units, ${f2(u.processorCalls)} processor calls, ${Math.round(u.logBytes)} log bytes (our logger ${Math.round(measured.parts.reduce((s, p) => s + p.logBytes, 0))}, Lambda platform and API access lines the rest; routine request lines sampled at REQUEST_LOG_SAMPLE_RATE ${process.env.REQUEST_LOG_SAMPLE_RATE ?? 'default'})`,
 );
 out(
-  `    measured in the day: API requests, Lambda runs and durations (Plan Change tasks included), table units, SQS, SES, KMS, processor calls, log bytes, Step Functions transitions (${f2(u.stepFunctionTransitions)} a tenant-day); from the shared assumptions (test/bench/cost.ts USAGE): the tenant app's ${TENANT_API_CALLS_PER_DAY} reads a day (their unit costs measured), CloudFront (${f2(u.cloudFrontRequests)} requests, ${Math.round(u.cloudFrontBytesOut / 1000)} KB a tenant-day) and S3 (${u.s3Requests.toFixed(3)} requests a tenant-day): ${measured.consoleBasis}`,
+  `    measured in the day: API requests, Lambda runs and durations, table units, SQS, SES, KMS, processor calls, log bytes (Plan Changes' included), and a Plan Change's task runs and Step Functions transitions (${u.stepFunctionTransitions.toFixed(4)} a tenant-day at the rate of 2% of the tenants a month); from the shared assumptions (test/bench/cost.ts USAGE): the tenant app's ${TENANT_API_CALLS_PER_DAY} reads a day (their unit costs measured), CloudFront (${f2(u.cloudFrontRequests)} requests, ${Math.round(u.cloudFrontBytesOut / 1000)} KB a tenant-day) and S3 (${u.s3Requests.toFixed(3)} requests a tenant-day): ${measured.consoleBasis}`,
 );
 out(
   `    (${measured.priceLookups} price lookups of this run are left out: the catalog keeps a price 5 Clock minutes, which pass in ${f2((300 * result.daySeconds) / 86_400)} s here; the cloud's ${24 * 12 * 3} a day are counted instead)`,

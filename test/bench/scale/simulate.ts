@@ -27,6 +27,7 @@ import { activeTenantItem, getTenant, SIGNUP_HOME_REGION } from '../../../functi
 import { newUserItems } from '../../../functions/store/users.ts';
 import { accountEmail } from '../../../lib/local/code-host.ts';
 import { type RunningControlPlane, startControlPlane } from '../../../lib/local/server.ts';
+import { USAGE } from '../cost.ts';
 import { post } from '../plane.ts';
 import { Counts, ScaleMeter } from './meter.ts';
 
@@ -303,9 +304,9 @@ export interface PlanChangeRun {
   counts?: Counts;
 }
 
-/** Plan Changes in a day: 2% of the tenants a month (issue 23), at least 3 so that a small run has some. */
+/** Plan Changes in a day: 2% of the tenants a month (issue 23; cost.ts USAGE), at least 3 so that a small run has some. */
 export const planChangesPerDay = (tenants: number): number =>
-  Math.max(3, Math.round((tenants * 0.02) / MONTH_DAYS));
+  Math.max(3, Math.round((tenants * USAGE.planChangesPerTenantMonth) / MONTH_DAYS));
 
 /**
  * Before the day: the administrator signs in (a console session), and the Stack's Dispatcher runs
