@@ -108,6 +108,27 @@ export const setCapacityTotal = async (
   );
 };
 
+/**
+ * A slot's whole item with the places already in use, for putting a fleet's inventory in at once
+ * (the scale bench seeds thousands of placed Stacks in bulk: one item per slot, not one update per
+ * Stack). `used` must count the placed Stacks of the slot, and never exceed `total`.
+ */
+export const capacitySlotItem = (slot: CapacitySlot, now: Date) => {
+  if (slot.used > slot.total)
+    throw new Error(`a slot cannot use ${slot.used} places of ${slot.total} (${slot.location} ${slot.plan})`);
+  return {
+    ...keys.capacity(slot.region, slot.location, slot.plan),
+    type: 'capacity',
+    region: slot.region,
+    location: slot.location,
+    plan: slot.plan,
+    total: slot.total,
+    used: slot.used,
+    updatedAt: now.toISOString(),
+    version: 1,
+  };
+};
+
 export type ReserveOutcome = { reserved: Reservation } | { reserved: undefined; availablePlans: PlanValue[] };
 
 /**

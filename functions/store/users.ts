@@ -60,37 +60,44 @@ export const getMembership = async (tenantId: string, userId: string): Promise<M
 };
 
 /** The three items of a new user: its code-host identity, its profile and its membership. */
+export const newUserItems = (
+  identity: CodeHostIdentity,
+  user: { userId: string; tenantId: string; role: Role },
+  createdAt: string,
+): Record<string, unknown>[] => [
+  {
+    ...keys.identity(identity.provider, identity.subject),
+    type: 'identity',
+    userId: user.userId,
+    tenantId: user.tenantId,
+  },
+  {
+    ...keys.user(user.userId),
+    type: 'user',
+    userId: user.userId,
+    tenantId: user.tenantId,
+    provider: identity.provider,
+    login: identity.login,
+    email: identity.email,
+    createdAt,
+  },
+  {
+    ...keys.member(user.tenantId, user.userId),
+    type: 'member',
+    tenantId: user.tenantId,
+    userId: user.userId,
+    role: user.role,
+    createdAt,
+  },
+];
+
+/** The same items as conditional puts: a user is created once. */
 const newUserPuts = (
   identity: CodeHostIdentity,
   user: { userId: string; tenantId: string; role: Role },
   createdAt: string,
 ) =>
-  [
-    {
-      ...keys.identity(identity.provider, identity.subject),
-      type: 'identity',
-      userId: user.userId,
-      tenantId: user.tenantId,
-    },
-    {
-      ...keys.user(user.userId),
-      type: 'user',
-      userId: user.userId,
-      tenantId: user.tenantId,
-      provider: identity.provider,
-      login: identity.login,
-      email: identity.email,
-      createdAt,
-    },
-    {
-      ...keys.member(user.tenantId, user.userId),
-      type: 'member',
-      tenantId: user.tenantId,
-      userId: user.userId,
-      role: user.role,
-      createdAt,
-    },
-  ].map((Item) => ({
+  newUserItems(identity, user, createdAt).map((Item) => ({
     Put: { TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(PK)' },
   }));
 

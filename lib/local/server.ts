@@ -75,6 +75,8 @@ export interface RunningControlPlane {
   gateway: LocalApiGateway;
   /** The sent mail, kept in the data folder (`GET /_local/mail`). */
   mail: MailArchive;
+  /** The reference Dispatchers (`/_local/fleet/...`); a bench drives its own by hand (`fleet.stop()` ends the ticker). */
+  fleet: FleetSimulator;
   stop(): Promise<void>;
 }
 
@@ -301,6 +303,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       clock,
       gateway: ready,
       mail,
+      fleet,
       stop: async () => {
         fleet.stop();
         await closeServer(httpServer);

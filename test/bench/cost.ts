@@ -130,6 +130,39 @@ const CONSOLE_FILES = (() => {
   };
 })();
 
+/**
+ * A tenant-day's console, CloudFront and S3 usage from the shared assumptions (USAGE), the one home
+ * both benches take them from: the console's visits (every file of the console through CloudFront,
+ * counted from lib/console, with its headers), the tenant app's session API calls through
+ * CloudFront (`session`: requests and answer bytes a tenant makes a day, measured by the caller),
+ * and the exports' S3 requests. `s3BytesPerTenant`: the exports kept, and the console's files
+ * shared by the fleet.
+ */
+export const consoleTenantDay = (
+  session: { requests: number; bytes: number },
+  tenants: number,
+): {
+  cloudFrontRequests: number;
+  cloudFrontBytesOut: number;
+  s3Requests: number;
+  s3BytesPerTenant: number;
+  /** What the figures are made of, for a printout. */
+  basis: string;
+} => {
+  const visits = USAGE.consoleVisitsPerTenantPerDay;
+  const exportsPerDay = USAGE.exportsPerTenantMonth / DAYS_PER_MONTH;
+  return {
+    cloudFrontRequests: session.requests + visits * CONSOLE_FILES.count,
+    cloudFrontBytesOut:
+      session.bytes + visits * (CONSOLE_FILES.bytes + CONSOLE_FILES.count * USAGE.responseHeaderBytes),
+    s3Requests: exportsPerDay * USAGE.s3RequestsPerExport,
+    s3BytesPerTenant:
+      USAGE.exportBytes * USAGE.exportsPerTenantMonth * (USAGE.exportKeptDays / DAYS_PER_MONTH) +
+      CONSOLE_FILES.bytes / tenants,
+    basis: `${visits} console visit(s) a tenant a day x ${CONSOLE_FILES.count} files (${(CONSOLE_FILES.bytes / 1000).toFixed(0)} KB, lib/console) + ${session.requests.toFixed(1)} session API calls (${(session.bytes / 1000).toFixed(1)} KB) through CloudFront; ${USAGE.exportsPerTenantMonth} export a tenant a month (${USAGE.s3RequestsPerExport} S3 requests, ${(USAGE.exportBytes / 1e6).toFixed(0)} MB kept ${USAGE.exportKeptDays} days)`,
+  };
+};
+
 /** Route templates as regular expressions, with their auth and id. */
 const routeMatchers = routes.map((route) => ({
   id: route.id,
@@ -641,7 +674,7 @@ export const heartbeatsPerStackDay = 86_400 / HEARTBEAT_SECONDS;
  * A Plan Change's path through statemachines/plan-change.asl.json when every step succeeds: per
  * task (but the roll-back) its Route choice, its Pace wait and the task; then Done.
  */
-const planChangeShape = (() => {
+export const planChangeShape = (() => {
   const definition = JSON.parse(
     readFileSync(path.join(REPO_ROOT, 'statemachines', 'plan-change.asl.json'), 'utf8'),
   ) as { States: Record<string, { Type: string }> };
@@ -670,7 +703,10 @@ export const tenantDay = (figures: CostFigures, tenants: number): TenantDayUsage
   // X-Ray: each traced function's invocations across the fleet in a day, sampled per function.
   const fleetByFunction = Object.values(day.byFunction).map((n) => Math.max(0, n) * tenants);
   const traced = tracesRecordedPerDay([...fleetByFunction, planChangeInvocations * tenants]) / tenants;
-  const exportsPerDay = USAGE.exportsPerTenantMonth / DAYS_PER_MONTH;
+  const consoleDay = consoleTenantDay(
+    { requests: day.cloudFrontRequests, bytes: day.cloudFrontBytes },
+    tenants,
+  );
   return {
     apiRequests: day.apiRequests,
     lambdaInvocations: day.lambdaInvocations + planChangeInvocations,
@@ -687,12 +723,9 @@ export const tenantDay = (figures: CostFigures, tenants: number): TenantDayUsage
     logBytes: day.logBytes + planChangeInvocations * platformLogBytes(),
     accessLogBytes: day.accessLogBytes,
     xrayTracesRecorded: traced,
-    cloudFrontRequests: day.cloudFrontRequests + USAGE.consoleVisitsPerTenantPerDay * CONSOLE_FILES.count,
-    cloudFrontBytesOut:
-      day.cloudFrontBytes +
-      USAGE.consoleVisitsPerTenantPerDay *
-        (CONSOLE_FILES.bytes + CONSOLE_FILES.count * USAGE.responseHeaderBytes),
-    s3Requests: day.s3Requests + exportsPerDay * USAGE.s3RequestsPerExport,
+    cloudFrontRequests: consoleDay.cloudFrontRequests,
+    cloudFrontBytesOut: consoleDay.cloudFrontBytesOut,
+    s3Requests: day.s3Requests + consoleDay.s3Requests,
     apiBytesOut: day.directBytes,
     processorCalls: day.processorCalls,
   };
@@ -701,9 +734,7 @@ export const tenantDay = (figures: CostFigures, tenants: number): TenantDayUsage
 export const fleetShape = (figures: CostFigures, tenants: number): FleetShape => ({
   tenants,
   dynamoBytesPerTenant: figures.dynamoBytesPerTenant,
-  s3BytesPerTenant:
-    USAGE.exportBytes * USAGE.exportsPerTenantMonth * (USAGE.exportKeptDays / DAYS_PER_MONTH) +
-    CONSOLE_FILES.bytes / tenants,
+  s3BytesPerTenant: consoleTenantDay({ requests: 0, bytes: 0 }, tenants).s3BytesPerTenant,
 });
 
 const describe = (label: string, f: Figures) =>

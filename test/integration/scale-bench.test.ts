@@ -33,9 +33,35 @@ describe('the scale bench on 50 tenants', () => {
     expect(result.notRechecked).toBe(0);
     expect(result.errors).toEqual([]);
     // Each seeded tenant was looked at: a re-check each, or an event's look before it came due.
-    expect(result.recheckWaits.length).toBeGreaterThan(result.tenants - result.renewals - result.cancels - 1);
+    expect(result.recheckWaits.length).toBeGreaterThan(
+      result.tenants - result.renewals - result.cancels - result.planChanges.length - 1,
+    );
     expect(result.eventLags.length).toBe(result.events);
     expect(result.events).toBeGreaterThanOrEqual(result.renewals * 5 + result.cancels);
+
+    // The day's Plan Changes (at least 3) went through the real API and workflow to completion,
+    // their Dispatchers acting; their executions' transitions and task runs are counted.
+    expect(result.planChanges.length).toBe(3);
+    for (const change of result.planChanges) {
+      expect(change.status, change.status).toBe('completed');
+      expect(change.execution?.status).toBe('SUCCEEDED');
+      expect(change.execution?.transitions).toBeGreaterThan(0);
+      expect(change.polls).toBeGreaterThan(0);
+    }
+    expect(result.stepFunctionTransitions).toBe(
+      result.planChanges.reduce((sum, c) => sum + (c.execution?.transitions ?? 0), 0),
+    );
+    expect(result.day.taskInvocations).toBeGreaterThanOrEqual(result.planChanges.length);
+    expect(result.callsByPath['POST /v1/subscriptions/{id}']).toBeGreaterThanOrEqual(
+      result.planChanges.length,
+    );
+    // The inventory holds: no slot above its total, each placed Stack (seeded or checked out) one place.
+    expect(result.capacity.overTotal).toEqual([]);
+    expect(result.capacity.mismatched).toEqual([]);
+    // Every seeded and checked-out Stack placed (a cancelled tenant's may be torn down already).
+    expect(result.capacity.placedStacks).toBeLessThanOrEqual(result.stacks + result.checkouts);
+    expect(result.capacity.placedStacks).toBeGreaterThanOrEqual(result.stacks - 3 * result.cancels);
+    expect(result.capacity.placesUsed).toBe(result.capacity.placedStacks);
 
     // The budget's count of calls is the emulator's request log's; never above the limit.
     const logged = Object.values(result.callsByPath).reduce((sum, n) => sum + n, 0);
@@ -68,10 +94,14 @@ describe('the scale bench on 50 tenants', () => {
       'sqsRequests',
       'logBytes',
       'processorCalls',
+      'stepFunctionTransitions',
+      'cloudFrontRequests',
+      'cloudFrontBytesOut',
+      's3Requests',
     ] as const)
       expect(usage[key], key).toBeGreaterThan(0);
     // A tenant's day costs at least its re-check's one processor call.
     expect(usage.processorCalls).toBeGreaterThanOrEqual(1);
     // A control plane of its own (DynamoDB Local's JVM included) and a paced day: more than the default 30 s.
-  }, 120_000);
+  }, 180_000);
 });

@@ -8,6 +8,7 @@ import { db } from '../../../functions/store/client.ts';
 import type { LocalRequest } from '../../../lib/local/http-adapter.ts';
 import type { RunningControlPlane } from '../../../lib/local/server.ts';
 import { routes } from '../../../lib/routes.ts';
+import { USAGE } from '../cost.ts';
 
 /**
  * What the scale bench counts, from the bench's side without touching functions/: every DynamoDB
@@ -34,6 +35,12 @@ export class Counts {
   processorCalls = 0;
   logBytes = 0;
   logLines = 0;
+  /** Requests of session routes (the console's: through CloudFront in the cloud) and their answers' bytes. */
+  sessionRequests = 0;
+  sessionBytes = 0;
+  /** Plan Change task runs (each a Lambda invocation in the cloud) and their wall time, ms. */
+  taskInvocations = 0;
+  taskMs = 0;
 }
 
 const READ_COMMANDS = /^(Get|BatchGet|Query|Scan|TransactGet)/;
@@ -41,10 +48,15 @@ const authorized = new Set(
   routes.filter((r) => r.auth === 'session' || r.auth === 'dispatcher').map((r) => `${r.method} ${r.path}`),
 );
 /** `GET /v1/stacks/{stackId}` style route keys matched against a request path. */
-const routePatterns = [...authorized].map((key) => {
-  const [method, path] = key.split(' ') as [string, string];
-  return { method, pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) };
-});
+const patternsOf = (keys: Iterable<string>) =>
+  [...keys].map((key) => {
+    const [method, path] = key.split(' ') as [string, string];
+    return { method, pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) };
+  });
+const routePatterns = patternsOf(authorized);
+const sessionPatterns = patternsOf(
+  routes.filter((r) => r.auth === 'session').map((r) => `${r.method} ${r.path}`),
+);
 
 /** One tenant's observed table writes (wall ms, `performance.now()`). */
 export interface TenantTrail {
@@ -212,9 +224,33 @@ export class ScaleMeter {
           if (pathname === '/v1/webhooks/processor') c.webhookRequests++;
           if (routePatterns.some((r) => r.method === method && r.pattern.test(pathname)))
             c.authorizedRequests++;
+          if (sessionPatterns.some((r) => r.method === method && r.pattern.test(pathname))) {
+            c.sessionRequests++;
+            c.sessionBytes += response.body.length + USAGE.responseHeaderBytes;
+          }
         });
       return response;
     };
+    // The Plan Change tasks run in this process (the Step Functions stand-in calls each Task
+    // state's handler): each run is a Lambda invocation in the cloud, timed here.
+    const taskHandlers = (
+      plane.cloud.stepFunctions as unknown as {
+        taskHandlers: Record<string, (input: unknown) => Promise<unknown>>;
+      }
+    ).taskHandlers;
+    for (const [state, run] of Object.entries(taskHandlers))
+      taskHandlers[state] = async (input: unknown) => {
+        const started = performance.now();
+        try {
+          return await run(input);
+        } finally {
+          const ms = performance.now() - started;
+          this.add((c) => {
+            c.taskInvocations++;
+            c.taskMs += ms;
+          });
+        }
+      };
     const runNow = plane.sweeper.runNow.bind(plane.sweeper);
     plane.sweeper.runNow = async () => {
       const start = performance.now();

@@ -1,7 +1,14 @@
 import { parseArgs } from 'node:util';
+import { planChangeShape } from '../cost.ts';
 import { fixedResources, monthlyBill, printBill } from '../cost-model.ts';
 import { projectQueue } from './model.ts';
-import { dynamoBytesPerTenant, tenantDayUsage } from './report.ts';
+import {
+  dynamoBytesPerTenant,
+  PLAN_CHANGES_PER_TENANT_DAY,
+  s3BytesPerTenant,
+  TENANT_API_CALLS_PER_DAY,
+  tenantDayUsage,
+} from './report.ts';
 import { percentile, runScale, type ScaleResult } from './simulate.ts';
 
 /**
@@ -52,6 +59,20 @@ out(
 out(
   `  the day: ${result.renewals} renewals (${result.failedRenewals} failing), ${result.cancels} portal cancels, ${result.checkouts} checkouts, ${result.events} processor events, ${result.sweepIntervals} sweeps`,
 );
+const changes = result.planChanges;
+const changeStatuses: Record<string, number> = {};
+for (const c of changes) changeStatuses[c.status] = (changeStatuses[c.status] ?? 0) + 1;
+out(
+  `  Plan Changes: ${changes.length} (${changes.map((c) => `${c.from}->${c.to}`).join(', ')}) through preview and confirm, their workflow and their Stacks' Dispatchers: ${Object.entries(
+    changeStatuses,
+  )
+    .map(([k, v]) => `${v} ${k}`)
+    .join(
+      ', ',
+    )}; ${result.stepFunctionTransitions} state transitions (${changes.map((c) => c.execution?.transitions ?? 0).join(', ')}), ${result.day.taskInvocations} task runs (${f1(result.day.taskMs / Math.max(1, result.day.taskInvocations))} ms each), ${changes.reduce((s, c) => s + c.polls, 0)} Dispatcher polls, ${f1(changes.reduce((s, c) => s + c.wallSeconds, 0))} s of wall time with the Clock held (npm run bench assumes ${planChangeShape.transitions} transitions and ${planChangeShape.tasks} task runs a change; a tenant-day bills the measured ones a change x ${PLAN_CHANGES_PER_TENANT_DAY.toFixed(5)} changes)`,
+);
+for (const c of changes.filter((c) => c.status.startsWith('failed:')))
+  out(`  PLAN CHANGE FAILED (${c.tenantId}): ${c.status}`);
 if (result.checkoutFailures.length > 0)
   out(`  CHECKOUTS REFUSED: ${result.checkoutFailures.length}; first: ${result.checkoutFailures[0]}`);
 out(
@@ -61,8 +82,12 @@ out(
 );
 if (result.errors.length > 0)
   out(`  ERROR lines our logger wrote (first ${result.errors.length}):\n    ${result.errors.join('\n    ')}`);
+const cap = result.capacity;
+const changesEnded = changes.filter((c) => c.status === 'completed' || c.status === 'waiting_for_capacity');
+const changesOk = changesEnded.length === changes.length && changes.length > 0;
+const capacityOk = cap.overTotal.length === 0 && cap.mismatched.length === 0;
 out(
-  `  state check: ${result.mismatches.length === 0 ? 'every renewing or cancelling tenant matches the processor' : `${result.mismatches.length} MISMATCHES: ${result.mismatches.slice(0, 3).join('; ')}`}; ${result.notRechecked} tenants never re-checked`,
+  `  state check: ${result.mismatches.length === 0 ? 'every renewing or cancelling tenant matches the processor' : `${result.mismatches.length} MISMATCHES: ${result.mismatches.slice(0, 3).join('; ')}`}; ${result.notRechecked} tenants never re-checked; Plan Changes ${changesOk ? `all ${changes.length} completed (or waiting for capacity)` : `${changes.length - changesEnded.length} of ${changes.length} NOT COMPLETED`}; capacity ${capacityOk ? `holds: in all ${cap.slots} slots places used <= total, and used = placed Stacks (${cap.placesUsed.toLocaleString('en')})` : `BROKEN: ${[...cap.overTotal, ...cap.mismatched].slice(0, 3).join('; ')}`}`,
 );
 
 out('\nMeasured (wall seconds of this machine; arrivals compressed, so heavier than a real day)');
@@ -119,6 +144,9 @@ out(
   `    total: ${f2(u.lambdaInvocations)} Lambda invocations, ${f2(u.dynamoReadUnits)} read units, ${f2(u.dynamoWriteUnits)} write units, ${f2(u.processorCalls)} processor calls, ${Math.round(u.logBytes)} log bytes (our logger ${Math.round(measured.parts.reduce((s, p) => s + p.logBytes, 0))}, Lambda platform and API access lines the rest; routine request lines sampled at REQUEST_LOG_SAMPLE_RATE ${process.env.REQUEST_LOG_SAMPLE_RATE ?? 'default'})`,
 );
 out(
+  `    measured in the day: API requests, Lambda runs and durations, table units, SQS, SES, KMS, processor calls, log bytes (Plan Changes' included), and a Plan Change's task runs and Step Functions transitions (${u.stepFunctionTransitions.toFixed(4)} a tenant-day at the rate of 2% of the tenants a month); from the shared assumptions (test/bench/cost.ts USAGE): the tenant app's ${TENANT_API_CALLS_PER_DAY} reads a day (their unit costs measured), CloudFront (${f2(u.cloudFrontRequests)} requests, ${Math.round(u.cloudFrontBytesOut / 1000)} KB a tenant-day) and S3 (${u.s3Requests.toFixed(3)} requests a tenant-day): ${measured.consoleBasis}`,
+);
+out(
   `    (${measured.priceLookups} price lookups of this run are left out: the catalog keeps a price 5 Clock minutes, which pass in ${f2((300 * result.daySeconds) / 86_400)} s here; the cloud's ${24 * 12 * 3} a day are counted instead)`,
 );
 
@@ -136,7 +164,11 @@ const fixed = fixedResources();
 const usage100k = at(100_000).usage;
 const bill = monthlyBill(
   usage100k,
-  { tenants: 100_000, dynamoBytesPerTenant: dynamoBytesPerTenant(result), s3BytesPerTenant: 0 },
+  {
+    tenants: 100_000,
+    dynamoBytesPerTenant: dynamoBytesPerTenant(result),
+    s3BytesPerTenant: s3BytesPerTenant(100_000),
+  },
   fixed,
 );
 out(
@@ -150,7 +182,14 @@ const wall = (performance.now() - started) / 1000;
 out(
   `\nwall time ${f1(wall / 60)} min; ${missed === 0 ? 'every figure meets its target' : `${missed} figure(s) miss their target`}`,
 );
-if (result.mismatches.length > 0 || result.notRechecked > 0 || result.checkoutFailures.length > 0) missed++;
+if (
+  result.mismatches.length > 0 ||
+  result.notRechecked > 0 ||
+  result.checkoutFailures.length > 0 ||
+  !changesOk ||
+  !capacityOk
+)
+  missed++;
 const p100k = projections[0];
 out(
   `scale: measured ${n.toLocaleString('en')} tenants, sweep lag p99 ${f1(lagP99)} s, processor max ${result.processorMaxPerSecond}/s of ${result.limitPerSecond}; projected 100,000: sweep lag p99 ${f1(p100k?.lagP99 ?? Number.NaN)} s, bill $${f2(bill.perThousandTenantsUsd)} per 1,000 tenants a month`,

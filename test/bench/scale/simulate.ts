@@ -6,6 +6,7 @@ import {
   POLL_IDLE_MIN_SECONDS,
   pollAfterSeconds,
 } from '../../../functions/core/dispatcher.ts';
+import { isTerminal, type PlanChangeStatus } from '../../../functions/core/plan-change.ts';
 import { PLAN_VALUES, type PlanValue } from '../../../functions/core/plans.ts';
 import { stackName } from '../../../functions/core/slug.ts';
 import { FIRST_STACK_ID, stackOnPlan } from '../../../functions/core/stacks.ts';
@@ -16,17 +17,22 @@ import { budgetShape } from '../../../functions/ports/rate-limit.ts';
 import { IN_FLIGHT } from '../../../functions/reconciler/sweep.ts';
 import { issueStackCredential } from '../../../functions/stacks/dispatcher-credential.ts';
 import { subscribedBillingItem } from '../../../functions/store/billing.ts';
+import { capacitySlotItem, listInventory } from '../../../functions/store/capacity.ts';
 import { db, tableName } from '../../../functions/store/client.ts';
 import { listDueTenants } from '../../../functions/store/due.ts';
 import { keys } from '../../../functions/store/keys.ts';
-import { stackItem } from '../../../functions/store/stacks.ts';
+import { getPlanChange } from '../../../functions/store/plan-changes.ts';
+import { listStacks, stackItem } from '../../../functions/store/stacks.ts';
 import {
   activeTenantItem,
   getTenant,
   lookNoLaterThan,
   SIGNUP_HOME_REGION,
 } from '../../../functions/store/tenants.ts';
+import { newUserItems } from '../../../functions/store/users.ts';
+import { accountEmail } from '../../../lib/local/code-host.ts';
 import { type RunningControlPlane, startControlPlane } from '../../../lib/local/server.ts';
+import { USAGE } from '../cost.ts';
 import { post } from '../plane.ts';
 import { Counts, ScaleMeter } from './meter.ts';
 
@@ -73,9 +79,11 @@ export interface ScaleOptions {
 
 export interface SeededTenant {
   tenantId: string;
+  /** Its administrator's login (the local sign-in's), the tenant's slug. */
+  login: string;
   customerId: string;
   subscriptionId: string;
-  stacks: { stackId: string; plan: PlanValue }[];
+  stacks: { stackId: string; plan: PlanValue; location: string }[];
   /** Clock ms when its daily re-check is due. */
   dueAtMs: number;
   /** Clock ms when its subscription renews. */
@@ -117,14 +125,29 @@ const batchWrite = async (items: Record<string, unknown>[], inFlight = 8): Promi
   await Promise.all(Array.from({ length: inFlight }, worker));
 };
 
-/** Seeds `count` active tenants into the table and the emulator, due and renewing over the day from `dayStart`. */
+/** Free places each slot keeps beyond the seeded Stacks: room for the day's checkouts and Plan Changes. */
+export const slotHeadroom = (used: number): number => Math.max(20, Math.ceil(used * 0.05));
+
+/**
+ * Seeds `count` active tenants into the table and the emulator, due and renewing over the day from
+ * `dayStart`: each with an administrator (its slug is the login of the local sign-in), its Stacks
+ * placed in turn in the Home Region's locations, and the region's inventory put in with each slot's
+ * places in use (one per placed Stack) and a headroom of free places (`slotHeadroom`).
+ */
 export const seedTenants = async (
   plane: RunningControlPlane,
   count: number,
   dayStart: Date,
   rng: () => number,
-): Promise<{ tenants: SeededTenant[]; itemBytes: number }> => {
+): Promise<{ tenants: SeededTenant[]; itemBytes: number; slots: number }> => {
   const now = plane.clock.now();
+  // The locations of the Home Region's inventory (lib/local/capacity.json, seeded at start).
+  const locations = [
+    ...new Set((await listInventory(SIGNUP_HOME_REGION)).slots.map((slot) => slot.location)),
+  ].sort();
+  if (locations.length === 0) throw new Error(`no capacity inventory in ${SIGNUP_HOME_REGION}`);
+  const usedBySlot = new Map<string, number>();
+  let placedSoFar = 0;
   const prices = Object.fromEntries(
     await Promise.all(PLAN_VALUES.map(async (plan) => [plan, await priceIdForPlan(plan, now.getTime())])),
   ) as Record<PlanValue, string>;
@@ -166,10 +189,15 @@ export const seedTenants = async (
     const slug = `scale-${i}-${tenantId.slice(0, 6)}`;
     const dueAtMs = start + Math.floor((((dueOrder[i] ?? 0) + 0.5) / count) * DAY * 1000);
     const stackPlans = plans[i] as PlanValue[];
-    const stacks = stackPlans.map((plan, n) => ({
-      stackId: n === 0 ? FIRST_STACK_ID : `stk_${randomBytes(6).toString('hex')}`,
-      plan,
-    }));
+    const stacks = stackPlans.map((plan, n) => {
+      const location = locations[placedSoFar++ % locations.length] as string;
+      usedBySlot.set(`${location}#${plan}`, (usedBySlot.get(`${location}#${plan}`) ?? 0) + 1);
+      return {
+        stackId: n === 0 ? FIRST_STACK_ID : `stk_${randomBytes(6).toString('hex')}`,
+        plan,
+        location,
+      };
+    });
     items.push(
       activeTenantItem({
         tenantId,
@@ -180,6 +208,11 @@ export const seedTenants = async (
         stacks: stacks.length,
       }),
       subscribedBillingItem(tenantId, customerId, subscriptionId),
+      ...newUserItems(
+        { provider: 'local', subject: slug.toLowerCase(), login: slug, email: accountEmail(slug) },
+        { userId: randomUUID(), tenantId, role: 'administrator' },
+        createdAt.toISOString(),
+      ),
       ...stacks.map((stack, n) =>
         stackItem(
           tenantId,
@@ -188,17 +221,18 @@ export const seedTenants = async (
               stackId: stack.stackId,
               name: stackName(n === 0 ? slug : `${slug}-${n + 1}`, config.stackDomain()),
               plan: stack.plan,
-              location: `${SIGNUP_HOME_REGION}-unplaced`,
+              location: stack.location,
               createdAt: createdAt.toISOString(),
             }),
             billedPriceId: prices[stack.plan],
           },
-          { region: SIGNUP_HOME_REGION, placed: false },
+          { region: SIGNUP_HOME_REGION, placed: true },
         ),
       ),
     );
     tenants.push({
       tenantId,
+      login: slug,
       customerId,
       subscriptionId,
       stacks,
@@ -211,14 +245,29 @@ export const seedTenants = async (
     (sum, item) => sum + JSON.stringify(item, (_k, v) => (v instanceof Set ? [...v] : v)).length,
     0,
   );
-  await batchWrite(items);
-  return { tenants, itemBytes };
+  // The inventory: every slot of every location and Plan, its places in use those of the placed
+  // Stacks (replacing the start's seed of the same slots, which held none).
+  const slotItems = locations.flatMap((location) =>
+    PLAN_VALUES.map((plan) => {
+      const used = usedBySlot.get(`${location}#${plan}`) ?? 0;
+      return capacitySlotItem(
+        { region: SIGNUP_HOME_REGION, location, plan, used, total: used + slotHeadroom(used) },
+        now,
+      );
+    }),
+  );
+  await batchWrite([...items, ...slotItems]);
+  return { tenants, itemBytes, slots: slotItems.length };
 };
 
 /** A new tenant: sign-in, slug, a Standard checkout paid on the emulator's page (as test/bench/plane.ts). */
-const newCheckout = async (plane: RunningControlPlane, login: string): Promise<string> => {
-  const { sessionToken } = (await (await post(plane, '/_local/sign-in', { login })).json()) as {
+const newCheckout = async (
+  plane: RunningControlPlane,
+  login: string,
+): Promise<{ sessionToken: string; tenantId: string }> => {
+  const { sessionToken, tenantId } = (await (await post(plane, '/_local/sign-in', { login })).json()) as {
     sessionToken: string;
+    tenantId: string;
   };
   await post(plane, '/v1/tenant/slug', { slug: login }, sessionToken);
   const answer = await post(plane, '/v1/billing/checkout', { plan: 'standard' }, sessionToken);
@@ -234,7 +283,121 @@ const newCheckout = async (plane: RunningControlPlane, login: string): Promise<s
     redirect: 'manual',
   });
   if (paid.status !== 303) throw new Error(`payment failed: ${paid.status}`);
-  return sessionToken;
+  return { sessionToken, tenantId };
+};
+
+/** The Plan a tenant's first Stack changes to: one up, or from Pro one down. */
+const NEXT_PLAN: Record<PlanValue, PlanValue> = { standard: 'plus', plus: 'pro', pro: 'plus' };
+
+/** A Plan Change of the day, set up before it (an administrator's session, the Stack's Dispatcher running). */
+export interface PlanChangeRun {
+  tenantId: string;
+  stackId: string;
+  from: PlanValue;
+  to: PlanValue;
+  dispatcherId: string;
+  sessionToken: string;
+  changeId?: string;
+  /** The change's last status, or why it could not run (`failed: ...`). */
+  status: PlanChangeStatus | `failed: ${string}` | 'not run';
+  /** The execution's status and its state transitions (the StateEntered events AWS bills). */
+  execution?: { status: string; transitions: number };
+  /** Polls its Dispatcher made while the change ran. */
+  polls: number;
+  wallSeconds: number;
+  /** What the run added to the counts (whatever else ran meanwhile, sweeps included). */
+  counts?: Counts;
+}
+
+/** Plan Changes in a day: 2% of the tenants a month (issue 23; cost.ts USAGE), at least 3 so that a small run has some. */
+export const planChangesPerDay = (tenants: number): number =>
+  Math.max(3, Math.round((tenants * USAGE.planChangesPerTenantMonth) / MONTH_DAYS));
+
+/**
+ * Before the day: the administrator signs in (a console session), and the Stack's Dispatcher runs
+ * in the fleet (its credential issued, its first poll and report made), as for any Stack in use.
+ */
+const prepareChange = async (plane: RunningControlPlane, tenant: SeededTenant): Promise<PlanChangeRun> => {
+  const stack = tenant.stacks[0] as SeededTenant['stacks'][number];
+  const signIn = await post(plane, '/_local/sign-in', { login: tenant.login });
+  const { sessionToken, tenantId } = (await signIn.json()) as { sessionToken: string; tenantId: string };
+  if (tenantId !== tenant.tenantId)
+    throw new Error(`${tenant.login} signed in to tenant ${tenantId}, not ${tenant.tenantId}`);
+  const { credential } = await issueStackCredential({
+    tenantId,
+    stackId: stack.stackId,
+    now: plane.clock.now(),
+  });
+  const dispatcher = await plane.fleet.start(credential, { location: stack.location });
+  return {
+    tenantId,
+    stackId: stack.stackId,
+    from: stack.plan,
+    to: NEXT_PLAN[stack.plan],
+    dispatcherId: dispatcher.dispatcherId,
+    sessionToken,
+    status: 'not run',
+    polls: 0,
+    wallSeconds: 0,
+  };
+};
+
+/**
+ * One Plan Change as the console makes it (preview, then confirm with an Idempotency-Key) through
+ * the real handlers, its workflow on the Step Functions stand-in, the Stack's Dispatcher polling
+ * (ticked by hand, every 100 ms) until the change ends or waits for capacity; then its execution's
+ * end is awaited (the last task returns after the record's last write).
+ */
+const runPlanChange = async (plane: RunningControlPlane, meter: ScaleMeter, change: PlanChangeRun) => {
+  const started = performance.now();
+  const { counts } = await meter.measureRequest(async () => {
+    // The Stack's Dispatcher has polled all day (counted in the fleet's exact day): one poll now,
+    // so that its last report is as fresh as a running one's when the change is confirmed.
+    await plane.fleet.tick([change.dispatcherId]);
+    change.polls++;
+    const headers = { authorization: `Bearer ${change.sessionToken}`, 'content-type': 'application/json' };
+    const body = JSON.stringify({ plan: change.to });
+    const preview = await fetch(`${plane.url}/v1/stacks/${change.stackId}/plan-changes/preview`, {
+      method: 'POST',
+      headers,
+      body,
+    });
+    if (preview.status !== 200) {
+      change.status = `failed: preview answered ${preview.status} ${(await preview.text()).slice(0, 200)}`;
+      return;
+    }
+    await preview.arrayBuffer();
+    const confirmed = await fetch(`${plane.url}/v1/stacks/${change.stackId}/plan-changes`, {
+      method: 'POST',
+      headers: { ...headers, 'idempotency-key': `scale-${change.tenantId}` },
+      body,
+    });
+    if (confirmed.status !== 202) {
+      change.status = `failed: confirmation answered ${confirmed.status} ${(await confirmed.text()).slice(0, 200)}`;
+      return;
+    }
+    const { changeId, status } = (await confirmed.json()) as { changeId: string; status: PlanChangeStatus };
+    change.changeId = changeId;
+    change.status = status;
+    const deadline = performance.now() + 120_000;
+    while (!isTerminal(change.status) && change.status !== 'waiting_for_capacity') {
+      if (performance.now() > deadline) break;
+      await plane.fleet.tick([change.dispatcherId]);
+      change.polls++;
+      const stored = await meter.unmetered(() => getPlanChange(change.tenantId, changeId));
+      if (stored) change.status = stored.status;
+      if (!isTerminal(change.status)) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    if (isTerminal(change.status)) {
+      const ended = await Promise.race([
+        plane.cloud.stepFunctions.settled(changeId),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 30_000)),
+      ]);
+      if (!ended) change.status = `failed: the execution of ${changeId} did not end within 30 s`;
+    }
+  });
+  change.counts = counts;
+  change.wallSeconds = (performance.now() - started) / 1000;
 };
 
 /** The tenant app's reads (`npm run bench` assumes 20 a tenant a day, spread over these). */
@@ -440,7 +603,60 @@ export interface ScaleResult {
   /** The day's processor calls by method and path (ids folded). */
   callsByPath: Record<string, number>;
   notRecheckedIds: string[];
+  /** The day's Plan Changes, and their executions' state transitions in all. */
+  planChanges: PlanChangeRun[];
+  stepFunctionTransitions: number;
+  /** The Home Region's inventory after the day against the Stacks placed in it. */
+  capacity: CapacityCheck;
 }
+
+export interface CapacityCheck {
+  slots: number;
+  placesUsed: number;
+  placedStacks: number;
+  /** Slots whose places in use exceed their total (the invariant: none). */
+  overTotal: string[];
+  /** Slots whose places in use are not their placed Stacks (each running Stack holds exactly one). */
+  mismatched: string[];
+}
+
+/** Every slot of the Home Region against the placed Stacks of `tenantIds` (read after the day, unmetered). */
+const checkCapacity = async (meter: ScaleMeter, tenantIds: readonly string[]): Promise<CapacityCheck> =>
+  meter.unmetered(async () => {
+    const placed = new Map<string, number>();
+    let next = 0;
+    const worker = async () => {
+      for (;;) {
+        const tenantId = tenantIds[next++];
+        if (tenantId === undefined) return;
+        for (const stack of await listStacks(tenantId))
+          if (stack.placed && stack.region === SIGNUP_HOME_REGION) {
+            const key = `${stack.location} ${stack.plan}`;
+            placed.set(key, (placed.get(key) ?? 0) + 1);
+          }
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    const { slots } = await listInventory(SIGNUP_HOME_REGION);
+    const overTotal: string[] = [];
+    const mismatched: string[] = [];
+    for (const slot of slots) {
+      const key = `${slot.location} ${slot.plan}`;
+      if (slot.used > slot.total) overTotal.push(`${key}: ${slot.used} used of ${slot.total}`);
+      if (slot.used !== (placed.get(key) ?? 0))
+        mismatched.push(`${key}: ${slot.used} used, ${placed.get(key) ?? 0} placed Stacks`);
+    }
+    for (const key of placed.keys())
+      if (!slots.some((slot) => `${slot.location} ${slot.plan}` === key))
+        mismatched.push(`${key}: placed Stacks in no slot`);
+    return {
+      slots: slots.length,
+      placesUsed: slots.reduce((sum, slot) => sum + slot.used, 0),
+      placedStacks: [...placed.values()].reduce((sum, n) => sum + n, 0),
+      overTotal,
+      mismatched,
+    };
+  });
 
 export const defaultDaySeconds = (tenants: number, limitPerSecond: number): number => {
   const shape = budgetShape(limitPerSecond);
@@ -457,6 +673,9 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
   // In memory (no data folder): DynamoDB Local keeps the table in memory, and the emulator does
   // not rewrite its whole state to a file every 250 ms (at 10,000 tenants, megabytes each time).
   const plane = await startControlPlane({ port: 0, sweepEverySeconds: options.sweepEverySeconds ?? 60 });
+  // The Dispatchers of the Plan Changes' Stacks are ticked by hand, while their change runs: the
+  // fleet's idle polls are counted apart (samplePolls), not by a ticker polling every 2 s.
+  plane.fleet.stop();
   try {
     await meter.install(plane);
     const budget = meter.budget;
@@ -468,12 +687,12 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
     // ---- seed ----
     let mark = performance.now();
     const dayStart = new Date(plane.clock.now().getTime() + 60_000);
-    const { tenants, itemBytes } = await seedTenants(plane, options.tenants, dayStart, rng);
+    const { tenants, itemBytes, slots } = await seedTenants(plane, options.tenants, dayStart, rng);
     for (const t of tenants) meter.track(t.tenantId, keys.tenant(t.tenantId));
     const byCustomer = new Map(tenants.map((t) => [t.customerId, t]));
     const seedSeconds = (performance.now() - mark) / 1000;
     log(
-      `seeded ${tenants.length.toLocaleString('en')} tenants in ${seedSeconds.toFixed(1)} s (stand-ins: ${JSON.stringify(plane.cloud.endpoints)}, processor ${plane.processor.url})`,
+      `seeded ${tenants.length.toLocaleString('en')} tenants, their administrators, their Stacks placed in ${slots} capacity slots, in ${seedSeconds.toFixed(1)} s (stand-ins: ${JSON.stringify(plane.cloud.endpoints)}, processor ${plane.processor.url})`,
     );
 
     // ---- the day's arrivals ----
@@ -496,9 +715,34 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
         },
       });
     }
+    // Plan Changes: tenants in good standing (no cancel, no failing renewal today), set up before
+    // the day; each runs at its time with the Clock held still (its steps' deadlines are hours of
+    // Clock time, which compressed time would pass in seconds), the day resuming where it was.
+    const leaving = new Set(cancelOrder);
+    const changing = shuffled(tenants.length, rng)
+      .filter((i) => !leaving.has(i) && !(tenants[i] as SeededTenant).fails)
+      .slice(0, planChangesPerDay(tenants.length));
+    const planChanges: PlanChangeRun[] = [];
+    for (const i of changing) planChanges.push(await prepareChange(plane, tenants[i] as SeededTenant));
+    let heldMs = 0;
+    for (const change of planChanges)
+      actions.push({
+        atMs: dayStart.getTime() + Math.floor(rng() * DAY * 1000),
+        run: async () => {
+          const started = performance.now();
+          try {
+            await runPlanChange(plane, meter, change);
+          } catch (error) {
+            // Counted and shown, not hidden: a change that could not run is a finding of the run.
+            change.status = `failed: ${(error as Error).message.slice(0, 300)}`;
+          }
+          heldMs += performance.now() - started;
+        },
+      });
     let checkouts = 0;
     const checkoutFailures: string[] = [];
     const tokens: string[] = [];
+    const checkoutTenantIds: string[] = [];
     for (let i = 0; i < checkoutCount; i++)
       actions.push({
         atMs: dayStart.getTime() + Math.floor(rng() * DAY * 1000),
@@ -506,7 +750,12 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
         // from the Clock and checked by the processor a few requests later).
         run: async () => {
           try {
-            tokens.push(await newCheckout(plane, `scale-new-${i}-${randomUUID().slice(0, 6)}`));
+            const { sessionToken, tenantId } = await newCheckout(
+              plane,
+              `scale-new-${i}-${randomUUID().slice(0, 6)}`,
+            );
+            tokens.push(sessionToken);
+            checkoutTenantIds.push(tenantId);
             checkouts++;
           } catch (error) {
             // Counted and shown, not hidden: a refused checkout is a finding of the run.
@@ -548,7 +797,7 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
     let nextAction = 0;
     let lastProbe = 0;
     for (;;) {
-      const elapsed = (performance.now() - dayWallStart) / 1000;
+      const elapsed = (performance.now() - dayWallStart - heldMs) / 1000;
       const target = dayStart.getTime() + Math.min(1, elapsed / daySeconds) * DAY * 1000;
       // Never while a webhook is on its way: its signature's time (the Clock) would age by the
       // compression factor in the few ms before it is checked (a compression artifact, not ours).
@@ -717,7 +966,20 @@ export const runScale = async (options: ScaleOptions): Promise<ScaleResult> => {
       if (!stored || !expected.includes(stored.billingState))
         mismatches.push(`${t.tenantId}: ours ${stored?.billingState}, processor ${sub?.status}`);
     }
+    // Each Plan Change's last status (a change waiting for capacity may have moved on since) and
+    // its execution's transitions; then the inventory against every placed Stack.
+    for (const change of planChanges) {
+      if (!change.changeId) continue;
+      const stored = await meter.unmetered(() => getPlanChange(change.tenantId, change.changeId as string));
+      if (stored && !change.status.startsWith('failed:')) change.status = stored.status;
+      const execution = plane.cloud.stepFunctions.execution(change.changeId);
+      if (execution) change.execution = { status: execution.status, transitions: execution.transitions };
+    }
+    const capacity = await checkCapacity(meter, [...tenants.map((t) => t.tenantId), ...checkoutTenantIds]);
     return {
+      planChanges,
+      stepFunctionTransitions: planChanges.reduce((sum, c) => sum + (c.execution?.transitions ?? 0), 0),
+      capacity,
       tenants: tenants.length,
       stacks: tenants.reduce((sum, t) => sum + t.stacks.length, 0),
       daySeconds,
