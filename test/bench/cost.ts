@@ -671,18 +671,28 @@ export const pollsPerStackDay = 86_400 / ((POLL_IDLE_MIN_SECONDS + POLL_IDLE_MAX
 export const heartbeatsPerStackDay = 86_400 / HEARTBEAT_SECONDS;
 
 /**
- * A Plan Change's path through statemachines/plan-change.asl.json when every step succeeds: per
- * task (but the roll-back) its Route choice, its Pace wait and the task; then Done.
+ * A Plan Change's transitions and task runs. Measured by `npm run bench` (its immediate change on
+ * the local Step Functions, each Dispatcher step taking one look: `usePlanChangeShape`), which
+ * replaces the first guess from statemachines/plan-change.asl.json (each task but the roll-back
+ * once, with its Route choice and its Pace wait; then Done), an undercount: the measured path has
+ * 26 transitions and 10 task runs where the guess says 22 and 7.
  */
-export const planChangeShape = (() => {
+export const planChangeShape: { tasks: number; transitions: number; measured: boolean } = (() => {
   const definition = JSON.parse(
     readFileSync(path.join(REPO_ROOT, 'statemachines', 'plan-change.asl.json'), 'utf8'),
   ) as { States: Record<string, { Type: string }> };
   const tasks = Object.entries(definition.States).filter(
     ([name, state]) => state.Type === 'Task' && name !== 'RollBack',
   ).length;
-  return { tasks, transitions: 3 * tasks + 1 };
+  return { tasks, transitions: 3 * tasks + 1, measured: false };
 })();
+
+/** What an immediate change measured (its states entered): the shape the bill uses from now on. */
+export const usePlanChangeShape = (entered: Record<string, number>, taskStates: readonly string[]): void => {
+  planChangeShape.transitions = Object.values(entered).reduce((sum, count) => sum + count, 0);
+  planChangeShape.tasks = taskStates.reduce((sum, name) => sum + (entered[name] ?? 0), 0);
+  planChangeShape.measured = true;
+};
 
 /** One tenant's day at a fleet of `tenants`, from the measured figures and the assumptions. */
 export const tenantDay = (figures: CostFigures, tenants: number): TenantDayUsage => {
@@ -776,7 +786,7 @@ export const printCost = async (
       `${USAGE.newTenantsPerMonth * 100}% new tenants a month, ${USAGE.stacksPerTenant} Stacks per tenant each polling ${pollsPerStackDay.toFixed(0)} times a day ` +
       `(idle interval ${POLL_IDLE_MIN_SECONDS}-${POLL_IDLE_MAX_SECONDS} s; every poll runs the authorizer, whose cache lasts 30 s) and reporting ${heartbeatsPerStackDay} heartbeats (each right after a poll: no authorizer run), ` +
       `the daily re-check of every tenant, the sweep every minute (${USAGE.scheduledSweepsPerDay.toLocaleString('en')} a day), ` +
-      `${USAGE.planChangesPerTenantMonth * 100}% of tenants changing Plan a month (${planChangeShape.transitions} transitions each), ` +
+      `${USAGE.planChangesPerTenantMonth * 100}% of tenants changing Plan a month (${planChangeShape.transitions} transitions and ${planChangeShape.tasks} task runs each, ${planChangeShape.measured ? 'measured above' : 'from the ASL'}), ` +
       `one export a tenant a month, the console's ${CONSOLE_FILES.count} files (${(CONSOLE_FILES.bytes / 1000).toFixed(0)} KB) fetched on each visit, memory ${DEFAULT_MEMORY_MB} MB (API) / ${RECONCILER_MEMORY_MB} MB (reconciler).`,
   );
   console.log(`Fixed resources: ${fixed.source}.`);

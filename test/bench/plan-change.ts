@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { PlanChangeExecution, PlanChangeStep } from '../../functions/core/plan-change.ts';
 import { QUEUED_EXPIRY_DAYS } from '../../functions/core/plan-change.ts';
 import {
@@ -5,8 +7,10 @@ import {
   DISPATCHER_LOOK_SECONDS,
   nextDispatcherLook,
 } from '../../functions/core/plan-change-pacing.ts';
+import { REPO_ROOT } from '../../lib/constants.ts';
 import { LOCAL_REGION } from '../../lib/local/cloud.ts';
 import { startLocalStepFunctions, type TaskHandler } from '../../lib/local/stepfunctions.ts';
+import { usePlanChangeShape } from './cost.ts';
 
 /** Step Functions Standard: USD per 1,000 state transitions (eu-west-1 list price). */
 export const PRICE_PER_THOUSAND_TRANSITIONS = 0.025;
@@ -131,6 +135,16 @@ export const printPlanChangeFigures = async (verdict: (ok: boolean) => string = 
     );
     console.log(
       `  capacity opens -> leaves Waiting for Capacity (${OPENINGS} openings spread over one ${CAPACITY_LOOK_SECONDS} s period, simulated time): worst ${worst.toFixed(0)} s, mean ${mean.toFixed(0)} s (bound: the look period, ${CAPACITY_LOOK_SECONDS} s)  ${verdict(worst <= CAPACITY_LOOK_SECONDS)}`,
+    );
+    // The bill's Plan Change: what the immediate change entered (transitions), its Task states (runs).
+    const definition = JSON.parse(
+      readFileSync(path.join(REPO_ROOT, 'statemachines', 'plan-change.asl.json'), 'utf8'),
+    ) as { States: Record<string, { Type: string }> };
+    usePlanChangeShape(
+      immediate.entered,
+      Object.entries(definition.States)
+        .filter(([, state]) => state.Type === 'Task')
+        .map(([name]) => name),
     );
     return { immediate, expired, worst, mean };
   } finally {

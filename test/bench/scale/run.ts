@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { planChangeShape } from '../cost.ts';
 import { fixedResources, monthlyBill, printBill } from '../cost-model.ts';
 import { projectQueue } from './model.ts';
 import {
@@ -69,7 +68,7 @@ out(
     .map(([k, v]) => `${v} ${k}`)
     .join(
       ', ',
-    )}; ${result.stepFunctionTransitions} state transitions (${changes.map((c) => c.execution?.transitions ?? 0).join(', ')}), ${result.day.taskInvocations} task runs (${f1(result.day.taskMs / Math.max(1, result.day.taskInvocations))} ms each), ${changes.reduce((s, c) => s + c.polls, 0)} Dispatcher polls, ${f1(changes.reduce((s, c) => s + c.wallSeconds, 0))} s of wall time with the Clock held (npm run bench assumes ${planChangeShape.transitions} transitions and ${planChangeShape.tasks} task runs a change; a tenant-day bills the measured ones a change x ${PLAN_CHANGES_PER_TENANT_DAY.toFixed(5)} changes)`,
+    )}; ${result.stepFunctionTransitions} state transitions (${changes.map((c) => c.execution?.transitions ?? 0).join(', ')}), ${result.day.taskInvocations} task runs (${f1(result.day.taskMs / Math.max(1, result.day.taskInvocations))} ms each), ${changes.reduce((s, c) => s + c.polls, 0)} Dispatcher polls, ${f1(changes.reduce((s, c) => s + c.wallSeconds, 0))} s of wall time with the Clock held (npm run bench measures an immediate change on the same workflow; a tenant-day here bills these measured ones a change x ${PLAN_CHANGES_PER_TENANT_DAY.toFixed(5)} changes)`,
 );
 for (const c of changes.filter((c) => c.status.startsWith('failed:')))
   out(`  PLAN CHANGE FAILED (${c.tenantId}): ${c.status}`);
