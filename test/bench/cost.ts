@@ -26,7 +26,6 @@ import { REPO_ROOT } from '../../lib/constants.ts';
 import { CONSOLE_DIRECTORY } from '../../lib/infra/constructs/console.ts';
 import { DEFAULT_MEMORY_MB } from '../../lib/infra/constructs/lambda.ts';
 import { RECONCILER_MEMORY_MB } from '../../lib/infra/constructs/reconciler.ts';
-import type { LocalRequest } from '../../lib/local/http-adapter.ts';
 import { deliverWebhooksTo } from '../../lib/local/processor/local.ts';
 import type { RunningControlPlane } from '../../lib/local/server.ts';
 import { routes } from '../../lib/routes.ts';
@@ -43,7 +42,7 @@ import {
   type TenantDayUsage,
   tracesRecordedPerDay,
 } from './cost-model.ts';
-import { paidCheckout } from './plane.ts';
+import { onDispatch, paidCheckout } from './plane.ts';
 
 /**
  * What it costs to run: the monthly AWS bill of the one cost model (./cost-model.ts), from what
@@ -267,13 +266,7 @@ const install = (plane: RunningControlPlane): void => {
       meter.authorizerWriteUnits += meter.writeUnits - writes;
     }
   };
-  const dispatch = plane.gateway.dispatch.bind(plane.gateway);
-  plane.gateway.dispatch = async (request: LocalRequest) => {
-    const started = performance.now();
-    const response = await dispatch(request);
-    const ms = performance.now() - started;
-    const pathname = new URL(request.url, 'http://localhost').pathname;
-    const method = request.method.toUpperCase();
+  onDispatch(plane, ({ response, ms, pathname, method }) => {
     const route = routeMatchers.find((r) => r.method === method && r.pattern.test(pathname));
     const bytes = response.body.length + USAGE.responseHeaderBytes;
     if (pathname === '/v1/webhooks/processor') {
@@ -294,8 +287,7 @@ const install = (plane: RunningControlPlane): void => {
         meter.cloudFrontBytes += bytes;
       } else meter.directBytes += bytes;
     }
-    return response;
-  };
+  });
   const runNow = plane.sweeper.runNow.bind(plane.sweeper);
   plane.sweeper.runNow = async () => {
     const started = performance.now();

@@ -149,14 +149,18 @@ describe('the session authorizer', () => {
   });
 });
 
+/** The functions of ours (with our service name), not CDK's deploy-time ones. */
+const ourFunctions = () =>
+  resources().filter(
+    ([, r]) =>
+      r.Type === 'AWS::Lambda::Function' &&
+      (r.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables
+        ?.POWERTOOLS_SERVICE_NAME !== undefined,
+  );
+
 describe('tracing', () => {
   it('every Lambda function of ours traces actively with X-Ray, and may write its segments', () => {
-    const functions = resources().filter(
-      ([, r]) =>
-        r.Type === 'AWS::Lambda::Function' &&
-        (r.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables
-          ?.POWERTOOLS_SERVICE_NAME !== undefined,
-    );
+    const functions = ourFunctions();
     expect(functions.length).toBeGreaterThan(50);
     const policies = resources().filter(([, r]) => r.Type === 'AWS::IAM::Policy');
     for (const [id, fn] of functions) {
@@ -173,12 +177,7 @@ describe('tracing', () => {
 
 describe('logs', () => {
   it("every Lambda function of ours logs JSON, passes our lines on, and keeps Lambda's own lines from WARN only (no START/END/REPORT per invocation)", () => {
-    const functions = resources().filter(
-      ([, r]) =>
-        r.Type === 'AWS::Lambda::Function' &&
-        (r.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables
-          ?.POWERTOOLS_SERVICE_NAME !== undefined,
-    );
+    const functions = ourFunctions();
     expect(functions.length).toBeGreaterThan(50);
     for (const [id, fn] of functions)
       expect(fn.Properties.LoggingConfig, id).toMatchObject({

@@ -5,10 +5,10 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { type AccountBudget, processorRateLimit } from '../../../functions/ports/rate-limit.ts';
 import { db } from '../../../functions/store/client.ts';
-import type { LocalRequest } from '../../../lib/local/http-adapter.ts';
 import type { RunningControlPlane } from '../../../lib/local/server.ts';
 import { routes } from '../../../lib/routes.ts';
 import { USAGE } from '../cost.ts';
+import { onDispatch } from '../plane.ts';
 
 /**
  * What the scale bench counts, from the bench's side without touching functions/: every DynamoDB
@@ -210,13 +210,7 @@ export class ScaleMeter {
     count(KMSClient.prototype, (c) => c.kmsRequests++);
     count(SecretsManagerClient.prototype, (c) => c.secretsCalls++);
 
-    const dispatch = plane.gateway.dispatch.bind(plane.gateway);
-    plane.gateway.dispatch = async (request: LocalRequest) => {
-      const started = performance.now();
-      const response = await dispatch(request);
-      const ms = performance.now() - started;
-      const pathname = new URL(request.url, 'http://localhost').pathname;
-      const method = request.method.toUpperCase();
+    onDispatch(plane, ({ response, ms, pathname, method }) => {
       if (pathname.startsWith('/v1/'))
         this.add((c) => {
           c.apiRequests++;
@@ -229,8 +223,7 @@ export class ScaleMeter {
             c.sessionBytes += response.body.length + USAGE.responseHeaderBytes;
           }
         });
-      return response;
-    };
+    });
     // The Plan Change tasks run in this process (the Step Functions stand-in calls each Task
     // state's handler): each run is a Lambda invocation in the cloud, timed here.
     const taskHandlers = (

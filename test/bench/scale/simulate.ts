@@ -33,7 +33,7 @@ import { newUserItems } from '../../../functions/store/users.ts';
 import { accountEmail } from '../../../lib/local/code-host.ts';
 import { type RunningControlPlane, startControlPlane } from '../../../lib/local/server.ts';
 import { USAGE } from '../cost.ts';
-import { post } from '../plane.ts';
+import { checkoutPaid, post } from '../plane.ts';
 import { Counts, ScaleMeter } from './meter.ts';
 
 /**
@@ -260,31 +260,8 @@ export const seedTenants = async (
   return { tenants, itemBytes, slots: slotItems.length };
 };
 
-/** A new tenant: sign-in, slug, a Standard checkout paid on the emulator's page (as test/bench/plane.ts). */
-const newCheckout = async (
-  plane: RunningControlPlane,
-  login: string,
-): Promise<{ sessionToken: string; tenantId: string }> => {
-  const { sessionToken, tenantId } = (await (await post(plane, '/_local/sign-in', { login })).json()) as {
-    sessionToken: string;
-    tenantId: string;
-  };
-  await post(plane, '/v1/tenant/slug', { slug: login }, sessionToken);
-  const answer = await post(plane, '/v1/billing/checkout', { plan: 'standard' }, sessionToken);
-  if (answer.status !== 200)
-    throw new Error(
-      `checkout answered ${answer.status}: ${await answer.text()}; last processor calls: ${JSON.stringify(plane.processor.calls.slice(-3))}`,
-    );
-  const { url } = (await answer.json()) as { url: string };
-  const paid = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'card_number=4242424242424242&action=pay',
-    redirect: 'manual',
-  });
-  if (paid.status !== 303) throw new Error(`payment failed: ${paid.status}`);
-  return { sessionToken, tenantId };
-};
+/** A new tenant: sign-in, slug, a Standard checkout paid on the emulator's page. */
+const newCheckout = checkoutPaid;
 
 /** The Plan a tenant's first Stack changes to: one up, or from Pro one down. */
 const NEXT_PLAN: Record<PlanValue, PlanValue> = { standard: 'plus', plus: 'pro', pro: 'plus' };
