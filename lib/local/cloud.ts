@@ -3,7 +3,6 @@ import type { Server } from 'node:http';
 import path from 'node:path';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as sesModule from 'aws-ses-v2-local';
-import { createSqsServer } from 'local-aws-sqs';
 import type { Environment } from '../../functions/ports/config.ts';
 import { MAX_RECEIVES } from '../constants.ts';
 import { ensureTable, localCredentials, startDynamoDbLocal } from './dynamodb.ts';
@@ -12,6 +11,7 @@ import type { FaultBoard } from './faults.ts';
 import { type LocalKms, startLocalKms } from './kms.ts';
 import { closeServer, freePort } from './ports.ts';
 import { LOCAL_SIGNING_KEY_PAIR_ID, type LocalS3, localSigningKey, startLocalS3 } from './s3.ts';
+import { startSqsStandIn } from './sqs.ts';
 import { type LocalStepFunctions, startLocalStepFunctions } from './stepfunctions.ts';
 
 export const LOCAL_REGION = 'eu-west-1';
@@ -150,7 +150,7 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
   try {
     sqs = await timed(
       'queue',
-      () => createSqsServer({ port: sqsPort, hostname: '127.0.0.1', region: LOCAL_REGION }),
+      () => startSqsStandIn(sqsPort, LOCAL_REGION),
       () => `SQS stand-in at http://127.0.0.1:${sqsPort}`,
     );
     queues = await createProcessorQueues(`http://127.0.0.1:${sqsPort}`);

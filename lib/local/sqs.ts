@@ -1,0 +1,51 @@
+import { createServer, type Server } from 'node:http';
+import { createRequestHandler } from 'local-aws-sqs';
+
+type StandInQueue = ReturnType<typeof createRequestHandler>['service']['Queues'][number];
+type ReceiveParams = { WaitTimeSeconds?: number | string; MaxNumberOfMessages?: number | string };
+
+/**
+ * SQS answers a short poll (WaitTimeSeconds 0) at once, with whatever messages it finds. The
+ * stand-in (local-aws-sqs) holds every receive that finds fewer messages than asked for until a
+ * 40 ms timer fires, looking every 10 ms: an empty short poll takes 40 ms instead of a round trip,
+ * and the sweep's drain ends with one. That delay is the stand-in's alone, so it is taken away
+ * here: a short poll of a queue with nothing ready answers empty at once, and one with messages
+ * ready asks for no more than are ready, so the stand-in answers on its first look. Long polls
+ * (WaitTimeSeconds > 0) are left as the stand-in does them.
+ */
+const answerShortPollsAtOnce = (queue: StandInQueue): void => {
+  const prototype = Object.getPrototypeOf(queue) as StandInQueue & { shortPollsAtOnce?: true };
+  if (prototype.shortPollsAtOnce) return;
+  const receive = prototype.receive;
+  prototype.receive = function (this: StandInQueue, params: ReceiveParams) {
+    const wait = Number(params.WaitTimeSeconds ?? this.ReceiveMessageWaitTimeSeconds);
+    if (wait > 0) return receive.call(this, params);
+    const counts = this.getAttributes([
+      'ApproximateNumberOfMessages',
+      'ApproximateNumberOfMessagesNotVisible',
+    ]) as {
+      ApproximateNumberOfMessages: string;
+      ApproximateNumberOfMessagesNotVisible: string;
+    };
+    // The stand-in counts a received message in both (lib/local/sqs-counts.ts); delayed ones in neither.
+    const ready =
+      Number(counts.ApproximateNumberOfMessages) - Number(counts.ApproximateNumberOfMessagesNotVisible);
+    if (ready <= 0) return Promise.resolve([]);
+    const asked = Number(params.MaxNumberOfMessages ?? 1);
+    return receive.call(this, { ...params, MaxNumberOfMessages: Math.min(asked, ready) });
+  };
+  prototype.shortPollsAtOnce = true;
+};
+
+/** The SQS stand-in on 127.0.0.1:`port`, answering short polls as SQS does. */
+export const startSqsStandIn = (port: number, region: string): Promise<Server> =>
+  new Promise((resolve, reject) => {
+    const { requestHandler, service } = createRequestHandler({ port, hostname: '127.0.0.1', region });
+    const server = createServer((request, response) => {
+      const first = service.Queues[0];
+      if (first) answerShortPollsAtOnce(first);
+      void requestHandler(request, response);
+    });
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
