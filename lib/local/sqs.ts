@@ -10,27 +10,33 @@ type ReceiveParams = { WaitTimeSeconds?: number | string; MaxNumberOfMessages?: 
  * 40 ms timer fires, looking every 10 ms: an empty short poll takes 40 ms instead of a round trip,
  * and the sweep's drain ends with one. That delay is the stand-in's alone, so it is taken away
  * here: a short poll of a queue with nothing ready answers empty at once, and one with messages
- * ready asks for no more than are ready, so the stand-in answers on its first look. Long polls
- * (WaitTimeSeconds > 0) are left as the stand-in does them.
+ * ready asks for no more than are ready, so the stand-in answers on its first look (10 ms). Long
+ * polls (WaitTimeSeconds > 0), and short polls while only delayed messages wait, are left as the
+ * stand-in does them.
  */
 const answerShortPollsAtOnce = (queue: StandInQueue): void => {
   const prototype = Object.getPrototypeOf(queue) as StandInQueue & { shortPollsAtOnce?: true };
   if (prototype.shortPollsAtOnce) return;
   const receive = prototype.receive;
-  prototype.receive = function (this: StandInQueue, params: ReceiveParams) {
+  prototype.receive = async function (this: StandInQueue, params: ReceiveParams) {
     const wait = Number(params.WaitTimeSeconds ?? this.ReceiveMessageWaitTimeSeconds);
     if (wait > 0) return receive.call(this, params);
+    // A message just sent is marked delayed until a zero-delay timer of the stand-in's fires:
+    // one timer turn lets those fire, so a message whose send was answered is ready.
+    await new Promise((resolve) => setTimeout(resolve, 1));
     const counts = this.getAttributes([
       'ApproximateNumberOfMessages',
       'ApproximateNumberOfMessagesNotVisible',
-    ]) as {
-      ApproximateNumberOfMessages: string;
-      ApproximateNumberOfMessagesNotVisible: string;
-    };
-    // The stand-in counts a received message in both (lib/local/sqs-counts.ts); delayed ones in neither.
+      'ApproximateNumberOfMessagesDelayed',
+    ]) as Record<string, string>;
+    // The stand-in counts a received message in both of the first two (lib/local/sqs-counts.ts).
     const ready =
       Number(counts.ApproximateNumberOfMessages) - Number(counts.ApproximateNumberOfMessagesNotVisible);
-    if (ready <= 0) return Promise.resolve([]);
+    if (ready <= 0) {
+      // Messages sent with a delay: the stand-in's own way (it hands them out when due).
+      if (Number(counts.ApproximateNumberOfMessagesDelayed) > 0) return receive.call(this, params);
+      return [];
+    }
     const asked = Number(params.MaxNumberOfMessages ?? 1);
     return receive.call(this, { ...params, MaxNumberOfMessages: Math.min(asked, ready) });
   };
