@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listInventory } from '#store/capacity.ts';
+import { listStartsOwed } from '#store/plan-changes.ts';
 import { START_GRACE_MS } from '../../functions/plan-changes/start.ts';
 import { type FaultProxy, startFaultProxy } from '../../lib/local/fault-proxy.ts';
 import { FaultBoard } from '../../lib/local/faults.ts';
@@ -81,6 +82,36 @@ describe('a Plan Change whose workflow start fails', () => {
     expect(updates).toHaveLength(1);
     expect(updates[0]?.idempotencyKey).toBe(`plan-change:${changeId}`);
     expect(executionsOf(changeId)).toHaveLength(1);
+  });
+
+  it('cancelled while its start is owed: the cancel answers, the place is given back, and the sweep starts nothing', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    board.arm({ dependency: 'workflow', fault: 'refused', times: 3 });
+    const confirmed = await confirm(tenant, 'pro');
+    expect(confirmed.status).toBe(202);
+    const changeId = confirmed.json.changeId as string;
+    board.disarm();
+    expect(executionsOf(changeId)).toEqual([]);
+    expect(await heldPlaces(tenant.region, changeId)).toBe(1);
+
+    // No execution to stop: the cancel still ends the change and gives the held place back.
+    const cancelled = await api.call('POST', `/v1/plan-changes/${changeId}/cancel`, {
+      token: tenant.sessionToken,
+    });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.json.status).toBe('cancelled');
+    expect(await heldPlaces(tenant.region, changeId)).toBe(0);
+
+    api.clock.advance(START_GRACE_MS / 1000 + 1);
+    const swept = await api.sweep();
+    expect(swept.planChangesStarted).toBe(0);
+    expect(swept.planChangeStartsFailed).toBe(0);
+    expect(executionsOf(changeId)).toEqual([]);
+    // It no longer owes a start: the owed list does not hold it.
+    const { owed } = await listStartsOwed(api.clock.now(), 100);
+    expect(owed.map((entry) => entry.changeId)).not.toContain(changeId);
+    expect((await read(tenant, changeId)).status).toBe('cancelled');
+    expect(updatesOf(tenant.tenantId)).toEqual([]);
   });
 
   it('a start applied whose answer was lost: the sweep finds the execution there and starts nothing twice', async () => {
