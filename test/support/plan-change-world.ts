@@ -9,6 +9,9 @@ import { type CallOptions, type TestControlPlane, uniqueRegion } from './gateway
 import { partitionItems } from './stored.ts';
 import { sleep, waitFor } from './wait.ts';
 
+/** The statuses of a change that ran to its end without waiting: none skipped. */
+export const RAN_THROUGH = ['waiting_for_work', 'preparing', 'switching', 'verifying', 'completed'];
+
 /**
  * What the Plan Change tests share: paying tenants with a running reference Dispatcher, reading a
  * change and waiting for its statuses (ticking the fleet), waiting for the workflow to have run a
@@ -149,6 +152,14 @@ export const planChangeWorld = (api: TestControlPlane, door?: CommitDoor) => {
       { rounds, everyMs: 15, step: () => api.fleet.tick(), showing: () => read(tenant, changeId) },
     );
 
+  /** Waits for the change to end, and checks that it completed through every step, none skipped. */
+  const completes = async (tenant: SignedInTenant, changeId: string) => {
+    const done = await until(tenant, changeId, ['completed', 'rolled_back']);
+    expect(done.status).toBe('completed');
+    expect(done.history.map((entry: { status: string }) => entry.status)).toEqual(RAN_THROUGH);
+    return done;
+  };
+
   /**
    * Waits until the change's execution has run the Task state `state` `times` more times, each
    * from start to end, after this call: the positive signal that the workflow had its look (a
@@ -198,6 +209,7 @@ export const planChangeWorld = (api: TestControlPlane, door?: CommitDoor) => {
     confirm,
     read,
     until,
+    completes,
     nextRuns,
     atCommit,
     heldAtCommit,

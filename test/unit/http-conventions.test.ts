@@ -82,28 +82,26 @@ describe('HTTP conventions', () => {
     expect(result.json.received).toEqual({ plan: 'standard' });
   });
 
-  it('malformed JSON: 400 invalid_json, handler not run', async () => {
-    const result = await invoke({ body: '{"plan":' });
+  /** Sends `body`: a 400 whose error has `error`'s fields and a message containing `says`; the handler did not run. */
+  const refused400 = async (body: string, error: Record<string, string>, says = '') => {
+    const result = await invoke({ body });
     expect(result.statusCode).toBe(400);
-    expect(result.json.error).toMatchObject({ code: 'invalid_json', requestId: 'req-123' });
+    expect(result.json.error).toMatchObject(error);
+    expect(result.json.error.message).toContain(says);
     expect(calls).toHaveLength(0);
+  };
+
+  it('malformed JSON: 400 invalid_json, handler not run', async () => {
+    await refused400('{"plan":', { code: 'invalid_json', requestId: 'req-123' });
   });
 
   it('unknown field: 400 unknown_field naming the field', async () => {
-    const result = await invoke({ body: '{"plan":"plus","color":"red"}' });
-    expect(result.statusCode).toBe(400);
-    expect(result.json.error).toMatchObject({ code: 'unknown_field', field: 'color' });
-    expect(result.json.error.message).toContain('color');
-    expect(calls).toHaveLength(0);
+    await refused400('{"plan":"plus","color":"red"}', { code: 'unknown_field', field: 'color' }, 'color');
   });
 
   it('wrong type: 400 invalid_field naming the field and what is expected', async () => {
-    const result = await invoke({ body: '{"plan":"gold"}' });
-    expect(result.statusCode).toBe(400);
-    expect(result.json.error).toMatchObject({ code: 'invalid_field', field: 'plan' });
-    expect(result.json.error.message).toContain('"standard" | "plus"');
-    const numeric = await invoke({ body: '{"plan":"plus","note":5}' });
-    expect(numeric.json.error).toMatchObject({ code: 'invalid_field', field: 'note' });
+    await refused400('{"plan":"gold"}', { code: 'invalid_field', field: 'plan' }, '"standard" | "plus"');
+    await refused400('{"plan":"plus","note":5}', { code: 'invalid_field', field: 'note' });
   });
 
   it('missing required field: 400 naming it', async () => {

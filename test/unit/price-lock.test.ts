@@ -206,27 +206,24 @@ describe("billing follows the Stack's own price", () => {
 
 describe("the emulator's promotion: a proration keeps the discount of the period it was made in", () => {
   const half = { percentOff: 50, amountOff: null };
-
-  it('a proration made during the promotion is discounted on the first invoice after it', () => {
-    const totals = invoiceTotals({
+  /** A 50.00 plan line and a 20.00 proration, under the invoice's coupon and the proration's own. */
+  const planAndProration = (coupon: typeof half | null, prorationCoupon: typeof half | null) =>
+    invoiceTotals({
       amounts: [5000, 2000],
-      coupon: null,
-      lineCoupons: [undefined, half],
+      coupon,
+      lineCoupons: [undefined, prorationCoupon],
       taxRatePercent: 0,
       startingBalance: 0,
     });
+
+  it('a proration made during the promotion is discounted on the first invoice after it', () => {
+    const totals = planAndProration(null, half);
     expect(totals.lineDiscounts).toEqual([0, 1000]);
     expect(totals.total).toBe(6000);
   });
 
   it('a proration made after the promotion is not discounted, even on a discounted invoice', () => {
-    const totals = invoiceTotals({
-      amounts: [5000, 2000],
-      coupon: half,
-      lineCoupons: [undefined, null],
-      taxRatePercent: 0,
-      startingBalance: 0,
-    });
+    const totals = planAndProration(half, null);
     expect(totals.lineDiscounts).toEqual([2500, 0]);
   });
 
