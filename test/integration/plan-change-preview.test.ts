@@ -149,8 +149,9 @@ describe('the Founding Price Lock warning', () => {
 });
 
 describe('where the new Plan fits', () => {
-  it("elsewhere in the Home Region when the Stack's location is full, and would queue when none has room", async () => {
-    const region = await regionWithPlaces(api.clock, { a: { standard: 1, pro: 0 }, b: { pro: 1 } });
+  it("elsewhere in the Home Region when the Stack's location has no place of it, and would queue when none has room", async () => {
+    // A Standard place is still free in the Stack's location: a place of another Plan does not count.
+    const region = await regionWithPlaces(api.clock, { a: { standard: 2, pro: 0 }, b: { pro: 1 } });
     const tenant = await api.subscribe({ plan: 'standard', region });
     expect((await previewOf(tenant, 'pro')).json.requested.capacity).toBe(
       'placeable_elsewhere_in_home_region',
