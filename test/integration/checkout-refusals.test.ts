@@ -20,6 +20,8 @@ const sessionOf = (url: string) => {
   if (!session) throw new Error(`no session behind ${url}`);
   return session;
 };
+const sessionsOf = (tenantId: string) =>
+  Object.values(emulator.state.checkoutSessions).filter((s) => s.clientReferenceId === tenantId);
 const customersOf = (tenantId: string) =>
   Object.values(emulator.state.customers).filter((c) => c.metadata.tenantId === tenantId);
 
@@ -41,6 +43,22 @@ describe('a tenant that already has a subscription', () => {
     const again = await checkout(tenant, 'plus');
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('subscription_exists');
+  });
+
+  it('ended at the processor, the sweep not told yet: still refused (our record has the subscription), nothing written', async () => {
+    const tenant = (await api.subscribe({ plan: 'plus' })) as Tenant;
+    // Past the first checkout's lifetime: its stored session no longer answers for the tenant.
+    api.clock.advance(32 * 60);
+    const subscription = Object.values(emulator.state.subscriptions).find(
+      (s) => s.metadata.tenantId === tenant.tenantId,
+    );
+    emulator.route('DELETE', `/v1/subscriptions/${subscription?.id}`, {});
+    const before = await getBilling(tenant.tenantId);
+    const response = await checkout(tenant, 'plus');
+    expect(response.status).toBe(409);
+    expect(response.json.error.code).toBe('subscription_exists');
+    expect(await getBilling(tenant.tenantId)).toEqual(before);
+    expect(sessionsOf(tenant.tenantId)).toHaveLength(1);
   });
 });
 
@@ -93,6 +111,23 @@ describe('a checkout being prepared by another request', () => {
     const replaced = await checkout(tenant, 'plus');
     expect(replaced.status).toBe(200);
     expect((await getBilling(tenant.tenantId))?.checkout).toMatchObject({ state: 'open', plan: 'plus' });
+  });
+
+  it('a claim past its checkout lifetime is replaced at once, however recent (as the claim itself allows)', async () => {
+    const tenant = await api.readyTenant();
+    const now = api.clock.now();
+    const claimed = await claimCheckout(
+      tenant.tenantId,
+      { attemptId: 'lapsed-attempt', plan: 'plus', expiresAt: new Date(now.getTime() - 1000) },
+      now,
+      undefined,
+    );
+    expect(claimed).toBe(true);
+    const response = await checkout(tenant, 'plus');
+    expect(response.status).toBe(200);
+    const stored = (await getBilling(tenant.tenantId))?.checkout;
+    expect(stored).toMatchObject({ state: 'open', plan: 'plus', url: response.json.url });
+    expect(stored?.attemptId).not.toBe('lapsed-attempt');
   });
 });
 

@@ -19,7 +19,7 @@ import { processorView } from '../support/processor-view.ts';
 
 const { api, emulator } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
 const { confirm, read, until, nextRuns } = planChangeWorld(api);
-const { subscriptionOf } = processorView(emulator);
+const { subscriptionOf, priceOf } = processorView(emulator);
 const PRICES = { standard: 4000, plus: 5000, pro: 6000 };
 
 /**
@@ -90,6 +90,9 @@ describe('a Plan Change estimate is the change’s own prorations, and the final
     expect(confirmed.json.status).toBe('waiting_for_work');
     const estimate = confirmed.json.estimate.adjustment as number;
     expect(estimate).toBe(byHand(tenant, seconds(confirmed.json.confirmedAt)));
+    // While it runs (the Dispatcher has not polled yet), a second confirmation would be refused.
+    const during = await preview(tenant, 'pro');
+    expect(during.json.refusals.map((r: { code: string }) => r.code)).toEqual(['operation_in_progress']);
 
     const done = await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back']);
     expect(done.status).toBe('completed');
@@ -146,6 +149,21 @@ describe('a Plan Change estimate is the change’s own prorations, and the final
     // still on the previewed invoice, in its subtotal.
     expect(estimate?.lines).toHaveLength(2);
     expect(estimate?.subtotal).toBeGreaterThan(PRICES.standard + PRICES.pro + (estimate?.adjustment ?? 0));
+  });
+
+  it('when the subscription has no item on the price the Stack is billed at (being moved): no figure, and none asked for', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const previews = () => emulator.calls.filter((c) => c.path === '/v1/invoices/create_preview').length;
+    const before = previews();
+    // The subscription bills one Plus Stack: nothing is on the Pro price.
+    const { id } = subscriptionOf(tenant.tenantId);
+    const answer = await estimateChange(id, 'pro', 'standard', api.clock.now(), priceOf('pro').id);
+    expect(answer).toEqual({
+      estimate: null,
+      estimateUnavailable:
+        'The payment processor could not estimate the change now; no figure is shown. Try again in a moment.',
+    });
+    expect(previews()).toBe(before);
   });
 });
 
