@@ -161,7 +161,12 @@ describe('the name the catalog keeps', () => {
     const before = await snapshot(tenant);
     const refused = await api.call('POST', '/v1/credentials/catalog', { token: tenant.sessionToken, body });
     expect(refused.status).toBe(400);
-    expect(refused.json.error).toMatchObject({ code: 'invalid_credential_name', field: 'name' });
+    expect(refused.json.error).toMatchObject({
+      code: 'invalid_credential_name',
+      field: 'name',
+      message: '"catalog" is a word the API keeps; choose another name.',
+      apiHint: 'GET /v1/credentials/catalog',
+    });
     expect(await snapshot(tenant)).toBe(before);
     // The GET still answers the catalog.
     expect((await catalog(tenant.sessionToken)).json.providers.length).toBeGreaterThan(0);

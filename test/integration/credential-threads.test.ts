@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CredentialKind, Provider, RuntimeProfile } from '#core/credentials.ts';
 import { sealSecret } from '#ports/secrets-vault.ts';
 import {
+  clearGuide,
   credentialPutWrite,
   deleteCredential,
   desiredStateBumpWrite,
@@ -138,6 +139,16 @@ const thread = (setup: Setup, body: Record<string, unknown>) =>
 const guideSession = (setup: Setup, body: Record<string, unknown>) =>
   api.call('POST', `/_local/fleet/dispatchers/${setup.dispatcherId}/guide-sessions`, { body });
 
+/** The Guide selection as the Dashboard reads it (GET /v1/credentials), signed in afresh. */
+const dashboardGuide = async (setup: Setup) => {
+  if (!setup.login) throw new Error('no login to sign in with');
+  const listed = await api.call('GET', `/v1/credentials?stackId=${setup.stackId}`, {
+    token: (await api.signIn(setup.login)).sessionToken,
+  });
+  expect(listed.status).toBe(200);
+  return listed.json.guide;
+};
+
 describe('validation through the reference Dispatcher', () => {
   it('the desired state lists pending Credentials; valid by default, invalid with the chosen reason, which clears the Guide selection naming it', async () => {
     const setup = await stackWithDispatcher();
@@ -215,7 +226,14 @@ describe('validation through the reference Dispatcher', () => {
       outcome: 'valid',
     });
     expect(stale.status).toBe(409);
-    expect(stale.json).toMatchObject({ error: { code: 'stale_version' }, currentVersion: 2 });
+    expect(stale.json).toMatchObject({
+      error: {
+        code: 'stale_version',
+        message:
+          "Version 1 is not the Credential's current material (version 2): it was rotated; read it again and validate the new one.",
+      },
+      currentVersion: 2,
+    });
     expect((await stored(setup, 'key')).validation).toEqual({ state: 'pending' });
 
     for (const body of [
@@ -234,7 +252,11 @@ describe('validation through the reference Dispatcher', () => {
       outcome: 'valid',
     });
     expect(unknown.status).toBe(404);
-    expect(unknown.json.error.code).toBe('credential_not_found');
+    expect(unknown.json.error).toMatchObject({
+      code: 'credential_not_found',
+      message:
+        'This Stack has no Credential "nope": the desired state\'s "credentials" lists those to validate.',
+    });
 
     const current = await asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/key/validation', {
       version: 2,
@@ -246,6 +268,17 @@ describe('validation through the reference Dispatcher', () => {
       state: 'invalid',
       reasonCode: 'provider_refused',
       dispatcherReason: 'quota exhausted',
+    });
+    // A valid verdict keeps none of the Dispatcher's words, even when it sends some.
+    const valid = await asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/key/validation', {
+      version: 2,
+      outcome: 'valid',
+      reason: 'looked fine',
+    });
+    expect(valid.status).toBe(200);
+    expect((await stored(setup, 'key')).validation).toEqual({
+      state: 'valid',
+      checkedAt: expect.any(String),
     });
   });
 
@@ -359,7 +392,17 @@ describe('Threads', () => {
     // A thread id is one Thread: another Project or activity does not rebind it.
     const reused = await thread(setup, { threadId: 't1', projectId, activity: 'dispatch' });
     expect(reused.status).toBe(409);
-    expect(reused.json.error.code).toBe('thread_exists');
+    expect(reused.json.error).toMatchObject({
+      code: 'thread_exists',
+      message: `Thread "t1" is already bound to Project "${projectId}" for intake: use a new thread id.`,
+    });
+    const elsewhere = await thread(setup, { threadId: 't1', projectId: 'prj_elsewhere', activity: 'intake' });
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.json.error.code).toBe('thread_exists');
+    expect(await getThread(setup.tenantId, setup.stackId, 't1')).toMatchObject({
+      projectId,
+      activity: 'intake',
+    });
   });
 
   it('the Fallback when the Primary is unusable, with its own profile', async () => {
@@ -399,7 +442,10 @@ describe('Threads', () => {
     const refused = await thread(setup, { threadId: 'nu', projectId, activity: 'intake' });
     expect(refused.status).toBe(409);
     expect(refused.json).toMatchObject({
-      error: { code: 'no_usable_credential' },
+      error: {
+        code: 'no_usable_credential',
+        message: `No Credential of Project "${projectId}"'s intake route is usable now: primary "later": validation_pending; fallback "old": archived.`,
+      },
       activity: 'intake',
       reasons: [
         { position: 'primary', name: 'later', reason: 'validation_pending' },
@@ -413,25 +459,57 @@ describe('Threads', () => {
     await setCredentialRoutes(setup.tenantId, setup.stackId, projectId, { intake: { primary: 'later' } });
     const noRoute = await thread(setup, { threadId: 'nr', projectId, activity: 'dispatch' });
     expect(noRoute.status).toBe(409);
-    expect(noRoute.json).toMatchObject({ error: { code: 'no_credential_route' }, activity: 'dispatch' });
+    expect(noRoute.json).toMatchObject({
+      error: {
+        code: 'no_credential_route',
+        message: `Project "${projectId}" has no Credential Route for dispatch: an administrator sets one with PUT /v1/stacks/{stackId}/projects/{projectId}/credential-routes.`,
+      },
+      activity: 'dispatch',
+    });
     const noProject = await thread(setup, { threadId: 'np', projectId: 'prj_nothere', activity: 'intake' });
     expect(noProject.status).toBe(404);
-    expect(noProject.json.error.code).toBe('project_not_found');
+    expect(noProject.json.error).toMatchObject({
+      code: 'project_not_found',
+      message: 'This Stack has no Project "prj_nothere": the Project must be registered on the Stack first.',
+    });
   });
 
-  it('a deleted Credential makes its Thread non-resumable', async () => {
+  it('a deleted or archived Credential makes its Thread non-resumable', async () => {
     const setup = await stackWithDispatcher();
     await apiKey(setup, 'gone', 'provider-a', 'sk-g');
-    const projectId = await addProject(setup, { dispatch: { primary: 'gone' } });
+    await apiKey(setup, 'shelf', 'provider-c', 'sk-s');
+    const projectId = await addProject(setup, {
+      dispatch: { primary: 'gone' },
+      intake: { primary: 'shelf' },
+    });
     await tick();
     expect((await thread(setup, { threadId: 'dt', projectId, activity: 'dispatch' })).status).toBe(200);
+    expect((await thread(setup, { threadId: 'at', projectId, activity: 'intake' })).status).toBe(200);
     expect(await deleteCredential(setup.tenantId, await stored(setup, 'gone'))).toBe(true);
     const resumed = await thread(setup, { threadId: 'dt', projectId, activity: 'dispatch' });
     expect(resumed.status).toBe(409);
     expect(resumed.json).toMatchObject({
-      error: { code: 'thread_not_resumable' },
+      error: {
+        code: 'thread_not_resumable',
+        message: 'Thread "dt" is bound to Credential "gone", which was deleted: start a new Thread.',
+      },
       reason: 'credential_deleted',
       credential: 'gone',
+    });
+    expect(
+      await updateCredential(setup.tenantId, await stored(setup, 'shelf'), {
+        archivedAt: api.clock.now().toISOString(),
+      }),
+    ).toBe(true);
+    const archived = await thread(setup, { threadId: 'at', projectId, activity: 'intake' });
+    expect(archived.status).toBe(409);
+    expect(archived.json).toMatchObject({
+      error: {
+        code: 'thread_not_resumable',
+        message: 'Thread "at" is bound to Credential "shelf", which is archived: start a new Thread.',
+      },
+      reason: 'archived',
+      credential: 'shelf',
     });
   });
 
@@ -476,7 +554,14 @@ describe('Guide Sessions', () => {
     const setup = await stackWithDispatcher();
     const none = await guideSession(setup, { threadId: 'g0' });
     expect(none.status).toBe(409);
-    expect(none.json).toMatchObject({ error: { code: 'guide_unavailable' }, reason: 'none_selected' });
+    expect(none.json).toMatchObject({
+      error: {
+        code: 'guide_unavailable',
+        message:
+          'This Stack has no Guide Credential selected: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.',
+      },
+      reason: 'none_selected',
+    });
     expect(none.json).not.toHaveProperty('cleared');
 
     const authFile = JSON.stringify({ session: 'guide-file' });
@@ -510,6 +595,19 @@ describe('Guide Sessions', () => {
     });
     const explicit = await guideSession(setup, { threadId: 'g2', effort: 'low', model: 'b-mini' });
     expect(explicit.json).toMatchObject({ model: 'b-mini', effort: 'low' });
+
+    // A Guide thread id is one Thread: a Project's route does not rebind it.
+    const asProject = await thread(setup, { threadId: 'g1', projectId: 'prj_any', activity: 'intake' });
+    expect(asProject.status).toBe(409);
+    expect(asProject.json.error).toMatchObject({
+      code: 'thread_exists',
+      message: 'Thread "g1" is already bound to the Guide: use a new thread id.',
+    });
+    // Bound for good: with the selection cleared since, the same thread id answers its binding.
+    await clearGuide(setup.tenantId, setup.stackId, 'guide', 'cleared_by_administrator', api.clock.now());
+    const resumed = await guideSession(setup, { threadId: 'g1' });
+    expect(resumed.status, JSON.stringify(resumed.json)).toBe(200);
+    expect(resumed.json).toEqual(started.json);
   });
 
   it('an invalid or archived selection is cleared with its reason and refused, never replaced by another Credential', async () => {
@@ -524,15 +622,22 @@ describe('Guide Sessions', () => {
     const refused = await guideSession(setup, { threadId: 'g-bad' });
     expect(refused.status).toBe(409);
     expect(refused.json).toMatchObject({
-      error: { code: 'guide_unavailable' },
+      error: {
+        code: 'guide_unavailable',
+        message:
+          'The Guide Credential "bad" cannot be used (validation_failed); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.',
+      },
       reason: 'validation_failed',
       credential: 'bad',
+      cleared: { name: 'bad', reason: 'validation_failed', at: expect.any(String) },
     });
-    expect(await getGuideSelection(setup.tenantId, setup.stackId)).toMatchObject({
-      cleared: { name: 'bad', reason: 'validation_failed' },
-    });
+    expect(await getGuideSelection(setup.tenantId, setup.stackId)).toEqual({ cleared: refused.json.cleared });
     const after = await guideSession(setup, { threadId: 'g-bad' });
     expect(after.json).toMatchObject({
+      error: {
+        message:
+          'This Stack has no Guide Credential selected (the last one, "bad", was cleared: validation_failed): an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.',
+      },
       reason: 'none_selected',
       cleared: { name: 'bad', reason: 'validation_failed' },
     });
@@ -544,6 +649,12 @@ describe('Guide Sessions', () => {
         archivedAt: api.clock.now().toISOString(),
       }),
     ).toBe(true);
+    // Until a Guide request clears it, the Dashboard shows the selection as archived.
+    expect(await dashboardGuide(setup)).toMatchObject({
+      name: 'shelved',
+      usable: false,
+      unusableReason: 'archived',
+    });
     const archived = await guideSession(setup, { threadId: 'g-arch' });
     expect(archived.json).toMatchObject({ reason: 'archived', credential: 'shelved' });
     expect((await getGuideSelection(setup.tenantId, setup.stackId)).cleared).toMatchObject({
@@ -556,7 +667,11 @@ describe('Guide Sessions', () => {
     await apiKey(setup, 'fine', 'provider-a', 'sk-fine-2');
     const pending = await guideSession(setup, { threadId: 'g-pend' });
     expect(pending.json).toMatchObject({
-      error: { code: 'guide_unavailable' },
+      error: {
+        code: 'guide_unavailable',
+        message:
+          'The Guide Credential "fine" waits for its validation by the Dispatcher: try again once it is validated.',
+      },
       reason: 'validation_pending',
     });
     expect((await getGuideSelection(setup.tenantId, setup.stackId)).name).toBe('fine');
@@ -566,18 +681,25 @@ describe('Guide Sessions', () => {
       credential: { name: 'fine', position: 'guide' },
       inject: { env: { PROVIDER_A_API_KEY: 'sk-fine-2' } },
     });
+
+    // A selected Credential deleted with its selection left (as the store allows): cleared, said so.
+    expect(await deleteCredential(setup.tenantId, await stored(setup, 'fine'))).toBe(true);
+    const gone = await guideSession(setup, { threadId: 'g-gone' });
+    expect(gone.status).toBe(409);
+    expect(gone.json).toMatchObject({
+      error: {
+        code: 'guide_unavailable',
+        message:
+          'The Guide Credential "fine" cannot be used (deleted); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.',
+      },
+      reason: 'deleted',
+      credential: 'fine',
+      cleared: { name: 'fine', reason: 'deleted', at: expect.any(String) },
+    });
+    expect(await getGuideSelection(setup.tenantId, setup.stackId)).toEqual({ cleared: gone.json.cleared });
+    expect(await getThread(setup.tenantId, setup.stackId, 'g-gone')).toBeUndefined();
   });
 });
-
-/** The Guide selection as the Dashboard reads it (GET /v1/credentials), signed in afresh. */
-const dashboardGuide = async (setup: Setup) => {
-  if (!setup.login) throw new Error('no login to sign in with');
-  const listed = await api.call('GET', `/v1/credentials?stackId=${setup.stackId}`, {
-    token: (await api.signIn(setup.login)).sessionToken,
-  });
-  expect(listed.status).toBe(200);
-  return listed.json.guide;
-};
 
 describe('the subscription policy clears the Guide selection at the sweep', () => {
   it('a tenant that cancels in the portal leaves active for decommissioning: the selection is cleared in that sweep, and the Dashboard says why at once', async () => {
@@ -649,7 +771,11 @@ describe('the subscription policy', () => {
     const resumed = await thread(setup, { threadId: 'before', projectId, activity: 'intake' });
     expect(resumed.status).toBe(409);
     expect(resumed.json).toMatchObject({
-      error: { code: 'thread_not_resumable' },
+      error: {
+        code: 'thread_not_resumable',
+        message:
+          'Thread "before" is bound to Credential "main", which the subscription policy disables: start a new Thread.',
+      },
       reason: 'subscription_policy',
     });
     const guide = await guideSession(setup, { threadId: 'g-susp' });

@@ -1,9 +1,12 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { Refusal } from '#core/refusal.ts';
 import { openSecret } from '#ports/secrets-vault.ts';
 import { db, tableName } from '#store/client.ts';
-import { bindThread, getCredential } from '#store/credentials.ts';
+import { bindThread, getCredential, updateCredential } from '#store/credentials.ts';
 import { keys } from '#store/keys.ts';
+import { getTenant } from '#store/tenants.ts';
+import { deleteCredential } from '../../functions/credentials/delete.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { type CallResult, type TestControlPlane, uniqueLogin } from '../support/gateway.ts';
 import { documented } from '../support/openapi-schema.ts';
@@ -219,10 +222,14 @@ describe('provisioning', () => {
     const tenant = await api.subscribe({ plan: 'plus' });
     // No Dispatcher has reported yet: not available.
     const unreported = await snapshot(tenant);
-    expectRefused(
-      await provision(tenant, 'early-ambient', { provider: 'provider-a', kind: 'ambient', consent: CONSENT }),
-      409,
-      'ambient_not_available',
+    const early = await provision(tenant, 'early-ambient', {
+      provider: 'provider-a',
+      kind: 'ambient',
+      consent: CONSENT,
+    });
+    expectRefused(early, 409, 'ambient_not_available');
+    expect(early.json.error.message).toBe(
+      "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack.",
     );
     expect(await snapshot(tenant)).toBe(unreported);
     // A Dispatcher that is not a host-Executor Local Stack does not make ambient available either.
@@ -298,12 +305,40 @@ describe('provisioning', () => {
       ['held', 'provider_change', 'b', 'api_key', { material: 'k' }, 409],
       ['strict', 'unknown_field', 'a', 'api_key', { material: 'k', extra: 1 }],
     ];
+    /** The field each code names (provider_change names none). */
+    const fieldOf: Record<string, string> = {
+      kind_not_accepted: 'kind',
+      consent_required: 'consent',
+      consent_not_expected: 'consent',
+      material_required: 'material',
+      material_not_expected: 'material',
+      invalid_auth_file: 'material',
+      invalid_credential_name: 'name',
+    };
+    /** What the tenant reads, for one case of each code. */
+    const messageOf: Record<string, string> = {
+      'c-oauth': 'Provider C (an aggregator) accepts api_key; "oauth_token" is not one of them.',
+      'a-file': 'Provider A accepts oauth_token, api_key, ambient; "auth_file" is not one of them.',
+      'no-consent':
+        'A oauth_token Credential spends your personal subscription with the provider: send the administrator\'s consent as consent: { "textVersion": "<the version of the consent text shown> " }.',
+      'key-consent': 'An api_key needs no consent (its usage is metered by the provider): leave consent out.',
+      'key-bare': 'A api_key Credential needs its material: send it as "material".',
+      'ambient-material': 'An ambient Credential stores no authentication value: leave "material" out.',
+      'file-text': 'The auth file was refused: the auth file is not JSON.',
+      'file-empty': 'The auth file was refused: the auth file is an empty object.',
+      Upper:
+        'A Credential name is 1 to 63 lowercase letters, digits and hyphens, starting with a letter or a digit.',
+      held: 'A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider.',
+    };
     for (const [name, code, provider, kind, more = {}, status = 400] of cases) {
       const body = { provider: `provider-${provider}`, kind, ...more };
       const before = await snapshot(tenant);
       const response = await provision(tenant, name, body);
       expectRefused(response, status, code);
       documented(response.json, 'CredentialRefusal');
+      if (code === 'provider_change') expect(response.json.error).not.toHaveProperty('field');
+      else if (fieldOf[code]) expect(response.json.error.field, name).toBe(fieldOf[code]);
+      if (messageOf[name]) expect(response.json.error.message).toBe(messageOf[name]);
       if (code === 'kind_not_accepted') {
         expect(response.json.accepted).toEqual(
           {
@@ -321,6 +356,47 @@ describe('provisioning', () => {
     const tooBig = await provision(tenant, 'big-file', consentedAuthFile(big));
     expect(tooBig.status).toBe(400);
     expect(await snapshot(tenant)).toBe(before);
+
+    // Three provisionings of one new name at once: an answer that says it was applied was (the
+    // material version counts them); one that read the name free and lost is 409.
+    const racing = await Promise.all(
+      [secret('r1'), secret('r2'), secret('r3')].map((material) =>
+        provision(tenant, 'raced', { provider: 'provider-c', kind: 'api_key', material }),
+      ),
+    );
+    expect(racing.map((r) => r.status).filter((status) => status === 201)).toHaveLength(1);
+    for (const lost of racing.filter((r) => r.status === 409))
+      expect(lost.json.error).toMatchObject({
+        code: 'credential_conflict',
+        message:
+          'This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again.',
+      });
+    const applied = racing.filter((r) => r.status === 201 || r.status === 200).length;
+    expect(applied + racing.filter((r) => r.status === 409).length).toBe(racing.length);
+    expect((await getCredential(tenant.tenantId, 'primary', 'raced'))?.materialVersion).toBe(applied);
+  });
+
+  it('a Stack that was torn down holds no Credential: 409 stack_not_running, not even a rotation, nothing written', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    await provisionKeys(tenant, ['held']);
+    // The lifecycle a finished teardown leaves (the teardown itself is test/integration/fleet.test.ts's).
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.stack(tenant.tenantId, 'primary'),
+        UpdateExpression: 'SET lifecycle = :gone',
+        ExpressionAttributeValues: { ':gone': 'torn_down' },
+      }),
+    );
+    const tornDown = await snapshot(tenant);
+    const rotation = await provision(tenant, 'held', {
+      provider: 'provider-c',
+      kind: 'api_key',
+      material: secret('k'),
+    });
+    expectRefused(rotation, 409, 'stack_not_running');
+    expect(rotation.json.error.message).toBe('This Stack was torn down: it can hold no Credential.');
+    expect(await snapshot(tenant)).toBe(tornDown);
   });
 
   // The provisioning body has a limit of its own (36,864 bytes), so an auth file of the contract's
@@ -357,7 +433,8 @@ describe('rotation', () => {
     await api.fleet.tick();
     const validated = (await list(tenant)).json.credentials[0];
     expect(validated).toMatchObject({ name: 'rot', validation: { state: 'valid' }, usable: true });
-    expect((await getCredential(tenant.tenantId, 'primary', 'rot'))?.materialVersion).toBe(1);
+    const validatedItem = await getCredential(tenant.tenantId, 'primary', 'rot');
+    expect(validatedItem?.materialVersion).toBe(1);
 
     api.clock.advance(60);
     const version = await desiredVersion(tenant);
@@ -387,6 +464,8 @@ describe('rotation', () => {
     expect(await desiredVersion(tenant)).toBe(version + 1);
     const stored = await getCredential(tenant.tenantId, 'primary', 'rot');
     expect(stored?.materialVersion).toBe(2);
+    // The item's write version moves on, so a writer holding the item read before fails.
+    expect(stored?.version).toBe((validatedItem?.version ?? Number.NaN) + 1);
     const item = await rawItem(tenant, 'rot');
     expect(
       await openSecret(item?.sealed, { tenantId: tenant.tenantId, stackId: 'primary', credential: 'rot' }),
@@ -540,12 +619,19 @@ describe('archive and the Guide selection', () => {
     // Archiving again changes nothing.
     const again = await archive(tenant, 'guide-key');
     expect(again.json.archivedAt).toBe(archivedAt);
-    expectRefused(await archive(tenant, 'no-such'), 404, 'credential_not_found');
+    const unknown = await archive(tenant, 'no-such');
+    expectRefused(unknown, 404, 'credential_not_found');
+    expect(unknown.json.error.message).toBe(
+      'This Stack has no Credential "no-such": GET /v1/credentials?stackId=primary lists them.',
+    );
 
     const before = await snapshot(tenant);
     const refused = await chooseGuide(tenant, 'guide-key');
     expectRefused(refused, 409, 'credential_unusable');
     expect(refused.json.reason).toBe('archived');
+    expect(refused.json.error.message).toBe(
+      '"guide-key" cannot be the Guide Credential: it is archived. Provision it again or choose another.',
+    );
     documented(refused.json, 'CredentialRefusal');
     expect(await snapshot(tenant)).toBe(before);
 
@@ -579,6 +665,56 @@ describe('archive and the Guide selection', () => {
     expect((await chooseGuide(tenant, null)).status).toBe(200);
     expect(await snapshot(tenant)).toBe(before);
   });
+
+  it('refused by its validation: the tenant reads our reason (never the Dispatcher’s words), also for a verdict stored before the codes; it cannot be the Guide', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    await provisionKeys(tenant, ['refused', 'refused-early']);
+    const checkedAt = api.clock.now().toISOString();
+    const verdict = async (name: string, reasonCode?: 'provider_refused') => {
+      const stored = await getCredential(tenant.tenantId, 'primary', name);
+      if (!stored) throw new Error(`no Credential ${name}`);
+      expect(
+        await updateCredential(tenant.tenantId, stored, {
+          validation: {
+            state: 'invalid',
+            ...(reasonCode ? { reasonCode } : {}),
+            dispatcherReason: 'upstream: key sk-REVOKED-77 revoked by ops@provider',
+            checkedAt,
+          },
+        }),
+      ).toBe(true);
+    };
+    await verdict('refused', 'provider_refused');
+    // A verdict stored before the reason codes has none.
+    await verdict('refused-early');
+    const listed = await list(tenant);
+    expect(listed.status).toBe(200);
+    for (const name of ['refused', 'refused-early'])
+      expect(listed.json.credentials.find((c: { name: string }) => c.name === name)).toMatchObject({
+        validation: {
+          state: 'invalid',
+          reasonCode: 'provider_refused',
+          reason:
+            'The Stack checked this Credential with its provider, and the provider did not accept it. Nothing is billed for it, and no Thread or Guide Session uses it. Provision it again with new material (a rotation), or route another Credential.',
+          checkedAt,
+        },
+        usable: false,
+        unusableReason: 'validation_failed',
+      });
+    expect(JSON.stringify(listed.json)).not.toContain('REVOKED');
+
+    const before = await snapshot(tenant);
+    const refused = await chooseGuide(tenant, 'refused');
+    expectRefused(refused, 409, 'credential_unusable');
+    expect(refused.json).toMatchObject({
+      reason: 'validation_failed',
+      error: {
+        message:
+          '"refused" cannot be the Guide Credential: it is refused by its validation. Provision it again or choose another.',
+      },
+    });
+    expect(await snapshot(tenant)).toBe(before);
+  });
 });
 
 describe('Project Credential Routes', () => {
@@ -610,24 +746,45 @@ describe('Project Credential Routes', () => {
       credentialRoutes: set.json.credentialRoutes,
     });
 
-    const refusals: [unknown, number, string][] = [
+    /** The body, the status, the code, and (for some) the field and message the tenant reads. */
+    const refusals: [unknown, number, string, { field: string; message: string }?][] = [
       [{ dispatch: { primary: 'ghost' } }, 404, 'credential_not_found'],
       [{ intake: { primary: 'main', fallback: 'ghost' } }, 404, 'credential_not_found'],
-      [{ dispatch: { primary: 'old' } }, 409, 'credential_archived'],
-      [{ intake: { primary: 'main', fallback: 'old' } }, 409, 'credential_archived'],
-      [{ dispatch: { primary: 'main', fallback: 'main' } }, 400, 'invalid_route'],
+      [
+        { dispatch: { primary: 'old' } },
+        409,
+        'credential_archived',
+        { field: 'dispatch.primary', message: '"old" is archived: it cannot be the dispatch primary.' },
+      ],
+      [
+        { intake: { primary: 'main', fallback: 'old' } },
+        409,
+        'credential_archived',
+        { field: 'intake.fallback', message: '"old" is archived: it cannot be the intake fallback.' },
+      ],
+      [
+        { dispatch: { primary: 'main', fallback: 'main' } },
+        400,
+        'invalid_route',
+        {
+          field: 'dispatch.fallback',
+          message: "The dispatch route's Fallback must differ from its Primary.",
+        },
+      ],
       [{ dispatch: { primary: 'Main' } }, 400, 'invalid_field'],
       [{ guide: { primary: 'main' } }, 400, 'unknown_field'],
     ];
-    for (const [body, status, code] of refusals) {
+    for (const [body, status, code, error] of refusals) {
       const before = await snapshot(tenant);
-      expectRefused(await setRoutes(tenant, projectId, body), status, code);
+      const response = await setRoutes(tenant, projectId, body);
+      expectRefused(response, status, code);
+      if (error) expect(response.json.error).toMatchObject(error);
       expect(await snapshot(tenant), JSON.stringify(body)).toBe(before);
     }
-    expectRefused(
-      await setRoutes(tenant, 'prj_missing', { dispatch: { primary: 'main' } }),
-      404,
-      'project_not_found',
+    const noProject = await setRoutes(tenant, 'prj_missing', { dispatch: { primary: 'main' } });
+    expectRefused(noProject, 404, 'project_not_found');
+    expect(noProject.json.error.message).toBe(
+      'This Stack has no Project "prj_missing": GET /v1/stacks/primary/projects lists them.',
     );
 
     // The routes are replaced as a whole: an activity left out has no route.
@@ -657,6 +814,10 @@ describe('deletion', () => {
     let before = await snapshot(tenant);
     const blocked = await remove(tenant, 'doomed');
     expectRefused(blocked, 409, 'credential_in_use');
+    expect(blocked.json.error).toMatchObject({
+      message: 'Credential Routes name "doomed": change each one listed, then delete it.',
+      apiHint: 'PUT /v1/stacks/primary/projects/{projectId}/credential-routes',
+    });
     expect(blocked.json.uses).toHaveLength(3);
     expect(blocked.json.uses).toEqual(
       expect.arrayContaining([
@@ -694,12 +855,19 @@ describe('deletion', () => {
 
     // A token never issued is refused as such; nothing written.
     before = await snapshot(tenant);
-    expectRefused(await remove(tenant, 'doomed', 'forged-token'), 400, 'invalid_confirmation');
+    const forged = await remove(tenant, 'doomed', 'forged-token');
+    expectRefused(forged, 400, 'invalid_confirmation');
+    expect(forged.json.error.message).toBe(
+      'This confirmation token is not the one issued for this Credential: use the latest token, or ask again without one.',
+    );
     expect(await snapshot(tenant)).toBe(before);
 
     const asked = await remove(tenant, 'doomed');
     expectRefused(asked, 409, 'confirmation_required');
     expect(asked.json.threadCount).toBe(2);
+    expect(asked.json.error.message).toBe(
+      '2 Threads are bound to "doomed" and will no longer be resumable. Repeat the request with confirmationToken=<the token> within 15 minutes to delete it.',
+    );
     expect(asked.json.confirmationToken).toEqual(expect.any(String));
     expect(asked.json.confirmationToken.length).toBeGreaterThan(20);
     documented(asked.json, 'CredentialRefusal');
@@ -739,7 +907,9 @@ describe('deletion', () => {
     const unbound = await remove(tenant, 'free');
     expectRefused(unbound, 409, 'confirmation_required');
     expect(unbound.json.threadCount).toBe(0);
-    expect(unbound.json.error.message).toContain('No Thread is bound to "free"');
+    expect(unbound.json.error.message).toBe(
+      'No Thread is bound to "free": none becomes non-resumable. Repeat the request with confirmationToken=<the token> within 15 minutes to delete it.',
+    );
     documented(unbound.json, 'CredentialRefusal');
     expect((await list(tenant)).json.credentials.map((c: { name: string }) => c.name)).toEqual([
       'free',
@@ -749,6 +919,76 @@ describe('deletion', () => {
     expect(confirmed.status).toBe(200);
     expect(confirmed.json).toEqual({ name: 'free', deleted: true, nonResumableThreads: 0 });
     expect((await list(tenant)).json.credentials.map((c: { name: string }) => c.name)).toEqual(['keeper']);
+  });
+
+  it('one Thread is said so; asking again without a token issues a new one (the old one then confirms nothing); a token confirms only before it expires', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    await provisionKeys(tenant, ['once']);
+    expect(
+      await bindThread(tenant.tenantId, {
+        threadId: 't-once',
+        stackId: 'primary',
+        projectId: 'prj_once',
+        activity: 'dispatch',
+        credentialName: 'once',
+        position: 'primary',
+        model: 'model-x',
+        effort: 'medium',
+        createdAt: api.clock.now().toISOString(),
+      }),
+    ).toBe(true);
+    const first = await remove(tenant, 'once');
+    expectRefused(first, 409, 'confirmation_required');
+    expect(first.json).toMatchObject({
+      threadCount: 1,
+      error: {
+        message:
+          '1 Thread is bound to "once" and will no longer be resumable. Repeat the request with confirmationToken=<the token> within 15 minutes to delete it.',
+      },
+    });
+    const second = await remove(tenant, 'once');
+    expectRefused(second, 409, 'confirmation_required');
+    expect(second.json.confirmationToken).toEqual(expect.any(String));
+    expect(second.json.confirmationToken).not.toBe(first.json.confirmationToken);
+    const before = await snapshot(tenant);
+    expectRefused(await remove(tenant, 'once', first.json.confirmationToken), 400, 'invalid_confirmation');
+    expect(await snapshot(tenant)).toBe(before);
+
+    // The expiry to the millisecond, through the use case with times of the test's choosing.
+    const owner = await getTenant(tenant.tenantId);
+    if (!owner) throw new Error('no tenant');
+    const attempt = async (confirmationToken: string | undefined, now: Date) => {
+      try {
+        return await deleteCredential({
+          tenant: owner,
+          stackId: undefined,
+          name: 'once',
+          confirmationToken,
+          now,
+        });
+      } catch (error) {
+        if (error instanceof Refusal) return error;
+        throw error;
+      }
+    };
+    const issuedAt = api.clock.now().getTime();
+    const issued = await attempt(undefined, new Date(issuedAt));
+    if (!(issued instanceof Refusal)) throw new Error('deleted without a token');
+    expect(issued.code).toBe('confirmation_required');
+    expect(issued.extra.expiresAt).toBe(new Date(issuedAt + 15 * 60_000).toISOString());
+    // At its expiry the token confirms nothing: a new one is issued and the Credential stays.
+    const expired = await attempt(issued.extra.confirmationToken as string, new Date(issuedAt + 15 * 60_000));
+    if (!(expired instanceof Refusal)) throw new Error('deleted with an expired token');
+    expect(expired.code).toBe('confirmation_required');
+    expect(expired.extra.confirmationToken).not.toBe(issued.extra.confirmationToken);
+    expect(await getCredential(tenant.tenantId, 'primary', 'once')).toBeDefined();
+    // The new one confirms until the last millisecond before its own expiry.
+    const deleted = await attempt(
+      expired.extra.confirmationToken as string,
+      new Date(issuedAt + 30 * 60_000 - 1),
+    );
+    expect(deleted).toEqual({ name: 'once', deleted: true, nonResumableThreads: 1 });
+    expect(await getCredential(tenant.tenantId, 'primary', 'once')).toBeUndefined();
   });
 });
 
