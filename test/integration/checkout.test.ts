@@ -104,11 +104,16 @@ describe('POST /v1/billing/checkout: the hosted Checkout', () => {
     expect(held.map((r) => r.plan)).toEqual(['pro']);
   });
 
-  it('paying with 4242… completes the session, creates the subscription and puts the verified events on the queue', async () => {
+  /** A new tenant's checkout of `plan`, paid on the hosted page with `card` (the queue emptied before). */
+  const payNewCheckout = async (plan: 'standard' | 'plus' | 'pro', card: string) => {
     const tenant = await api.readyTenant();
-    const { json } = await checkout(tenant.sessionToken, { plan: 'plus' });
+    const { json } = await checkout(tenant.sessionToken, { plan });
     await api.drainQueue();
-    const paid = await payOnCheckout(json.url, TEST_CARDS.succeeds);
+    return { tenant, url: json.url as string, answer: await payOnCheckout(json.url, card) };
+  };
+
+  it('paying with 4242… completes the session, creates the subscription and puts the verified events on the queue', async () => {
+    const { tenant, answer: paid } = await payNewCheckout('plus', TEST_CARDS.succeeds);
     expect(paid.status).toBe(303);
     expect(paid.location).toBe('https://app.test/?checkout=complete');
     await api.emulator?.flushWebhooks();
@@ -142,16 +147,13 @@ describe('POST /v1/billing/checkout: the hosted Checkout', () => {
   });
 
   it('a declined card (4000…0002) shows the decline and completes nothing', async () => {
-    const tenant = await api.readyTenant();
-    const { json } = await checkout(tenant.sessionToken, { plan: 'standard' });
-    await api.drainQueue();
-    const declined = await payOnCheckout(json.url, TEST_CARDS.declined);
+    const { tenant, url, answer: declined } = await payNewCheckout('standard', TEST_CARDS.declined);
     expect(declined.status).toBe(402);
     expect(declined.html).toContain('Your card was declined.');
     await api.emulator?.flushWebhooks();
     expect(await api.drainQueue()).toEqual([]);
     const again = await checkout(tenant.sessionToken, { plan: 'standard' });
-    expect(again.json.url).toBe(json.url);
+    expect(again.json.url).toBe(url);
   });
 });
 

@@ -139,6 +139,25 @@ const thread = (setup: Setup, body: Record<string, unknown>) =>
 const guideSession = (setup: Setup, body: Record<string, unknown>) =>
   api.call('POST', `/_local/fleet/dispatchers/${setup.dispatcherId}/guide-sessions`, { body });
 
+/**
+ * A Guide session for `threadId` refused because the selected Credential `name` cannot be used
+ * for `reason`: 409 guide_unavailable in our words, and the selection cleared as the body says.
+ */
+const guideCleared = async (setup: Setup, threadId: string, name: string, reason: string) => {
+  const refused = await guideSession(setup, { threadId });
+  expect(refused.status).toBe(409);
+  expect(refused.json).toMatchObject({
+    error: {
+      code: 'guide_unavailable',
+      message: `The Guide Credential "${name}" cannot be used (${reason}); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.`,
+    },
+    reason,
+    credential: name,
+    cleared: { name, reason, at: expect.any(String) },
+  });
+  expect(await getGuideSelection(setup.tenantId, setup.stackId)).toEqual({ cleared: refused.json.cleared });
+};
+
 /** The Guide selection as the Dashboard reads it (GET /v1/credentials), signed in afresh. */
 const dashboardGuide = async (setup: Setup) => {
   if (!setup.login) throw new Error('no login to sign in with');
@@ -619,19 +638,7 @@ describe('Guide Sessions', () => {
     await tick();
     // Selected after its failed validation (the tenant route would refuse; the store does not).
     await selectGuide(setup.tenantId, setup.stackId, 'bad', api.clock.now());
-    const refused = await guideSession(setup, { threadId: 'g-bad' });
-    expect(refused.status).toBe(409);
-    expect(refused.json).toMatchObject({
-      error: {
-        code: 'guide_unavailable',
-        message:
-          'The Guide Credential "bad" cannot be used (validation_failed); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.',
-      },
-      reason: 'validation_failed',
-      credential: 'bad',
-      cleared: { name: 'bad', reason: 'validation_failed', at: expect.any(String) },
-    });
-    expect(await getGuideSelection(setup.tenantId, setup.stackId)).toEqual({ cleared: refused.json.cleared });
+    await guideCleared(setup, 'g-bad', 'bad', 'validation_failed');
     const after = await guideSession(setup, { threadId: 'g-bad' });
     expect(after.json).toMatchObject({
       error: {
@@ -684,19 +691,7 @@ describe('Guide Sessions', () => {
 
     // A selected Credential deleted with its selection left (as the store allows): cleared, said so.
     expect(await deleteCredential(setup.tenantId, await stored(setup, 'fine'))).toBe(true);
-    const gone = await guideSession(setup, { threadId: 'g-gone' });
-    expect(gone.status).toBe(409);
-    expect(gone.json).toMatchObject({
-      error: {
-        code: 'guide_unavailable',
-        message:
-          'The Guide Credential "fine" cannot be used (deleted); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.',
-      },
-      reason: 'deleted',
-      credential: 'fine',
-      cleared: { name: 'fine', reason: 'deleted', at: expect.any(String) },
-    });
-    expect(await getGuideSelection(setup.tenantId, setup.stackId)).toEqual({ cleared: gone.json.cleared });
+    await guideCleared(setup, 'g-gone', 'fine', 'deleted');
     expect(await getThread(setup.tenantId, setup.stackId, 'g-gone')).toBeUndefined();
   });
 });

@@ -35,6 +35,12 @@ const runAt = (when: Date, sender?: OutboxSender, perSecond = 10) =>
 const nextAttemptOf = async (key: string) =>
   Date.parse(String((await outboxItem(key))?.GSI2SK).split('#')[0] ?? '');
 
+/** `npm run ops -- outbox retry <key>` refused: exit code 1, and stderr says `says`. */
+const retryRefused = async (key: string, dataDir: string, says: string) => {
+  const refused = await runOps(['outbox', 'retry', key, '--data-dir', dataDir]);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain(says);
+};
 describe('an email SES keeps refusing is retried with backoff, then parked as failed', () => {
   it('the SES stand-in refuses it every time: 8 attempts, 1 minute doubling to 1 hour apart, then parked; ops lists and retries it', async () => {
     const key = `test:refused:${randomUUID()}`;
@@ -82,13 +88,9 @@ describe('an email SES keeps refusing is retried with backoff, then parked as fa
     expect(await outboxItem(key)).toMatchObject({ status: 'pending', attempts: 8, attemptLimit: 16 });
     expect((await outboxItem(key))?.GSI2PK).toBe('OUTBOX#PENDING');
     // A second retry of an email that is no longer parked is refused, and changes nothing.
-    const again = await runOps(['outbox', 'retry', key, '--data-dir', dataDir]);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain('not_parked');
+    await retryRefused(key, dataDir, 'not_parked');
     expect((await outboxItem(key))?.attemptLimit).toBe(16);
-    const unknown = await runOps(['outbox', 'retry', 'test:no-such-key', '--data-dir', dataDir]);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('not_found');
+    await retryRefused('test:no-such-key', dataDir, 'not_found');
   }, 60_000);
 
   it('a retried email that SES now accepts is sent once, and a sent one is never retried', async () => {
@@ -116,9 +118,7 @@ describe('an email SES keeps refusing is retried with backoff, then parked as fa
     await runAt(new Date(Date.now() + 1000), sandbox);
     expect(await emailsTo(to)).toHaveLength(1);
     expect(await outboxItem(key)).toMatchObject({ status: 'sent', attempts: 9 });
-    const refused = await runOps(['outbox', 'retry', key, '--data-dir', dataDir]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('sent already');
+    await retryRefused(key, dataDir, 'sent already');
   }, 60_000);
 
   it("an email whose last attempt's sender died is parked once that lease runs out, never sent a ninth time", async () => {

@@ -111,20 +111,18 @@ const waitingInNewRegion = async (plan: 'plus' | 'pro', count: number) => {
   return tenantIds;
 };
 
+/** `POST /v1/billing/waitlist` for `plan`, as the signed-in `who`. */
+const joinAs = (who: { sessionToken: string }, plan: string) =>
+  api.call('POST', '/v1/billing/waitlist', { token: who.sessionToken, body: { plan } });
+
 describe('POST /v1/billing/waitlist', () => {
   it('joins explicitly, once per tenant and Plan: a repeat answers the same entry', async () => {
     const tenant = await api.readyTenant();
-    const first = await api.call('POST', '/v1/billing/waitlist', {
-      token: tenant.sessionToken,
-      body: { plan: 'pro' },
-    });
+    const first = await joinAs(tenant, 'pro');
     expect(first.status).toBe(201);
     expect(first.json).toMatchObject({ plan: 'pro', notified: false, homeRegion: tenant.region });
     api.clock.advance(60);
-    const again = await api.call('POST', '/v1/billing/waitlist', {
-      token: tenant.sessionToken,
-      body: { plan: 'pro' },
-    });
+    const again = await joinAs(tenant, 'pro');
     expect(again.status).toBe(200);
     expect(again.json.joinedAt).toBe(first.json.joinedAt);
     const { Item } = await db().send(
@@ -138,8 +136,7 @@ describe('POST /v1/billing/waitlist', () => {
 
   it('joining again after being notified re-arms the entry: waiting again, from now, and notified again', async () => {
     const tenant = await api.readyTenant();
-    const join = () =>
-      api.call('POST', '/v1/billing/waitlist', { token: tenant.sessionToken, body: { plan: 'pro' } });
+    const join = () => joinAs(tenant, 'pro');
     const first = await join();
     expect(first.status).toBe(201);
     // The tenant's region has free places: the next sweep notifies it.
@@ -211,10 +208,7 @@ describe('POST /v1/billing/waitlist', () => {
 
   it('refuses an unknown Plan and writes nothing', async () => {
     const tenant = await api.readyTenant();
-    const response = await api.call('POST', '/v1/billing/waitlist', {
-      token: tenant.sessionToken,
-      body: { plan: 'gold' },
-    });
+    const response = await joinAs(tenant, 'gold');
     expect(response.status).toBe(400);
     expect(response.json.error.field).toBe('plan');
     const { Item } = await db().send(
@@ -228,10 +222,7 @@ describe('POST /v1/billing/waitlist', () => {
     const login = `member-${Date.now()}`;
     await api.call('POST', '/_local/members', { token: tenant.sessionToken, body: { login } });
     const member = await api.signIn(login);
-    const response = await api.call('POST', '/v1/billing/waitlist', {
-      token: member.sessionToken,
-      body: { plan: 'pro' },
-    });
+    const response = await joinAs(member, 'pro');
     expect(response.status).toBe(403);
   });
 });
@@ -242,10 +233,7 @@ describe('GET /v1/me shows what a reload must not lose', () => {
     const before = await api.call('GET', '/v1/me', { token: tenant.sessionToken });
     expect(before.json).toMatchObject({ waitlist: [], closeRequestedAt: null });
 
-    const joined = await api.call('POST', '/v1/billing/waitlist', {
-      token: tenant.sessionToken,
-      body: { plan: 'pro' },
-    });
+    const joined = await joinAs(tenant, 'pro');
     expect(joined.status).toBe(201);
     const me = await api.call('GET', '/v1/me', { token: tenant.sessionToken });
     expect(me.json.waitlist).toEqual([
