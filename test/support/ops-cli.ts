@@ -11,11 +11,17 @@ import { REPO_ROOT } from '../../lib/constants.ts';
 export const runOps = (args: string[], env: Record<string, string> = {}) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
-      path.join(REPO_ROOT, 'node_modules/.bin/node'),
+      // The Node running the tests (the repository's own, node_modules/.bin/node, under npm test):
+      // a path into node_modules does not resolve in Stryker's sandbox when node_modules is a link.
+      process.execPath,
       ['lib/ops/cli.ts', ...args],
       { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', POWERTOOLS_LOG_LEVEL: 'SILENT', ...env } },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      (error, stdout, stderr) => {
+        const code = (error as { code?: number | string } | null)?.code;
+        // A string code (ENOENT, ...) is a process that never ran: say so rather than answer NaN.
+        if (typeof code === 'string') resolve({ code: -1, stdout, stderr: `${stderr}${error?.message}` });
+        else resolve({ code: error ? (code ?? 1) : 0, stdout, stderr });
+      },
     );
   });
 
