@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { createRequestHandler } from 'local-aws-sqs';
+import { listenOn } from './ports.ts';
+import { standInQueueCounts } from './sqs-counts.ts';
 
 type StandInQueue = ReturnType<typeof createRequestHandler>['service']['Queues'][number];
 type ReceiveParams = { WaitTimeSeconds?: number | string; MaxNumberOfMessages?: number | string };
@@ -9,7 +11,7 @@ type ReceiveParams = { WaitTimeSeconds?: number | string; MaxNumberOfMessages?: 
  * stand-in (local-aws-sqs) holds every receive that finds fewer messages than asked for until a
  * 40 ms timer fires, looking every 10 ms: an empty short poll takes 40 ms instead of a round trip,
  * and the sweep's drain ends with one. That delay is the stand-in's alone, so it is taken away
- * here: a short poll of a queue with nothing ready answers empty at once, and one with messages
+ * here: a short poll of a queue with nothing ready answers empty after one timer turn, and one with messages
  * ready asks for no more than are ready, so the stand-in answers on its first look (10 ms). Long
  * polls (WaitTimeSeconds > 0), and short polls while only delayed messages wait, are left as the
  * stand-in does them.
@@ -29,9 +31,8 @@ const answerShortPollsAtOnce = (queue: StandInQueue): void => {
       'ApproximateNumberOfMessagesNotVisible',
       'ApproximateNumberOfMessagesDelayed',
     ]) as Record<string, string>;
-    // The stand-in counts a received message in both of the first two (lib/local/sqs-counts.ts).
-    const ready =
-      Number(counts.ApproximateNumberOfMessages) - Number(counts.ApproximateNumberOfMessagesNotVisible);
+    // Ready: waiting, as SQS would count it (the stand-in counts a received message twice).
+    const ready = standInQueueCounts(counts).waiting;
     if (ready <= 0) {
       // Messages sent with a delay: the stand-in's own way (it hands them out when due).
       if (Number(counts.ApproximateNumberOfMessagesDelayed) > 0) return receive.call(this, params);
@@ -44,14 +45,13 @@ const answerShortPollsAtOnce = (queue: StandInQueue): void => {
 };
 
 /** The SQS stand-in on 127.0.0.1:`port`, answering short polls as SQS does. */
-export const startSqsStandIn = (port: number, region: string): Promise<Server> =>
-  new Promise((resolve, reject) => {
-    const { requestHandler, service } = createRequestHandler({ port, hostname: '127.0.0.1', region });
-    const server = createServer((request, response) => {
-      const first = service.Queues[0];
-      if (first) answerShortPollsAtOnce(first);
-      void requestHandler(request, response);
-    });
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server));
+export const startSqsStandIn = async (port: number, region: string): Promise<Server> => {
+  const { requestHandler, service } = createRequestHandler({ port, hostname: '127.0.0.1', region });
+  const server = createServer((request, response) => {
+    const first = service.Queues[0];
+    if (first) answerShortPollsAtOnce(first);
+    void requestHandler(request, response);
   });
+  await listenOn(server, port, '127.0.0.1');
+  return server;
+};
