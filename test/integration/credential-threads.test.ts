@@ -239,11 +239,11 @@ describe('validation through the reference Dispatcher', () => {
     const read = await asDispatcher(setup, 'GET', '/v1/dispatcher/credentials/key');
     expect(read.json.version).toBe(1);
     await apiKey(setup, 'key', 'provider-a', 'sk-2');
+    /** The Dispatcher's verdict on Credential "key", as it posts it. */
+    const verdict = (body: Record<string, unknown>) =>
+      asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/key/validation', body);
 
-    const stale = await asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/key/validation', {
-      version: 1,
-      outcome: 'valid',
-    });
+    const stale = await verdict({ version: 1, outcome: 'valid' });
     expect(stale.status).toBe(409);
     expect(stale.json).toMatchObject({
       error: {
@@ -262,7 +262,7 @@ describe('validation through the reference Dispatcher', () => {
       { version: 2, outcome: 'invalid', reason: 'x'.repeat(501) },
       { version: 2, outcome: 'valid', extra: true },
     ]) {
-      const bad = await asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/key/validation', body);
+      const bad = await verdict(body);
       expect(bad.status).toBe(400);
     }
     expect((await stored(setup, 'key')).validation).toEqual({ state: 'pending' });
@@ -277,11 +277,7 @@ describe('validation through the reference Dispatcher', () => {
         'This Stack has no Credential "nope": the desired state\'s "credentials" lists those to validate.',
     });
 
-    const current = await asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/key/validation', {
-      version: 2,
-      outcome: 'invalid',
-      reason: 'quota exhausted',
-    });
+    const current = await verdict({ version: 2, outcome: 'invalid', reason: 'quota exhausted' });
     expect(current.status).toBe(200);
     expect((await stored(setup, 'key')).validation).toMatchObject({
       state: 'invalid',
@@ -289,11 +285,7 @@ describe('validation through the reference Dispatcher', () => {
       dispatcherReason: 'quota exhausted',
     });
     // A valid verdict keeps none of the Dispatcher's words, even when it sends some.
-    const valid = await asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/key/validation', {
-      version: 2,
-      outcome: 'valid',
-      reason: 'looked fine',
-    });
+    const valid = await verdict({ version: 2, outcome: 'valid', reason: 'looked fine' });
     expect(valid.status).toBe(200);
     expect((await stored(setup, 'key')).validation).toEqual({
       state: 'valid',
