@@ -1,4 +1,5 @@
 import {
+  ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
@@ -51,6 +52,8 @@ export const enqueueProcessorEvent = async (
 export interface QueuedEvent {
   body: string;
   receiptHandle: string;
+  /** How many times the event has been received, this time included (1 the first time). */
+  receives: number;
 }
 
 /** Up to ten queued events; each stays invisible to others while we work on it. */
@@ -65,8 +68,47 @@ export const receiveProcessorEvents = async (): Promise<QueuedEvent[]> => {
   );
   return (Messages ?? []).flatMap((message) =>
     message.Body !== undefined && message.ReceiptHandle
-      ? [{ body: message.Body, receiptHandle: message.ReceiptHandle }]
+      ? [
+          {
+            body: message.Body,
+            receiptHandle: message.ReceiptHandle,
+            receives: Number(message.Attributes?.ApproximateReceiveCount ?? 1),
+          },
+        ]
       : [],
+  );
+};
+
+const visibilityTimeouts = new Map<string, Promise<number | undefined>>();
+/** The intake queue's visibility timeout in seconds (read once per queue); undefined if unreadable. */
+export const intakeVisibilityTimeoutSeconds = (): Promise<number | undefined> => {
+  const url = queueUrl();
+  let timeout = visibilityTimeouts.get(url);
+  if (!timeout) {
+    timeout = sqs()
+      .send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['VisibilityTimeout'] }))
+      .then(({ Attributes }) => {
+        const seconds = Number(Attributes?.VisibilityTimeout);
+        return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+      })
+      .catch(() => {
+        // Read again next time.
+        visibilityTimeouts.delete(url);
+        return undefined;
+      });
+    visibilityTimeouts.set(url, timeout);
+  }
+  return timeout;
+};
+
+/** Makes a received event visible again after `seconds` (instead of the queue's visibility timeout). */
+export const retryProcessorEventAfter = async (receiptHandle: string, seconds: number): Promise<void> => {
+  await sqs().send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: queueUrl(),
+      ReceiptHandle: receiptHandle,
+      VisibilityTimeout: Math.max(0, Math.floor(seconds)),
+    }),
   );
 };
 

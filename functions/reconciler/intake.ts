@@ -1,6 +1,13 @@
+import { intakeRetrySeconds } from '#core/intake-retry.ts';
 import { logger } from '#ports/logger.ts';
 import { eventFacts, isProcessorEvent } from '#ports/processor/events.ts';
-import { deleteProcessorEvent, type QueuedEvent, receiveProcessorEvents } from '#ports/queue.ts';
+import {
+  deleteProcessorEvent,
+  intakeVisibilityTimeoutSeconds,
+  type QueuedEvent,
+  receiveProcessorEvents,
+  retryProcessorEventAfter,
+} from '#ports/queue.ts';
 import { applyEventOnce, tenantOfCustomer } from '#store/processor-events.ts';
 
 export interface IntakeSummary {
@@ -19,9 +26,25 @@ export interface IntakeSummary {
 const BATCHES_IN_FLIGHT = 4;
 
 /**
+ * A message whose effect could not be stored comes back after the retry rule's wait
+ * (functions/core/intake-retry.ts) when that is shorter than the queue's visibility timeout. If
+ * that cannot be said to the queue, it comes back after the timeout all the same.
+ */
+const retrySoon = async (message: QueuedEvent): Promise<void> => {
+  const timeout = await intakeVisibilityTimeoutSeconds();
+  if (timeout === undefined) return;
+  const wait = intakeRetrySeconds(message.receives, timeout);
+  if (wait >= timeout) return;
+  await retryProcessorEventAfter(message.receiptHandle, wait).catch((error: unknown) =>
+    logger.warn('processor event left to its visibility timeout', { error: error as Error }),
+  );
+};
+
+/**
  * Drains the intake queue: each verified event is applied once (its id remembered, its tenant
  * marked due) and only then deleted. A message whose effect could not be stored stays; after the
- * queue's receive limit it moves to the dead-letter queue. At most `maxMessages` a call (about: a
+ * queue's receive limit it moves to the dead-letter queue; it is received again after a short wait
+ * that grows with each failure (`retrySoon`). At most `maxMessages` a call (about: a
  * batch is taken whole), so that the sweep can take turns between intake and reconciliation.
  * `empty`: the queue answered nothing once every batch taken had been applied (or a whole batch
  * failed: its messages stay invisible for the visibility timeout, so the drain stops rather than
@@ -54,7 +77,11 @@ export const drainIntake = async (
         } catch (error) {
           failedInBatch++;
           summary.failed++;
-          logger.error('processor event not applied; it stays on the queue', { error: error as Error });
+          logger.error('processor event not applied; it stays on the queue', {
+            receives: message.receives,
+            error: error as Error,
+          });
+          await retrySoon(message);
         }
       }),
     );

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import { createRequestHandler } from 'local-aws-sqs';
 import { listenOn } from './ports.ts';
 import { standInQueueCounts } from './sqs-counts.ts';
@@ -44,13 +45,99 @@ const answerShortPollsAtOnce = (queue: StandInQueue): void => {
   prototype.shortPollsAtOnce = true;
 };
 
+/** The request's body, read whole, and a request the stand-in can read it from again. */
+const readBody = async (
+  request: IncomingMessage,
+): Promise<{ body: Buffer; again: (body: Buffer) => IncomingMessage }> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return {
+    body: Buffer.concat(chunks),
+    again: (body) =>
+      Object.assign(Readable.from([body]), {
+        headers: request.headers,
+        method: request.method,
+        url: request.url,
+      }) as unknown as IncomingMessage,
+  };
+};
+
+const parsed = (body: Buffer | string): Record<string, unknown> | undefined => {
+  try {
+    const value: unknown = JSON.parse(body.toString());
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Two differences from SQS in how the stand-in counts receives, both in what the intake's retry
+ * rule reads (`ApproximateReceiveCount`), mended here on the wire (JSON protocol, as the SDK speaks):
+ * - SQS takes the system attributes wanted as `MessageSystemAttributeNames` (the SDK's name today);
+ *   the stand-in reads only the older `AttributeNames`, so a receive naming only the new one gets
+ *   the old one set as well.
+ * - The stand-in counts a ChangeMessageVisibility as one more receive; SQS does not. Each change is
+ *   remembered by message, and taken off the count the stand-in answers on the next receives.
+ */
+const receiveCountsAsSqs = () => {
+  /** Receipt handle → message id, as the stand-in answered them (the newest few thousand). */
+  const messageOf = new Map<string, string>();
+  /** Message id → visibility changes made to it. */
+  const changes = new Map<string, number>();
+  const remember = <K, V>(map: Map<K, V>, key: K, value: V) => {
+    map.set(key, value);
+    if (map.size > 10_000) map.delete(map.keys().next().value as K);
+  };
+  return async (request: IncomingMessage, response: ServerResponse): Promise<IncomingMessage> => {
+    const action = String(request.headers['x-amz-target'] ?? '').split('.')[1];
+    if (action !== 'ReceiveMessage' && action !== 'ChangeMessageVisibility') return request;
+    const { body, again } = await readBody(request);
+    const params = parsed(body);
+    if (!params) return again(body);
+    if (action === 'ChangeMessageVisibility') {
+      const message = messageOf.get(String(params.ReceiptHandle));
+      if (message) remember(changes, message, (changes.get(message) ?? 0) + 1);
+      return again(body);
+    }
+    if (params.MessageSystemAttributeNames && !params.AttributeNames)
+      params.AttributeNames = params.MessageSystemAttributeNames;
+    const end = response.end.bind(response) as (chunk?: unknown) => ServerResponse;
+    response.end = ((chunk?: unknown) => {
+      const answer = typeof chunk === 'string' || Buffer.isBuffer(chunk) ? parsed(chunk) : undefined;
+      const messages = answer?.Messages;
+      if (!Array.isArray(messages)) return end(chunk);
+      for (const message of messages as {
+        MessageId?: string;
+        ReceiptHandle?: string;
+        Attributes?: Record<string, string>;
+      }[]) {
+        if (!message.MessageId || !message.ReceiptHandle) continue;
+        remember(messageOf, message.ReceiptHandle, message.MessageId);
+        const changed = changes.get(message.MessageId) ?? 0;
+        const counted = message.Attributes?.ApproximateReceiveCount;
+        if (changed > 0 && counted !== undefined && message.Attributes)
+          message.Attributes.ApproximateReceiveCount = String(Math.max(1, Number(counted) - changed));
+      }
+      return end(JSON.stringify(answer));
+    }) as ServerResponse['end'];
+    return again(Buffer.from(JSON.stringify(params)));
+  };
+};
+
 /** The SQS stand-in on 127.0.0.1:`port`, answering short polls as SQS does. */
 export const startSqsStandIn = async (port: number, region: string): Promise<Server> => {
   const { requestHandler, service } = createRequestHandler({ port, hostname: '127.0.0.1', region });
+  const asSqs = receiveCountsAsSqs();
   const server = createServer((request, response) => {
     const first = service.Queues[0];
     if (first) answerShortPollsAtOnce(first);
-    void requestHandler(request, response);
+    asSqs(request, response)
+      .then((adapted) => requestHandler(adapted, response))
+      .catch(() => {
+        if (!response.headersSent) response.writeHead(500);
+        response.end();
+      });
   });
   await listenOn(server, port, '127.0.0.1');
   return server;

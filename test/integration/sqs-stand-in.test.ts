@@ -66,4 +66,34 @@ describe('the SQS stand-in answers a short poll with what is ready', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await receive()).map((message) => message.Body)).toEqual(['later']);
   });
+
+  it("counts receives as SQS does: a visibility change is not a receive, and the SDK's attribute names are read", async () => {
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'counted' }));
+    const countOnReceive = async () => {
+      const { Messages } = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 1,
+          WaitTimeSeconds: 0,
+          MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+        }),
+      );
+      const message = Messages?.[0];
+      expect(message?.Body).toBe('counted');
+      return message as { ReceiptHandle: string; Attributes?: Record<string, string> };
+    };
+    let message = await countOnReceive();
+    expect(message.Attributes?.ApproximateReceiveCount).toBe('1');
+    for (const round of [2, 3]) {
+      await client.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queueUrl,
+          ReceiptHandle: message.ReceiptHandle,
+          VisibilityTimeout: 0,
+        }),
+      );
+      message = await countOnReceive();
+      expect(message.Attributes?.ApproximateReceiveCount).toBe(String(round));
+    }
+  });
 });

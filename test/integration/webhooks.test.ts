@@ -1,7 +1,16 @@
+import {
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { processorQueueStatus } from '#ports/queue.ts';
 import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
+import { standInQueueCounts } from '../../lib/local/sqs-counts.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
+import { waitFor } from '../support/wait.ts';
 import { eventPayload, signatureOf } from '../support/webhooks.ts';
 
 const { api } = gatewayForFile({ processor: true });
@@ -164,5 +173,41 @@ describe('POST /v1/webhooks/processor', () => {
     const delivered = emulator.delivered.slice(-5);
     expect(delivered.every((d) => d.status === 200)).toBe(true);
     expect((await api.drainQueue()).length).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe('an event the sweep could not apply', () => {
+  it('comes back after 2 s (the retry rule), not after the queue’s 2-minute visibility timeout', async () => {
+    const sqs = new SQSClient({});
+    const queue = api.queueUrl;
+    try {
+      await sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: 'this is not an event' }));
+      const summary = await api.sweep();
+      expect(summary.intake.failed).toBe(1);
+      expect(await processorQueueStatus(standInQueueCounts)).toMatchObject({ waiting: 0, inFlight: 1 });
+      // Visible again long before the timeout: only our ChangeMessageVisibility can have done that.
+      await waitFor(
+        'the event visible again',
+        async () => (await processorQueueStatus(standInQueueCounts)).waiting === 1,
+        {
+          everyMs: 250,
+          rounds: 60,
+        },
+      );
+      const { Messages } = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queue,
+          MaxNumberOfMessages: 1,
+          MessageSystemAttributeNames: ['All'],
+        }),
+      );
+      expect(Messages?.[0]?.Body).toBe('this is not an event');
+      expect(Messages?.[0]?.Attributes?.ApproximateReceiveCount).toBe('2');
+      await sqs.send(
+        new DeleteMessageCommand({ QueueUrl: queue, ReceiptHandle: Messages?.[0]?.ReceiptHandle }),
+      );
+    } finally {
+      sqs.destroy();
+    }
   });
 });
