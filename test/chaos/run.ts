@@ -37,5 +37,6 @@ if (result.refusedRetryably.length) {
   for (const step of result.refusedRetryably) console.log(`  ${step}`);
 }
 for (const violation of result.violations) console.log(`VIOLATION ${violation}`);
+for (const line of result.diagnosis) console.log(`still owed: ${line}`);
 console.log(result.line);
 process.exit(result.violations.length ? 1 : 0);

@@ -18,6 +18,7 @@ describe('the money path under faults (short chaos run)', () => {
     const result = await runChaos({ seed: 25, tenants: 4, share: 0.1, patienceMs: 15_000 });
     console.log(`faults per kind: ${JSON.stringify(result.firedByKind)}`);
     if (result.abandoned.length) console.log(`the driver gave up on: ${result.abandoned.join('; ')}`);
+    if (result.diagnosis.length) console.log(`still owed: ${result.diagnosis.join('; ')}`);
     console.log(result.line);
     expect(result.violations).toEqual([]);
     expect(result.faults).toBeGreaterThan(0);

@@ -3,10 +3,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
+import { EMAIL_RETRY_CAP_MS } from '../../functions/core/email-retry.ts';
+import { RECONCILE_BACKOFF_CAP_MS } from '../../functions/core/reconcile-backoff.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
+import { db, tableName } from '../../functions/store/client.ts';
+import { listDueTenants } from '../../functions/store/due.ts';
+import { keys } from '../../functions/store/keys.ts';
 import { FaultBoard } from '../../lib/local/faults.ts';
 import { type RunningControlPlane, startControlPlane } from '../../lib/local/server.ts';
+import { standInQueueCounts } from '../../lib/local/sqs-counts.ts';
 import { armEveryKind, everyFaultKind } from './faults.ts';
 import { cancelInPortal, TEST_CARDS, updateCardInPortal } from './hosted-pages.ts';
 
@@ -36,6 +43,8 @@ export interface ChaosResult {
   kinds: number;
   firedByKind: Record<string, number>;
   violations: string[];
+  /** When a violation was found: what the sweep still owed (intake queue, the tenants' due times). */
+  diagnosis: string[];
   settledSeconds: number;
   /** Steps the driver gave up on (the path could not be driven; not an invariant). */
   abandoned: string[];
@@ -70,6 +79,12 @@ interface Tenant {
  * (120 s locally: an event whose apply failed comes back after it) and two reconcile backoffs.
  */
 const UNTIL_PATIENCE_MS = 130_000;
+
+/**
+ * The least real time the settle waits for nothing to be owed: an event that failed three times
+ * under the faults comes back 32 s after its last failure (functions/core/intake-retry.ts).
+ */
+const SETTLE_PATIENCE_MS = 45_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -196,8 +211,13 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
      * reconciliation after its 30 s backoff (doubling), an event after its visibility timeout.
      * Before, a tenant whose first Stack waited for either was counted as a give-up.
      */
-    const until = async (what: string, probe: () => Promise<boolean>, rounds = 40) => {
-      const patientUntil = performance.now() + (options.patienceMs ?? UNTIL_PATIENCE_MS);
+    const until = async (
+      what: string,
+      probe: () => Promise<boolean>,
+      rounds = 40,
+      patienceMs = options.patienceMs ?? UNTIL_PATIENCE_MS,
+    ) => {
+      const patientUntil = performance.now() + patienceMs;
       for (let round = 0; round < rounds || performance.now() < patientUntil; round++) {
         if (await probe()) return true;
         if (round >= rounds) await sleep(1_000);
@@ -398,6 +418,30 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       },
       120,
     );
+    // Every retry the sweep owes falls due: the longest backoff (a tenant's reconciliation, an
+    // email) passes on the clock, which is data. Then it sweeps until nothing is owed: the intake
+    // queue empty (an event that failed under a fault comes back within seconds, the retry rule of
+    // functions/core/intake-retry.ts: 2, 8, 32 s) and no tenant due. Before, a tenant whose last
+    // reconciliation failed just before the faults stopped still waited out its backoff when the
+    // invariants were read ("billing state provisioning but the processor says active").
+    await patiently(
+      'clock past every backoff',
+      () =>
+        call('POST', '/_local/clock/advance', {
+          seconds: Math.max(RECONCILE_BACKOFF_CAP_MS, EMAIL_RETRY_CAP_MS) / 1000 + 60,
+        }),
+      (a) => a.status === 200,
+    );
+    await until(
+      'nothing owed (intake empty, no tenant due)',
+      async () => {
+        const intake = await intakeCounts(plane);
+        if (intake.waiting + intake.inFlight > 0) return false;
+        return (await listDueTenants(plane.clock.now(), 1)).due.length === 0;
+      },
+      3,
+      Math.max(options.patienceMs ?? UNTIL_PATIENCE_MS, SETTLE_PATIENCE_MS),
+    );
     for (let round = 0; round < 3; round++) await sweep();
     await plane.mail.sync();
     const settledSeconds = (performance.now() - settleStarted) / 1000;
@@ -405,6 +449,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
     const violations = await checkInvariants(plane, tenants, as);
     const deadLetters = await deadLettered(plane);
     for (const letter of deadLetters) violations.push(`dead-lettered without a cause of ours: ${letter}`);
+    const diagnosis = violations.length > 0 ? await owed(plane, tenants, violations) : [];
     const status = board.status();
     const kinds = new Set(Object.keys(status.byFault)).size;
     const line = `chaos: ${status.total} faults over ${kinds} kinds, ${violations.length} invariant violations, settled in ${settledSeconds.toFixed(1)} s`;
@@ -417,6 +462,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       abandoned,
       refusedRetryably,
       deadLetters,
+      diagnosis,
       line,
     };
   } finally {
@@ -522,8 +568,37 @@ const checkInvariants = async (
   return violations;
 };
 
-/** The dead-lettered processor events, each with what it carried. */
-const deadLettered = async (plane: RunningControlPlane): Promise<string[]> => {
+/**
+ * What the sweep still owed when a violation was found (for whoever reads a failed run): the
+ * intake queue's messages waiting and in flight, and each named tenant's due time and failures
+ * against the clock.
+ */
+const owed = async (
+  plane: RunningControlPlane,
+  tenants: Tenant[],
+  violations: string[],
+): Promise<string[]> => {
+  const lines: string[] = [];
+  const intake = await intakeCounts(plane);
+  lines.push(`intake: ${intake.waiting} waiting, ${intake.inFlight} in flight`);
+  lines.push(`clock: ${plane.clock.now().toISOString()}`);
+  for (const tenant of tenants) {
+    if (!violations.some((v) => v.startsWith(`${tenant.login}:`))) continue;
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.tenant(tenant.tenantId), ConsistentRead: true }),
+    );
+    lines.push(
+      `${tenant.login}: ${Item?.billingState}, due ${Item?.dueAt ?? 'never'}, ${Item?.reconcileFailures ?? 0} failures (last ${Item?.lastReconcileFailureAt ?? 'none'})`,
+    );
+  }
+  return lines;
+};
+
+/** An SQS client of the plane's stand-in, for `use`. */
+const withQueues = async <T>(
+  plane: RunningControlPlane,
+  use: (client: SQSClient) => Promise<T>,
+): Promise<T> => {
   const environment = plane.cloud.environment;
   const client = new SQSClient({
     endpoint: plane.cloud.endpoints.sqs,
@@ -534,7 +609,30 @@ const deadLettered = async (plane: RunningControlPlane): Promise<string[]> => {
     },
   });
   try {
-    const url = environment.PROCESSOR_EVENTS_DLQ_URL ?? '';
+    return await use(client);
+  } finally {
+    client.destroy();
+  }
+};
+
+/** The intake queue's messages waiting (delayed ones too) and in flight. */
+const intakeCounts = (plane: RunningControlPlane) =>
+  withQueues(plane, async (client) => {
+    const { Attributes } = await client.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: plane.cloud.environment.PROCESSOR_EVENTS_QUEUE_URL ?? '',
+        AttributeNames: ['All'],
+      }),
+    );
+    const counts = standInQueueCounts(Attributes ?? {});
+    const delayed = Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
+    return { waiting: counts.waiting + delayed, inFlight: counts.inFlight };
+  });
+
+/** The dead-lettered processor events, each with what it carried. */
+const deadLettered = (plane: RunningControlPlane): Promise<string[]> =>
+  withQueues(plane, async (client) => {
+    const url = plane.cloud.environment.PROCESSOR_EVENTS_DLQ_URL ?? '';
     const { Attributes } = await client.send(
       new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }),
     );
@@ -543,10 +641,7 @@ const deadLettered = async (plane: RunningControlPlane): Promise<string[]> => {
       new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }),
     );
     return (Messages ?? []).map((m) => (m.Body ?? '').slice(0, 200));
-  } finally {
-    client.destroy();
-  }
-};
+  });
 
 /** Every kind a chaos run arms (for the closing note). */
 export const chaosKinds = () => everyFaultKind().map(({ dependency, fault }) => `${dependency}:${fault}`);
