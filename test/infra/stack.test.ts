@@ -187,6 +187,9 @@ describe('the CDK stack', () => {
     for (const action of [
       'sqs:ReceiveMessage',
       'sqs:DeleteMessage',
+      // The intake's retry rule shortens a failed event's wait (and reads the queue's timeout).
+      'sqs:ChangeMessageVisibility',
+      'sqs:GetQueueAttributes',
       'ses:SendEmail',
       'dynamodb:UpdateItem',
       'secretsmanager:GetSecretValue',
