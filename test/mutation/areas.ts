@@ -76,7 +76,11 @@ export const AREAS: Record<AreaName, Group[]> = {
         'functions/billing/status.ts',
       ],
       unit: [],
-      integration: ['test/integration/money-back.test.ts', 'test/integration/money-back-edges.test.ts'],
+      integration: [
+        'test/integration/money-back.test.ts',
+        'test/integration/money-back-edges.test.ts',
+        'test/integration/billing-status.test.ts',
+      ],
     },
     {
       name: 'items',
