@@ -6,7 +6,7 @@ import { keys } from '#store/keys.ts';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { emailsTo } from '../support/gateway.ts';
-import { payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { cancelInPortal, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
 import { adminEmail, adminRequest, refusalOf } from '../support/money-back.ts';
 import { processorView } from '../support/processor-view.ts';
 
@@ -38,6 +38,60 @@ const moneyBackRecord = async (tenantId: string) =>
       new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId), ConsistentRead: true }),
     )
   ).Item?.moneyBack;
+const refundedAmount = (customer: string) => {
+  const intents = new Set(chargesOf(customer).map((p) => p.id));
+  return Object.values(emulator.state.refunds)
+    .filter((r) => intents.has(r.paymentIntent))
+    .reduce((sum, r) => sum + r.amount, 0);
+};
+
+/**
+ * Runs `body` with the first DynamoDB command of the tenant's item that `pick` matches held until
+ * `release()`: one run paused just before that write while another goes on, so a race between two
+ * runs ends the same way every time. `reached` settles when the command is held.
+ */
+const holdingFirst = async <T>(
+  tenantId: string,
+  pick: (input: {
+    UpdateExpression?: string;
+    TransactItems?: { Update?: { UpdateExpression?: string } }[];
+  }) => boolean,
+  body: (gate: { reached: Promise<void>; release: () => void }) => Promise<T>,
+): Promise<T> => {
+  const client = db();
+  const original = client.send;
+  const pk = keys.tenant(tenantId).PK;
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let reach = () => {};
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve;
+  });
+  let held = false;
+  const ofTenant = (input: Record<string, unknown>) => JSON.stringify(input).includes(`"${pk}"`);
+  client.send = (async (command: { input: Record<string, unknown> }, ...rest: unknown[]) => {
+    if (!held && ofTenant(command.input) && pick(command.input)) {
+      held = true;
+      reach();
+      await released;
+    }
+    return (original as (...args: unknown[]) => Promise<unknown>).call(client, command, ...rest);
+  }) as typeof client.send;
+  try {
+    return await body({ reached, release });
+  } finally {
+    client.send = original;
+    release();
+  }
+};
+const isClaim = (input: { UpdateExpression?: string }) =>
+  input.UpdateExpression?.startsWith('SET moneyBack = if_not_exists') === true;
+const isCompletion = (input: { TransactItems?: { Update?: { UpdateExpression?: string } }[] }) =>
+  input.TransactItems?.some((item) => item.Update?.UpdateExpression?.includes('moneyBack.grantedAt')) ===
+  true;
+
 const statusOf = async (tenant: { login: string }) => {
   const { sessionToken } = await api.signIn(tenant.login);
   return (await api.call('GET', '/v1/billing/status', { token: sessionToken })).json;
@@ -164,8 +218,16 @@ describe('the request as the operator types it', () => {
       email: `  ${adminEmail(tenant)}  `,
       now: api.clock.now(),
     });
-    expect(grant.refunds).toBe(1);
+    expect(grant).toMatchObject({ slug: tenant.slug, refunds: 1 });
     expect((await moneyBackRecord(tenant.tenantId))?.email).toBe(adminEmail(tenant));
+    // The confirmation names the tenant's own slug, not the operator's spelling of it.
+    await api.sweep();
+    const confirmations = (await emailsTo(adminEmail(tenant))).filter((e) =>
+      e.subject.includes('money-back'),
+    );
+    expect(confirmations.map((e) => e.subject)).toEqual([
+      `Your money-back refund for ${tenant.slug} is granted`,
+    ]);
   });
 });
 
@@ -202,5 +264,126 @@ describe('a grant continued after a crash', () => {
     );
     expect(confirmations).toHaveLength(1);
     expect((await emailsTo('Billing@acme.test')).filter((e) => e.subject.includes('money-back'))).toEqual([]);
+  });
+});
+
+describe('a grant continued after a crash, asked again', () => {
+  it('with a future request time: refused requested_in_future naming that time; a part refunded in between counts once in the total', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const customer = subscriptionOf(tenant.tenantId).customer;
+    api.clock.advance(2 * DAY_S);
+    const requestedAt = api.clock.now();
+    emulator.faults.push({ method: 'POST', path: '/v1/refunds', kind: 'unavailable', times: 10 });
+    try {
+      expect((await refusalOf(adminRequest(tenant, requestedAt))).status).toBe(502);
+    } finally {
+      emulator.faults.length = 0;
+    }
+    const claim = await moneyBackRecord(tenant.tenantId);
+    expect(claim).toMatchObject({ requestedAt: requestedAt.toISOString() });
+
+    // A time after now is refused as given, even for a grant under way (it is never judged at the first run's time).
+    api.clock.advance(3600);
+    const future = new Date(api.clock.now().getTime() + 60_000);
+    const refused = await refusalOf({
+      slug: tenant.slug,
+      email: adminEmail(tenant),
+      requestedAt: future,
+      now: api.clock.now(),
+    });
+    expect(refused).toMatchObject({ status: 400, code: 'requested_in_future' });
+    expect(refused.message).toContain(`(${future.toISOString()})`);
+    expect(refundedIntents(customer)).toEqual([]);
+    expect(await moneyBackRecord(tenant.tenantId)).toEqual(claim);
+
+    // Support refunds part of the payment in the processor's dashboard; the rerun refunds the rest.
+    const [payment] = chargesOf(customer);
+    if (!payment) throw new Error('no payment');
+    const part = 1_000;
+    expect(payment.amount).toBeGreaterThan(part);
+    emulator.route('POST', '/v1/refunds', { payment_intent: payment.id, amount: String(part) });
+    const grant = await grantMoneyBack({
+      slug: tenant.slug,
+      email: adminEmail(tenant),
+      now: api.clock.now(),
+    });
+    // The whole payment came back once: the part before counts once, and the rest.
+    expect(refundedAmount(customer)).toBe(payment.amount);
+    expect(grant).toMatchObject({ continued: true, refundedAmount: payment.amount, refunds: 2 });
+    expect(await moneyBackRecord(tenant.tenantId)).toMatchObject({
+      refundedAmount: payment.amount,
+      refunds: 2,
+    });
+  });
+});
+
+describe('two runs of the same grant at once', () => {
+  it('a run whose claim comes after the other completed: already_used, with when it was granted, nothing refunded twice', async () => {
+    const tenant = await api.subscribe({ plan: 'standard' });
+    const customer = subscriptionOf(tenant.tenantId).customer;
+    const now = api.clock.now();
+    const { grant, refused } = await holdingFirst(tenant.tenantId, isClaim, async (gate) => {
+      const late = refusalOf({ slug: tenant.slug, email: adminEmail(tenant), now });
+      await gate.reached;
+      const grant = await grantMoneyBack({ slug: tenant.slug, email: adminEmail(tenant), now });
+      gate.release();
+      return { grant, refused: await late };
+    });
+    expect(grant.continued).toBe(false);
+    expect(refused).toMatchObject({ status: 409, code: 'already_used' });
+    expect(refused.extra).toEqual({ windowEndsAt: grant.window.until, grantedAt: grant.grantedAt });
+    expect(refused.message).toContain(`(granted ${grant.grantedAt})`);
+    expect(refundedIntents(customer)).toEqual(chargesOf(customer).map((p) => p.id));
+  });
+
+  it('a run whose claim comes after the tenant left: decommissioning, nothing refunded, no grant recorded', async () => {
+    const tenant = await api.subscribe({ plan: 'standard' });
+    const customer = subscriptionOf(tenant.tenantId).customer;
+    const windowEndsAt = (await statusOf(tenant)).moneyBack.windowEndsAt;
+    const refused = await holdingFirst(tenant.tenantId, isClaim, async (gate) => {
+      const late = refusalOf({ slug: tenant.slug, email: adminEmail(tenant), now: api.clock.now() });
+      await gate.reached;
+      const { sessionToken } = await api.signIn(tenant.login);
+      const portal = (await api.call('POST', '/v1/billing/portal', { token: sessionToken })).json
+        .url as string;
+      await cancelInPortal(portal);
+      await api.sweep();
+      gate.release();
+      return late;
+    });
+    expect(refused).toMatchObject({ status: 409, code: 'decommissioning' });
+    expect(refused.extra).toEqual({ windowEndsAt });
+    expect(refundedIntents(customer)).toEqual([]);
+    expect(await moneyBackRecord(tenant.tenantId)).toBeUndefined();
+  });
+
+  it('a run whose completion comes after the other completed: answers the grant as recorded, continued, one email', async () => {
+    const tenant = await api.subscribe({ plan: 'standard' });
+    const customer = subscriptionOf(tenant.tenantId).customer;
+    api.clock.advance(60);
+    const second = api.clock.now();
+    const first = new Date(second.getTime() - 1000);
+    const [held, winner] = await holdingFirst(tenant.tenantId, isCompletion, async (gate) => {
+      const held = grantMoneyBack({ slug: tenant.slug, email: adminEmail(tenant), now: first });
+      await gate.reached;
+      const winner = await grantMoneyBack({ slug: tenant.slug, email: adminEmail(tenant), now: second });
+      gate.release();
+      return [await held, winner] as const;
+    });
+    const [payment] = chargesOf(customer);
+    expect(winner).toMatchObject({ grantedAt: second.toISOString(), continued: true });
+    expect(held).toEqual({ ...winner, continued: true });
+    expect(held.refundedAmount).toBe(payment?.amount);
+    expect(await moneyBackRecord(tenant.tenantId)).toMatchObject({
+      requestedAt: first.toISOString(),
+      grantedAt: second.toISOString(),
+      refundedAmount: payment?.amount,
+      refunds: 1,
+    });
+    expect(refundedIntents(customer)).toEqual([payment?.id]);
+    await api.sweep();
+    expect((await emailsTo(adminEmail(tenant))).filter((e) => e.subject.includes('money-back'))).toHaveLength(
+      1,
+    );
   });
 });

@@ -274,8 +274,9 @@ describe('refusals say why and change nothing', () => {
     expect(subscriptionOf(paying.tenantId).status).toBe('active');
   });
 
-  it('a decommissioning tenant (cancelled in the portal) is refused: decommissioning', async () => {
+  it('a decommissioning tenant (cancelled in the portal) is refused: decommissioning, whatever the request time', async () => {
     const tenant = await api.subscribe({ plan: 'standard' });
+    const paidAt = api.clock.now().getTime();
     const { sessionToken } = await api.signIn(tenant.login);
     const portal = (await api.call('POST', '/v1/billing/portal', { token: sessionToken })).json.url as string;
     await cancelInPortal(portal);
@@ -283,6 +284,12 @@ describe('refusals say why and change nothing', () => {
     expect((await getTenant(tenant.tenantId))?.billingState).toBe('decommissioning');
     const refused = await refusalOf({ slug: tenant.slug, email: adminEmail(tenant), now: api.clock.now() });
     expect(refused.code).toBe('decommissioning');
+    // Leaving is checked before the window: a request dated before the first payment says so too.
+    const early = await refusalOf({
+      ...adminRequest(tenant, new Date(paidAt - DAY_MS)),
+      now: api.clock.now(),
+    });
+    expect(early.code).toBe('decommissioning');
     expect(refundPosts(subscriptionOf(tenant.tenantId).customer)).toEqual([]);
     expect((await tenantItem(tenant.tenantId))?.moneyBack).toBeUndefined();
   });
