@@ -104,7 +104,7 @@ export const AREAS: Record<AreaName, Group[]> = {
         'functions/billing/waitlist.ts',
         'functions/ports/processor/errors.ts',
       ],
-      unit: [],
+      unit: ['test/unit/processor-errors.test.ts'],
       integration: ['test/integration/portal-waitlist.test.ts'],
     },
   ],
