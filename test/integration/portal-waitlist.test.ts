@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
+import { getTenant } from '#store/tenants.ts';
 import { joinWaitlist } from '#store/waitlist.ts';
 import { notifyWaitlist } from '../../functions/reconciler/waitlist.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
@@ -30,6 +31,32 @@ const subscribed = async (card: string = TEST_CARDS.succeeds) => {
   return tenant;
 };
 
+/** Portal sessions the processor opened for the tenant's customer. */
+const portalSessionsOf = (tenantId: string) => {
+  const customer = subscriptionOf(tenantId).customer;
+  return Object.values(api.emulator?.state.portalSessions ?? {}).filter((s) => s.customer === customer);
+};
+
+/** The refusal a decommissioning tenant gets for anything new, with its teardown time as stored. */
+const accountClosing = async (tenantId: string) => {
+  const stored = await getTenant(tenantId);
+  expect(stored?.billingState).toBe('decommissioning');
+  const until = stored?.teardownAt ? ` until ${stored.teardownAt}` : ' until teardown';
+  return {
+    code: 'account_closing',
+    message: `This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data${until}.`,
+  };
+};
+
+/** A subscribed tenant that cancelled in the portal; the sweep has seen it (it is leaving). */
+const leftInPortal = async () => {
+  const tenant = await api.subscribe({ plan: 'plus' });
+  const { json } = await portal(tenant.sessionToken);
+  expect((await cancelInPortal(json.url)).status).toBe(303);
+  await api.sweep();
+  return tenant;
+};
+
 const subscriptionOf = (tenantId: string) => {
   const emulator = api.emulator;
   const found = Object.values(emulator?.state.subscriptions ?? {}).find(
@@ -44,7 +71,24 @@ describe('POST /v1/billing/portal', () => {
     const tenant = await api.readyTenant();
     const response = await portal(tenant.sessionToken);
     expect(response.status).toBe(409);
-    expect(response.json.error.code).toBe('no_customer');
+    expect(response.json.error).toMatchObject({
+      code: 'no_customer',
+      message: 'There is no billing account yet: complete a checkout first.',
+      apiHint: 'POST /v1/billing/checkout',
+    });
+  });
+
+  it('a tenant that left (cancelled in the portal, seen by the sweep) is refused a new portal: 409 account_closing, no session opened', async () => {
+    const tenant = await leftInPortal();
+    const expected = await accountClosing(tenant.tenantId);
+    const opened = portalSessionsOf(tenant.tenantId).length;
+    expect(opened).toBe(1);
+
+    const response = await portal(tenant.sessionToken);
+    expect(response.status).toBe(409);
+    expect(response.json.error).toMatchObject(expected);
+    expect(response.json.teardownAt).toBe((await getTenant(tenant.tenantId))?.teardownAt ?? null);
+    expect(portalSessionsOf(tenant.tenantId)).toHaveLength(opened);
   });
 
   it('is for administrators only', async () => {
@@ -116,6 +160,25 @@ const joinAs = (who: { sessionToken: string }, plan: string) =>
   api.call('POST', '/v1/billing/waitlist', { token: who.sessionToken, body: { plan } });
 
 describe('POST /v1/billing/waitlist', () => {
+  it('a tenant that is leaving (cancelled in the portal, seen by the sweep) is refused: 409 account_closing, no entry written', async () => {
+    const tenant = await leftInPortal();
+    const expected = await accountClosing(tenant.tenantId);
+
+    const response = await joinAs(tenant, 'pro');
+    expect(response.status).toBe(409);
+    expect(response.json.error).toMatchObject(expected);
+    const { Item } = await db().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.waitlist(tenant.tenantId, 'pro'),
+        ConsistentRead: true,
+      }),
+    );
+    expect(Item).toBeUndefined();
+    const me = await api.call('GET', '/v1/me', { token: tenant.sessionToken });
+    expect(me.json.waitlist).toEqual([]);
+  });
+
   it('joins explicitly, once per tenant and Plan: a repeat answers the same entry', async () => {
     const tenant = await api.readyTenant();
     const first = await joinAs(tenant, 'pro');
@@ -204,6 +267,44 @@ describe('POST /v1/billing/waitlist', () => {
       );
       expect(Item?.notifiedAt).toEqual(expect.any(String));
     }
+  });
+
+  it('a repeat join that reads back an entry the sweep notified meanwhile answers it as notified', async () => {
+    const tenant = await api.readyTenant();
+    const first = await joinAs(tenant, 'pro');
+    expect(first.status).toBe(201);
+    // The repeat finds the entry still waiting (its write is refused); before it reads the entry
+    // back, the sweep notifies it (the tenant's region has free places).
+    const entryKey = keys.waitlist(tenant.tenantId, 'pro');
+    const client = db();
+    const original = client.send;
+    let notifiedMeanwhile = false;
+    client.send = (async (command: { input: Record<string, unknown> }, ...rest: unknown[]) => {
+      const input = command.input as { Key?: Record<string, unknown>; ConsistentRead?: boolean };
+      const isReadBack =
+        command.constructor.name === 'GetCommand' &&
+        input.ConsistentRead === true &&
+        JSON.stringify(input.Key) === JSON.stringify(entryKey);
+      if (isReadBack && !notifiedMeanwhile) {
+        notifiedMeanwhile = true;
+        client.send = original;
+        await notifyWaitlist(api.clock.now());
+      }
+      return (original as (...args: unknown[]) => Promise<unknown>).call(client, command, ...rest);
+    }) as typeof client.send;
+    let again: Awaited<ReturnType<typeof joinAs>>;
+    try {
+      again = await joinAs(tenant, 'pro');
+    } finally {
+      client.send = original;
+    }
+    expect(notifiedMeanwhile).toBe(true);
+    expect(again.status).toBe(200);
+    expect(again.json).toMatchObject({ plan: 'pro', joinedAt: first.json.joinedAt, notified: true });
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: entryKey, ConsistentRead: true }),
+    );
+    expect(Item?.notifiedAt).toEqual(expect.any(String));
   });
 
   it('refuses an unknown Plan and writes nothing', async () => {
