@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanValue } from '#core/plans.ts';
+import { tornDown } from '#core/stacks.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
 import { acquireItemLease, releaseItemLease } from '#store/item-lease.ts';
 import { type PlanChange, planChangePut } from '#store/plan-changes.ts';
@@ -254,6 +255,22 @@ describe('quantities check, the use case', () => {
     subscription.items = items;
     const [stack] = await listStacks(tenant.tenantId);
     expect(stack?.billedPriceId).toBeUndefined();
+    expect(await check(tenant.tenantId)).toMatchObject({ status: 'ok', stacks: 1, drift: [] });
+  });
+
+  it('a torn-down Stack holds no quantity and is not counted among the Stacks billed', async () => {
+    const tenant = await paying('plus');
+    await addStack(tenant, 'standard');
+    const standardPrice = await priceOf('standard');
+    const stacks = await listStacks(tenant.tenantId);
+    const standard = stacks.find((s) => s.plan === 'standard');
+    if (!standard) throw new Error('no standard Stack');
+    expect(
+      await applyStackWrites([
+        stackUpdateWrite(tenant.tenantId, standard, tornDown(standard, api.clock.now().toISOString())),
+      ]),
+    ).toBe(true);
+    itemOn(tenant.tenantId, standardPrice).quantity = 0;
     expect(await check(tenant.tenantId)).toMatchObject({ status: 'ok', stacks: 1, drift: [] });
   });
 
