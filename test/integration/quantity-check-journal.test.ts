@@ -1,11 +1,17 @@
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { getBilling } from '#store/billing.ts';
 import { setCapacityTotal } from '#store/capacity.ts';
+import { db, tableName } from '#store/client.ts';
 import {
   acquireItemLease,
   type ItemChangeEntry,
+  readItemLease,
   recordItemChange,
   releaseItemLease,
 } from '#store/item-lease.ts';
+import { keys } from '#store/keys.ts';
+import { getTenant } from '#store/tenants.ts';
 import {
   checkQuantities,
   checkTenantQuantities,
@@ -14,6 +20,7 @@ import {
 } from '../../functions/billing/quantity-check.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { uniqueRegion } from '../support/gateway.ts';
+import { payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
 import { processorView } from '../support/processor-view.ts';
 
 /**
@@ -38,10 +45,31 @@ const drift = (tenantId: string) => {
 };
 const check = async (tenantId: string) =>
   checkTenantQuantities(tenantId, await todaysPrices(api.clock.now()), api.clock.now());
+/** The check as run at `now` exactly (a time boundary, to the millisecond). */
+const checkAt = async (tenantId: string, now: Date) =>
+  checkTenantQuantities(tenantId, await todaysPrices(now), now);
+
+/**
+ * Runs `between` once the check has read the journal and is reading the subscription's items (its
+ * second read of the subscription at the processor, before it reads the journal again).
+ */
+const betweenTheReads = (tenantId: string, between: () => Promise<void>) => {
+  let reads = 0;
+  emulator.faults.push({
+    method: 'GET',
+    path: `/v1/subscriptions/${subscriptionOf(tenantId).id}`,
+    kind: 'none',
+    times: 2,
+    before: async () => {
+      reads += 1;
+      if (reads === 2) await between();
+    },
+  });
+  return { ran: () => reads === 2 };
+};
 
 /** Journal entries decided `minutesAgo` (settled, as a writer leaves them until its owner comes back). */
-const journal = async (tenantId: string, minutesAgo: number[]) => {
-  const now = api.clock.now();
+const journal = async (tenantId: string, minutesAgo: number[], now = api.clock.now()) => {
   const lease = await acquireItemLease(tenantId, 'test-writer', now, 30);
   if (!('holder' in lease)) throw new Error('lease busy');
   for (const [n, ago] of minutesAgo.entries()) {
@@ -104,6 +132,73 @@ describe('a drift and the journal', () => {
     expect(result).not.toHaveProperty('reason');
   });
 
+  it('a lease is held until its leaseUntil, not at it', async () => {
+    const tenant = await paying();
+    drift(tenant.tenantId);
+    const takenAt = api.clock.now();
+    const taken = await acquireItemLease(tenant.tenantId, 'slow-writer', takenAt, 30);
+    if (!('holder' in taken)) throw new Error('lease busy');
+    const until = new Date(taken.until);
+    expect(until.getTime()).toBe(takenAt.getTime() + 30_000);
+    expect((await checkAt(tenant.tenantId, new Date(until.getTime() - 1))).status).toBe('unsettled');
+    const atTheEnd = await checkAt(tenant.tenantId, until);
+    expect(atTheEnd.status).toBe('drift');
+    expect(atTheEnd).not.toHaveProperty('reason');
+  });
+
+  it('an entry exactly 60 min old is older, not recent; a millisecond younger, recent', async () => {
+    const tenant = await paying();
+    drift(tenant.tenantId);
+    const now = api.clock.now();
+    await journal(tenant.tenantId, [60], now);
+    expect(await checkAt(tenant.tenantId, now)).toMatchObject({
+      status: 'drift',
+      reason: 'its journal holds 1 entry older than 60 min',
+    });
+    expect((await checkAt(tenant.tenantId, new Date(now.getTime() - 1))).status).toBe('unsettled');
+  });
+
+  it('a lease held only when the journal was read first is a writer at work: unsettled', async () => {
+    const tenant = await paying();
+    drift(tenant.tenantId);
+    const taken = await acquireItemLease(tenant.tenantId, 'quick-writer', api.clock.now(), 30);
+    expect('holder' in taken).toBe(true);
+    // The writer is done (nothing journaled) while the check reads the items: the lease is gone.
+    const reads = betweenTheReads(tenant.tenantId, () => releaseItemLease(tenant.tenantId, 'quick-writer'));
+    const result = await check(tenant.tenantId);
+    expect(reads.ran()).toBe(true);
+    expect(await readItemLease(tenant.tenantId)).toBeUndefined();
+    expect(result.status).toBe('unsettled');
+  });
+
+  it('a lease taken only by the time the journal is read again is a writer at work: unsettled', async () => {
+    const tenant = await paying();
+    drift(tenant.tenantId);
+    expect(await readItemLease(tenant.tenantId)).toBeUndefined();
+    const reads = betweenTheReads(tenant.tenantId, async () => {
+      const taken = await acquireItemLease(tenant.tenantId, 'late-writer', api.clock.now(), 30);
+      expect('holder' in taken).toBe(true);
+    });
+    try {
+      const result = await check(tenant.tenantId);
+      expect(reads.ran()).toBe(true);
+      expect(result.status).toBe('unsettled');
+    } finally {
+      await releaseItemLease(tenant.tenantId, 'late-writer');
+    }
+  });
+
+  it('older entries: the most either read of the journal found, even when the first found no journal', async () => {
+    const tenant = await paying();
+    drift(tenant.tenantId);
+    expect(await readItemLease(tenant.tenantId)).toBeUndefined();
+    // An entry of 90 min ago lands (released, not at work) between the two reads of the journal.
+    const reads = betweenTheReads(tenant.tenantId, () => journal(tenant.tenantId, [90]));
+    const result = await check(tenant.tenantId);
+    expect(reads.ran()).toBe(true);
+    expect(result).toMatchObject({ status: 'drift', reason: 'its journal holds 1 entry older than 60 min' });
+  });
+
   it('no drift is ok, whatever the journal holds', async () => {
     const tenant = await paying();
     await journal(tenant.tenantId, [5]);
@@ -112,6 +207,50 @@ describe('a drift and the journal', () => {
 });
 
 describe('tenants not checked, and how a run counts', () => {
+  it('a tenant whose subscription the sweep has seen but whose first Stack it has not created is not checked', async () => {
+    const tenant = await api.readyTenant();
+    const { json } = await api.call('POST', '/v1/billing/checkout', {
+      token: tenant.sessionToken,
+      body: { plan: 'plus' },
+    });
+    expect((await payOnCheckout(json.url, TEST_CARDS.succeeds)).status).toBe(303);
+    // Its first payment is not through yet (say, the bank still asks the card holder).
+    subscriptionOf(tenant.tenantId).status = 'incomplete';
+    await api.sweep();
+    expect((await getBilling(tenant.tenantId))?.subscriptionId).toBeDefined();
+    expect((await getTenant(tenant.tenantId))?.billingState).toBe('provisioning');
+    expect(await check(tenant.tenantId)).toMatchObject({
+      status: 'not_checked',
+      reason: 'provisioning: the sweep has not created its first Stack yet',
+      slug: tenant.slug,
+      drift: [],
+      stacks: 0,
+    });
+  });
+
+  it('a record of ours that cannot be read stops the run: it is not taken for the processor failing', async () => {
+    const tenant = await paying();
+    drift(tenant.tenantId);
+    // A journal entry that is not one (what a bad write or a bug would leave).
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.itemLease(tenant.tenantId),
+        UpdateExpression: 'SET entries = :entries, tenantId = :tenant',
+        ExpressionAttributeValues: { ':entries': { broken: { owner: 7 } }, ':tenant': tenant.tenantId },
+      }),
+    );
+    const seen: TenantQuantities[] = [];
+    try {
+      await expect(
+        checkQuantities({ slug: tenant.slug, now: api.clock.now() }, (r) => seen.push(r)),
+      ).rejects.toThrow();
+      expect(seen).toEqual([]);
+    } finally {
+      await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.itemLease(tenant.tenantId) }));
+    }
+  });
+
   it('no tenant record, no subscription: not checked, saying why', async () => {
     expect(await check('no-such-tenant')).toMatchObject({
       status: 'not_checked',

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { PlanValue } from '#core/plans.ts';
+import { tornDown } from '#core/stacks.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
 import { acquireItemLease, releaseItemLease } from '#store/item-lease.ts';
-import { listStacks } from '#store/stacks.ts';
+import { type PlanChange, planChangePut } from '#store/plan-changes.ts';
+import { listStacks, planChangeStackWrite, stackUpdateWrite } from '#store/stacks.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import {
   checkQuantities,
   checkTenantQuantities,
@@ -12,6 +16,7 @@ import {
 import { processorEnvironment } from '../../lib/local/processor/local.ts';
 import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
 import { uniqueRegion } from '../support/gateway.ts';
+import { payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
 import { opsDataFolder, runOps } from '../support/ops-cli.ts';
 import { openPlaces } from '../support/plan-change-world.ts';
 import { processorView } from '../support/processor-view.ts';
@@ -42,6 +47,67 @@ const addStack = async (tenant: { login: string }, plan: string) => {
 
 const check = async (tenantId: string) =>
   checkTenantQuantities(tenantId, await todaysPrices(api.clock.now()), api.clock.now());
+
+const priceOf = (plan: PlanValue) => priceIdForPlan(plan, api.clock.now().getTime());
+
+/** The processor's item on `price` of the tenant's subscription. */
+const itemOn = (tenantId: string, price: string) => {
+  const item = subscriptionOf(tenantId).items.find((i) => i.price === price);
+  if (!item) throw new Error(`no item on ${price}`);
+  return item;
+};
+
+/**
+ * The tenant's first Stack with an open Plan Change from plus to pro, as the Plan Change workflow
+ * stores it: the change's record and the Stack's pointer to it, in one write. `billingItems` are
+ * the items its billing commit decided; `final` is the commit recorded (the change not completed
+ * yet, so the Stack is still billed at its old price).
+ */
+const openChangeToPro = async (
+  tenantId: string,
+  commit: { billingItems?: PlanChange['billingItems']; final?: boolean },
+) => {
+  const stacks = await listStacks(tenantId);
+  const stack = stacks.find((s) => s.stackId === 'primary') ?? stacks[0];
+  if (!stack) throw new Error('no Stack');
+  const now = api.clock.now().toISOString();
+  const changeId = `pc_qc${Math.random().toString(36).slice(2, 10)}`;
+  const change: PlanChange = {
+    changeId,
+    tenantId,
+    stackId: stack.stackId,
+    fromPlan: 'plus',
+    toPlan: 'pro',
+    status: 'verifying',
+    step: commit.final ? 'complete' : 'commit_billing',
+    confirmedAt: now,
+    expiresAt: now,
+    updatedAt: now,
+    requestedBy: 'user-test',
+    region: 'test',
+    fromLocation: stack.location,
+    history: [{ status: 'verifying', at: now }],
+    estimate: null,
+    stepStartedAt: now,
+    commitAttempts: 0,
+    version: 1,
+    ...(commit.billingItems ? { billingItems: commit.billingItems } : {}),
+    ...(commit.final ? { final: { adjustment: 1200, currency: 'usd', committedAt: now } } : {}),
+  };
+  expect(
+    await applyStackWrites([
+      planChangePut(change),
+      planChangeStackWrite(tenantId, stack, stack, { id: changeId, status: 'verifying' }),
+    ]),
+  ).toBe(true);
+  return { stack, changeId };
+};
+
+/** The items a plus -> pro commit decides (the old price's item loses one, pro's gains one). */
+const commitItems = (itemId: string, plusPrice: string, proPrice: string) => [
+  { itemId, priceId: plusPrice, quantity: 0 },
+  { priceId: proPrice, quantity: 1 },
+];
 
 describe('quantities check, the use case', () => {
   it('finds no drift after checkout and an added Stack on another Plan', async () => {
@@ -93,6 +159,121 @@ describe('quantities check, the use case', () => {
     expect((await check(tenant.tenantId)).status).toBe('drift');
   });
 
+  it('a Plan Change not committed yet: its Stack is billed at its old price, and a drift is a drift', async () => {
+    const tenant = await paying('plus');
+    const plusPrice = await priceOf('plus');
+    await openChangeToPro(tenant.tenantId, {});
+    expect(await check(tenant.tenantId)).toMatchObject({ status: 'ok', stacks: 1, drift: [] });
+    itemOn(tenant.tenantId, plusPrice).quantity = 2;
+    const result = await check(tenant.tenantId);
+    expect(result.status).toBe('drift');
+    expect(result.drift).toEqual([
+      { priceId: plusPrice, name: { kind: 'todays', plan: 'plus' }, expected: 1, actual: 2 },
+    ]);
+  });
+
+  it("a Plan Change whose commit is recorded (not completed): its Stack is billed at the new Plan's price", async () => {
+    const tenant = await paying('plus');
+    await addStack(tenant, 'standard');
+    const [plusPrice, proPrice, standardPrice] = await Promise.all([
+      priceOf('plus'),
+      priceOf('pro'),
+      priceOf('standard'),
+    ]);
+    const plusItem = itemOn(tenant.tenantId, plusPrice);
+    await openChangeToPro(tenant.tenantId, {
+      billingItems: commitItems(plusItem.id, plusPrice, proPrice),
+      final: true,
+    });
+    // What the commit did at the processor: the Stack's quantity moved from plus to pro.
+    plusItem.price = proPrice;
+    expect(await check(tenant.tenantId)).toMatchObject({ status: 'ok', stacks: 2, drift: [] });
+    // A drift on the other Stack's price is a drift: the recorded commit is no writer at work.
+    itemOn(tenant.tenantId, standardPrice).quantity = 2;
+    const result = await check(tenant.tenantId);
+    expect(result.status).toBe('drift');
+    expect(result.drift).toEqual([
+      { priceId: standardPrice, name: { kind: 'todays', plan: 'standard' }, expected: 1, actual: 2 },
+    ]);
+  });
+
+  it('a commit decided but not recorded (before the journal kept commits): a drift it may explain is unsettled', async () => {
+    const tenant = await paying('plus');
+    await addStack(tenant, 'standard');
+    const [plusPrice, proPrice] = await Promise.all([priceOf('plus'), priceOf('pro')]);
+    const plusItem = itemOn(tenant.tenantId, plusPrice);
+    await openChangeToPro(tenant.tenantId, { billingItems: commitItems(plusItem.id, plusPrice, proPrice) });
+    // Not applied at the processor (yet): the table bills the old price, and so does the processor.
+    expect(await check(tenant.tenantId)).toMatchObject({ status: 'ok', stacks: 2 });
+    // Applied: the quantities differ from the old price's, and the commit may be why.
+    plusItem.price = proPrice;
+    const result = await check(tenant.tenantId);
+    expect(result).toMatchObject({
+      status: 'unsettled',
+      reason: 'a change of the subscription items is under way (lease or recent journal entry): run it again',
+      stacks: 2,
+    });
+    expect(result.drift.map((d) => [d.priceId, d.expected, d.actual])).toEqual(
+      [
+        [plusPrice, 1, 0],
+        [proPrice, 0, 1],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+  });
+
+  it('a Stack billed at an older price than the Plan has today holds its quantity on that price', async () => {
+    const tenant = await paying('plus');
+    const plusPrice = await priceOf('plus');
+    const [stack] = await listStacks(tenant.tenantId);
+    if (!stack) throw new Error('no Stack');
+    // Billed at a price the Plan had before (what a Founding Price Lock keeps), at both ends.
+    const today = emulator.state.prices[plusPrice];
+    if (!today) throw new Error('no plus price');
+    const olderPrice = `${plusPrice}_older`;
+    emulator.state.prices[olderPrice] = { ...today, id: olderPrice, lookupKey: null, unitAmount: 900 };
+    expect(
+      await applyStackWrites([
+        stackUpdateWrite(tenant.tenantId, stack, { ...stack, billedPriceId: olderPrice }),
+      ]),
+    ).toBe(true);
+    itemOn(tenant.tenantId, plusPrice).price = olderPrice;
+    expect(await check(tenant.tenantId)).toMatchObject({ status: 'ok', stacks: 1, drift: [] });
+  });
+
+  it("a Stack stored without its billed price holds its Plan's price of the day", async () => {
+    const tenant = await api.readyTenant(undefined);
+    const { json } = await api.call('POST', '/v1/billing/checkout', {
+      token: tenant.sessionToken,
+      body: { plan: 'plus' },
+    });
+    expect((await payOnCheckout(json.url, TEST_CARDS.succeeds)).status).toBe(303);
+    // The sweep sees the subscription without its item: the first Stack is stored without a billed price.
+    const subscription = subscriptionOf(tenant.tenantId);
+    const items = subscription.items;
+    subscription.items = [];
+    await api.sweep();
+    subscription.items = items;
+    const [stack] = await listStacks(tenant.tenantId);
+    expect(stack?.billedPriceId).toBeUndefined();
+    expect(await check(tenant.tenantId)).toMatchObject({ status: 'ok', stacks: 1, drift: [] });
+  });
+
+  it('a torn-down Stack holds no quantity and is not counted among the Stacks billed', async () => {
+    const tenant = await paying('plus');
+    await addStack(tenant, 'standard');
+    const standardPrice = await priceOf('standard');
+    const stacks = await listStacks(tenant.tenantId);
+    const standard = stacks.find((s) => s.plan === 'standard');
+    if (!standard) throw new Error('no standard Stack');
+    expect(
+      await applyStackWrites([
+        stackUpdateWrite(tenant.tenantId, standard, tornDown(standard, api.clock.now().toISOString())),
+      ]),
+    ).toBe(true);
+    itemOn(tenant.tenantId, standardPrice).quantity = 0;
+    expect(await check(tenant.tenantId)).toMatchObject({ status: 'ok', stacks: 1, drift: [] });
+  });
+
   it('a tenant whose subscription ended is not checked (nothing is billed)', async () => {
     const tenant = await paying('plus');
     subscriptionOf(tenant.tenantId).status = 'canceled';
@@ -109,9 +290,13 @@ describe('quantities check, the use case', () => {
     const run = await checkQuantities({ slug: tenant.slug, now: api.clock.now() }, (r) => seen.push(r));
     expect(run).toMatchObject({ source: { kind: 'slug' }, checked: 1, drifting: 0, failed: 0 });
     expect(seen.map((r) => [r.tenantId, r.status])).toEqual([[tenant.tenantId, 'ok']]);
-    await expect(
-      checkQuantities({ slug: 'no-such-slug-here', now: api.clock.now() }, () => {}),
-    ).rejects.toThrow(UnknownSlug);
+    const refused = checkQuantities({ slug: 'no-such-slug-here', now: api.clock.now() }, () => {});
+    await expect(refused).rejects.toThrow(UnknownSlug);
+    // What the ops CLI prints (and any caller reads): the error's own words and name.
+    await expect(refused).rejects.toMatchObject({
+      name: 'UnknownSlug',
+      message: 'No tenant has the slug "no-such-slug-here".',
+    });
   });
 
   it('without a slug: pages through every tenant with a subscription (a scan) and finds the drifting one', async () => {
