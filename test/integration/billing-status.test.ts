@@ -20,6 +20,20 @@ const DAY_S = 86_400;
 const YOU_CAN_STILL =
   'Read this status and export your data until teardown. Nothing new can be bought or changed.';
 
+/** The close-out a leaving tenant is shown: why, until when, what has happened yet, and its words. */
+const closingOf = (
+  reason: string,
+  teardownAt: string | undefined,
+  at: { serves: boolean; billingStopped: boolean; tornDown: boolean },
+) => ({
+  reason,
+  teardownAt,
+  stacksServeUntilTeardown: at.serves,
+  billingStopped: at.billingStopped,
+  tornDown: at.tornDown,
+  youCanStill: YOU_CAN_STILL,
+});
+
 /** The status the route answers now, for a fresh session of the tenant's administrator. */
 const statusOf = async (tenant: { login: string }) => {
   const { sessionToken } = await api.signIn(tenant.login);
@@ -53,6 +67,13 @@ const portalOf = async (tenant: { login: string }) => {
   return (await api.call('POST', '/v1/billing/portal', { token: sessionToken })).json.url as string;
 };
 
+/** `days` later, after a sweep: the status the tenant reads, and the stored tenant it is made from. */
+const afterDays = async (tenant: { login: string; tenantId: string }, days: number) => {
+  api.clock.advance(days * DAY_S);
+  await api.sweep();
+  return Promise.all([statusOf(tenant), stored(tenant.tenantId)]);
+};
+
 describe('the grace deadline: shown while a grace runs, null otherwise', () => {
   it('active: null; past-due and suspended: the stored deadline; decommissioning after the grace: null, closing with billing stopped and the Stacks not yet torn down', async () => {
     const tenant = await api.subscribe({ plan: 'standard', card: TEST_CARDS.failsLater });
@@ -61,19 +82,13 @@ describe('the grace deadline: shown while a grace runs, null otherwise', () => {
     expect(active.graceDeadline).toBeNull();
     expect(active).not.toHaveProperty('closing');
 
-    api.clock.advance(31 * DAY_S);
-    await api.sweep();
-    const pastDue = await statusOf(tenant);
-    const pastDueStored = await stored(tenant.tenantId);
+    const [pastDue, pastDueStored] = await afterDays(tenant, 31);
     expect(pastDueStored.billingState).toBe('past-due');
     expect(pastDueStored.graceDeadline).toEqual(expect.any(String));
     expect(pastDue).toMatchObject({ billingState: 'past-due', graceDeadline: pastDueStored.graceDeadline });
     expect(pastDue).not.toHaveProperty('closing');
 
-    api.clock.advance(7 * DAY_S);
-    await api.sweep();
-    const suspended = await statusOf(tenant);
-    const suspendedStored = await stored(tenant.tenantId);
+    const [suspended, suspendedStored] = await afterDays(tenant, 7);
     expect(suspendedStored.billingState).toBe('suspended');
     expect(suspendedStored.graceDeadline).not.toBe(pastDueStored.graceDeadline);
     expect(suspended).toMatchObject({
@@ -82,24 +97,20 @@ describe('the grace deadline: shown while a grace runs, null otherwise', () => {
     });
     expect(suspended).not.toHaveProperty('closing');
 
-    api.clock.advance(14 * DAY_S);
-    await api.sweep();
-    const leaving = await statusOf(tenant);
-    const leavingStored = await stored(tenant.tenantId);
+    const [leaving, leavingStored] = await afterDays(tenant, 14);
     expect(leavingStored).toMatchObject({ billingState: 'decommissioning', graceDeadline: null });
     expect(leavingStored.billingStoppedAt).toEqual(expect.any(String));
     expect(leavingStored.tornDownAt).toBeUndefined();
     expect(leaving.billingState).toBe('decommissioning');
     expect(leaving.graceDeadline).toBeNull();
     // Another reason than a portal cancel: the Stacks do not serve until teardown.
-    expect(leaving.closing).toEqual({
-      reason: 'suspended_grace_elapsed',
-      teardownAt: leavingStored.teardownAt,
-      stacksServeUntilTeardown: false,
-      billingStopped: true,
-      tornDown: false,
-      youCanStill: YOU_CAN_STILL,
-    });
+    expect(leaving.closing).toEqual(
+      closingOf('suspended_grace_elapsed', leavingStored.teardownAt, {
+        serves: false,
+        billingStopped: true,
+        tornDown: false,
+      }),
+    );
   });
 });
 
@@ -115,14 +126,9 @@ describe('the close-out of a portal cancel', () => {
     expect(leavingStored.teardownAt).toBe(paidThrough);
     expect(leaving.billingState).toBe('decommissioning');
     expect(leaving.graceDeadline).toBeNull();
-    expect(leaving.closing).toEqual({
-      reason: 'cancelled_in_portal',
-      teardownAt: paidThrough,
-      stacksServeUntilTeardown: true,
-      billingStopped: false,
-      tornDown: false,
-      youCanStill: YOU_CAN_STILL,
-    });
+    expect(leaving.closing).toEqual(
+      closingOf('cancelled_in_portal', paidThrough, { serves: true, billingStopped: false, tornDown: false }),
+    );
     // Inside the window, nothing asked for: only leaving makes the refund unavailable.
     expect(leavingStored.moneyBack).toBeUndefined();
     expect(Date.parse(leaving.moneyBack.windowEndsAt)).toBeGreaterThan(api.clock.now().getTime());
@@ -133,14 +139,9 @@ describe('the close-out of a portal cancel', () => {
     const closed = await stored(tenant.tenantId);
     expect(closed.billingStoppedAt).toEqual(expect.any(String));
     expect(closed.tornDownAt).toEqual(expect.any(String));
-    expect((await statusOf(tenant)).closing).toEqual({
-      reason: 'cancelled_in_portal',
-      teardownAt: paidThrough,
-      stacksServeUntilTeardown: true,
-      billingStopped: true,
-      tornDown: true,
-      youCanStill: YOU_CAN_STILL,
-    });
+    expect((await statusOf(tenant)).closing).toEqual(
+      closingOf('cancelled_in_portal', paidThrough, { serves: true, billingStopped: true, tornDown: true }),
+    );
   });
 });
 

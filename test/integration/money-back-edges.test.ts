@@ -6,7 +6,7 @@ import { keys } from '#store/keys.ts';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { emailsTo } from '../support/gateway.ts';
-import { cancelInPortal, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
+import { cancelInPortal } from '../support/hosted-pages.ts';
 import { adminEmail, adminRequest, refusalOf } from '../support/money-back.ts';
 import { processorView } from '../support/processor-view.ts';
 
@@ -125,15 +125,6 @@ describe('what the billing status offers', () => {
     api.clock.advance(Math.ceil((Date.parse(before.windowEndsAt) - api.clock.now().getTime()) / 1000) + 1);
     expect((await statusOf(tenant)).moneyBack).toMatchObject({ available: false, used: null });
   });
-
-  it('nothing before a payment: no window, not available', async () => {
-    const tenant = await api.readyTenant();
-    expect((await statusOf(tenant)).moneyBack).toMatchObject({
-      windowEndsAt: null,
-      available: false,
-      used: null,
-    });
-  });
 });
 
 describe('what a refusal carries', () => {
@@ -171,12 +162,7 @@ describe('what a refusal carries', () => {
   });
 
   it('paid on the page but not yet seen by the sweep: payment_not_seen_yet, try again in a minute', async () => {
-    const tenant = await api.readyTenant();
-    const { json } = await api.call('POST', '/v1/billing/checkout', {
-      token: tenant.sessionToken,
-      body: { plan: 'standard' },
-    });
-    expect((await payOnCheckout(json.url, TEST_CARDS.succeeds)).status).toBe(303);
+    const tenant = await api.paidNotSwept({ plan: 'standard' });
     const refused = await refusalOf({ slug: tenant.slug, email: adminEmail(tenant), now: api.clock.now() });
     expect(refused).toMatchObject({
       status: 409,

@@ -159,17 +159,20 @@ describe('quantities check, the use case', () => {
     expect((await check(tenant.tenantId)).status).toBe('drift');
   });
 
+  /** The processor bills two of `priceId` where one Stack holds it: the check reports that one drift. */
+  const expectDriftOfOneMore = async (tenantId: string, priceId: string, plan: string) => {
+    itemOn(tenantId, priceId).quantity = 2;
+    const result = await check(tenantId);
+    expect(result.status).toBe('drift');
+    expect(result.drift).toEqual([{ priceId, name: { kind: 'todays', plan }, expected: 1, actual: 2 }]);
+  };
+
   it('a Plan Change not committed yet: its Stack is billed at its old price, and a drift is a drift', async () => {
     const tenant = await paying('plus');
     const plusPrice = await priceOf('plus');
     await openChangeToPro(tenant.tenantId, {});
     expect(await check(tenant.tenantId)).toMatchObject({ status: 'ok', stacks: 1, drift: [] });
-    itemOn(tenant.tenantId, plusPrice).quantity = 2;
-    const result = await check(tenant.tenantId);
-    expect(result.status).toBe('drift');
-    expect(result.drift).toEqual([
-      { priceId: plusPrice, name: { kind: 'todays', plan: 'plus' }, expected: 1, actual: 2 },
-    ]);
+    await expectDriftOfOneMore(tenant.tenantId, plusPrice, 'plus');
   });
 
   it("a Plan Change whose commit is recorded (not completed): its Stack is billed at the new Plan's price", async () => {
@@ -189,12 +192,7 @@ describe('quantities check, the use case', () => {
     plusItem.price = proPrice;
     expect(await check(tenant.tenantId)).toMatchObject({ status: 'ok', stacks: 2, drift: [] });
     // A drift on the other Stack's price is a drift: the recorded commit is no writer at work.
-    itemOn(tenant.tenantId, standardPrice).quantity = 2;
-    const result = await check(tenant.tenantId);
-    expect(result.status).toBe('drift');
-    expect(result.drift).toEqual([
-      { priceId: standardPrice, name: { kind: 'todays', plan: 'standard' }, expected: 1, actual: 2 },
-    ]);
+    await expectDriftOfOneMore(tenant.tenantId, standardPrice, 'standard');
   });
 
   it('a commit decided but not recorded (before the journal kept commits): a drift it may explain is unsettled', async () => {

@@ -199,10 +199,10 @@ export const testGateway = async (
   };
 
   /**
-   * A tenant that checked out `plan` and paid with `card` (in `region`, or one of its own); the
-   * sweep has seen the payment. Fails loudly when the page refuses the card.
+   * A tenant that checked out `plan` and paid with `card` (in `region`, or one of its own) on the
+   * hosted page; the sweep has not run since. Fails loudly when the page refuses the card.
    */
-  const subscribe = async (options: { plan?: string; card?: string; region?: string } = {}) => {
+  const paidNotSwept = async (options: { plan?: string; card?: string; region?: string } = {}) => {
     const tenant = await readyTenant(options.region);
     const { json } = await call('POST', '/v1/billing/checkout', {
       token: tenant.sessionToken,
@@ -210,12 +210,19 @@ export const testGateway = async (
     });
     const paid = await payOnCheckout(json.url, options.card ?? TEST_CARDS.succeeds);
     if (paid.status !== 303) throw new Error(`checkout not paid: ${paid.status}`);
+    return tenant;
+  };
+
+  /** As `paidNotSwept`, and the sweep has seen the payment. */
+  const subscribe = async (options: { plan?: string; card?: string; region?: string } = {}) => {
+    const tenant = await paidNotSwept(options);
     await sweep();
     return tenant;
   };
 
   return {
     subscribe,
+    paidNotSwept,
     stepFunctions,
     fleet,
     gateway,

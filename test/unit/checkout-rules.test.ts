@@ -3,6 +3,7 @@ import { CHECKOUT_LIFETIME_SECONDS, checkoutExpiry, mayStartFirstCheckout } from
 import { escapeHtml } from '#core/html.ts';
 import { leavingRefusal } from '#core/leaving.ts';
 import { idempotencyKeyReused, Refusal, requestInProgress } from '#core/refusal.ts';
+import { expectRefusal } from '../support/refusals.ts';
 
 describe('the first checkout', () => {
   it('holds its reservation 31 minutes (one above the processor’s minimum session lifetime)', () => {
@@ -26,8 +27,7 @@ describe('a leaving tenant', () => {
       billingState: 'decommissioning',
       teardownAt: '2026-06-01T00:00:00.000Z',
     });
-    expect(refusal).toBeInstanceOf(Refusal);
-    expect(refusal).toMatchObject({
+    expectRefusal(refusal, {
       status: 409,
       code: 'account_closing',
       message:

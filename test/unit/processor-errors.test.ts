@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Refusal } from '#core/refusal.ts';
+import type { Refusal } from '#core/refusal.ts';
 import { outcomeUnknown, ProcessorError, viaProcessor } from '#ports/processor/errors.ts';
+import { expectRefusal } from '../support/refusals.ts';
 
 /** What `promise` rejected with (fails the test if it resolved). */
 const rejectionOf = async (promise: Promise<unknown>): Promise<unknown> => {
@@ -43,45 +44,36 @@ describe('a processor failure says whether a retry may help, and that nothing wa
     ).toBe(bug);
   });
 
-  it('an unavailable processor is a 502 processor_unavailable: nothing was charged, try again', async () => {
-    const refusal = await rejectionOf(
-      viaProcessor(async () => {
-        throw new ProcessorError('unavailable', 'socket hang up from api.stripe.com');
-      }),
-    );
-    expect(refusal).toBeInstanceOf(Refusal);
-    expect(refusal).toMatchObject({
-      status: 502,
+  it.each([
+    {
+      rule: 'an unavailable processor is a 502 processor_unavailable: nothing was charged, try again',
+      failure: new ProcessorError('unavailable', 'socket hang up from api.stripe.com'),
       code: 'processor_unavailable',
       message: 'The payment processor did not answer; nothing was charged. Try again in a moment.',
-      extra: {},
-    });
-  });
-
-  it('a processor that rejects the request is a 502 processor_error: nothing was charged, contact support', async () => {
-    const refusal = await rejectionOf(
-      viaProcessor(async () => {
-        throw new ProcessorError('rejected', 'No such price: price_123');
-      }),
-    );
-    expect(refusal).toBeInstanceOf(Refusal);
-    expect(refusal).toMatchObject({
-      status: 502,
+    },
+    {
+      rule: 'a processor that rejects the request is a 502 processor_error: nothing was charged, contact support',
+      failure: new ProcessorError('rejected', 'No such price: price_123'),
       code: 'processor_error',
       message:
         'The payment processor refused the request; nothing was charged. Contact support if this persists.',
-      extra: {},
-    });
+    },
+  ])('$rule', async ({ failure, code, message }) => {
+    const refusal = await rejectionOf(
+      viaProcessor(async () => {
+        throw failure;
+      }),
+    );
+    expectRefusal(refusal, { status: 502, code, message, extra: {} });
     // The processor's own words (and ids) never reach the tenant.
-    expect((refusal as Refusal).message).not.toContain('price_123');
+    expect((refusal as Refusal).message).not.toContain(failure.message);
   });
 });
 
 describe('an added Stack whose charge is not known yet is a 503 that says what a retry does', () => {
   it('with an Idempotency-Key: retry with the same key, charged once', () => {
     const refusal = outcomeUnknown(true);
-    expect(refusal).toBeInstanceOf(Refusal);
-    expect(refusal).toMatchObject({
+    expectRefusal(refusal, {
       status: 503,
       code: 'processor_outcome_unknown',
       message:
@@ -92,8 +84,7 @@ describe('an added Stack whose charge is not known yet is a 503 that says what a
 
   it('without one: a charge is taken back automatically; retry with a key', () => {
     const refusal = outcomeUnknown(false);
-    expect(refusal).toBeInstanceOf(Refusal);
-    expect(refusal).toMatchObject({
+    expectRefusal(refusal, {
       status: 503,
       code: 'processor_outcome_unknown',
       message:

@@ -1,0 +1,11 @@
+import { expect } from 'vitest';
+import { Refusal } from '#core/refusal.ts';
+
+/** `value` is one of our refusals with these fields (status, code, words, extra), as a tenant reads it. */
+export const expectRefusal = (
+  value: unknown,
+  fields: { status: number; code: string; message?: string; extra?: Record<string, unknown> },
+): void => {
+  expect(value).toBeInstanceOf(Refusal);
+  expect(value).toMatchObject(fields);
+};
