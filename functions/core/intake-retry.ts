@@ -9,9 +9,8 @@ export const INTAKE_RETRY_FIRST_SECONDS = 2;
 
 /** Seconds until an event is received again after its `receives`-th receive failed (1 for the first). */
 export const intakeRetrySeconds = (receives: number, visibilityTimeoutSeconds: number): number => {
-  if (!Number.isFinite(receives) || receives < 1)
-    return Math.min(INTAKE_RETRY_FIRST_SECONDS, visibilityTimeoutSeconds);
-  // 2 s * 4^10 is past any visibility timeout SQS allows (12 hours): no need for larger powers.
-  const exponent = Math.min(Math.floor(receives) - 1, 10);
+  // A missing or nonsensical count reads as a first receive; 2 s * 4^10 is past any visibility
+  // timeout SQS allows (12 hours), so no larger power is needed.
+  const exponent = Number.isFinite(receives) && receives >= 1 ? Math.min(Math.floor(receives) - 1, 10) : 0;
   return Math.min(INTAKE_RETRY_FIRST_SECONDS * 4 ** exponent, visibilityTimeoutSeconds);
 };

@@ -47,7 +47,7 @@ const retrySoon = async (message: QueuedEvent): Promise<void> => {
  * that grows with each failure (`retrySoon`). At most `maxMessages` a call (about: a
  * batch is taken whole), so that the sweep can take turns between intake and reconciliation.
  * `empty`: the queue answered nothing once every batch taken had been applied (or a whole batch
- * failed: its messages stay invisible for the visibility timeout, so the drain stops rather than
+ * failed: its messages stay invisible until their retry, so the drain stops rather than
  * spin on them).
  */
 export const drainIntake = async (

@@ -71,24 +71,24 @@ describe('a processor failure says whether a retry may help, and that nothing wa
 });
 
 describe('an added Stack whose charge is not known yet is a 503 that says what a retry does', () => {
-  it('with an Idempotency-Key: retry with the same key, charged once', () => {
-    const refusal = outcomeUnknown(true);
-    expectRefusal(refusal, {
-      status: 503,
-      code: 'processor_outcome_unknown',
+  it.each([
+    {
+      rule: 'with an Idempotency-Key: retry with the same key, charged once',
+      keyed: true,
       message:
         'The payment processor did not answer, and whether it charged the added Stack is not known yet; no Stack was created. Retry with the same Idempotency-Key: the retry creates the Stack if it was charged, and adds it (charged once) if it was not.',
-      extra: { retryAfterSeconds: 30 },
-    });
-  });
-
-  it('without one: a charge is taken back automatically; retry with a key', () => {
-    const refusal = outcomeUnknown(false);
-    expectRefusal(refusal, {
-      status: 503,
-      code: 'processor_outcome_unknown',
+    },
+    {
+      rule: 'without one: a charge is taken back automatically; retry with a key',
+      keyed: false,
       message:
         'The payment processor did not answer, and whether it charged the added Stack is not known yet; no Stack was created. If it was charged, the charge is taken back automatically (a credit on the next invoice). Try again, with an Idempotency-Key so that a retry is safe.',
+    },
+  ])('$rule', ({ keyed, message }) => {
+    expectRefusal(outcomeUnknown(keyed), {
+      status: 503,
+      code: 'processor_outcome_unknown',
+      message,
       extra: { retryAfterSeconds: 30 },
     });
   });
