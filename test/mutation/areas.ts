@@ -86,7 +86,12 @@ export const AREAS: Record<AreaName, Group[]> = {
       name: 'items',
       mutate: ['functions/billing/item-changes.ts', 'functions/billing/price-rollout.ts'],
       unit: ['test/unit/item-journal.test.ts'],
-      integration: ['test/integration/quantity-serialization.test.ts', 'test/integration/add-stack.test.ts'],
+      integration: [
+        'test/integration/quantity-serialization.test.ts',
+        'test/integration/add-stack.test.ts',
+        // The rollout's look (a move decided and sent but never recorded) is tested here.
+        'test/integration/price-lock.test.ts',
+      ],
     },
     {
       name: 'quantity-check',
