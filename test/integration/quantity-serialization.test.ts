@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { listPriceOf, parsePlanPrices } from '#core/price-lock.ts';
-import { itemsAfterAdding } from '#core/stack-growth.ts';
+import { itemsAfterAdding, itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { priceIdForPlan, syncCatalog } from '#ports/processor/catalog.ts';
 import { changeSubscriptionItems } from '#ports/processor/items.ts';
 import { subscriptionItems } from '#ports/processor/subscriptions.ts';
 import { claimIdempotencyKey, recordIdempotencyPlan } from '#store/idempotency.ts';
 import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } from '#store/item-lease.ts';
-import { listStacks } from '#store/stacks.ts';
+import { getStack, listStacks, recordPriceMove } from '#store/stacks.ts';
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
 import { addStackFingerprint } from '../../functions/stacks/add-stack.ts';
 import type { ProcessorFault } from '../../lib/local/processor/http.ts';
@@ -88,6 +88,20 @@ const billedAsStored = async (tenantId: string) => {
   return stacks.length;
 };
 
+/**
+ * A price rise of Plus, as an operator makes it (PLAN_PRICES, then processor:sync: the new price
+ * takes the lookup key over). Answers today's Plus price id.
+ */
+const raisePlus = async () => {
+  const prices = parsePlanPrices(process.env.PLAN_PRICES);
+  prices.plus = listPriceOf('plus', process.env.PLAN_PRICES).amount + 700;
+  process.env.PLAN_PRICES = Object.entries(prices)
+    .map(([plan, amount]) => `${plan}=${amount}`)
+    .join(',');
+  await syncCatalog();
+  return priceIdForPlan('plus', api.clock.now().getTime());
+};
+
 /** A paying tenant whose first Stack has a running reference Dispatcher. */
 const payingWithDispatcher = async (plan: string) => {
   const tenant = await paying(plan);
@@ -139,14 +153,7 @@ describe('an add racing a price rollout', () => {
   it('the rollout moves every Stack to the new price while Stacks are added: quantities match at every step', async () => {
     const tenant = await paying('plus');
     expect((await add(tenant, 'plus')).status).toBe(201);
-    // A price rise: PLAN_PRICES, then processor:sync (the new price takes the lookup key over).
-    const prices = parsePlanPrices(process.env.PLAN_PRICES);
-    prices.plus = listPriceOf('plus', process.env.PLAN_PRICES).amount + 700;
-    process.env.PLAN_PRICES = Object.entries(prices)
-      .map(([plan, amount]) => `${plan}=${amount}`)
-      .join(',');
-    await syncCatalog();
-    const today = await priceIdForPlan('plus', api.clock.now().getTime());
+    const today = await raisePlus();
     const subscriptionId = subscriptionOf(tenant.tenantId).id;
 
     const [moved, plus, standard] = await Promise.all([
@@ -163,6 +170,66 @@ describe('an add racing a price rollout', () => {
     const onToday = (await listStacks(tenant.tenantId)).filter((s) => s.billedPriceId === today);
     expect(onToday.map((s) => s.plan)).toEqual(['plus', 'plus', 'plus']);
     expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
+  });
+});
+
+describe('what the price rollout moves', () => {
+  it('a Stack whose Plan Change is open is left to the change, even with a move decided before it; once it completed, a move decided before it is discarded unsent, its journal entry with it', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    expect((await add(tenant, 'plus')).status).toBe(201);
+    const primary = await getStack(tenant.tenantId, 'primary');
+    const oldPlus = primary?.billedPriceId as string;
+    const today = await raisePlus();
+    const subscriptionId = subscriptionOf(tenant.tenantId).id;
+    // A look decided the primary's move to today's Plus price and stopped before sending it; then
+    // the tenant confirmed a change to Pro.
+    const move = {
+      fromPriceId: oldPlus,
+      toPriceId: today,
+      items: itemsAfterPlanChange(await subscriptionItems(subscriptionId), oldPlus, today),
+      decidedAt: api.clock.now().toISOString(),
+    };
+    expect(await recordPriceMove(tenant.tenantId, primary as NonNullable<typeof primary>, move)).toBe(true);
+    const { changeId } = await heldAtCommit(tenant, 'pro');
+    const key = `reprice:${tenant.tenantId}:primary:${today}`;
+    const sentUnder = (k: string) => keysSent(tenant.tenantId).filter((sent) => sent === k).length;
+    // Only the added Stack moves: the primary is the change's to move (its commit finishes the move).
+    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(1);
+    expect((await getStack(tenant.tenantId, 'primary'))?.billedPriceId).toBe(oldPlus);
+    expect(sentUnder(key)).toBe(0);
+    door.allow(changeId, Number.POSITIVE_INFINITY);
+    expect((await until(tenant, changeId, ['completed'])).status).toBe('completed');
+    const onPro = await getStack(tenant.tenantId, 'primary');
+    expect(onPro?.billedPriceId).not.toBe(oldPlus);
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+
+    // The same move decided again by a look that read the Stack before the change completed, written
+    // into the journal, then stopped: stale now (the Stack is billed at Pro's price).
+    expect(await recordPriceMove(tenant.tenantId, onPro as NonNullable<typeof onPro>, move)).toBe(true);
+    const lease = await acquireItemLease(tenant.tenantId, 'stopped-look', api.clock.now(), 30);
+    if (!('holder' in lease)) throw new Error('the lease was busy');
+    const entry = {
+      owner: `reprice:primary:${today}`,
+      request: { op: 'items' as const, subscriptionId, items: move.items, key, proration: 'none' as const },
+      attempt: 0,
+      state: 'sending' as const,
+      replay: true,
+      at: api.clock.now().toISOString(),
+    };
+    expect(await recordItemChange(lease, entry, api.clock.now())).toBe(true);
+    api.clock.advance(31);
+    const sentBefore = keysSent(tenant.tenantId).length;
+
+    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
+    expect(keysSent(tenant.tenantId)).toHaveLength(sentBefore);
+    const after = await getStack(tenant.tenantId, 'primary');
+    expect(after?.billedPriceId).toBe(onPro?.billedPriceId);
+    expect(after?.priceMove).toBeUndefined();
+    expect(await readItemLease(tenant.tenantId)).toBeUndefined();
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+    // Nothing is left to move: the next look sends nothing.
+    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
+    expect(keysSent(tenant.tenantId)).toHaveLength(sentBefore);
   });
 });
 

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ItemChangeEntry } from '#store/item-lease.ts';
 import {
   addOwner,
+  ItemChangeUnknown,
+  ItemLeaseBusy,
   itemsShow,
   journalNeedsSettling,
   ownerForLog,
@@ -85,5 +87,24 @@ describe('does the journal hold something a holder must settle?', () => {
       ),
     ).toBe(false);
     expect(journalNeedsSettling([], now)).toBe(false);
+  });
+});
+
+describe("what the lease's errors tell their callers and the logs", () => {
+  it('a busy lease is not undecided unless said: a Plan Change commit then looks again soon, not after the lease', () => {
+    const busy = new ItemLeaseBusy(7);
+    expect(busy).toMatchObject({
+      name: 'ItemLeaseBusy',
+      message: 'another change of the subscription items is under way',
+      retryAfterSeconds: 7,
+      undecided: false,
+    });
+    expect(new ItemLeaseBusy(30, true).undecided).toBe(true);
+  });
+
+  it('an item change nobody can decide yet is a processor error a retry may mend, named for the logs', () => {
+    const unknown = new ItemChangeUnknown('no answer');
+    expect(unknown).toMatchObject({ name: 'ItemChangeUnknown', message: 'no answer', kind: 'unavailable' });
+    expect(unknown.notSent).toBe(false);
   });
 });
