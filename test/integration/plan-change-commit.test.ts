@@ -230,6 +230,31 @@ describe('a tenant that left before the commit', () => {
   });
 });
 
+describe('a tenant that left after its commit was applied, its answer lost', () => {
+  it('is recorded as billed, with the adjustment read back, and nothing is sent again', async () => {
+    const { tenantId, changeId, input, healthyAt } = await atCommit();
+    const subscriptionId = subscriptionOf(tenantId).id;
+    emulator.faults.push(lostAnswers(emulator, `plan-change:${changeId}`, { unreadable: subscriptionId }));
+    expect(await commit(input)).toEqual({ ...input, waitSeconds: 300 });
+    expect(await journalEntry(tenantId, changeId)).toMatchObject({ state: 'sending' });
+    emulator.faults.length = 0;
+    await setBillingState(tenantId, 'decommissioning');
+
+    const { result, calls } = await callsDuring(() => commit(input));
+    expect(result).toEqual({ ...input, step: 'complete', waitSeconds: 0 });
+    expect(calls.filter((c) => c.method === 'POST')).toEqual([]);
+    expect(keysSent(tenantId)).toEqual([`plan-change:${changeId}`]);
+    const change = await stored(tenantId, changeId);
+    expect(change.step).toBe('complete');
+    expect(change.final?.notBilled).toBeUndefined();
+    expect(change.final?.adjustment).toBeGreaterThan(0);
+    expect(change.final?.proratedFrom).toBe(healthyAt);
+    expect(change.final?.committedAt).toBe(committedAt);
+    expect(change.billingItems?.map((item) => item.priceId)).toEqual([priceOf('plus').id, priceOf('pro').id]);
+    expect(await journalEntry(tenantId, changeId)).toBeUndefined();
+  });
+});
+
 describe('a tenant leaving, seen only under the lease (between the first read and the send)', () => {
   /** Runs `between` after the commit's first read of the subscription, before its read under the lease. */
   const afterFirstRead = (tenantId: string, between: () => Promise<void>) => {
