@@ -53,11 +53,16 @@ const confirmedChange = async (
   from: PlanValue,
   to: PlanValue,
   places: { a?: Partial<Record<PlanValue, number>>; b?: Partial<Record<PlanValue, number>> } = {},
+  options: { unplaced?: boolean } = {},
 ) => {
   const region = uniqueRegion();
   await openPlaces(api, region, 3, places.a ?? {});
   if (places.b) await openPlaces(api, region, 0, places.b, `${region}-b`);
-  const tenant = await api.subscribe({ plan: from, region });
+  const tenant = await api.paidNotSwept({ plan: from, region });
+  // The last place of its Plan taken before the sweep saw the payment: the Stack has none.
+  if (options.unplaced)
+    await setCapacityTotal({ region, location: `${region}-a`, plan: from, total: 0 }, now());
+  await api.sweep();
   const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
     token: tenant.sessionToken,
   });
@@ -512,6 +517,7 @@ describe('after the billing commit', () => {
     const text = JSON.stringify(emails[0]);
     expect(text).toContain(`${c.region}-b`);
     expect(text).not.toContain('IP address changed');
+    expect(stack.placed).toBe(true);
   });
 
   it('moved and the address changed: the completion email says so', async () => {
@@ -522,6 +528,20 @@ describe('after the billing commit', () => {
     expect((await completeChange(await inputOf(c), now())).step).toBe('done');
     const text = JSON.stringify((await outboxFor(c.changeId))[0]);
     expect(text).toContain('IP address changed');
+  });
+
+  it('a Stack that never had a place: completes on the new Plan without taking one, the held place given back', async () => {
+    const c = await confirmedChange('plus', 'pro', {}, { unplaced: true });
+    expect((await stackOf(c)).placed).toBe(false);
+    expect((await findCapacity(await inputOf(c), now())).step).toBe('drain_work');
+    await toSwitching(c);
+    await toCommit(c);
+    await commitBillingTask(await inputOf(c));
+    expect((await completeChange(await inputOf(c), now())).step).toBe('done');
+    expect(await stackOf(c)).toMatchObject({ plan: 'pro', placed: false });
+    expect(await heldBy(c)).toEqual([]);
+    expect((await slotOf(c.region, `${c.region}-a`, 'pro'))?.used).toBe(0);
+    expect((await slotOf(c.region, `${c.region}-a`, 'plus'))?.used).toBe(0);
   });
 });
 
