@@ -151,6 +151,8 @@ export const AREAS: Record<AreaName, Group[]> = {
         'test/integration/plan-changes.test.ts',
         'test/integration/plan-change-leaving.test.ts',
         'test/integration/plan-change-renewal.test.ts',
+        // Each task called directly, one branch per test: what the scenarios above never reach.
+        'test/integration/plan-change-tasks.test.ts',
       ],
     },
   ],
