@@ -91,6 +91,8 @@ export const AREAS: Record<AreaName, Group[]> = {
         'test/integration/add-stack.test.ts',
         // The rollout's look (a move decided and sent but never recorded) is tested here.
         'test/integration/price-lock.test.ts',
+        // The billing commit sends through the lease: its journal entry, answer and stored result.
+        'test/integration/plan-change-commit.test.ts',
       ],
     },
     {
@@ -153,6 +155,8 @@ export const AREAS: Record<AreaName, Group[]> = {
         'test/integration/plan-change-renewal.test.ts',
         // Each task called directly, one branch per test: what the scenarios above never reach.
         'test/integration/plan-change-tasks.test.ts',
+        // The billing commit called directly: each branch, its waits, keys and stored adjustment.
+        'test/integration/plan-change-commit.test.ts',
       ],
     },
   ],
