@@ -39,6 +39,7 @@ const { api, emulator } = gatewayForFile(
 );
 const { changeAtTheDoor } = planChangeWorld(api, door);
 const { subscriptionOf, itemsByPlan, priceOf, itemChanges, keysSent } = processorView(emulator);
+type Subscription = ReturnType<typeof subscriptionOf>;
 
 afterEach(() => {
   emulator.faults.length = 0;
@@ -201,25 +202,22 @@ describe('a tenant that left before the commit', () => {
     expect(calls).toEqual([]);
   });
 
-  it('subscription ended at the processor: completes unbilled on one read, nothing sent', async () => {
-    const { tenantId, changeId, input } = await atCommit();
-    subscriptionOf(tenantId).status = 'canceled';
-    const { result, calls } = await callsDuring(() => commit(input));
-    await expectUnbilled(tenantId, changeId, result);
-    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
-      `GET /v1/subscriptions/${subscriptionOf(tenantId).id}`,
-    ]);
-  });
-
-  it('subscription set to end (a portal cancel the sweep has not seen): completes unbilled on one read', async () => {
-    const { tenantId, changeId, input } = await atCommit();
-    subscriptionOf(tenantId).cancelAtPeriodEnd = true;
-    const { result, calls } = await callsDuring(() => commit(input));
-    await expectUnbilled(tenantId, changeId, result);
-    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
-      `GET /v1/subscriptions/${subscriptionOf(tenantId).id}`,
-    ]);
-  });
+  for (const [what, ending] of [
+    ['ended at the processor', (s: Subscription) => Object.assign(s, { status: 'canceled' })],
+    [
+      'set to end (a portal cancel the sweep has not seen)',
+      (s: Subscription) => Object.assign(s, { cancelAtPeriodEnd: true }),
+    ],
+  ] as const)
+    it(`subscription ${what}: completes unbilled on one read, nothing sent`, async () => {
+      const { tenantId, changeId, input } = await atCommit();
+      ending(subscriptionOf(tenantId));
+      const { result, calls } = await callsDuring(() => commit(input));
+      await expectUnbilled(tenantId, changeId, result);
+      expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+        `GET /v1/subscriptions/${subscriptionOf(tenantId).id}`,
+      ]);
+    });
 
   it('decided items stored before the journal are dropped: the Stack stays at the price it is billed at', async () => {
     const { tenantId, changeId, input } = await atCommit();

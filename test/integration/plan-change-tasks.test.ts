@@ -79,6 +79,14 @@ const stored = async (c: Confirmed) => {
   if (!change) throw new Error(`no change ${c.changeId}`);
   return change;
 };
+/** The change ended because its Stack was torn down (the tenant left): cancelled, done, said why. */
+/** The Dispatcher step `step` of the change moves it on to `to` at once. */
+const expectStepMovesOn = async (c: Confirmed, step: Parameters<typeof dispatcherStep>[1], to: string) => {
+  const input = await inputOf(c);
+  expect(await dispatcherStep(input, step, now())).toEqual({ ...input, step: to, waitSeconds: 0 });
+};
+const expectEndedByTeardown = async (c: Confirmed) =>
+  expect(await stored(c)).toMatchObject({ status: 'cancelled', step: 'done', reasonCode: 'stack_teardown' });
 const stackOf = async (c: Confirmed) => {
   const stack = await getStack(c.tenant.tenantId, 'primary');
   if (!stack) throw new Error('no Stack');
@@ -233,11 +241,7 @@ describe('FindCapacity', () => {
     await leaves(c);
     const input = await inputOf(c, 900);
     expect(await findCapacity(input, now())).toEqual({ ...input, step: 'done', waitSeconds: 0 });
-    expect(await stored(c)).toMatchObject({
-      status: 'cancelled',
-      step: 'done',
-      reasonCode: 'stack_teardown',
-    });
+    await expectEndedByTeardown(c);
     expect((await stackOf(c)).openChange).toBeUndefined();
     expect(await heldBy(c)).toEqual([]);
   });
@@ -344,11 +348,7 @@ describe('DrainWork', () => {
     await leaves(c);
     const input = await inputOf(c, 30);
     expect(await drainWork(input, now())).toEqual({ ...input, step: 'done', waitSeconds: 0 });
-    expect(await stored(c)).toMatchObject({
-      status: 'cancelled',
-      step: 'done',
-      reasonCode: 'stack_teardown',
-    });
+    await expectEndedByTeardown(c);
     const stack = await stackOf(c);
     expect(stack.operation).toBeUndefined();
     expect(stack.openChange).toBeUndefined();
@@ -372,12 +372,7 @@ describe('the Dispatcher steps', () => {
     api.clock.advance(DISPATCHER_STEP_LIMIT_HOURS * HOUR - 60);
     expect((await dispatcherStep(await inputOf(c), 'backup', now())).step).toBe('prepare');
     api.clock.advance(60);
-    const input = await inputOf(c);
-    expect(await dispatcherStep(input, 'backup', now())).toEqual({
-      ...input,
-      step: 'roll_back',
-      waitSeconds: 0,
-    });
+    await expectStepMovesOn(c, 'backup', 'roll_back');
     const change = await stored(c);
     expect(change).toMatchObject({ status: 'preparing', step: 'roll_back', reasonCode: 'backup_timed_out' });
     expect(change.dispatcherReason).toBeUndefined();
@@ -400,12 +395,7 @@ describe('the Dispatcher steps', () => {
       appliedVersion: (await stored(c)).stepVersion ?? 0,
       operation: { step: 'switch', outcome: 'failed', reason: 'disk full on host 7' },
     });
-    const input = await inputOf(c);
-    expect(await dispatcherStep(input, 'switch', now())).toEqual({
-      ...input,
-      step: 'roll_back',
-      waitSeconds: 0,
-    });
+    await expectStepMovesOn(c, 'switch', 'roll_back');
     expect(await stored(c)).toMatchObject({
       step: 'roll_back',
       reasonCode: 'switch_failed',
@@ -469,12 +459,7 @@ describe('the Dispatcher steps', () => {
       waitSeconds: 10,
     });
     await report(c, { appliedVersion: await version(), operation: { step: 'verify', outcome: 'done' } });
-    const input = await inputOf(c);
-    expect(await dispatcherStep(input, 'verify', now())).toEqual({
-      ...input,
-      step: 'commit_billing',
-      waitSeconds: 0,
-    });
+    await expectStepMovesOn(c, 'verify', 'commit_billing');
     const change = await stored(c);
     expect(change).toMatchObject({ status: 'verifying', step: 'commit_billing' });
     expect(change.healthyAt).toBe((await stackOf(c)).observed?.reportedAt);
