@@ -348,12 +348,50 @@ describe('an item change whose answer was lost', () => {
     expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
     expect(keysSent(tenant.tenantId)).toEqual([key, `add-stack-undo:${tenant.tenantId}:stk_lostanswer1`]);
     expect(await billedAsStored(tenant.tenantId)).toBe(1);
+    // The add's entry stays, refused (a late retry must not reuse its key); the undo's is consumed.
+    expect((await readItemLease(tenant.tenantId))?.entries).toEqual([
+      expect.objectContaining({ owner: 'add-stack:stk_lostanswer1', state: 'refused' }),
+    ]);
     await placesHold(tenant.region);
     // A retry that comes even later never reuses the first key: it adds the Stack, billed once.
     const retried = await add(tenant, 'plus', 'lost-1');
     expect(retried.status).toBe(201);
     expect(await billedAsStored(tenant.tenantId)).toBe(2);
     expect(keysSent(tenant.tenantId)).toContain(`${key}:retry-1`);
+  });
+
+  it("a keyed add whose Stack was made but whose journal entry stayed: past its key's day the entry is dropped and the charge kept", async () => {
+    const tenant = await paying('standard');
+    const added = await add(tenant, 'plus', 'made-1');
+    expect(added.status).toBe(201);
+    const stackId = added.json.stackId as string;
+    const subscriptionId = subscriptionOf(tenant.tenantId).id;
+    const plus = await priceIdForPlan('plus', api.clock.now().getTime());
+    // The add's applied entry, as if it had stopped between making its Stack and consuming it.
+    const now = api.clock.now();
+    const lease = await acquireItemLease(tenant.tenantId, 'stopped-add', now, 30);
+    if (!('holder' in lease)) throw new Error('the lease was busy');
+    const item = (await subscriptionItems(subscriptionId)).find((i) => i.priceId === plus);
+    const entry = {
+      owner: `add-stack:${stackId}`,
+      request: {
+        op: 'items' as const,
+        subscriptionId,
+        items: [{ itemId: item?.itemId, priceId: plus, quantity: item?.quantity ?? 0 }],
+        key: `add-stack:${tenant.tenantId}:${stackId}`,
+        proration: 'create_prorations' as const,
+      },
+      attempt: 0,
+      state: 'applied' as const,
+      replay: true,
+      at: now.toISOString(),
+    };
+    expect(await recordItemChange(lease, entry, now)).toBe(true);
+    api.clock.advance(25 * 3_600);
+    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
+    expect(keysSent(tenant.tenantId)).not.toContain(`add-stack-undo:${tenant.tenantId}:${stackId}`);
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+    expect(await readItemLease(tenant.tenantId)).toBeUndefined();
   });
 
   it('an add without a key applied but unanswered (finding 1c): the next holder takes its charge back at once', async () => {
