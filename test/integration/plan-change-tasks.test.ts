@@ -79,12 +79,12 @@ const stored = async (c: Confirmed) => {
   if (!change) throw new Error(`no change ${c.changeId}`);
   return change;
 };
-/** The change ended because its Stack was torn down (the tenant left): cancelled, done, said why. */
 /** The Dispatcher step `step` of the change moves it on to `to` at once. */
 const expectStepMovesOn = async (c: Confirmed, step: Parameters<typeof dispatcherStep>[1], to: string) => {
   const input = await inputOf(c);
   expect(await dispatcherStep(input, step, now())).toEqual({ ...input, step: to, waitSeconds: 0 });
 };
+/** The change ended because its Stack was torn down (the tenant left): cancelled, done, said why. */
 const expectEndedByTeardown = async (c: Confirmed) =>
   expect(await stored(c)).toMatchObject({ status: 'cancelled', step: 'done', reasonCode: 'stack_teardown' });
 const stackOf = async (c: Confirmed) => {
