@@ -108,6 +108,13 @@ describe('reading', () => {
       code: 'plan_change_not_found',
       message: 'This tenant has no Plan Change "pc_000000000000000000000": GET /v1/plan-changes lists them.',
     });
+    // Only a whole id of our shape is looked up: anything before `pc_` or after its 40 characters
+    // answers as unknown (a key longer than the table takes would otherwise fail the read).
+    const long = 'a'.repeat(1100);
+    for (const changeId of [`${long}pc_abc`, `pc_${long}`, 'xpc_abc', 'pc_abc!']) {
+      const refused = await read(tenant, changeId);
+      expect([refused.status, refused.json.error.code]).toEqual([404, 'plan_change_not_found']);
+    }
     const otherStack = await api.call('GET', '/v1/plan-changes?stackId=s9', { token: tenant.sessionToken });
     expect(otherStack.status).toBe(404);
     expect(otherStack.json.error.code).toBe('stack_not_found');
