@@ -86,7 +86,11 @@ describe('cancelling', () => {
       outcome:
         'An administrator cancelled the change before the move began. The Stack stays on its previous Plan and billing is unchanged. You may confirm a change again while billing is active.',
     });
-    expect(api.stepFunctions.execution(changeId)?.status).toBe('ABORTED');
+    expect(api.stepFunctions.execution(changeId)).toMatchObject({
+      status: 'ABORTED',
+      error: 'PlanChange.Cancelled',
+      cause: 'cancelled by an administrator',
+    });
     const again = await cancel(tenant, changeId);
     expect(again.status).toBe(409);
     expect(again.json).toMatchObject({
