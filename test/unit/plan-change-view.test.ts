@@ -77,7 +77,9 @@ describe('the estimate shown at confirmation', () => {
       { description: 'Remaining time on Pro', amount: 1000, discount: 0, tax: 0 },
       { description: 'Unused time on Standard', amount: -167, discount: 0, tax: 0 },
     ];
-    const view = planChangeView(change({ estimate: estimate({ adjustmentTax: 167, adjustmentTotal: 1000, lines }) }));
+    const view = planChangeView(
+      change({ estimate: estimate({ adjustmentTax: 167, adjustmentTotal: 1000, lines }) }),
+    );
     expect(view.estimate).toEqual({ ...estimate(), adjustmentTax: 167, adjustmentTotal: 1000, lines });
   });
 
@@ -116,7 +118,9 @@ describe('the final adjustment beside the estimate', () => {
   });
 
   it('without a recorded healthy moment, explains from the commit moment', () => {
-    const view = planChangeView(change({ estimate: estimate(), final: { adjustment: 900, currency: 'usd', committedAt } }));
+    const view = planChangeView(
+      change({ estimate: estimate(), final: { adjustment: 900, currency: 'usd', committedAt } }),
+    );
     expect(view.final?.explanation).toBe(
       `${moments} (${committedAt}): the time between them, and any change of the subscription or its prices meanwhile, make the difference.`,
     );
@@ -141,19 +145,24 @@ describe('the final adjustment beside the estimate', () => {
   });
 
   it('without an estimate: no estimated adjustment, no difference, the exact adjustment', () => {
-    const view = planChangeView(change({ healthyAt, final: { adjustment: 900, currency: 'usd', committedAt } }));
+    const view = planChangeView(
+      change({ healthyAt, final: { adjustment: 900, currency: 'usd', committedAt } }),
+    );
     expect(view.final).toEqual({
       adjustment: 900,
       currency: 'usd',
       committedAt,
       estimatedAdjustment: null,
       difference: null,
-      explanation: 'The payment processor could not estimate the change at confirmation; this is the exact adjustment.',
+      explanation:
+        'The payment processor could not estimate the change at confirmation; this is the exact adjustment.',
     });
   });
 
   it('is null before the billing commit', () => {
-    expect(planChangeView(change({ status: 'verifying', step: 'verify', estimate: estimate() })).final).toBeNull();
+    expect(
+      planChangeView(change({ status: 'verifying', step: 'verify', estimate: estimate() })).final,
+    ).toBeNull();
   });
 });
 
