@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planChangeReasonText } from '#core/tenant-reasons.ts';
 import type { ChangeAmounts, PlanChange } from '#store/plan-changes.ts';
-import { executionOf, planChangeView } from '../../functions/plan-changes/record.ts';
+import { executionOf, planChangeView, statusAfter } from '../../functions/plan-changes/record.ts';
 
 // What a tenant reads of a Plan Change (functions/plan-changes/record.ts), field by field: the
 // reason and its words, the estimate shown at confirmation and the final adjustment beside it.
@@ -179,5 +179,22 @@ describe('the execution that resumes a change', () => {
 
   it('a running change resumes at its step', () => {
     expect(executionOf(change({ status: 'preparing', step: 'prepare' })).step).toBe('prepare');
+  });
+});
+
+describe('the status an event moves a change to', () => {
+  it('moves by the status machine', () => {
+    expect(statusAfter(change({ status: 'preparing', step: 'prepare' }), { type: 'backup_done' })).toBe(
+      'switching',
+    );
+  });
+
+  it('an event that does not move the change is a fault, named with the status and the event', () => {
+    expect(() => statusAfter(change({ status: 'completed' }), { type: 'cancel' })).toThrow(
+      'a completed Plan Change does not move on cancel',
+    );
+    expect(() =>
+      statusAfter(change({ status: 'preparing', step: 'prepare' }), { type: 'capacity_found' }),
+    ).toThrow('a preparing Plan Change does not move on capacity_found');
   });
 });
