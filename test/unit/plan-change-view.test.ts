@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { stackOnPlan } from '#core/stacks.ts';
 import { planChangeReasonText } from '#core/tenant-reasons.ts';
 import type { ChangeAmounts, PlanChange } from '#store/plan-changes.ts';
-import { executionOf, planChangeView, statusAfter } from '../../functions/plan-changes/record.ts';
+import type { StoredStack } from '#store/stacks.ts';
+import type { Tenant } from '#store/tenants.ts';
+import {
+  endWrites,
+  executionOf,
+  noLongerWanted,
+  planChangeView,
+  statusAfter,
+} from '../../functions/plan-changes/record.ts';
 
 // What a tenant reads of a Plan Change (functions/plan-changes/record.ts), field by field: the
 // reason and its words, the estimate shown at confirmation and the final adjustment beside it.
@@ -196,5 +205,34 @@ describe('the status an event moves a change to', () => {
     expect(() =>
       statusAfter(change({ status: 'preparing', step: 'prepare' }), { type: 'capacity_found' }),
     ).toThrow('a preparing Plan Change does not move on capacity_found');
+  });
+});
+
+describe('ending a change', () => {
+  const stack = stackOnPlan({
+    stackId: 'stk_1',
+    name: 's1.acme.stacks.test',
+    plan: 'standard',
+    location: 'eu-1a',
+    createdAt: '2026-11-01T00:00:00.000Z',
+  }) as StoredStack;
+
+  it('an event that moves the change on without ending it writes nothing: a fault naming both', () => {
+    const waiting = change({ status: 'waiting_for_capacity', step: 'find_capacity' });
+    expect(() =>
+      endWrites({
+        change: waiting,
+        stack,
+        event: { type: 'capacity_found' },
+        reason: 'cancelled',
+        now: new Date(0),
+      }),
+    ).toThrow('capacity_found does not end a waiting_for_capacity Plan Change');
+  });
+
+  it('a Stack being torn down no longer wants its change, whatever the billing state', () => {
+    const active = { billingState: 'active' } as Tenant;
+    expect(noLongerWanted(active, { ...stack, lifecycle: 'torn_down' })).toBe('stack_teardown');
+    expect(noLongerWanted(active, stack)).toBeUndefined();
   });
 });
