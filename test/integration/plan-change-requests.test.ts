@@ -86,7 +86,11 @@ describe('cancelling', () => {
       outcome:
         'An administrator cancelled the change before the move began. The Stack stays on its previous Plan and billing is unchanged. You may confirm a change again while billing is active.',
     });
-    expect(api.stepFunctions.execution(changeId)?.status).toBe('ABORTED');
+    expect(api.stepFunctions.execution(changeId)).toMatchObject({
+      status: 'ABORTED',
+      error: 'PlanChange.Cancelled',
+      cause: 'cancelled by an administrator',
+    });
     const again = await cancel(tenant, changeId);
     expect(again.status).toBe(409);
     expect(again.json).toMatchObject({
@@ -108,6 +112,13 @@ describe('reading', () => {
       code: 'plan_change_not_found',
       message: 'This tenant has no Plan Change "pc_000000000000000000000": GET /v1/plan-changes lists them.',
     });
+    // Only a whole id of our shape is looked up: anything before `pc_` or after its 40 characters
+    // answers as unknown (a key longer than the table takes would otherwise fail the read).
+    const long = 'a'.repeat(1100);
+    for (const changeId of [`${long}pc_abc`, `pc_${long}`, 'xpc_abc', 'pc_abc!']) {
+      const refused = await read(tenant, changeId);
+      expect([refused.status, refused.json.error.code]).toEqual([404, 'plan_change_not_found']);
+    }
     const otherStack = await api.call('GET', '/v1/plan-changes?stackId=s9', { token: tenant.sessionToken });
     expect(otherStack.status).toBe(404);
     expect(otherStack.json.error.code).toBe('stack_not_found');

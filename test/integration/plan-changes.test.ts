@@ -206,7 +206,14 @@ describe('cancel', () => {
       token: tenant.sessionToken,
     });
     expect(refused.status).toBe(409);
-    expect(refused.json.error.code).toBe('plan_change_not_cancellable');
+    expect(refused.json).toMatchObject({
+      error: {
+        code: 'plan_change_not_cancellable',
+        message:
+          'This change is preparing: the cancel window closed when the final backup began (Preparing). It completes or rolls back on its own.',
+      },
+      status: 'preparing',
+    });
     expect((await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back'])).status).toBe(
       'completed',
     );
