@@ -134,7 +134,8 @@ export const AREAS: Record<AreaName, Group[]> = {
         'functions/plan-changes/read.ts',
         'functions/plan-changes/record.ts',
       ],
-      unit: [],
+      // The tenant's view of a change and the record's transitions are pure: unit tests judge them.
+      unit: ['test/unit/plan-change-view.test.ts'],
       integration: ['test/integration/plan-changes.test.ts', 'test/integration/plan-change-requests.test.ts'],
     },
     {
