@@ -3,6 +3,7 @@ import { listInventory } from '#store/capacity.ts';
 import { changeHolder } from '#store/plan-changes.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { regionWithPlaces, type TestControlPlane } from '../support/gateway.ts';
+import { expectRefusedAnswer } from '../support/refusals.ts';
 
 /**
  * The Plan Change requests (confirm, cancel, read) at their edges, without running a change to
@@ -41,15 +42,16 @@ describe('confirming', () => {
     process.env.PLAN_CHANGE_GATES_READY = 'plan-catalog,replacement-path,reconciliation-loop';
     try {
       const refused = await confirm(tenant, 'plus');
-      expect(refused.status).toBe(409);
-      expect(refused.json).toMatchObject({
-        error: {
+      expectRefusedAnswer(
+        refused,
+        409,
+        {
           code: 'plan_changes_unavailable',
           message:
             'Plan Changes are not available yet: these release gates are not ready: processor-integration, customer-contract.',
         },
-        gatesNotReady: ['processor-integration', 'customer-contract'],
-      });
+        { gatesNotReady: ['processor-integration', 'customer-contract'] },
+      );
     } finally {
       process.env.PLAN_CHANGE_GATES_READY = saved;
     }

@@ -10,6 +10,7 @@ import {
   slotOf as slot,
 } from '../support/plan-change-world.ts';
 import { processorView } from '../support/processor-view.ts';
+import { expectRefusedAnswer } from '../support/refusals.ts';
 
 /**
  * Plan Changes end to end in one process: the confirm / cancel / read routes, the workflow run by
@@ -205,15 +206,16 @@ describe('cancel', () => {
     const refused = await api.call('POST', `/v1/plan-changes/${confirmed.json.changeId}/cancel`, {
       token: tenant.sessionToken,
     });
-    expect(refused.status).toBe(409);
-    expect(refused.json).toMatchObject({
-      error: {
+    expectRefusedAnswer(
+      refused,
+      409,
+      {
         code: 'plan_change_not_cancellable',
         message:
           'This change is preparing: the cancel window closed when the final backup began (Preparing). It completes or rolls back on its own.',
       },
-      status: 'preparing',
-    });
+      { status: 'preparing' },
+    );
     expect((await until(tenant, confirmed.json.changeId, ['completed', 'rolled_back'])).status).toBe(
       'completed',
     );

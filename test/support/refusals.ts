@@ -9,3 +9,14 @@ export const expectRefusal = (
   expect(value).toBeInstanceOf(Refusal);
   expect(value).toMatchObject(fields);
 };
+
+/** An HTTP answer that refuses: its status, the error's code and words, and any other body fields. */
+export const expectRefusedAnswer = (
+  answer: { status: number; json: unknown },
+  status: number,
+  error: { code: string; message?: string },
+  body: Record<string, unknown> = {},
+): void => {
+  expect(answer.status).toBe(status);
+  expect(answer.json).toMatchObject({ error, ...body });
+};

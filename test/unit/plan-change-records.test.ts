@@ -11,16 +11,11 @@ import {
   timeTolerance,
 } from '#core/plan-change.ts';
 import { PLANS } from '#core/plans.ts';
-import { renderDesiredState, stackOnPlan } from '#core/stacks.ts';
+import { renderDesiredState } from '#core/stacks.ts';
 import { moreSpecific } from '../../lib/local/http-adapter.ts';
+import { standardStack } from '../support/stack-fixture.ts';
 
-const stack = stackOnPlan({
-  stackId: 'stk_1',
-  name: 's1.acme.stacks.test',
-  plan: 'standard',
-  location: 'eu-1a',
-  createdAt: '2026-11-01T00:00:00.000Z',
-});
+const stack = standardStack();
 
 describe('a Plan Change in the desired state', () => {
   it('pauses admission and carries the step with the replacement Plan', () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { stackOnPlan } from '#core/stacks.ts';
 import { planChangeReasonText } from '#core/tenant-reasons.ts';
 import type { ChangeAmounts, PlanChange } from '#store/plan-changes.ts';
 import type { StoredStack } from '#store/stacks.ts';
@@ -11,6 +10,7 @@ import {
   planChangeView,
   statusAfter,
 } from '../../functions/plan-changes/record.ts';
+import { standardStack } from '../support/stack-fixture.ts';
 
 // What a tenant reads of a Plan Change (functions/plan-changes/record.ts), field by field: the
 // reason and its words, the estimate shown at confirmation and the final adjustment beside it.
@@ -209,13 +209,7 @@ describe('the status an event moves a change to', () => {
 });
 
 describe('ending a change', () => {
-  const stack = stackOnPlan({
-    stackId: 'stk_1',
-    name: 's1.acme.stacks.test',
-    plan: 'standard',
-    location: 'eu-1a',
-    createdAt: '2026-11-01T00:00:00.000Z',
-  }) as StoredStack;
+  const stack = standardStack() as StoredStack;
 
   it('an event that moves the change on without ending it writes nothing: a fault naming both', () => {
     const waiting = change({ status: 'waiting_for_capacity', step: 'find_capacity' });
