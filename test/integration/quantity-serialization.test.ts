@@ -173,66 +173,6 @@ describe('an add racing a price rollout', () => {
   });
 });
 
-describe('what the price rollout moves', () => {
-  it('a Stack whose Plan Change is open is left to the change, even with a move decided before it; once it completed, a move decided before it is discarded unsent, its journal entry with it', async () => {
-    const tenant = await payingWithDispatcher('plus');
-    expect((await add(tenant, 'plus')).status).toBe(201);
-    const primary = await getStack(tenant.tenantId, 'primary');
-    const oldPlus = primary?.billedPriceId as string;
-    const today = await raisePlus();
-    const subscriptionId = subscriptionOf(tenant.tenantId).id;
-    // A look decided the primary's move to today's Plus price and stopped before sending it; then
-    // the tenant confirmed a change to Pro.
-    const move = {
-      fromPriceId: oldPlus,
-      toPriceId: today,
-      items: itemsAfterPlanChange(await subscriptionItems(subscriptionId), oldPlus, today),
-      decidedAt: api.clock.now().toISOString(),
-    };
-    expect(await recordPriceMove(tenant.tenantId, primary as NonNullable<typeof primary>, move)).toBe(true);
-    const { changeId } = await heldAtCommit(tenant, 'pro');
-    const key = `reprice:${tenant.tenantId}:primary:${today}`;
-    const sentUnder = (k: string) => keysSent(tenant.tenantId).filter((sent) => sent === k).length;
-    // Only the added Stack moves: the primary is the change's to move (its commit finishes the move).
-    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(1);
-    expect((await getStack(tenant.tenantId, 'primary'))?.billedPriceId).toBe(oldPlus);
-    expect(sentUnder(key)).toBe(0);
-    door.allow(changeId, Number.POSITIVE_INFINITY);
-    expect((await until(tenant, changeId, ['completed'])).status).toBe('completed');
-    const onPro = await getStack(tenant.tenantId, 'primary');
-    expect(onPro?.billedPriceId).not.toBe(oldPlus);
-    expect(await billedAsStored(tenant.tenantId)).toBe(2);
-
-    // The same move decided again by a look that read the Stack before the change completed, written
-    // into the journal, then stopped: stale now (the Stack is billed at Pro's price).
-    expect(await recordPriceMove(tenant.tenantId, onPro as NonNullable<typeof onPro>, move)).toBe(true);
-    const lease = await acquireItemLease(tenant.tenantId, 'stopped-look', api.clock.now(), 30);
-    if (!('holder' in lease)) throw new Error('the lease was busy');
-    const entry = {
-      owner: `reprice:primary:${today}`,
-      request: { op: 'items' as const, subscriptionId, items: move.items, key, proration: 'none' as const },
-      attempt: 0,
-      state: 'sending' as const,
-      replay: true,
-      at: api.clock.now().toISOString(),
-    };
-    expect(await recordItemChange(lease, entry, api.clock.now())).toBe(true);
-    api.clock.advance(31);
-    const sentBefore = keysSent(tenant.tenantId).length;
-
-    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
-    expect(keysSent(tenant.tenantId)).toHaveLength(sentBefore);
-    const after = await getStack(tenant.tenantId, 'primary');
-    expect(after?.billedPriceId).toBe(onPro?.billedPriceId);
-    expect(after?.priceMove).toBeUndefined();
-    expect(await readItemLease(tenant.tenantId)).toBeUndefined();
-    expect(await billedAsStored(tenant.tenantId)).toBe(2);
-    // Nothing is left to move: the next look sends nothing.
-    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
-    expect(keysSent(tenant.tenantId)).toHaveLength(sentBefore);
-  });
-});
-
 describe('a busy lease', () => {
   it('an add waits, then answers 503 subscription_busy with when to try again (body and Retry-After), and writes nothing; after the lease is given back it adds', async () => {
     const tenant = await paying('standard');
@@ -526,5 +466,67 @@ describe('a billing commit meets processor faults', () => {
       `plan-change:${changeId}`,
       `plan-change:${changeId}:retry-1`,
     ]);
+  });
+});
+
+// Last in the file: its price rise stays for the rest of the file (one rise already precedes it;
+// two would put Plus above Pro, and the commit tests above upgrade Plus to Pro).
+describe('what the price rollout moves', () => {
+  it('a Stack whose Plan Change is open is left to the change, even with a move decided before it; once it completed, a move decided before it is discarded unsent, its journal entry with it', async () => {
+    const tenant = await payingWithDispatcher('plus');
+    expect((await add(tenant, 'plus')).status).toBe(201);
+    const primary = await getStack(tenant.tenantId, 'primary');
+    const oldPlus = primary?.billedPriceId as string;
+    const today = await raisePlus();
+    const subscriptionId = subscriptionOf(tenant.tenantId).id;
+    // A look decided the primary's move to today's Plus price and stopped before sending it; then
+    // the tenant confirmed a change to Pro.
+    const move = {
+      fromPriceId: oldPlus,
+      toPriceId: today,
+      items: itemsAfterPlanChange(await subscriptionItems(subscriptionId), oldPlus, today),
+      decidedAt: api.clock.now().toISOString(),
+    };
+    expect(await recordPriceMove(tenant.tenantId, primary as NonNullable<typeof primary>, move)).toBe(true);
+    const { changeId } = await heldAtCommit(tenant, 'pro');
+    const key = `reprice:${tenant.tenantId}:primary:${today}`;
+    const sentUnder = (k: string) => keysSent(tenant.tenantId).filter((sent) => sent === k).length;
+    // Only the added Stack moves: the primary is the change's to move (its commit finishes the move).
+    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(1);
+    expect((await getStack(tenant.tenantId, 'primary'))?.billedPriceId).toBe(oldPlus);
+    expect(sentUnder(key)).toBe(0);
+    door.allow(changeId, Number.POSITIVE_INFINITY);
+    expect((await until(tenant, changeId, ['completed'])).status).toBe('completed');
+    const onPro = await getStack(tenant.tenantId, 'primary');
+    expect(onPro?.billedPriceId).not.toBe(oldPlus);
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+
+    // The same move decided again by a look that read the Stack before the change completed, written
+    // into the journal, then stopped: stale now (the Stack is billed at Pro's price).
+    expect(await recordPriceMove(tenant.tenantId, onPro as NonNullable<typeof onPro>, move)).toBe(true);
+    const lease = await acquireItemLease(tenant.tenantId, 'stopped-look', api.clock.now(), 30);
+    if (!('holder' in lease)) throw new Error('the lease was busy');
+    const entry = {
+      owner: `reprice:primary:${today}`,
+      request: { op: 'items' as const, subscriptionId, items: move.items, key, proration: 'none' as const },
+      attempt: 0,
+      state: 'sending' as const,
+      replay: true,
+      at: api.clock.now().toISOString(),
+    };
+    expect(await recordItemChange(lease, entry, api.clock.now())).toBe(true);
+    api.clock.advance(31);
+    const sentBefore = keysSent(tenant.tenantId).length;
+
+    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
+    expect(keysSent(tenant.tenantId)).toHaveLength(sentBefore);
+    const after = await getStack(tenant.tenantId, 'primary');
+    expect(after?.billedPriceId).toBe(onPro?.billedPriceId);
+    expect(after?.priceMove).toBeUndefined();
+    expect(await readItemLease(tenant.tenantId)).toBeUndefined();
+    expect(await billedAsStored(tenant.tenantId)).toBe(2);
+    // Nothing is left to move: the next look sends nothing.
+    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
+    expect(keysSent(tenant.tenantId)).toHaveLength(sentBefore);
   });
 });
