@@ -176,6 +176,17 @@ const movingChange = async () => {
 const heldBy = async (c: Confirmed) =>
   (await placesHold(c.region)).reservations.filter((r) => r.tenantId === changeHolder(c.changeId));
 
+/** RollBack ends the change at once: rolled back for `reasonCode`, no place held any more. */
+const expectRollsBack = async (c: Confirmed, reasonCode: string) => {
+  expect(await rollBack(await inputOf(c), now())).toEqual({
+    ...(await inputOf(c)),
+    step: 'done',
+    waitSeconds: 0,
+  });
+  expect(await stored(c)).toMatchObject({ status: 'rolled_back', reasonCode });
+  expect(await heldBy(c)).toEqual([]);
+};
+
 describe('every task answers done for a change, Stack or tenant it cannot find', () => {
   it('a change id no record has', async () => {
     const c = await confirmedChange('plus', 'pro');
@@ -377,13 +388,7 @@ describe('the Dispatcher steps', () => {
     expect(change).toMatchObject({ status: 'preparing', step: 'roll_back', reasonCode: 'backup_timed_out' });
     expect(change.dispatcherReason).toBeUndefined();
 
-    expect(await rollBack(await inputOf(c), now())).toEqual({
-      ...(await inputOf(c)),
-      step: 'done',
-      waitSeconds: 0,
-    });
-    expect(await stored(c)).toMatchObject({ status: 'rolled_back', reasonCode: 'backup_timed_out' });
-    expect(await heldBy(c)).toEqual([]);
+    await expectRollsBack(c, 'backup_timed_out');
   });
 
   it('switch: a failed report rolls back switch_failed, the Dispatcher’s words kept for operators', async () => {
@@ -401,13 +406,7 @@ describe('the Dispatcher steps', () => {
       reasonCode: 'switch_failed',
       dispatcherReason: 'disk full on host 7',
     });
-    expect(await rollBack(await inputOf(c), now())).toEqual({
-      ...(await inputOf(c)),
-      step: 'done',
-      waitSeconds: 0,
-    });
-    expect(await stored(c)).toMatchObject({ status: 'rolled_back', reasonCode: 'switch_failed' });
-    expect(await heldBy(c)).toEqual([]);
+    await expectRollsBack(c, 'switch_failed');
     expect((await stackOf(c)).plan).toBe('plus');
   });
 
