@@ -150,14 +150,16 @@ export const AREAS: Record<AreaName, Group[]> = {
         'functions/plan-changes/resume.ts',
       ],
       unit: [],
+      // The direct tests first (test/mutation/vitest.config.ts runs a group's files in this order):
+      // most mutants they kill are then judged without a scenario.
       integration: [
-        'test/integration/plan-changes.test.ts',
-        'test/integration/plan-change-leaving.test.ts',
-        'test/integration/plan-change-renewal.test.ts',
-        // Each task called directly, one branch per test: what the scenarios above never reach.
+        // Each task called directly, one branch per test: what the scenarios below never reach.
         'test/integration/plan-change-tasks.test.ts',
         // The billing commit called directly: each branch, its waits, keys and stored adjustment.
         'test/integration/plan-change-commit.test.ts',
+        'test/integration/plan-changes.test.ts',
+        'test/integration/plan-change-leaving.test.ts',
+        'test/integration/plan-change-renewal.test.ts',
       ],
     },
   ],

@@ -1,5 +1,7 @@
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { currentGroup } from './areas.ts';
 
 /**
@@ -27,7 +29,35 @@ layer('integration', group.integration, {
   retry: 2,
 });
 
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Within a project, a group's test files run in the order areas.ts lists them (a file a glob
+ * matched runs after the listed ones). A mutant runs the tests that reach it and stops at the
+ * first that fails (Stryker's bail), so a group lists its quick, direct tests before the long
+ * scenarios: a mutant a direct test kills is then judged in seconds, not after every scenario.
+ * The order changes only how long a mutant takes, never whether it is killed.
+ */
+class GroupOrder extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const listed = [...group.unit, ...group.integration];
+    const rank = (spec: TestSpecification) => {
+      const index = listed.indexOf(path.relative(root, spec.moduleId));
+      return index < 0 ? listed.length : index;
+    };
+    return sorted
+      .map((spec, index) => ({ spec, index, rank: rank(spec) }))
+      .sort((a, b) =>
+        a.spec.project.name === b.spec.project.name
+          ? a.rank - b.rank || a.index - b.index
+          : a.index - b.index,
+      )
+      .map(({ spec }) => spec);
+  }
+}
+
 export default defineConfig({
-  root: fileURLToPath(new URL('../..', import.meta.url)),
-  test: { projects },
+  root,
+  test: { projects, sequence: { sequencer: GroupOrder } },
 });
