@@ -240,8 +240,8 @@ describe('FindCapacity', () => {
     expect(await heldBy(c)).toHaveLength(1);
   });
 
-  it('the Stack’s own location first', async () => {
-    const c = await confirmedChange('plus', 'pro', { a: { pro: 0 }, b: { pro: 1 } });
+  it('the Stack’s own location first, even where another has more free places', async () => {
+    const c = await confirmedChange('plus', 'pro', { a: { pro: 0 }, b: { pro: 2 } });
     await setCapacityTotal({ region: c.region, location: `${c.region}-a`, plan: 'pro', total: 1 }, now());
     expect((await findCapacity(await inputOf(c), now())).step).toBe('drain_work');
     expect((await stored(c)).targetLocation).toBe(`${c.region}-a`);
