@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { listPriceOf, parsePlanPrices } from '#core/price-lock.ts';
+import { itemsAfterPlanChange } from '#core/stack-growth.ts';
+import { syncCatalog } from '#ports/processor/catalog.ts';
+import { changeSubscriptionItems } from '#ports/processor/items.ts';
+import { subscriptionItems } from '#ports/processor/subscriptions.ts';
+import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } from '#store/item-lease.ts';
+import { getStack, recordPriceMove } from '#store/stacks.ts';
+import { settledBilledPrice, withItemLease } from '../../functions/billing/item-changes.ts';
+import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
+import { processorView } from '../support/processor-view.ts';
+
+/**
+ * The price a Plan Change's billing commit starts from (settledBilledPrice, under the item lease):
+ * a price move of the Stack that a rollout look left half done is finished or dropped first, as
+ * its journal entry says, so the commit never bills from a price the processor no longer has.
+ * Each case writes the half-done state a stopped look leaves (the Stack's decided move, the
+ * journal entry and what the processor was sent), then reads back the answer, the Stack record,
+ * the journal and the calls made under the move's key.
+ */
+
+environmentForFile({ OPEN_SIGNUP_AT: undefined, PLAN_PRICES: undefined });
+
+const { api, emulator } = gatewayForFile({ processor: true });
+const { subscriptionOf } = processorView(emulator);
+
+type Half = 'applied' | 'refused';
+
+/** A tenant on Standard, then a Standard price rise: the move its Stack is due. */
+const dueAMove = async () => {
+  process.env.OPEN_SIGNUP_AT = new Date(api.clock.now().getTime() - 1000).toISOString();
+  const tenant = await api.subscribe({ plan: 'standard' });
+  const { tenantId } = tenant;
+  const stack = await getStack(tenantId, 'primary');
+  if (!stack?.billedPriceId) throw new Error('the primary Stack has no billed price');
+  const from = stack.billedPriceId;
+  const prices = parsePlanPrices(process.env.PLAN_PRICES);
+  prices.standard = listPriceOf('standard', process.env.PLAN_PRICES).amount + 500;
+  process.env.PLAN_PRICES = Object.entries(prices)
+    .map(([name, amount]) => `${name}=${amount}`)
+    .join(',');
+  const to = (await syncCatalog()).plans.find((p) => p.plan === 'standard')?.priceId as string;
+  expect(to).not.toBe(from);
+  const subscriptionId = subscriptionOf(tenantId).id;
+  const items = itemsAfterPlanChange(await subscriptionItems(subscriptionId), from, to);
+  const key = `reprice:${tenantId}:primary:${to}`;
+  const move = { fromPriceId: from, toPriceId: to, items, decidedAt: api.clock.now().toISOString() };
+  return { tenantId, stack, from, to, subscriptionId, items, key, move };
+};
+type Due = Awaited<ReturnType<typeof dueAMove>>;
+
+/** The look decided the move and stored it on the Stack. */
+const decided = async (due: Due) =>
+  expect(await recordPriceMove(due.tenantId, due.stack, due.move)).toBe(true);
+
+/** The move sent to the processor under its key, as the stopped look sent it. */
+const sent = (due: Due) => changeSubscriptionItems(due.subscriptionId, due.items, due.key, 'none');
+
+/** The move's journal entry as a stopped look left it (`items` other than the move's when given). */
+const journaled = async (due: Due, state: Half, items = due.items) => {
+  const lease = await acquireItemLease(due.tenantId, 'stopped-look', api.clock.now(), 30);
+  if (!('holder' in lease)) throw new Error('the lease was busy');
+  const entry = {
+    owner: `reprice:primary:${due.to}`,
+    request: {
+      op: 'items' as const,
+      subscriptionId: due.subscriptionId,
+      items,
+      key: due.key,
+      proration: 'none' as const,
+    },
+    attempt: 0,
+    state,
+    replay: true,
+    at: api.clock.now().toISOString(),
+  };
+  expect(await recordItemChange(lease, entry, api.clock.now())).toBe(true);
+  await releaseItemLease(due.tenantId, lease.holder);
+};
+
+/** What the commit reads under the lease: the price it starts from. */
+const settled = async (due: Due) => {
+  const stack = await getStack(due.tenantId, 'primary');
+  if (!stack) throw new Error('no Stack');
+  return withItemLease(due.tenantId, 'plan-change-test', (lease) =>
+    settledBilledPrice(lease, due.tenantId, stack, due.subscriptionId),
+  );
+};
+
+const journalEntries = async (due: Due) => (await readItemLease(due.tenantId))?.entries ?? [];
+const callsUnder = (due: Due) => emulator.calls.filter((c) => c.idempotencyKey?.startsWith(due.key)).length;
+const stackPrice = async (due: Due) => {
+  const stack = await getStack(due.tenantId, 'primary');
+  return { billedPriceId: stack?.billedPriceId, priceMove: stack?.priceMove };
+};
+
+describe('the price a billing commit starts from', () => {
+  it('a move sent and applied that the Stack never recorded: its new price, the entry consumed, nothing sent again', async () => {
+    const due = await dueAMove();
+    await sent(due);
+    await journaled(due, 'applied');
+
+    expect(await settled(due)).toBe(due.to);
+    expect(await journalEntries(due)).toEqual([]);
+    expect(callsUnder(due)).toBe(1);
+  });
+
+  it('a move journaled but refused, or applied from another price, leaves the Stack at its price', async () => {
+    const refused = await dueAMove();
+    await journaled(refused, 'refused');
+    expect(await settled(refused)).toBe(refused.from);
+    // Not a move of this Stack's price: its entry is left to whoever owns it.
+    expect((await journalEntries(refused)).map((e) => e.state)).toEqual(['refused']);
+
+    const stale = await dueAMove();
+    const fromElsewhere = stale.items.map((item, i) =>
+      i === 0 ? { ...item, priceId: 'price_other' } : item,
+    );
+    await journaled(stale, 'applied', fromElsewhere);
+    expect(await settled(stale)).toBe(stale.from);
+    expect(await journalEntries(stale)).toHaveLength(1);
+    expect(callsUnder(refused) + callsUnder(stale)).toBe(0);
+  });
+
+  it('a decided move the processor refused is dropped: the Stack stays at its price, the entry consumed, nothing sent', async () => {
+    const due = await dueAMove();
+    await decided(due);
+    await journaled(due, 'refused');
+
+    expect(await settled(due)).toBe(due.from);
+    expect(await stackPrice(due)).toEqual({ billedPriceId: due.from, priceMove: undefined });
+    expect(await journalEntries(due)).toEqual([]);
+    expect(callsUnder(due)).toBe(0);
+  });
+
+  it('a decided move already applied is finished without sending it again', async () => {
+    const due = await dueAMove();
+    await decided(due);
+    await sent(due);
+    await journaled(due, 'applied');
+
+    expect(await settled(due)).toBe(due.to);
+    expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
+    expect(await journalEntries(due)).toEqual([]);
+    expect(callsUnder(due)).toBe(1);
+  });
+
+  it('a decided move never sent is sent once under its key, then finished', async () => {
+    const due = await dueAMove();
+    await decided(due);
+
+    expect(await settled(due)).toBe(due.to);
+    expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
+    expect(await journalEntries(due)).toEqual([]);
+    expect(emulator.calls.filter((c) => c.idempotencyKey === due.key)).toHaveLength(1);
+  });
+});
