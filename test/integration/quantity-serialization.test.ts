@@ -4,8 +4,15 @@ import { itemsAfterAdding, itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { priceIdForPlan, syncCatalog } from '#ports/processor/catalog.ts';
 import { changeSubscriptionItems } from '#ports/processor/items.ts';
 import { subscriptionItems } from '#ports/processor/subscriptions.ts';
+import { reserveCapacity } from '#store/capacity.ts';
 import { claimIdempotencyKey, recordIdempotencyPlan } from '#store/idempotency.ts';
-import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } from '#store/item-lease.ts';
+import {
+  acquireItemLease,
+  type ItemChangeEntry,
+  readItemLease,
+  recordItemChange,
+  releaseItemLease,
+} from '#store/item-lease.ts';
 import { getStack, listStacks, recordPriceMove } from '#store/stacks.ts';
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
 import { addStackFingerprint } from '../../functions/stacks/add-stack.ts';
@@ -341,6 +348,94 @@ describe('an item change whose answer was lost', () => {
     expect(keysSent(tenant.tenantId)).toContain(`add-stack-undo:${tenant.tenantId}:stk_lostanswer1`);
     expect(await billedAsStored(tenant.tenantId)).toBe(2);
   });
+
+  /** Overwrites journal entries as a holder that stopped after writing them leaves them. */
+  const journalAsLeft = async (tenantId: string, entries: ItemChangeEntry[]) => {
+    const now = api.clock.now();
+    const lease = await acquireItemLease(tenantId, 'stopped-undo', now, 30);
+    if (!('holder' in lease)) throw new Error('the lease was busy');
+    for (const entry of entries) expect(await recordItemChange(lease, entry, now)).toBe(true);
+    await releaseItemLease(tenantId, lease.holder);
+  };
+  const addEntry = async (tenant: Tenant) => {
+    const entry = (await readItemLease(tenant.tenantId))?.entries.find(
+      (e) => e.owner === 'add-stack:stk_lostanswer1',
+    );
+    if (!entry) throw new Error('no add entry');
+    return entry;
+  };
+
+  it("the charge already taken back by a holder that stopped before settling the add: not taken back twice; the add's entry refused, the undo's consumed, the add's held place released", async () => {
+    // On Plus already: the Plus item stays after the undo, so sending the undo again would be seen.
+    const tenant = await paying('plus');
+    await stoppedAdd(tenant, true);
+    const subscriptionId = subscriptionOf(tenant.tenantId).id;
+    const plus = await priceIdForPlan('plus', api.clock.now().getTime());
+    const stackHolder = `stack:${tenant.tenantId}:stk_lostanswer1`;
+    const reserved = await reserveCapacity(
+      { tenantId: stackHolder, region: tenant.region, plan: 'plus' },
+      api.clock.now(),
+      new Date(api.clock.now().getTime() + 7 * 86_400_000),
+    );
+    expect(reserved.reserved).toBeDefined();
+    // A day later a holder decided the add (applied), sent the undo and got its answer, then stopped.
+    api.clock.advance(25 * 3_600);
+    const item = (await subscriptionItems(subscriptionId)).find((i) => i.priceId === plus);
+    if (!item) throw new Error('the add raised no Plus item');
+    const undoKey = `add-stack-undo:${tenant.tenantId}:stk_lostanswer1`;
+    const undoItems = [{ itemId: item.itemId, priceId: plus, quantity: item.quantity - 1 }];
+    await changeSubscriptionItems(subscriptionId, undoItems, undoKey, 'create_prorations');
+    await journalAsLeft(tenant.tenantId, [
+      { ...(await addEntry(tenant)), state: 'applied' },
+      {
+        owner: 'add-stack-undo:stk_lostanswer1',
+        request: {
+          op: 'items',
+          subscriptionId,
+          items: undoItems,
+          key: undoKey,
+          proration: 'create_prorations',
+        },
+        attempt: 0,
+        state: 'applied',
+        replay: true,
+        at: api.clock.now().toISOString(),
+      },
+    ]);
+    api.clock.advance(31);
+
+    expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
+    expect(itemChanges(tenant.tenantId).filter((c) => c.idempotencyKey?.startsWith(undoKey))).toHaveLength(1);
+    expect(await billedAsStored(tenant.tenantId)).toBe(1);
+    expect((await readItemLease(tenant.tenantId))?.entries).toEqual([
+      expect.objectContaining({ owner: 'add-stack:stk_lostanswer1', state: 'refused' }),
+    ]);
+    expect((await placesHold(tenant.region)).reservations.filter((r) => r.tenantId === stackHolder)).toEqual(
+      [],
+    );
+  });
+
+  for (const [what, items] of [
+    ['no item', []],
+    ['a price the subscription no longer has', [{ itemId: 'si_gone', priceId: 'price_gone', quantity: 1 }]],
+  ] as const)
+    it(`a given-up add whose entry names ${what}: nothing to take back, nothing sent, its entry refused`, async () => {
+      const tenant = await paying('standard');
+      await stoppedAdd(tenant, false);
+      const subscriptionId = subscriptionOf(tenant.tenantId).id;
+      const entry = await addEntry(tenant);
+      await journalAsLeft(tenant.tenantId, [
+        { ...entry, state: 'applied', request: { ...entry.request, items: [...items] } },
+      ]);
+      api.clock.advance(25 * 3_600);
+      const sentBefore = itemChanges(tenant.tenantId).length;
+
+      expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
+      expect(itemChanges(tenant.tenantId)).toHaveLength(sentBefore);
+      expect((await readItemLease(tenant.tenantId))?.entries).toEqual([
+        expect.objectContaining({ owner: 'add-stack:stk_lostanswer1', state: 'refused' }),
+      ]);
+    });
 });
 
 describe('an add whose answer is lost decides by reading, still holding the lease (finding 1)', () => {
