@@ -87,8 +87,8 @@ export const AREAS: Record<AreaName, Group[]> = {
       mutate: ['functions/billing/item-changes.ts', 'functions/billing/price-rollout.ts'],
       unit: ['test/unit/item-journal.test.ts'],
       integration: [
-        // The price a billing commit starts from, a move left half done finished or dropped first.
-        'test/integration/settled-billed-price.test.ts',
+        // The lease called directly: the price a commit starts from, what a holder prunes.
+        'test/integration/item-lease-direct.test.ts',
         'test/integration/quantity-serialization.test.ts',
         'test/integration/add-stack.test.ts',
         // The rollout's look (a move decided and sent but never recorded) is tested here.

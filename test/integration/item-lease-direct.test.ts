@@ -11,12 +11,15 @@ import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
 import { processorView } from '../support/processor-view.ts';
 
 /**
- * The price a Plan Change's billing commit starts from (settledBilledPrice, under the item lease):
+ * The item lease's own rules, called directly (functions/billing/item-changes.ts). The price a
+ * Plan Change's billing commit starts from (settledBilledPrice, under the item lease):
  * a price move of the Stack that a rollout look left half done is finished or dropped first, as
  * its journal entry says, so the commit never bills from a price the processor no longer has.
  * Each case writes the half-done state a stopped look leaves (the Stack's decided move, the
  * journal entry and what the processor was sent), then reads back the answer, the Stack record,
- * the journal and the calls made under the move's key.
+ * the journal and the calls made under the move's key. And what a holder settles before its
+ * work: answered entries nobody came back for are pruned after seven days, never a commit's (its
+ * attempt keeps its next key new) nor the entry of the owner taking the lease.
  */
 
 environmentForFile({ OPEN_SIGNUP_AT: undefined, PLAN_PRICES: undefined });
@@ -57,16 +60,22 @@ const decided = async (due: Due) =>
 const sent = (due: Due) => changeSubscriptionItems(due.subscriptionId, due.items, due.key, 'none');
 
 /** The move's journal entry as a stopped look left it (`items` other than the move's when given). */
-const journaled = async (due: Due, state: Half, items = due.items) => {
+const journaled = async (
+  due: Due,
+  state: Half,
+  items = due.items,
+  owner = `reprice:primary:${due.to}`,
+  key = due.key,
+) => {
   const lease = await acquireItemLease(due.tenantId, 'stopped-look', api.clock.now(), 30);
   if (!('holder' in lease)) throw new Error('the lease was busy');
   const entry = {
-    owner: `reprice:primary:${due.to}`,
+    owner,
     request: {
       op: 'items' as const,
       subscriptionId: due.subscriptionId,
       items,
-      key: due.key,
+      key,
       proration: 'none' as const,
     },
     attempt: 0,
@@ -112,6 +121,20 @@ describe('the price a billing commit starts from', () => {
     // Not a move of this Stack's price: its entry is left to whoever owns it.
     expect((await journalEntries(refused)).map((e) => e.state)).toEqual(['refused']);
 
+    // An answered add of another Stack at the same price is not this Stack's move: left as it is.
+    await journaled(
+      refused,
+      'applied',
+      refused.items,
+      'add-stack:stk_other',
+      `add-stack:${refused.tenantId}:stk_other`,
+    );
+    expect(await settled(refused)).toBe(refused.from);
+    expect((await journalEntries(refused)).map((e) => e.owner).sort()).toEqual([
+      'add-stack:stk_other',
+      `reprice:primary:${refused.to}`,
+    ]);
+
     const stale = await dueAMove();
     const fromElsewhere = stale.items.map((item, i) =>
       i === 0 ? { ...item, priceId: 'price_other' } : item,
@@ -153,5 +176,31 @@ describe('the price a billing commit starts from', () => {
     expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
     expect(await journalEntries(due)).toEqual([]);
     expect(emulator.calls.filter((c) => c.idempotencyKey === due.key)).toHaveLength(1);
+  });
+});
+
+describe('what a holder settles before its work', () => {
+  const owners = async (due: Due) => (await journalEntries(due)).map((e) => e.owner).sort();
+
+  it("an answered entry nobody came back for is pruned after seven days; a younger one, and a commit's of any age, are kept", async () => {
+    const due = await dueAMove();
+    await journaled(due, 'applied');
+    await journaled(due, 'applied', due.items, 'plan-change:pc_old', 'plan-change:pc_old');
+    api.clock.advance(7 * 86_400 + 60);
+    await journaled(due, 'refused', due.items, 'reprice:stk_young:price_young', `${due.key}:young`);
+
+    await withItemLease(due.tenantId, 'another-writer', async () => undefined);
+    expect(await owners(due)).toEqual(['plan-change:pc_old', 'reprice:stk_young:price_young']);
+  });
+
+  it('the owner taking the lease keeps its own entry, however old', async () => {
+    const due = await dueAMove();
+    const owner = `reprice:primary:${due.to}`;
+    await journaled(due, 'applied');
+    api.clock.advance(8 * 86_400);
+
+    const seen = await withItemLease(due.tenantId, owner, async (lease) => lease.entry(owner)?.state);
+    expect(seen).toBe('applied');
+    expect(await owners(due)).toEqual([owner]);
   });
 });
