@@ -7,6 +7,7 @@ import { subscriptionItems } from '#ports/processor/subscriptions.ts';
 import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } from '#store/item-lease.ts';
 import { getStack, recordPriceMove } from '#store/stacks.ts';
 import { settledBilledPrice, withItemLease } from '../../functions/billing/item-changes.ts';
+import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
 import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
 import { processorView } from '../support/processor-view.ts';
 
@@ -202,5 +203,72 @@ describe('what a holder settles before its work', () => {
     const seen = await withItemLease(due.tenantId, owner, async (lease) => lease.entry(owner)?.state);
     expect(seen).toBe('applied');
     expect(await owners(due)).toEqual([owner]);
+  });
+});
+
+describe('the price rollout, from each half-done move a stopped look leaves', () => {
+  const rollOut = (due: Due) => rollOutPrices(due.tenantId, due.subscriptionId, api.clock.now());
+  const quantityAt = (due: Due, priceId: string) =>
+    subscriptionOf(due.tenantId).items.find((item) => item.price === priceId)?.quantity ?? 0;
+
+  it('sent and applied before the move was stored on the Stack: stored and finished as sent, never sent again', async () => {
+    const due = await dueAMove();
+    await sent(due);
+    await journaled(due, 'applied');
+
+    expect(await rollOut(due)).toBe(1);
+    expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
+    expect(await journalEntries(due)).toEqual([]);
+    expect(callsUnder(due)).toBe(1);
+  });
+
+  it('decided and applied: finished, never sent again', async () => {
+    const due = await dueAMove();
+    await decided(due);
+    await sent(due);
+    await journaled(due, 'applied');
+
+    expect(await rollOut(due)).toBe(1);
+    expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
+    expect(await journalEntries(due)).toEqual([]);
+    expect(callsUnder(due)).toBe(1);
+  });
+
+  it('decided, then refused: decided again from the items as they are now, under the next key', async () => {
+    const due = await dueAMove();
+    // The items stored with the move are stale (one more Stack at the new price than there is).
+    await decided({
+      ...due,
+      move: { ...due.move, items: due.items.map((i) => (i.priceId === due.to ? { ...i, quantity: 2 } : i)) },
+    });
+    await journaled(due, 'refused');
+
+    expect(await rollOut(due)).toBe(1);
+    expect(emulator.calls.filter((c) => c.idempotencyKey === `${due.key}:retry-1`)).toHaveLength(1);
+    expect(quantityAt(due, due.to)).toBe(1);
+    expect(quantityAt(due, due.from)).toBe(0);
+    expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
+  });
+
+  it('decided from a price the Stack is no longer billed at, never journaled: discarded, nothing sent', async () => {
+    const due = await dueAMove();
+    await decided({ ...due, move: { ...due.move, fromPriceId: 'price_earlier' } });
+
+    expect(await rollOut(due)).toBe(0);
+    expect(await stackPrice(due)).toEqual({ billedPriceId: due.from, priceMove: undefined });
+    expect(callsUnder(due)).toBe(0);
+  });
+
+  it('the items held by another writer: nothing moved now, the next look moves it', async () => {
+    const due = await dueAMove();
+    expect('holder' in (await acquireItemLease(due.tenantId, 'someone-else', api.clock.now(), 30))).toBe(
+      true,
+    );
+
+    expect(await rollOut(due)).toBe(0);
+    expect(callsUnder(due)).toBe(0);
+    api.clock.advance(31);
+    expect(await rollOut(due)).toBe(1);
+    expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
   });
 });
