@@ -167,6 +167,22 @@ describe('a billing commit', () => {
     expect(again.calls).toEqual([]);
   });
 
+  it('of a Stack whose record names no billed price: leaves the price of its Plan at the healthy moment', async () => {
+    const { tenantId, input } = await atCommit();
+    const expectedItems = computedItems(tenantId);
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.stack(tenantId, 'primary'),
+        UpdateExpression: 'REMOVE billedPriceId',
+      }),
+    );
+
+    expect(await commit(input)).toEqual({ ...input, step: 'complete', waitSeconds: 0 });
+    expect(itemChanges(tenantId).map((c) => c.params.items)).toEqual([expectedItems]);
+    expect(itemsByPlan(tenantId)).toEqual({ pro: 1 });
+  });
+
   it('of a run whose change is gone answers done and does nothing', async () => {
     const { input } = await atCommit();
     const gone = { ...input, changeId: 'pc_nosuchchange' };

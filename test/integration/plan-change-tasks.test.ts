@@ -512,6 +512,10 @@ describe('after the billing commit', () => {
     expect((await completeChange(await inputOf(c), now())).step).toBe('done');
     const text = JSON.stringify((await outboxFor(c.changeId))[0]);
     expect(text).toContain('IP address changed');
+    // And the exact adjustment the commit stored, on the next regular invoice (plus to pro: a charge).
+    const { final } = await stored(c);
+    expect(final?.adjustment).toBeGreaterThan(0);
+    expect(text).toContain(`carries US$${((final?.adjustment ?? 0) / 100).toFixed(2)}`);
   });
 
   it('a Stack that never had a place: completes on the new Plan without taking one, the held place given back', async () => {
