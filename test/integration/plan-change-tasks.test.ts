@@ -211,7 +211,8 @@ describe('FindCapacity', () => {
 
     // Not this task's change while it waits elsewhere: the record's own step, nothing written.
     await setCapacityTotal({ region: c.region, location: `${c.region}-a`, plan: 'pro', total: 1 }, now());
-    const found = await findCapacity({ ...(await inputOf(c)), waitSeconds: CAPACITY_LOOK_SECONDS }, now());
+    const at = now();
+    const found = await findCapacity({ ...(await inputOf(c)), waitSeconds: CAPACITY_LOOK_SECONDS }, at);
     expect(found).toEqual({ ...(await inputOf(c)), step: 'drain_work', waitSeconds: 0 });
     const change = await stored(c);
     const stack = await stackOf(c);
@@ -229,6 +230,8 @@ describe('FindCapacity', () => {
       target: { plan: 'pro', location: `${c.region}-a` },
     });
     expect(await heldBy(c)).toMatchObject([{ location: `${c.region}-a`, plan: 'pro' }]);
+    // Held for 30 days from the look that found it (the change itself expires after seven).
+    expect(Date.parse((await heldBy(c))[0]?.expiresAt ?? '') - at.getTime()).toBe(30 * 24 * HOUR * 1000);
     expect((await slotOf(c.region, `${c.region}-a`, 'pro'))?.total).toBe(1);
 
     // Called again (a retried task): the change is no longer waiting for capacity.
