@@ -104,6 +104,20 @@ const stackPrice = async (due: Due) => {
   return { billedPriceId: stack?.billedPriceId, priceMove: stack?.priceMove };
 };
 
+/** The move over: the Stack billed at `price` with no move pending, the journal empty, `calls` made under its key. */
+const expectEnded = async (due: Due, price: string, calls: number) => {
+  expect(await stackPrice(due)).toEqual({ billedPriceId: price, priceMove: undefined });
+  expect(await journalEntries(due)).toEqual([]);
+  expect(callsUnder(due)).toBe(calls);
+};
+
+/** A look decided the move, sent it and had it applied, then stopped before finishing it. */
+const decidedAndApplied = async (due: Due) => {
+  await decided(due);
+  await sent(due);
+  await journaled(due, 'applied');
+};
+
 describe('the price a billing commit starts from', () => {
   it('a move sent and applied that the Stack never recorded: its new price, the entry consumed, nothing sent again', async () => {
     const due = await dueAMove();
@@ -152,21 +166,15 @@ describe('the price a billing commit starts from', () => {
     await journaled(due, 'refused');
 
     expect(await settled(due)).toBe(due.from);
-    expect(await stackPrice(due)).toEqual({ billedPriceId: due.from, priceMove: undefined });
-    expect(await journalEntries(due)).toEqual([]);
-    expect(callsUnder(due)).toBe(0);
+    await expectEnded(due, due.from, 0);
   });
 
   it('a decided move already applied is finished without sending it again', async () => {
     const due = await dueAMove();
-    await decided(due);
-    await sent(due);
-    await journaled(due, 'applied');
+    await decidedAndApplied(due);
 
     expect(await settled(due)).toBe(due.to);
-    expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
-    expect(await journalEntries(due)).toEqual([]);
-    expect(callsUnder(due)).toBe(1);
+    await expectEnded(due, due.to, 1);
   });
 
   it('a decided move never sent is sent once under its key, then finished', async () => {
@@ -174,8 +182,7 @@ describe('the price a billing commit starts from', () => {
     await decided(due);
 
     expect(await settled(due)).toBe(due.to);
-    expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
-    expect(await journalEntries(due)).toEqual([]);
+    await expectEnded(due, due.to, 1);
     expect(emulator.calls.filter((c) => c.idempotencyKey === due.key)).toHaveLength(1);
   });
 });
@@ -211,28 +218,19 @@ describe('the price rollout, from each half-done move a stopped look leaves', ()
   const quantityAt = (due: Due, priceId: string) =>
     subscriptionOf(due.tenantId).items.find((item) => item.price === priceId)?.quantity ?? 0;
 
-  it('sent and applied before the move was stored on the Stack: stored and finished as sent, never sent again', async () => {
-    const due = await dueAMove();
-    await sent(due);
-    await journaled(due, 'applied');
+  for (const [what, stored] of [
+    ['sent and applied before the move was stored on the Stack: stored and finished as sent', false],
+    ['decided and applied: finished', true],
+  ] as const)
+    it(`${what}, never sent again`, async () => {
+      const due = await dueAMove();
+      if (stored) await decided(due);
+      await sent(due);
+      await journaled(due, 'applied');
 
-    expect(await rollOut(due)).toBe(1);
-    expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
-    expect(await journalEntries(due)).toEqual([]);
-    expect(callsUnder(due)).toBe(1);
-  });
-
-  it('decided and applied: finished, never sent again', async () => {
-    const due = await dueAMove();
-    await decided(due);
-    await sent(due);
-    await journaled(due, 'applied');
-
-    expect(await rollOut(due)).toBe(1);
-    expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
-    expect(await journalEntries(due)).toEqual([]);
-    expect(callsUnder(due)).toBe(1);
-  });
+      expect(await rollOut(due)).toBe(1);
+      await expectEnded(due, due.to, 1);
+    });
 
   it('decided, then refused: decided again from the items as they are now, under the next key', async () => {
     const due = await dueAMove();
