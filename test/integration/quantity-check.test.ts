@@ -211,11 +211,13 @@ describe('quantities check, the use case', () => {
       reason: 'a change of the subscription items is under way (lease or recent journal entry): run it again',
       stacks: 2,
     });
+    // The drift is listed by price id in code-unit order (`sort()`), as the check lists it: not
+    // localeCompare, which puts "price_t…" before "price_Z…" and failed whenever ids differed in case.
     expect(result.drift.map((d) => [d.priceId, d.expected, d.actual])).toEqual(
       [
         [plusPrice, 1, 0],
         [proPrice, 0, 1],
-      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      ].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1)),
     );
   });
 
