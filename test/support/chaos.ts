@@ -442,6 +442,14 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       3,
       Math.max(options.patienceMs ?? UNTIL_PATIENCE_MS, SETTLE_PATIENCE_MS),
     );
+    // A look the sweep scheduled a moment ahead (a tenant polled again a minute later) is owed too:
+    // five minutes pass on the clock before the last sweeps. Without it, a provisioning tenant whose
+    // subscription the processor had canceled was read a minute before its look (seed 25, once).
+    await patiently(
+      'clock past the looks scheduled ahead',
+      () => call('POST', '/_local/clock/advance', { seconds: 300 }),
+      (a) => a.status === 200,
+    );
     for (let round = 0; round < 3; round++) await sweep();
     await plane.mail.sync();
     const settledSeconds = (performance.now() - settleStarted) / 1000;
