@@ -307,6 +307,35 @@ describe('an item change whose answer was lost', () => {
     expect(keysSent(tenant.tenantId)).toContain(`${key}:retry-1`);
   });
 
+  it('the undo refused by the processor: nothing taken back now and the add kept applied; the next look takes the charge back once, under a new key', async () => {
+    const tenant = await paying('standard');
+    await stoppedAdd(tenant, true);
+    const subscriptionId = subscriptionOf(tenant.tenantId).id;
+    const undoKey = `add-stack-undo:${tenant.tenantId}:stk_lostanswer1`;
+    api.clock.advance(25 * 3_600);
+    const look = () => rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now());
+
+    expect(
+      await withFaults(emulator, [{ method: 'POST', keyPrefix: undoKey, kind: 'refuse', times: 1 }], look),
+    ).toBe(0);
+    // Still charged for the Stack that will never exist: nothing was taken back.
+    expect(subscriptionOf(tenant.tenantId).items.reduce((t, i) => t + i.quantity, 0)).toBe(2);
+    expect((await readItemLease(tenant.tenantId))?.entries.map((e) => [e.owner, e.state]).sort()).toEqual([
+      ['add-stack-undo:stk_lostanswer1', 'refused'],
+      ['add-stack:stk_lostanswer1', 'applied'],
+    ]);
+
+    expect(await look()).toBe(0);
+    expect(await billedAsStored(tenant.tenantId)).toBe(1);
+    expect(keysSent(tenant.tenantId).filter((k) => k?.startsWith(undoKey))).toEqual([
+      undoKey,
+      `${undoKey}:retry-1`,
+    ]);
+    expect((await readItemLease(tenant.tenantId))?.entries).toEqual([
+      expect.objectContaining({ owner: 'add-stack:stk_lostanswer1', state: 'refused' }),
+    ]);
+  });
+
   it("a keyed add whose Stack was made but whose journal entry stayed: past its key's day the entry is dropped and the charge kept", async () => {
     const tenant = await paying('standard');
     const added = await add(tenant, 'plus', 'made-1');
