@@ -4,11 +4,12 @@ import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { syncCatalog } from '#ports/processor/catalog.ts';
 import { changeSubscriptionItems } from '#ports/processor/items.ts';
 import { subscriptionItems } from '#ports/processor/subscriptions.ts';
-import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } from '#store/item-lease.ts';
+import { acquireItemLease, readItemLease } from '#store/item-lease.ts';
 import { getStack, recordPriceMove } from '#store/stacks.ts';
 import { settledBilledPrice, withItemLease } from '../../functions/billing/item-changes.ts';
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
 import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
+import { journalAsLeft } from '../support/item-journal.ts';
 import { processorView } from '../support/processor-view.ts';
 
 /**
@@ -68,8 +69,6 @@ const journaled = async (
   owner = `reprice:primary:${due.to}`,
   key = due.key,
 ) => {
-  const lease = await acquireItemLease(due.tenantId, 'stopped-look', api.clock.now(), 30);
-  if (!('holder' in lease)) throw new Error('the lease was busy');
   const entry = {
     owner,
     request: {
@@ -84,8 +83,7 @@ const journaled = async (
     replay: true,
     at: api.clock.now().toISOString(),
   };
-  expect(await recordItemChange(lease, entry, api.clock.now())).toBe(true);
-  await releaseItemLease(due.tenantId, lease.holder);
+  await journalAsLeft(due.tenantId, [entry], api.clock.now());
 };
 
 /** What the commit reads under the lease: the price it starts from. */

@@ -7,7 +7,6 @@ import {
   acquireItemLease,
   type ItemChangeEntry,
   readItemLease,
-  recordItemChange,
   releaseItemLease,
 } from '#store/item-lease.ts';
 import { keys } from '#store/keys.ts';
@@ -20,6 +19,7 @@ import {
 } from '../../functions/billing/quantity-check.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { uniqueRegion } from '../support/gateway.ts';
+import { journalAsLeft } from '../support/item-journal.ts';
 import { processorView } from '../support/processor-view.ts';
 
 /**
@@ -74,28 +74,27 @@ const betweenTheReads = (tenantId: string, between: () => Promise<void>) => {
 };
 
 /** Journal entries decided `minutesAgo` (settled, as a writer leaves them until its owner comes back). */
-const journal = async (tenantId: string, minutesAgo: number[], now = api.clock.now()) => {
-  const lease = await acquireItemLease(tenantId, 'test-writer', now, 30);
-  if (!('holder' in lease)) throw new Error('lease busy');
-  for (const [n, ago] of minutesAgo.entries()) {
-    const entry: ItemChangeEntry = {
-      owner: `reprice:stack-${n}:price_x`,
-      request: {
-        op: 'items',
-        subscriptionId: subscriptionOf(tenantId).id,
-        items: [],
-        key: `test-${n}`,
-        proration: 'none',
-      },
-      attempt: 0,
-      state: 'applied',
-      replay: true,
-      at: new Date(now.getTime() - ago * MINUTE_MS).toISOString(),
-    };
-    expect(await recordItemChange(lease, entry, now)).toBe(true);
-  }
-  await releaseItemLease(tenantId, 'test-writer');
-};
+const journal = (tenantId: string, minutesAgo: number[], now = api.clock.now()) =>
+  journalAsLeft(
+    tenantId,
+    minutesAgo.map(
+      (ago, n): ItemChangeEntry => ({
+        owner: `reprice:stack-${n}:price_x`,
+        request: {
+          op: 'items',
+          subscriptionId: subscriptionOf(tenantId).id,
+          items: [],
+          key: `test-${n}`,
+          proration: 'none',
+        },
+        attempt: 0,
+        state: 'applied',
+        replay: true,
+        at: new Date(now.getTime() - ago * MINUTE_MS).toISOString(),
+      }),
+    ),
+    now,
+  );
 
 describe('a drift and the journal', () => {
   it('entries older than an hour do not explain it: a drift, saying how many there are', async () => {

@@ -6,19 +6,14 @@ import { changeSubscriptionItems } from '#ports/processor/items.ts';
 import { subscriptionItems } from '#ports/processor/subscriptions.ts';
 import { reserveCapacity } from '#store/capacity.ts';
 import { claimIdempotencyKey, recordIdempotencyPlan } from '#store/idempotency.ts';
-import {
-  acquireItemLease,
-  type ItemChangeEntry,
-  readItemLease,
-  recordItemChange,
-  releaseItemLease,
-} from '#store/item-lease.ts';
+import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } from '#store/item-lease.ts';
 import { getStack, listStacks, recordPriceMove } from '#store/stacks.ts';
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
 import { addStackFingerprint } from '../../functions/stacks/add-stack.ts';
 import type { ProcessorFault } from '../../lib/local/processor/http.ts';
 import { environmentForFile } from '../support/file-gateway.ts';
 import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
+import { journalAsLeft } from '../support/item-journal.ts';
 import {
   gatewayWithCommitDoor,
   openPlaces,
@@ -378,14 +373,6 @@ describe('an item change whose answer was lost', () => {
     expect(await billedAsStored(tenant.tenantId)).toBe(2);
   });
 
-  /** Overwrites journal entries as a holder that stopped after writing them leaves them. */
-  const journalAsLeft = async (tenantId: string, entries: ItemChangeEntry[]) => {
-    const now = api.clock.now();
-    const lease = await acquireItemLease(tenantId, 'stopped-undo', now, 30);
-    if (!('holder' in lease)) throw new Error('the lease was busy');
-    for (const entry of entries) expect(await recordItemChange(lease, entry, now)).toBe(true);
-    await releaseItemLease(tenantId, lease.holder);
-  };
   const addEntry = async (tenant: Tenant) => {
     const entry = (await readItemLease(tenant.tenantId))?.entries.find(
       (e) => e.owner === 'add-stack:stk_lostanswer1',
@@ -414,23 +401,27 @@ describe('an item change whose answer was lost', () => {
     const undoKey = `add-stack-undo:${tenant.tenantId}:stk_lostanswer1`;
     const undoItems = [{ itemId: item.itemId, priceId: plus, quantity: item.quantity - 1 }];
     await changeSubscriptionItems(subscriptionId, undoItems, undoKey, 'create_prorations');
-    await journalAsLeft(tenant.tenantId, [
-      { ...(await addEntry(tenant)), state: 'applied' },
-      {
-        owner: 'add-stack-undo:stk_lostanswer1',
-        request: {
-          op: 'items',
-          subscriptionId,
-          items: undoItems,
-          key: undoKey,
-          proration: 'create_prorations',
+    await journalAsLeft(
+      tenant.tenantId,
+      [
+        { ...(await addEntry(tenant)), state: 'applied' },
+        {
+          owner: 'add-stack-undo:stk_lostanswer1',
+          request: {
+            op: 'items',
+            subscriptionId,
+            items: undoItems,
+            key: undoKey,
+            proration: 'create_prorations',
+          },
+          attempt: 0,
+          state: 'applied',
+          replay: true,
+          at: api.clock.now().toISOString(),
         },
-        attempt: 0,
-        state: 'applied',
-        replay: true,
-        at: api.clock.now().toISOString(),
-      },
-    ]);
+      ],
+      api.clock.now(),
+    );
     api.clock.advance(31);
 
     expect(await rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now())).toBe(0);
@@ -453,9 +444,11 @@ describe('an item change whose answer was lost', () => {
       await stoppedAdd(tenant, false);
       const subscriptionId = subscriptionOf(tenant.tenantId).id;
       const entry = await addEntry(tenant);
-      await journalAsLeft(tenant.tenantId, [
-        { ...entry, state: 'applied', request: { ...entry.request, items: [...items] } },
-      ]);
+      await journalAsLeft(
+        tenant.tenantId,
+        [{ ...entry, state: 'applied', request: { ...entry.request, items: [...items] } }],
+        api.clock.now(),
+      );
       api.clock.advance(25 * 3_600);
       const sentBefore = itemChanges(tenant.tenantId).length;
 
