@@ -8,6 +8,7 @@ import { reserveCapacity } from '#store/capacity.ts';
 import { claimIdempotencyKey, recordIdempotencyPlan } from '#store/idempotency.ts';
 import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } from '#store/item-lease.ts';
 import { getStack, listStacks, recordPriceMove } from '#store/stacks.ts';
+import { withItemLease } from '../../functions/billing/item-changes.ts';
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
 import { addStackFingerprint } from '../../functions/stacks/add-stack.ts';
 import type { ProcessorFault } from '../../lib/local/processor/http.ts';
@@ -329,6 +330,37 @@ describe('an item change whose answer was lost', () => {
     expect((await readItemLease(tenant.tenantId))?.entries).toEqual([
       expect.objectContaining({ owner: 'add-stack:stk_lostanswer1', state: 'refused' }),
     ]);
+  });
+
+  it("the undo's answer lost and the items unreadable: the holder's own work does not run (nobody reads and sends before the undo is decided); the next holder decides it by reading and takes the charge back once", async () => {
+    const tenant = await paying('standard');
+    await stoppedAdd(tenant, true);
+    const subscriptionId = subscriptionOf(tenant.tenantId).id;
+    const undoKey = `add-stack-undo:${tenant.tenantId}:stk_lostanswer1`;
+    api.clock.advance(25 * 3_600);
+    let worked = 0;
+    const holder = () =>
+      withItemLease(tenant.tenantId, 'another-writer', async () => {
+        worked++;
+      });
+    const states = async () =>
+      (await readItemLease(tenant.tenantId))?.entries.map((e) => [e.owner, e.state]).sort();
+
+    await expect(
+      withFaults(emulator, [lostAnswers(emulator, undoKey, { unreadable: subscriptionId })], holder),
+    ).rejects.toMatchObject({ name: 'ItemLeaseBusy', undecided: true, retryAfterSeconds: 30 });
+    expect(worked).toBe(0);
+    expect(await states()).toEqual([
+      ['add-stack-undo:stk_lostanswer1', 'sending'],
+      ['add-stack:stk_lostanswer1', 'applied'],
+    ]);
+
+    // The items readable again: the undo is found applied (not sent again), the add settled.
+    await holder();
+    expect(worked).toBe(1);
+    expect(keysSent(tenant.tenantId).filter((k) => k?.startsWith(undoKey))).toEqual([undoKey]);
+    expect(await billedAsStored(tenant.tenantId)).toBe(1);
+    expect(await states()).toEqual([['add-stack:stk_lostanswer1', 'refused']]);
   });
 
   it("a keyed add whose Stack was made but whose journal entry stayed: past its key's day the entry is dropped and the charge kept", async () => {
