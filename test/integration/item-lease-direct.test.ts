@@ -2,15 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { listPriceOf, parsePlanPrices } from '#core/price-lock.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { syncCatalog } from '#ports/processor/catalog.ts';
+import { MIN_REQUEST_MS, withProcessorDeadline } from '#ports/processor/deadline.ts';
 import { changeSubscriptionItems } from '#ports/processor/items.ts';
 import { subscriptionItems } from '#ports/processor/subscriptions.ts';
 import { acquireItemLease, readItemLease } from '#store/item-lease.ts';
-import { getStack, recordPriceMove } from '#store/stacks.ts';
-import { settledBilledPrice, withItemLease } from '../../functions/billing/item-changes.ts';
+import {
+  getStack,
+  listStacks,
+  planChangeStackWrite,
+  recordPriceMove,
+  stackUpdateWrite,
+} from '#store/stacks.ts';
+import { applyStackWrites } from '#store/transact.ts';
+import {
+  type HeldItemLease,
+  ITEM_LEASE_SECONDS,
+  sendPriceMove,
+  settledBilledPrice,
+  withItemLease,
+} from '../../functions/billing/item-changes.ts';
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
 import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
 import { journalAsLeft } from '../support/item-journal.ts';
-import { processorView } from '../support/processor-view.ts';
+import { processorView, withFaults } from '../support/processor-view.ts';
 
 /**
  * The item lease's own rules, called directly (functions/billing/item-changes.ts). The price a
@@ -31,11 +45,21 @@ const { subscriptionOf } = processorView(emulator);
 
 type Half = 'applied' | 'refused';
 
-/** A tenant on Standard, then a Standard price rise: the move its Stack is due. */
-const dueAMove = async () => {
+/**
+ * A tenant on Standard (with `added` more Standard Stacks, added through the API), then a Standard
+ * price rise: the move its primary Stack is due.
+ */
+const dueAMove = async (added = 0) => {
   process.env.OPEN_SIGNUP_AT = new Date(api.clock.now().getTime() - 1000).toISOString();
   const tenant = await api.subscribe({ plan: 'standard' });
   const { tenantId } = tenant;
+  for (let i = 0; i < added; i++) {
+    const answer = await api.call('POST', '/v1/stacks', {
+      token: tenant.sessionToken,
+      body: { plan: 'standard' },
+    });
+    expect(answer.status).toBe(201);
+  }
   const stack = await getStack(tenantId, 'primary');
   if (!stack?.billedPriceId) throw new Error('the primary Stack has no billed price');
   const from = stack.billedPriceId;
@@ -266,5 +290,126 @@ describe('the price rollout, from each half-done move a stopped look leaves', ()
     api.clock.advance(31);
     expect(await rollOut(due)).toBe(1);
     expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
+  });
+});
+
+describe('a send under the lease', () => {
+  const owner = (due: Due) => `reprice:primary:${due.to}`;
+  const moveOf = (due: Due, lease: HeldItemLease, beforeSend?: () => Promise<boolean>) =>
+    sendPriceMove(lease, {
+      tenantId: due.tenantId,
+      stackId: 'primary',
+      toPriceId: due.to,
+      subscriptionId: due.subscriptionId,
+      items: due.items,
+      ...(beforeSend ? { beforeSend } : {}),
+    });
+  const withTimeLeft = (due: Due, ms: number) =>
+    withItemLease(due.tenantId, 'test-writer', (lease) =>
+      withProcessorDeadline(performance.now() + ms, () => moveOf(due, lease)),
+    );
+
+  it('with too little processor time left to send it and read it back: refused before it is journaled, nothing sent; with enough, sent once', async () => {
+    const due = await dueAMove();
+    await expect(withTimeLeft(due, 2 * MIN_REQUEST_MS)).rejects.toMatchObject({
+      name: 'ProcessorError',
+      kind: 'unavailable',
+      notSent: true,
+      message: expect.stringContaining('too little time'),
+    });
+    expect(await journalEntries(due)).toEqual([]);
+    expect(callsUnder(due)).toBe(0);
+
+    expect((await withTimeLeft(due, 6 * MIN_REQUEST_MS))?.state).toBe('applied');
+    expect(callsUnder(due)).toBe(1);
+  });
+
+  it('after its lease ran out and another writer took it: nothing journaled, nothing sent, the other keeps it', async () => {
+    const due = await dueAMove();
+    await expect(
+      withItemLease(due.tenantId, 'test-writer', async (lease) => {
+        api.clock.advance(ITEM_LEASE_SECONDS + 1);
+        const taken = await acquireItemLease(due.tenantId, 'someone-else', api.clock.now(), 30);
+        expect('holder' in taken).toBe(true);
+        return moveOf(due, lease);
+      }),
+    ).rejects.toMatchObject({ name: 'ItemLeaseBusy' });
+    expect(await journalEntries(due)).toEqual([]);
+    expect(callsUnder(due)).toBe(0);
+    expect((await readItemLease(due.tenantId))?.holder).toBe('someone-else');
+  });
+
+  it('whose check before sending answers false: journaled while it checks, then dropped unsent', async () => {
+    const due = await dueAMove();
+    const seen = await withItemLease(due.tenantId, 'test-writer', async (lease) => {
+      let during: unknown;
+      const answer = await moveOf(due, lease, async () => {
+        during = {
+          held: lease.entry(owner(due))?.state,
+          stored: (await journalEntries(due)).map((e) => [e.owner, e.state]),
+        };
+        return false;
+      });
+      return { answer, during, after: lease.entry(owner(due)) };
+    });
+    expect(seen).toEqual({
+      answer: undefined,
+      during: { held: 'sending', stored: [[owner(due), 'sending']] },
+      after: undefined,
+    });
+    expect(await journalEntries(due)).toEqual([]);
+    expect(callsUnder(due)).toBe(0);
+  });
+});
+
+describe('what a rollout look moves', () => {
+  const rollOut = (due: Due) => rollOutPrices(due.tenantId, due.subscriptionId, api.clock.now());
+
+  it('only running Stacks: one that stopped running keeps the move decided while it ran, unsent', async () => {
+    const due = await dueAMove(1);
+    const other = (await listStacks(due.tenantId)).find((s) => s.stackId !== 'primary');
+    if (!other) throw new Error('no added Stack');
+    const otherKey = `reprice:${due.tenantId}:${other.stackId}:${due.to}`;
+    const otherMove = { ...due.move, items: due.items };
+    expect(await recordPriceMove(due.tenantId, other, otherMove)).toBe(true);
+    expect(
+      await applyStackWrites([
+        stackUpdateWrite(due.tenantId, other, { ...other, lifecycle: 'decommissioning' }),
+      ]),
+    ).toBe(true);
+
+    expect(await rollOut(due)).toBe(1);
+    expect(await stackPrice(due)).toEqual({ billedPriceId: due.to, priceMove: undefined });
+    const after = await getStack(due.tenantId, other.stackId);
+    expect({ billedPriceId: after?.billedPriceId, priceMove: after?.priceMove }).toEqual({
+      billedPriceId: due.from,
+      priceMove: otherMove,
+    });
+    expect(emulator.calls.filter((c) => c.idempotencyKey?.startsWith(otherKey))).toHaveLength(0);
+  });
+
+  it('a Plan Change confirmed while the look reads the items: the move is not stored, nothing sent, nothing counted', async () => {
+    const due = await dueAMove();
+    const confirmed = {
+      method: 'GET',
+      path: `/v1/subscriptions/${due.subscriptionId}`,
+      kind: 'none' as const,
+      times: 1,
+      before: async () => {
+        expect(
+          await applyStackWrites([
+            planChangeStackWrite(due.tenantId, due.stack, due.stack, { id: 'pc_race', status: 'preparing' }),
+          ]),
+        ).toBe(true);
+      },
+    };
+    expect(await withFaults(emulator, [confirmed], () => rollOut(due))).toBe(0);
+    expect(await stackPrice(due)).toEqual({ billedPriceId: due.from, priceMove: undefined });
+    expect((await getStack(due.tenantId, 'primary'))?.openChange).toEqual({
+      id: 'pc_race',
+      status: 'preparing',
+    });
+    expect(await journalEntries(due)).toEqual([]);
+    expect(callsUnder(due)).toBe(0);
   });
 });

@@ -87,8 +87,10 @@ export const AREAS: Record<AreaName, Group[]> = {
       mutate: ['functions/billing/item-changes.ts', 'functions/billing/price-rollout.ts'],
       unit: ['test/unit/item-journal.test.ts'],
       integration: [
-        // The lease called directly: the price a commit starts from, what a holder prunes.
+        // The lease called directly: the price a commit starts from, what a holder prunes, a send's
+        // own refusals, what a look moves; a defect of ours never taken for a processor failure.
         'test/integration/item-lease-direct.test.ts',
+        'test/integration/item-lease-defects.test.ts',
         'test/integration/quantity-serialization.test.ts',
         'test/integration/add-stack.test.ts',
         // The rollout's look (a move decided and sent but never recorded) is tested here.
