@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { listPriceOf, parsePlanPrices } from '#core/price-lock.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { syncCatalog } from '#ports/processor/catalog.ts';
@@ -17,6 +17,7 @@ import { applyStackWrites } from '#store/transact.ts';
 import {
   type HeldItemLease,
   ITEM_LEASE_SECONDS,
+  ITEM_LEASE_WORK_MS,
   sendPriceMove,
   settledBilledPrice,
   withItemLease,
@@ -24,6 +25,7 @@ import {
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
 import { environmentForFile, gatewayForFile } from '../support/file-gateway.ts';
 import { journalAsLeft } from '../support/item-journal.ts';
+import { processorTimePasses, slowSubscriptionRead } from '../support/processor-time.ts';
 import { processorView, withFaults } from '../support/processor-view.ts';
 
 /**
@@ -37,6 +39,13 @@ import { processorView, withFaults } from '../support/processor-view.ts';
  * work: answered entries nobody came back for are pruned after seven days, never a commit's (its
  * attempt keeps its next key new) nor the entry of the owner taking the lease.
  */
+
+// The time a processor caller has left, wrapped so that a test can make a read slow
+// (test/support/processor-time.ts); every other test sees the real time left.
+vi.mock('#ports/processor/deadline.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('#ports/processor/deadline.ts')>();
+  return { ...actual, processorTimeLeftMs: vi.fn(actual.processorTimeLeftMs) };
+});
 
 environmentForFile({ OPEN_SIGNUP_AT: undefined, PLAN_PRICES: undefined });
 
@@ -411,5 +420,25 @@ describe('what a rollout look moves', () => {
     });
     expect(await journalEntries(due)).toEqual([]);
     expect(callsUnder(due)).toBe(0);
+  });
+
+  it("stops before sending once the lease's processor work time is nearly spent (a slow read): nothing stored, journaled or sent; the next look moves it", async () => {
+    const due = await dueAMove();
+    const time = processorTimePasses();
+    try {
+      const slow = slowSubscriptionRead(time, due.subscriptionId, ITEM_LEASE_WORK_MS - 2 * MIN_REQUEST_MS);
+      await expect(withFaults(emulator, [slow], () => rollOut(due))).rejects.toMatchObject({
+        name: 'ProcessorError',
+        notSent: true,
+      });
+    } finally {
+      time.restore();
+    }
+    expect(callsUnder(due)).toBe(0);
+    expect(await journalEntries(due)).toEqual([]);
+    expect(await stackPrice(due)).toEqual({ billedPriceId: due.from, priceMove: undefined });
+
+    expect(await rollOut(due)).toBe(1);
+    await expectEnded(due, due.to, 1);
   });
 });

@@ -2,13 +2,16 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PlanChangeExecution } from '#core/plan-change.ts';
 import { logger } from '#ports/logger.ts';
+import { MIN_REQUEST_MS } from '#ports/processor/deadline.ts';
 import { db, tableName } from '#store/client.ts';
 import { acquireItemLease, readItemLease, releaseItemLease } from '#store/item-lease.ts';
 import { keys } from '#store/keys.ts';
 import { getPlanChange } from '#store/plan-changes.ts';
+import { ITEM_LEASE_WORK_MS } from '../../functions/billing/item-changes.ts';
 import { commitBilling, NOT_BILLED_ACCOUNT_CLOSED } from '../../functions/plan-changes/commit-billing.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { commitDoor, planChangeWorld } from '../support/plan-change-world.ts';
+import { processorTimePasses, slowSubscriptionRead } from '../support/processor-time.ts';
 import { lostAnswers, processorView } from '../support/processor-view.ts';
 
 /**
@@ -22,6 +25,13 @@ import { lostAnswers, processorView } from '../support/processor-view.ts';
 const door = commitDoor();
 /** The input the state machine gave each change's CommitBilling task. */
 const inputs = new Map<string, PlanChangeExecution>();
+// The time a processor caller has left, wrapped so that a test can make a read slow
+// (test/support/processor-time.ts); every other test sees the real time left.
+vi.mock('#ports/processor/deadline.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('#ports/processor/deadline.ts')>();
+  return { ...actual, processorTimeLeftMs: vi.fn(actual.processorTimeLeftMs) };
+});
+
 const { api, emulator } = gatewayForFile(
   {
     processor: true,
@@ -415,6 +425,33 @@ describe('a refused commit', () => {
       `plan-change:${changeId}`,
       ...[1, 2, 3, 4, 5, 6, 7].map((n) => `plan-change:${changeId}:retry-${n}`),
     ]);
+    expect(itemsByPlan(tenantId)).toEqual({ pro: 1 });
+  });
+
+  it("not sent once the lease's processor work time is nearly spent (a slow read): waits as a refusal, nothing sent; the next run commits once", async () => {
+    const { tenantId, changeId, input } = await atCommit();
+    const error = vi.spyOn(logger, 'error');
+    const time = processorTimePasses();
+    // The check that the tenant is not leaving reads first (no lease yet, no deadline), then the
+    // read under the lease takes nearly all of the lease's work time.
+    emulator.faults.push(
+      slowSubscriptionRead(time, subscriptionOf(tenantId).id, ITEM_LEASE_WORK_MS - 2 * MIN_REQUEST_MS, 1),
+    );
+    try {
+      expect((await commit(input)).waitSeconds).toBe(300);
+    } finally {
+      time.restore();
+    }
+    expect(error).toHaveBeenCalledWith('plan change billing commit refused', {
+      changeId,
+      attempts: 1,
+      error: 'too little time left to send an item change',
+    });
+    expect(keysSent(tenantId)).toEqual([]);
+    expect((await readItemLease(tenantId))?.entries ?? []).toEqual([]);
+
+    expect(await commit(input)).toEqual({ ...input, step: 'complete', waitSeconds: 0 });
+    expect(keysSent(tenantId)).toEqual([`plan-change:${changeId}`]);
     expect(itemsByPlan(tenantId)).toEqual({ pro: 1 });
   });
 
