@@ -6,7 +6,8 @@ import { MIN_REQUEST_MS } from '#ports/processor/deadline.ts';
 import { db, tableName } from '#store/client.ts';
 import { acquireItemLease, readItemLease, releaseItemLease } from '#store/item-lease.ts';
 import { keys } from '#store/keys.ts';
-import { getPlanChange } from '#store/plan-changes.ts';
+import { getPlanChange, planChangeUpdate } from '#store/plan-changes.ts';
+import { applyStackWrites } from '#store/transact.ts';
 import { ITEM_LEASE_WORK_MS } from '../../functions/billing/item-changes.ts';
 import { commitBilling, NOT_BILLED_ACCOUNT_CLOSED } from '../../functions/plan-changes/commit-billing.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
@@ -92,6 +93,12 @@ const callsDuring = async <T>(work: () => Promise<T>) => {
 /** The journal entry of the change's commit, if any. */
 const journalEntry = async (tenantId: string, changeId: string) =>
   (await readItemLease(tenantId))?.entries.find((entry) => entry.owner === `plan-change:${changeId}`);
+
+/** Another writer of ours writes the change's record (its version moves on), as the commit runs. */
+const anotherWriterTouches = async (tenantId: string, changeId: string) => {
+  const change = await stored(tenantId, changeId);
+  expect(await applyStackWrites([planChangeUpdate(change, {}, api.clock.now())])).toBe(true);
+};
 
 const setBillingState = (tenantId: string, billingState: string) =>
   db().send(
@@ -315,6 +322,17 @@ describe('a tenant leaving, seen only under the lease (between the first read an
     await expectUnbilled(tenantId, changeId, await commit(input));
   });
 
+  it("a cancel scheduled in between, and the change's record written by another writer before it is completed: looks again in 1 s, then completes unbilled", async () => {
+    const { tenantId, changeId, input } = await atCommit();
+    afterFirstRead(tenantId, async () => {
+      subscriptionOf(tenantId).cancelAtPeriodEnd = true;
+      await anotherWriterTouches(tenantId, changeId);
+    });
+    expect(await commit(input)).toEqual({ ...input, waitSeconds: 1 });
+    expect((await stored(tenantId, changeId)).step).toBe('commit_billing');
+    await expectUnbilled(tenantId, changeId, await commit(input));
+  });
+
   it('the tenant record gone in between: not a leaving tenant, the commit is sent', async () => {
     const { tenantId, changeId, input } = await atCommit();
     afterFirstRead(tenantId, async () => {
@@ -421,6 +439,44 @@ describe('the subscription items held by another writer', () => {
     expect(change.final?.adjustment).toBeGreaterThan(0);
     expect(change.final?.proratedFrom).toBe(healthyAt);
     expect(await journalEntry(tenantId, changeId)).toBeUndefined();
+  });
+});
+
+describe('a commit applied whose record loses to another writer', () => {
+  it('looks again in 1 s with the commit kept in the journal; the next run records it once, nothing sent again', async () => {
+    const { tenantId, changeId, input } = await atCommit();
+    emulator.faults.push({
+      method: 'POST',
+      keyPrefix: `plan-change:${changeId}`,
+      kind: 'none',
+      before: () => anotherWriterTouches(tenantId, changeId),
+    });
+    expect(await commit(input)).toEqual({ ...input, waitSeconds: 1 });
+    expect((await stored(tenantId, changeId)).step).toBe('commit_billing');
+    expect(await journalEntry(tenantId, changeId)).toMatchObject({ state: 'applied' });
+
+    expect(await commit(input)).toEqual({ ...input, step: 'complete', waitSeconds: 0 });
+    expect(keysSent(tenantId)).toEqual([`plan-change:${changeId}`]);
+    expect((await stored(tenantId, changeId)).final?.adjustment).toBeGreaterThan(0);
+    expect(await journalEntry(tenantId, changeId)).toBeUndefined();
+    expect(itemsByPlan(tenantId)).toEqual({ pro: 1 });
+  });
+});
+
+describe('a Stack billed at a price its subscription has no item on (a defect of ours, not a refusal)', () => {
+  it('fails the task loudly: nothing sent, no attempt counted as a refusal', async () => {
+    const { tenantId, changeId, input } = await atCommit();
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.stack(tenantId, 'primary'),
+        UpdateExpression: 'SET billedPriceId = :gone',
+        ExpressionAttributeValues: { ':gone': 'price_not_on_the_subscription' },
+      }),
+    );
+    await expect(commit(input)).rejects.toThrow("the subscription has no item on the Stack's current price");
+    expect(keysSent(tenantId)).toEqual([]);
+    expect((await stored(tenantId, changeId)).commitAttempts ?? 0).toBe(0);
   });
 });
 
