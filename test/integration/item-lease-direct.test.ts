@@ -228,7 +228,14 @@ describe('what a holder settles before its work', () => {
     api.clock.advance(7 * 86_400 + 60);
     await journaled(due, 'refused', due.items, 'reprice:stk_young:price_young', `${due.key}:young`);
 
-    await withItemLease(due.tenantId, 'another-writer', async () => undefined);
+    // The holder's work sees the journal as settling left it: the pruned entry is gone there too.
+    const seen = await withItemLease(due.tenantId, 'another-writer', async (lease) =>
+      lease
+        .entriesOf('')
+        .map((e) => e.owner)
+        .sort(),
+    );
+    expect(seen).toEqual(['plan-change:pc_old', 'reprice:stk_young:price_young']);
     expect(await owners(due)).toEqual(['plan-change:pc_old', 'reprice:stk_young:price_young']);
   });
 
