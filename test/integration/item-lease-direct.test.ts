@@ -200,6 +200,15 @@ describe('the price a billing commit starts from', () => {
     await expectEnded(due, due.from, 0);
   });
 
+  it('a decided move from a price the Stack is no longer billed at is not sent: the commit starts from the billed price', async () => {
+    const due = await dueAMove();
+    await decided({ ...due, move: { ...due.move, fromPriceId: 'price_earlier' } });
+
+    expect(await settled(due)).toBe(due.from);
+    expect(callsUnder(due)).toBe(0);
+    expect(await journalEntries(due)).toEqual([]);
+  });
+
   it('a decided move already applied is finished without sending it again', async () => {
     const due = await dueAMove();
     await decidedAndApplied(due);
