@@ -3,10 +3,9 @@ import { itemsAfterAdding } from '#core/stack-growth.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
 import { changeSubscriptionItems } from '#ports/processor/items.ts';
 import { subscriptionItems } from '#ports/processor/subscriptions.ts';
-import { readItemLease } from '#store/item-lease.ts';
 import { type HeldItemLease, withItemLease } from '../../functions/billing/item-changes.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
-import { journalAsLeft } from '../support/item-journal.ts';
+import { countingHolder, journalAsLeft, journalStates } from '../support/item-journal.ts';
 import { lostAnswers, processorView, withFaults } from '../support/processor-view.ts';
 
 /**
@@ -52,21 +51,15 @@ const oneMore = async () => {
     });
   return { tenantId: tenant.tenantId, subscriptionId, key, items, send };
 };
-const states = async (tenantId: string) =>
-  (await readItemLease(tenantId))?.entries.map((e) => [e.owner, e.state]);
 const quantity = (tenantId: string) =>
   subscriptionOf(tenantId).items.reduce((total, item) => total + item.quantity, 0);
 
 /** The next holder's first read of the items meets the defect: it propagates before any work runs. */
 const expectDefectBeforeWork = async (tenantId: string) => {
   vi.mocked(subscriptionItems).mockRejectedValueOnce(defect);
-  let worked = false;
-  await expect(
-    withItemLease(tenantId, 'another-writer', async () => {
-      worked = true;
-    }),
-  ).rejects.toBe(defect);
-  expect(worked).toBe(false);
+  const holder = countingHolder(tenantId);
+  await expect(holder.run()).rejects.toBe(defect);
+  expect(holder.runs()).toBe(0);
 };
 
 describe('a defect of ours under the item lease', () => {
@@ -75,11 +68,11 @@ describe('a defect of ours under the item lease', () => {
     vi.mocked(changeSubscriptionItems).mockRejectedValueOnce(defect);
 
     await expect(withItemLease(more.tenantId, 'test-writer', more.send)).rejects.toBe(defect);
-    expect(await states(more.tenantId)).toEqual([[OWNER, 'sending']]);
+    expect(await journalStates(more.tenantId)).toEqual([[OWNER, 'sending']]);
     expect(keysSent(more.tenantId)).not.toContain(more.key);
 
     await withItemLease(more.tenantId, 'another-writer', async () => undefined);
-    expect(await states(more.tenantId)).toEqual([[OWNER, 'refused']]);
+    expect(await journalStates(more.tenantId)).toEqual([[OWNER, 'refused']]);
     expect(quantity(more.tenantId)).toBe(1);
   });
 
@@ -96,10 +89,10 @@ describe('a defect of ours under the item lease', () => {
     await expect(
       withFaults(emulator, [lost], () => withItemLease(more.tenantId, 'test-writer', more.send)),
     ).rejects.toBe(defect);
-    expect(await states(more.tenantId)).toEqual([[OWNER, 'sending']]);
+    expect(await journalStates(more.tenantId)).toEqual([[OWNER, 'sending']]);
 
     await withItemLease(more.tenantId, 'another-writer', async () => undefined);
-    expect(await states(more.tenantId)).toEqual([[OWNER, 'applied']]);
+    expect(await journalStates(more.tenantId)).toEqual([[OWNER, 'applied']]);
     expect(quantity(more.tenantId)).toBe(2);
   });
 
@@ -110,10 +103,10 @@ describe('a defect of ours under the item lease', () => {
         withItemLease(more.tenantId, 'test-writer', more.send),
       ),
     ).rejects.toMatchObject({ name: 'ItemChangeUnknown' });
-    expect(await states(more.tenantId)).toEqual([[OWNER, 'sending']]);
+    expect(await journalStates(more.tenantId)).toEqual([[OWNER, 'sending']]);
 
     await expectDefectBeforeWork(more.tenantId);
-    expect(await states(more.tenantId)).toEqual([[OWNER, 'sending']]);
+    expect(await journalStates(more.tenantId)).toEqual([[OWNER, 'sending']]);
   });
 
   it("thrown while taking back an added Stack's charge given up: propagates (not left to the next holder as a processor failure), the holder does no work", async () => {
@@ -143,7 +136,7 @@ describe('a defect of ours under the item lease', () => {
     );
 
     await expectDefectBeforeWork(more.tenantId);
-    expect(await states(more.tenantId)).toEqual([[OWNER, 'applied']]);
+    expect(await journalStates(more.tenantId)).toEqual([[OWNER, 'applied']]);
     expect(quantity(more.tenantId)).toBe(2);
   });
 });

@@ -9,13 +9,12 @@ import { reserveCapacity } from '#store/capacity.ts';
 import { claimIdempotencyKey, recordIdempotencyPlan } from '#store/idempotency.ts';
 import { acquireItemLease, readItemLease, recordItemChange, releaseItemLease } from '#store/item-lease.ts';
 import { getStack, listStacks, recordPriceMove } from '#store/stacks.ts';
-import { withItemLease } from '../../functions/billing/item-changes.ts';
 import { rollOutPrices } from '../../functions/billing/price-rollout.ts';
 import { addStackFingerprint } from '../../functions/stacks/add-stack.ts';
 import type { ProcessorFault } from '../../lib/local/processor/http.ts';
 import { environmentForFile } from '../support/file-gateway.ts';
 import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
-import { journalAsLeft } from '../support/item-journal.ts';
+import { countingHolder, journalAsLeft, journalStates } from '../support/item-journal.ts';
 import {
   gatewayWithCommitDoor,
   openPlaces,
@@ -314,25 +313,33 @@ describe('an item change whose answer was lost', () => {
     expect(keysSent(tenant.tenantId)).toContain(`${key}:retry-1`);
   });
 
-  it('the undo refused by the processor: nothing taken back now and the add kept applied; the next look takes the charge back once, under a new key', async () => {
+  /** An add applied a day ago whose Stack was never made (its key's day over): its charge is owed back. */
+  const addGivenUpADayAgo = async () => {
     const tenant = await paying('standard');
     await stoppedAdd(tenant, true);
-    const subscriptionId = subscriptionOf(tenant.tenantId).id;
-    const undoKey = `add-stack-undo:${tenant.tenantId}:stk_lostanswer1`;
     api.clock.advance(25 * 3_600);
+    return {
+      tenant,
+      subscriptionId: subscriptionOf(tenant.tenantId).id,
+      undoKey: `add-stack-undo:${tenant.tenantId}:stk_lostanswer1`,
+    };
+  };
+
+  it('the undo refused by the processor: nothing taken back now and the add kept applied; the next look takes the charge back once, under a new key', async () => {
+    const { tenant, subscriptionId, undoKey } = await addGivenUpADayAgo();
     const look = () => rollOutPrices(tenant.tenantId, subscriptionId, api.clock.now());
 
     // The refusal does not keep the lease: the holder's own work runs.
-    let worked = 0;
-    await withFaults(emulator, [{ method: 'POST', keyPrefix: undoKey, kind: 'refuse', times: 1 }], () =>
-      withItemLease(tenant.tenantId, 'another-writer', async () => {
-        worked++;
-      }),
+    const holder = countingHolder(tenant.tenantId);
+    await withFaults(
+      emulator,
+      [{ method: 'POST', keyPrefix: undoKey, kind: 'refuse', times: 1 }],
+      holder.run,
     );
-    expect(worked).toBe(1);
+    expect(holder.runs()).toBe(1);
     // Still charged for the Stack that will never exist: nothing was taken back.
     expect(subscriptionOf(tenant.tenantId).items.reduce((t, i) => t + i.quantity, 0)).toBe(2);
-    expect((await readItemLease(tenant.tenantId))?.entries.map((e) => [e.owner, e.state]).sort()).toEqual([
+    expect(await journalStates(tenant.tenantId)).toEqual([
       ['add-stack-undo:stk_lostanswer1', 'refused'],
       ['add-stack:stk_lostanswer1', 'applied'],
     ]);
@@ -349,34 +356,24 @@ describe('an item change whose answer was lost', () => {
   });
 
   it("the undo's answer lost and the items unreadable: the holder's own work does not run (nobody reads and sends before the undo is decided); the next holder decides it by reading and takes the charge back once", async () => {
-    const tenant = await paying('standard');
-    await stoppedAdd(tenant, true);
-    const subscriptionId = subscriptionOf(tenant.tenantId).id;
-    const undoKey = `add-stack-undo:${tenant.tenantId}:stk_lostanswer1`;
-    api.clock.advance(25 * 3_600);
-    let worked = 0;
-    const holder = () =>
-      withItemLease(tenant.tenantId, 'another-writer', async () => {
-        worked++;
-      });
-    const states = async () =>
-      (await readItemLease(tenant.tenantId))?.entries.map((e) => [e.owner, e.state]).sort();
+    const { tenant, subscriptionId, undoKey } = await addGivenUpADayAgo();
+    const holder = countingHolder(tenant.tenantId);
 
     await expect(
-      withFaults(emulator, [lostAnswers(emulator, undoKey, { unreadable: subscriptionId })], holder),
+      withFaults(emulator, [lostAnswers(emulator, undoKey, { unreadable: subscriptionId })], holder.run),
     ).rejects.toMatchObject({ name: 'ItemLeaseBusy', undecided: true, retryAfterSeconds: 30 });
-    expect(worked).toBe(0);
-    expect(await states()).toEqual([
+    expect(holder.runs()).toBe(0);
+    expect(await journalStates(tenant.tenantId)).toEqual([
       ['add-stack-undo:stk_lostanswer1', 'sending'],
       ['add-stack:stk_lostanswer1', 'applied'],
     ]);
 
     // The items readable again: the undo is found applied (not sent again), the add settled.
-    await holder();
-    expect(worked).toBe(1);
+    await holder.run();
+    expect(holder.runs()).toBe(1);
     expect(keysSent(tenant.tenantId).filter((k) => k?.startsWith(undoKey))).toEqual([undoKey]);
     expect(await billedAsStored(tenant.tenantId)).toBe(1);
-    expect(await states()).toEqual([['add-stack:stk_lostanswer1', 'refused']]);
+    expect(await journalStates(tenant.tenantId)).toEqual([['add-stack:stk_lostanswer1', 'refused']]);
   });
 
   it("a keyed add whose Stack was made but whose journal entry stayed: past its key's day the entry is dropped and the charge kept", async () => {
