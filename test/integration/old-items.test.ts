@@ -590,8 +590,9 @@ describe.each(generations)('items written $generation', ({ files }) => {
       try {
         await reader(item, stored);
       } catch (error) {
+        // The reads of a list (a tenant's Plan Changes, say) parse the item's neighbours too.
         throw new Error(
-          `${entity} item "${state}" (${String(item.PK)} / ${String(item.SK)}) does not read: ${String(error)}`,
+          `reading ${entity} item "${state}" (${String(item.PK)} / ${String(item.SK)}) through today’s store failed: ${String(error)}`,
           {
             cause: error,
           },
