@@ -128,7 +128,9 @@ describe('a processor write applied whose answer was lost', () => {
     );
     const creations = emulator.calls.filter(
       (c) =>
-        c.method === 'POST' && c.path === '/v1/customers' && c.params.metadata?.tenantId === tenant.tenantId,
+        c.method === 'POST' &&
+        c.path === '/v1/customers' &&
+        (c.params.metadata as Record<string, string> | undefined)?.tenantId === tenant.tenantId,
     );
     expect(creations.length).toBeGreaterThan(1);
     expect(new Set(creations.map((c) => c.idempotencyKey))).toEqual(new Set([`customer:${tenant.tenantId}`]));

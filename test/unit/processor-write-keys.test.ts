@@ -95,8 +95,8 @@ const enumerate = () => {
 const httpMethodOf = (sdkMethod: string): string => {
   const parts = sdkMethod.split('.');
   const method = parts.pop() as string;
-  const file =
-    path.join(SDK_RESOURCES, ...parts.map((part) => part[0]?.toUpperCase() + part.slice(1))) + '.js';
+  const resource = parts.map((part) => part[0]?.toUpperCase() + part.slice(1));
+  const file = `${path.join(SDK_RESOURCES, ...resource)}.js`;
   const text = readFileSync(file, 'utf8');
   const found = new RegExp(
     `\\n\\s+${method}\\([^)]*\\)\\s*\\{\\s*return this\\._makeRequest\\('(\\w+)'`,
