@@ -37,7 +37,23 @@ export const processorView = (emulator: ProcessorEmulator) => {
   const itemChanges = (tenantId: string) => updatesOf(tenantId).filter((c) => c.params.items);
   /** The distinct keys the tenant's item changes went with, in order. */
   const keysSent = (tenantId: string) => [...new Set(itemChanges(tenantId).map((c) => c.idempotencyKey))];
-  return { subscriptionOf, planOfPrice, itemsByPlan, priceOf, updatesOf, itemChanges, keysSent };
+  /** The processor customers made for the tenant (their metadata names it). */
+  const customersOf = (tenantId: string) =>
+    Object.values(emulator.state.customers).filter((c) => c.metadata.tenantId === tenantId);
+  /** The tenant's Checkout Sessions (their client reference is the tenant). */
+  const checkoutSessionsOf = (tenantId: string) =>
+    Object.values(emulator.state.checkoutSessions).filter((s) => s.clientReferenceId === tenantId);
+  return {
+    subscriptionOf,
+    planOfPrice,
+    itemsByPlan,
+    priceOf,
+    updatesOf,
+    itemChanges,
+    keysSent,
+    customersOf,
+    checkoutSessionsOf,
+  };
 };
 
 /** Runs `work` with faults on the emulator, then removes every fault left. */

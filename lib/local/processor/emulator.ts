@@ -12,8 +12,8 @@ import { type PageResult, renderPage } from './pages.ts';
 import * as portal from './portal.ts';
 import { Renderer } from './render.ts';
 import { route } from './router.ts';
-import { type SubscriberSeed, seedSubscribers } from './seed.ts';
-import type { CheckoutSessionRecord, ProcessorState } from './state.ts';
+import { type SubscriberSeed, seedSubscribers, subscribeCustomer } from './seed.ts';
+import type { CheckoutSessionRecord, ProcessorState, SubscriptionRecord } from './state.ts';
 import { emptyState } from './state.ts';
 import { nextDueAt, renewDue } from './subscriptions.ts';
 import { type DeliveredEvent, WebhookQueue, type WebhookTarget, webhookSignature } from './webhooks.ts';
@@ -220,6 +220,16 @@ export class ProcessorEmulator implements EmulatorContext {
     const seeded = seedSubscribers(this, seeds);
     this.save();
     return seeded;
+  }
+
+  /**
+   * For tests: a subscription of an existing customer in any status (`trialing`, `incomplete`,
+   * `past_due`, `unpaid`...), made without a Checkout and without events (seed.ts). Its id.
+   */
+  subscribeCustomer(customer: string, price: string, status: SubscriptionRecord['status']): string {
+    const { id } = subscribeCustomer(this, { customer, price, status });
+    this.save();
+    return id;
   }
 
   // ---- the clock ----

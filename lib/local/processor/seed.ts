@@ -1,5 +1,5 @@
 import type { EmulatorContext } from './context.ts';
-import { missing } from './errors.ts';
+import { fail, missing } from './errors.ts';
 import { newInvoice } from './invoices.ts';
 import type { CardBehavior, SubscriptionRecord } from './state.ts';
 
@@ -48,33 +48,16 @@ export const seedSubscribers = (
       behavior: seed.card,
       created,
     };
-    const subscriptionId = ctx.newId('sub');
-    const subscription: SubscriptionRecord = {
-      id: subscriptionId,
+    const subscription = storeSubscription(ctx, {
       customer: customerId,
       status: 'active',
-      items: seed.items.map((item) => ({
-        id: ctx.newId('si'),
-        price: item.price,
-        quantity: item.quantity,
-        created,
-      })),
-      created,
-      startDate: created,
-      currentPeriodStart: seed.periodStart,
-      currentPeriodEnd: seed.periodEnd,
-      cancelAtPeriodEnd: false,
-      cancelAt: null,
-      canceledAt: null,
-      endedAt: null,
-      cancellationReason: null,
-      metadata: { ...seed.metadata },
+      items: seed.items,
+      periodStart: seed.periodStart,
+      periodEnd: seed.periodEnd,
+      metadata: seed.metadata,
       defaultPaymentMethod: paymentMethodId,
-      discount: null,
-      latestInvoice: null,
-      automaticTax: false,
-    };
-    state.subscriptions[subscriptionId] = subscription;
+    });
+    const subscriptionId = subscription.id;
     const invoice = newInvoice(ctx, subscription, 'subscription_cycle', seed.periodStart, seed.periodEnd, {
       created,
     });
@@ -82,5 +65,73 @@ export const seedSubscribers = (
     invoice.amountPaid = invoice.amountDue ?? invoice.total;
     invoice.paidAt = created;
     return { customerId, subscriptionId };
+  });
+};
+
+/** A subscription written straight into the state (no Checkout, no invoice, no event). */
+const storeSubscription = (
+  ctx: EmulatorContext,
+  params: {
+    customer: string;
+    status: SubscriptionRecord['status'];
+    items: readonly { price: string; quantity: number }[];
+    periodStart: number;
+    periodEnd: number;
+    metadata: Record<string, string>;
+    defaultPaymentMethod: string | null;
+  },
+): SubscriptionRecord => {
+  const created = params.periodStart;
+  const ended = params.status === 'canceled' || params.status === 'incomplete_expired' ? created : null;
+  const subscription: SubscriptionRecord = {
+    id: ctx.newId('sub'),
+    customer: params.customer,
+    status: params.status,
+    items: params.items.map((item) => ({
+      id: ctx.newId('si'),
+      price: item.price,
+      quantity: item.quantity,
+      created,
+    })),
+    created,
+    startDate: created,
+    currentPeriodStart: params.periodStart,
+    currentPeriodEnd: params.periodEnd,
+    cancelAtPeriodEnd: false,
+    cancelAt: null,
+    canceledAt: params.status === 'canceled' ? created : null,
+    endedAt: ended,
+    cancellationReason: null,
+    metadata: { ...params.metadata },
+    defaultPaymentMethod: params.defaultPaymentMethod,
+    discount: null,
+    latestInvoice: null,
+    automaticTax: false,
+  };
+  ctx.state.subscriptions[subscription.id] = subscription;
+  return subscription;
+};
+
+/**
+ * A test control: a subscription of an existing customer in any of Stripe's statuses, as one made
+ * outside our Checkout would be (in the dashboard, a trial an operator gave, a first payment still
+ * `incomplete`, one that fell `past_due` or `unpaid`), from now for 30 days, with no invoice and no
+ * event. The emulator itself only reaches active, past_due and canceled.
+ */
+export const subscribeCustomer = (
+  ctx: EmulatorContext,
+  params: { customer: string; price: string; status: SubscriptionRecord['status'] },
+): SubscriptionRecord => {
+  const customer = ctx.state.customers[params.customer] ?? fail(missing('customer', params.customer));
+  if (!ctx.state.prices[params.price]) throw missing('price', params.price);
+  const now = ctx.nowSeconds();
+  return storeSubscription(ctx, {
+    customer: customer.id,
+    status: params.status,
+    items: [{ price: params.price, quantity: 1 }],
+    periodStart: now,
+    periodEnd: now + 30 * 86_400,
+    metadata: {},
+    defaultPaymentMethod: customer.defaultPaymentMethod,
   });
 };
