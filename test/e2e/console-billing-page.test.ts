@@ -39,7 +39,10 @@ const AMOUNT = /^[−-]?\$\d[\d,]*\.\d\d$/;
 interface Layout {
   innerWidth: number;
   scrollWidth: number;
-  /** Elements reaching past the viewport's right edge, or scrolling sideways inside themselves. */
+  /**
+   * Elements reaching past the viewport's right edge (past `main`'s content for the screen's own),
+   * or scrolling sideways inside themselves.
+   */
   wide: string[];
   /** Amount cells whose text takes more than one line. */
   brokenAmounts: string[];
@@ -57,12 +60,17 @@ const layoutOf = (page: Page): Promise<Layout> =>
     const name = (e: { tagName: string; id: string; className: string; textContent: string }) =>
       `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${typeof e.className === 'string' && e.className ? `.${e.className}` : ''} "${(e.textContent ?? '').trim().slice(0, 40)}"`;
     const wide: string[] = [];
+    const main = doc.getElementById('main');
+    const mainRight =
+      main.getBoundingClientRect().right - Number.parseFloat(g.getComputedStyle(main).paddingRight);
     for (const e of doc.querySelectorAll('body *')) {
-      if (!e.checkVisibility()) continue;
+      if (!e.checkVisibility() || e.classList.contains('visually-hidden')) continue;
       const box = e.getBoundingClientRect();
       if (box.width === 0) continue;
-      const scrolls = e.scrollWidth > e.clientWidth + 1 && g.getComputedStyle(e).overflowX !== 'visible';
-      if (box.right > g.innerWidth + 0.5 || scrolls) wide.push(name(e));
+      const edge = main.contains(e) ? mainRight : g.innerWidth;
+      const scrolls =
+        e.scrollWidth > e.clientWidth + 1 && ['auto', 'scroll'].includes(g.getComputedStyle(e).overflowX);
+      if (box.right > edge + 0.5 || scrolls) wide.push(name(e));
     }
     const cells = [...doc.querySelectorAll('main td, main dd')].filter((e: { textContent: string }) =>
       amount.test((e.textContent ?? '').trim()),
@@ -128,6 +136,7 @@ describeInChromium('Account & Billing as a paying customer reads it', (browser) 
 
     for (const size of WIDTHS) {
       await page.setViewportSize({ width: size.width, height: size.height });
+      await shot(page, `billing-page-01-per-month-${size.name}`);
       const paying = await page.getByRole('region', { name: 'What you pay' }).innerText();
       // The Stack's line of this period: a month of its Plan, from one day to the other.
       const [line] = summary.currentInvoice.lines;
@@ -209,7 +218,11 @@ describeInChromium('Account & Billing as a paying customer reads it', (browser) 
     const page = await consolePageOf(browser(), server, tenant, '#/plan-changes', 'Plan Changes');
     for (const size of WIDTHS) {
       await page.setViewportSize({ width: size.width, height: size.height });
-      await page.getByRole('region', { name: `Plan Change ${confirmed.body.changeId}` }).waitFor();
+      const card = page.getByRole('region', { name: `Plan Change ${confirmed.body.changeId}` });
+      // Its history open, as a person following the change would have it.
+      if (!(await card.locator('details').evaluate((d) => (d as unknown as { open: boolean }).open)))
+        await card.getByText('History').click();
+      await shot(page, `billing-page-03-plan-changes-${size.name}`);
       if (size.name === 'phone') await expectFitsThePhone(page, 1);
       await check(page, `billing-page-03-plan-changes-${size.name}`, 'Plan Changes');
     }
@@ -228,6 +241,7 @@ describeInChromium('Account & Billing as a paying customer reads it', (browser) 
     const deadline = await shownTime(page, status.graceDeadline);
     for (const size of WIDTHS) {
       await page.setViewportSize({ width: size.width, height: size.height });
+      await shot(page, `billing-page-04-past-due-${size.name}`);
       // The first thing under the heading: the failure, what is owed, until when, and how to pay.
       const first = await page.evaluate(() => {
         // biome-ignore lint/suspicious/noExplicitAny: this runs in the page
