@@ -83,13 +83,14 @@ const day = (iso: string): string => iso.slice(0, 10);
  * billed at (a negative amount), or a charge for the rest of the period on what they are billed at
  * now (the processor credits an item's whole old quantity and charges its whole new one).
  */
-export const changeLineText = (line: ChangeLine): string => {
+export const changeLineText = (line: ChangeLine): string =>
+  `${changeLineItem(line)}, from ${day(line.periodStart)} to ${day(line.periodEnd)}`;
+
+/** The same words without the days (a reader writes the days in its own format). */
+export const changeLineItem = (line: ChangeLine): string => {
   const plan = line.plan ? `${PLANS[line.plan].name} ` : '';
   const stacks = `${line.quantity} ${plan}Stack${line.quantity === 1 ? '' : 's'}`;
-  const span = `from ${day(line.periodStart)} to ${day(line.periodEnd)}`;
-  return line.amount < 0
-    ? `Credit for the unused time of ${stacks}, ${span}`
-    : `Charge for ${stacks}, ${span}`;
+  return line.amount < 0 ? `Credit for the unused time of ${stacks}` : `Charge for ${stacks}`;
 };
 
 /** The estimate as a tenant reads it: `planOfPrice` names the Plan of each line's price. */

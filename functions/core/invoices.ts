@@ -1,4 +1,4 @@
-import { type ChangeLine, changeLineText } from './estimates.ts';
+import { type ChangeLine, changeLineItem, changeLineText } from './estimates.ts';
 import { PLANS, type PlanValue } from './plans.ts';
 
 /**
@@ -21,6 +21,16 @@ export interface BilledStack {
 
 export interface InvoiceLineView {
   description: string;
+  /**
+   * The same words without the days: `s2.acme on Standard`, `Credit for the unused time of 1
+   * Standard Stack` (the console adds the days in the reader's own format).
+   */
+  item: string;
+  /** A credit or charge for part of a period (a Stack added, a Plan changed), not a period's price. */
+  proration: boolean;
+  /** The days the line bills: a month for a period line, the rest of the period for a proration. */
+  periodStart: string;
+  periodEnd: string;
   /** The Stack the line is for (null: a proration, or more Stacks billed than are named). */
   stack: string | null;
   plan: PlanValue | null;
@@ -55,11 +65,14 @@ export const invoiceLines = (
     if (line.proration || !line.plan || line.quantity <= 1) {
       const plan = line.plan;
       const named = !line.proration && plan && line.quantity === 1 ? stackNames(stacks, plan)[0] : undefined;
+      const item = line.proration ? changeLineItem(line) : periodLineText(plan, named ?? null, line.quantity);
       return [
         {
-          description: line.proration
-            ? changeLineText(line)
-            : periodLineText(plan, named ?? null, line.quantity),
+          description: line.proration ? changeLineText(line) : item,
+          item,
+          proration: line.proration,
+          periodStart: line.periodStart,
+          periodEnd: line.periodEnd,
           stack: named ?? null,
           plan,
           amount: line.amount,
@@ -73,14 +86,21 @@ export const invoiceLines = (
     const [amounts, discounts, taxes] = [line.amount, line.discount, line.tax].map((total) =>
       splitEvenly(total, line.quantity),
     ) as [number[], number[], number[]];
-    return amounts.map((amount, index) => ({
-      description: periodLineText(plan, names[index] ?? null, 1),
-      stack: names[index] ?? null,
-      plan,
-      amount,
-      discount: discounts[index] ?? 0,
-      tax: taxes[index] ?? 0,
-    }));
+    return amounts.map((amount, index) => {
+      const item = periodLineText(plan, names[index] ?? null, 1);
+      return {
+        description: item,
+        item,
+        proration: false,
+        periodStart: line.periodStart,
+        periodEnd: line.periodEnd,
+        stack: names[index] ?? null,
+        plan,
+        amount,
+        discount: discounts[index] ?? 0,
+        tax: taxes[index] ?? 0,
+      };
+    });
   });
 
 const stackNames = (stacks: readonly BilledStack[], plan: PlanValue): string[] =>

@@ -61,6 +61,10 @@ export const dateTime = (iso) =>
     timeZoneName: 'short',
   });
 
+/** A day in the browser's own words and zone (invoices and their lines are dated, not timed). @param {string} iso */
+export const day = (iso) =>
+  new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
 /**
  * A count and its noun, written out: `1 Stack`, `2 Stacks`, `1 run at once` (`plural` when not `-s`).
  * @param {number} count

@@ -119,19 +119,51 @@ export const resources = (/** @type {any} */ r) =>
 export const caps = (/** @type {any} */ c) =>
   `${count(c.runCap, 'run')} at once, ${c.reserveCap} in reserve, ${count(c.watchedProjectsCap, 'watched Project')}`;
 
-/** A table with a caption, column headers, and a row of cells per entry. */
+/**
+ * A table with a caption, column headers, and a row of cells per entry. The `amounts` columns (by
+ * index) hold amounts: right-aligned, never broken over lines (console.css `.amount`).
+ */
 export const table = (
   /** @type {string} */ caption,
   /** @type {string[]} */ columns,
   /** @type {(Node|string)[][]} */ rows,
-) =>
-  h(
+  /** @type {number[]} */ amounts = [],
+) => {
+  const cell = (/** @type {string} */ tag, /** @type {number} */ index, /** @type {Node|string} */ c) =>
+    h(
+      tag,
+      { ...(tag === 'th' ? { scope: 'col' } : {}), ...(amounts.includes(index) ? { class: 'amount' } : {}) },
+      c,
+    );
+  return h(
     'table',
     {},
     h('caption', { class: 'muted' }, caption),
-    h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', { scope: 'col' }, c)))),
-    h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c) => h('td', {}, c))))),
+    h('thead', {}, h('tr', {}, ...columns.map((c, i) => cell('th', i, c)))),
+    h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c, i) => cell('td', i, c))))),
   );
+};
+
+/** An amount in a sentence or a list: kept on one line (console.css `.amount`). */
+export const amountText = (/** @type {string} */ text) => h('span', { class: 'amount' }, text);
+
+/**
+ * Runs a redraw of the screen that follows itself (a poll), and gives the focus back to the control
+ * that had it, found again by its card and its name: a redraw must not take a person's place away.
+ */
+export const redrawKeepingFocus = async (/** @type {() => Promise<unknown>} */ redraw) => {
+  const focused = document.activeElement;
+  const inScreen = focused instanceof HTMLElement && focused !== main && main.contains(focused);
+  const card = inScreen ? focused.closest('[aria-label]')?.getAttribute('aria-label') : undefined;
+  const name = inScreen ? focused.textContent : undefined;
+  await redraw();
+  if (!inScreen) return;
+  const again = [...main.querySelectorAll(focused.tagName)].find(
+    (e) =>
+      e.textContent === name && (e.closest('[aria-label]')?.getAttribute('aria-label') ?? undefined) === card,
+  );
+  if (again instanceof HTMLElement) again.focus();
+};
 
 /** A Plan's name from its value (the value itself for a Plan the list does not hold). */
 export const planName = (/** @type {any[]} */ plans, /** @type {string} */ value) =>

@@ -1,8 +1,8 @@
 // Account & Billing: the billing state, what is paid now and next and with which card, the invoices,
 // the portal or the closing card, the money-back guarantee, the price lock and the billing history.
 import { api } from '../api.js';
-import { count, dateTime, h, label, money } from '../dom.js';
-import { button, dl, errorBox, planName, screen, table } from '../ui.js';
+import { count, dateTime, day, h, label, money } from '../dom.js';
+import { amountText, button, dl, errorBox, planName, screen, table } from '../ui.js';
 import { mayChangePlanOf, planChangeEntry } from './stacks.js';
 
 /** Why a leaving tenant leaves, in the tenant's words (the history's reasons). */
@@ -43,9 +43,39 @@ const STATE_WORDS = {
 const stateWords = (/** @type {string} */ state) =>
   STATE_WORDS[/** @type {keyof STATE_WORDS} */ (state)] ?? label(state);
 
-/** A day, in the browser's own words (invoices are dated, not timed). */
-const day = (/** @type {string} */ iso) =>
-  new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+/** The billing state, marked: its words, its colour (a state that asks for a payment is red). */
+const stateMark = (/** @type {string} */ state) =>
+  h(
+    'strong',
+    {
+      class: `state ${state === 'past-due' || state === 'suspended' ? 'state-bad' : state === 'active' ? 'state-good' : ''}`,
+      'data-billing-state': state,
+    },
+    stateWords(state),
+  );
+
+/** From one day to another, as every date of this page is written. */
+const days = (/** @type {string} */ from, /** @type {string} */ to) => `${day(from)} to ${day(to)}`;
+
+/**
+ * An invoice line in words, with its days: a Stack's line is a month of its Plan; a proration
+ * (a Stack added, a Plan changed) is a credit or a charge for the days left in the period.
+ */
+const lineText = (/** @type {any} */ line) =>
+  line.proration
+    ? `${line.item}, ${days(line.periodStart, line.periodEnd)}`
+    : `${line.item}: a month, ${days(line.periodStart, line.periodEnd)}`;
+
+/** What a Stack is billed a month (`, $40.00 a month`): its founding price while locked, else its Plan's. */
+const monthlyPriceOf = (/** @type {any} */ stack, /** @type {any[]} */ plans) => {
+  const locked = stack.priceLock?.state === 'locked' ? stack.priceLock.monthlyPrice : undefined;
+  const price = locked ?? plans.find((p) => p.value === stack.plan)?.monthlyPrice;
+  return price ? `, ${money(price)} a month${locked ? ' (founding price, locked)' : ''}` : '';
+};
+
+/** What a proration is, under an invoice that has one. */
+const PRORATION_WORDS =
+  'A Stack added or a Plan changed during a billing period is billed for the days left in it: a credit gives back the unused days at what the Stacks were billed at, a charge bills the same days at what they are billed at now. Both come on the next invoice; nothing is charged at the time of the change.';
 
 /** An amount of an invoice in its currency. */
 const amount = (/** @type {number} */ minor, /** @type {string} */ currency) =>
@@ -55,7 +85,7 @@ const amount = (/** @type {number} */ minor, /** @type {string} */ currency) =>
 const invoiceTable = (/** @type {string} */ caption, /** @type {any} */ invoice) => {
   const c = invoice.currency;
   const rows = invoice.lines.map((/** @type {any} */ line) => [
-    line.description,
+    lineText(line),
     amount(line.amount, c),
     line.discount ? `−${amount(line.discount, c)}` : '—',
     line.tax ? amount(line.tax, c) : '—',
@@ -75,8 +105,11 @@ const invoiceTable = (/** @type {string} */ caption, /** @type {any} */ invoice)
   return h(
     'div',
     { class: 'invoice' },
-    table(caption, ['What', 'Amount', 'Discount', 'Tax'], rows),
-    dl(totals),
+    table(caption, ['What', 'Amount', 'Discount', 'Tax'], rows, [1, 2, 3]),
+    dl(totals.map(([term, value]) => [term, amountText(value)])),
+    invoice.lines.some((/** @type {any} */ line) => line.proration)
+      ? h('p', { class: 'muted' }, PRORATION_WORDS)
+      : '',
   );
 };
 
@@ -161,7 +194,7 @@ const invoicesCard = async () => {
     ]);
     body.replaceChildren(
       shown.length
-        ? table('Your invoices, newest first', ['Date', 'Number', 'Amount', 'Status', 'Invoice'], rows)
+        ? table('Your invoices, newest first', ['Date', 'Number', 'Amount', 'Status', 'Invoice'], rows, [2])
         : h('p', {}, 'No invoices yet.'),
       ...(page.next
         ? [
@@ -286,32 +319,76 @@ const moneyBackCard = (/** @type {any} */ mb, /** @type {boolean} */ leaving) =>
   );
 };
 
+/** Opens the processor's billing portal (the card, a cancel); it returns to the console. */
+const openPortal = async () => {
+  const { url } = await api('POST', '/v1/billing/portal');
+  location.assign(url);
+};
+
+/**
+ * After a failed payment (`past-due`, then `suspended`), the first thing on the page: what is owed,
+ * until when, what happens then, and how to pay, with the portal's button next to the deadline.
+ */
+const owedCard = (/** @type {any} */ billing, /** @type {any} */ summary) => {
+  const suspended = billing.billingState === 'suspended';
+  const title = suspended ? 'Your Stacks are suspended' : 'Your payment failed';
+  const invoice = summary?.currentInvoice?.status === 'open' ? summary.currentInvoice : null;
+  const what = invoice
+    ? `The payment of ${amount(invoice.amountDue, invoice.currency)}${invoice.number ? ` for invoice ${invoice.number}` : ''}`
+    : 'A payment';
+  const until = billing.graceDeadline
+    ? `before ${dateTime(billing.graceDeadline)} (your local time)`
+    : 'as soon as you can';
+  return h(
+    'section',
+    { class: 'card owed', 'aria-label': title },
+    h('h3', {}, title),
+    h(
+      'p',
+      {},
+      suspended
+        ? `${what} failed and was not made within the 7 days of grace. Pay it ${until} to have your Stacks back; after that the account closes and the Stacks are torn down.`
+        : `${what} failed. Pay it ${until} to keep your Stacks running; after that they are suspended.`,
+    ),
+    h(
+      'p',
+      {},
+      'To pay, open the billing portal and update your card: the payment owed is taken from the new card, and your account is active again within a few minutes.',
+    ),
+    h('p', {}, button('Open the billing portal to pay', openPortal)),
+  );
+};
+
 export const accountScreen = async (/** @type {any} */ me) => {
   const billing = await api('GET', '/v1/billing/status');
   const leaving = billing.billingState === 'decommissioning';
   // The Plan Change flow starts here too (Account & Billing, then Preview Change, then the
   // confirmation), for the Stacks a change may start on; hidden while any release gate is down.
   const offerChanges = !leaving && Boolean(me.planChangeControls?.visible);
-  const [stacks, plans, paying, invoices] = await Promise.all([
+  const [stacks, plans, summary, invoices] = await Promise.all([
     leaving || offerChanges ? api('GET', '/v1/stacks').then((/** @type {any} */ d) => d.stacks) : [],
     offerChanges ? api('GET', '/v1/billing/plans').then((/** @type {any} */ d) => d.plans) : [],
-    orError(async () => payingCard(await api('GET', '/v1/billing/summary')), 'What you pay'),
+    // A processor that does not answer: its error in place of the card, the rest still shown.
+    api('GET', '/v1/billing/summary').catch((/** @type {unknown} */ error) => ({ error })),
     orError(invoicesCard, 'Invoices'),
   ]);
+  const paying = await orError(async () => {
+    if (summary.error) throw summary.error;
+    return payingCard(summary);
+  }, 'What you pay');
+  const owed = billing.billingState === 'past-due' || billing.billingState === 'suspended';
   const changeable = offerChanges ? stacks.filter((/** @type {any} */ s) => mayChangePlanOf(s, me)) : [];
-  const portal = button('Open the billing portal', async () => {
-    const { url } = await api('POST', '/v1/billing/portal');
-    location.assign(url);
-  });
+  const portal = button('Open the billing portal', openPortal);
   screen(
     'Account & Billing',
+    owed ? owedCard(billing, summary) : '',
     dl([
       ['Account', `${me.slug ?? '(no slug yet)'} (${me.user.login}, ${me.role})`],
-      ['Billing state', stateWords(billing.billingState)],
+      ['Billing state', stateMark(billing.billingState)],
       [
         'Grace deadline',
         billing.graceDeadline
-          ? `${dateTime(billing.graceDeadline)} (your local time): pay before then to keep your Stacks`
+          ? `${dateTime(billing.graceDeadline)} (your local time): pay before then, by updating your card in the billing portal, to keep your Stacks`
           : 'None',
       ],
       ['Price lock', priceLockText(billing.priceLock)],
@@ -344,7 +421,7 @@ export const accountScreen = async (/** @type {any} */ me) => {
             h(
               'div',
               { class: 'plan-change-entry' },
-              h('h4', {}, `${s.name}: ${planName(plans, s.plan)} now`),
+              h('h4', {}, `${s.name}: ${planName(plans, s.plan)} now${monthlyPriceOf(s, plans)}`),
               planChangeEntry(s, plans),
             ),
           ),

@@ -2,7 +2,27 @@
 // selection, and deletion with the blocking list and then the Thread-count confirmation.
 import { ApiError, api } from '../api.js';
 import { count, dateTime, h, label, option } from '../dom.js';
-import { button, dl, errorBox, form, hashParts, pickStack, poll, say, screen, stackPicker } from '../ui.js';
+import {
+  button,
+  dl,
+  errorBox,
+  form,
+  hashParts,
+  pickStack,
+  poll,
+  redrawKeepingFocus,
+  say,
+  screen,
+  stackPicker,
+} from '../ui.js';
+
+/**
+ * The answers to a Delete still waiting for the person (the confirmation with its token, or the
+ * routes that block it), by Stack and Credential: the screen redraws itself while a validation is
+ * pending, and a redraw must not take the question away while it is being read.
+ * @type {Map<string, ApiError>}
+ */
+const deleteAnswers = new Map();
 
 // The Provider catalog, the consent text and its version, the activities and efforts all come from
 // `GET /v1/credentials/catalog` (the API's own rules), never from this page.
@@ -86,10 +106,13 @@ export const credentialsScreen = async () => {
     provision.element,
   );
   if (data.credentials.some((/** @type {any} */ c) => c.validation.state === 'pending'))
-    poll(async () => {
-      const now = await api('GET', `/v1/credentials${q}`);
-      return JSON.stringify(now) !== JSON.stringify(data);
-    }, again);
+    poll(
+      async () => {
+        const now = await api('GET', `/v1/credentials${q}`);
+        return JSON.stringify(now) !== JSON.stringify(data);
+      },
+      () => redrawKeepingFocus(again),
+    );
 };
 
 const guideSection = (
@@ -165,9 +188,44 @@ const credentialCard = (
 ) => {
   const q = `?stackId=${encodeURIComponent(stack.stackId)}`;
   const out = h('div', {});
+  const key = `${stack.stackId}/${c.name}`;
   const projectName = (/** @type {string} */ id) => projects.find((p) => p.projectId === id)?.name ?? id;
+  /** The answer to a Delete shown under the card: the blocking routes, or the confirmation. */
+  const answer = (/** @type {ApiError} */ error) => {
+    if (error.code === 'credential_in_use')
+      return h(
+        'div',
+        { role: 'alert' },
+        h('p', {}, h('strong', {}, 'Cannot delete: '), `these routes name ${c.name}. Change them first.`),
+        h(
+          'ul',
+          { 'aria-label': `Routes naming ${c.name}` },
+          ...(error.body.uses ?? []).map((/** @type {any} */ u) =>
+            h('li', {}, `Project ${projectName(u.projectId)}: ${u.activity}, ${u.position}`),
+          ),
+        ),
+      );
+    return h(
+      'div',
+      { role: 'alert' },
+      h(
+        'p',
+        {},
+        error.body.threadCount === 0
+          ? `No Thread uses ${c.name}: deleting it stops none. Confirm before ${dateTime(error.body.expiresAt)}.`
+          : `${count(error.body.threadCount, 'Thread uses', 'Threads use')} ${c.name}: deleting it means they cannot go on. Confirm before ${dateTime(error.body.expiresAt)}.`,
+      ),
+      button(
+        error.body.threadCount === 0
+          ? `Confirm: delete ${c.name}`
+          : `Confirm: delete ${c.name} and stop ${count(error.body.threadCount, 'Thread')}`,
+        () => remove(error.body.confirmationToken),
+      ),
+    );
+  };
   const remove = async (/** @type {string} */ token = '') => {
     out.replaceChildren();
+    deleteAnswers.delete(key);
     try {
       await api(
         'DELETE',
@@ -176,44 +234,18 @@ const credentialCard = (
       say(`Credential ${c.name} is deleted.`);
       await again();
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'credential_in_use')
-        out.replaceChildren(
-          h(
-            'div',
-            { role: 'alert' },
-            h('p', {}, h('strong', {}, 'Cannot delete: '), `these routes name ${c.name}. Change them first.`),
-            h(
-              'ul',
-              { 'aria-label': `Routes naming ${c.name}` },
-              ...(error.body.uses ?? []).map((/** @type {any} */ u) =>
-                h('li', {}, `Project ${projectName(u.projectId)}: ${u.activity}, ${u.position}`),
-              ),
-            ),
-          ),
-        );
-      else if (error instanceof ApiError && error.code === 'confirmation_required')
-        out.replaceChildren(
-          h(
-            'div',
-            { role: 'alert' },
-            h(
-              'p',
-              {},
-              error.body.threadCount === 0
-                ? `No Thread uses ${c.name}: deleting it stops none. Confirm before ${dateTime(error.body.expiresAt)}.`
-                : `${count(error.body.threadCount, 'Thread uses', 'Threads use')} ${c.name}: deleting it means they cannot go on. Confirm before ${dateTime(error.body.expiresAt)}.`,
-            ),
-            button(
-              error.body.threadCount === 0
-                ? `Confirm: delete ${c.name}`
-                : `Confirm: delete ${c.name} and stop ${count(error.body.threadCount, 'Thread')}`,
-              () => remove(error.body.confirmationToken),
-            ),
-          ),
-        );
-      else out.replaceChildren(errorBox(error));
+      if (
+        error instanceof ApiError &&
+        (error.code === 'credential_in_use' || error.code === 'confirmation_required')
+      ) {
+        deleteAnswers.set(key, error);
+        out.replaceChildren(answer(error));
+      } else out.replaceChildren(errorBox(error));
     }
   };
+  // Asked before this drawing (the screen redrew itself meanwhile): still asked, with the same token.
+  const kept = deleteAnswers.get(key);
+  if (kept) out.replaceChildren(answer(kept));
   const v = c.validation;
   return h(
     'section',

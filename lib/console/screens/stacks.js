@@ -35,6 +35,7 @@ const estimateTable = (/** @type {any} */ estimate) => {
           "This change's lines",
           ['Line', 'Amount', 'Discount', 'Tax'],
           estimate.lines.map((/** @type {any} */ l) => [l.description, m(l.amount), m(l.discount), m(l.tax)]),
+          [1, 2, 3],
         )
       : '',
   );
