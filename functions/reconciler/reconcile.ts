@@ -181,6 +181,7 @@ const firstStack = async (
             plan,
             monthlyPrice: { amount: bought.unitAmount, currency: bought.currency },
             now,
+            subscribedBefore: tenant.returning?.subscribedBefore === true,
           }),
         }
       : {}),
