@@ -119,7 +119,8 @@ export const routes: readonly Route[] = [
     handler: 'functions/api/get-me.ts',
     auth: 'session',
     table: { actions: ['GetItem', 'Query'] },
-    summary: 'The signed-in user, tenant, role, slug and billing state',
+    summary:
+      'The signed-in user, tenant, role, slug and billing state; when a new account can be started, and the former accounts',
   },
   {
     id: 'PostTenantSlug',
@@ -127,8 +128,9 @@ export const routes: readonly Route[] = [
     path: '/v1/tenant/slug',
     handler: 'functions/api/post-tenant-slug.ts',
     auth: 'session',
-    table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
-    summary: 'Locks the tenant slug (administrators)',
+    table: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] },
+    summary:
+      'Locks the tenant slug (administrators); on an account that has left and is torn down, starts the same person’s new account with it',
   },
   {
     id: 'GetBillingPlans',

@@ -6,6 +6,7 @@ import { config } from '#ports/config.ts';
 import { getUser } from '#store/users.ts';
 import { tenantWaitlist } from '#store/waitlist.ts';
 import { planChangeControls } from '../plan-changes/gates.ts';
+import { accountsView } from '../tenants/accounts.ts';
 
 /** GET /v1/me: who is signed in, in which tenant and role, and the tenant's slug and state. */
 export const handler = httpHandler({ auth: 'session' }, async ({ principal }) => {
@@ -36,6 +37,8 @@ export const handler = httpHandler({ auth: 'session' }, async ({ principal }) =>
       })),
       // The Plan Change controls show only when all five release gates are ready.
       planChangeControls: planChangeControls(),
+      // A returning customer: when a new account can be started, and the former accounts.
+      ...(await accountsView(user, tenant)),
     },
   };
 });

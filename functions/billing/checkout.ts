@@ -119,6 +119,7 @@ export const startCheckout = async (params: {
     if (!available.includes(plan)) throw noCapacity(plan, available);
     const customerId = billing?.customerId;
     if (customerId) await refuseWhenSubscribed(customerId);
+    await refuseWhenSubscribedElsewhere(params.userId, tenant.tenantId);
 
     const attemptId = randomUUID();
     const expiresAt = checkoutExpiry(now);
@@ -208,6 +209,26 @@ export const startCheckout = async (params: {
       throw error;
     }
   });
+};
+
+/**
+ * One live subscription per person, across all their accounts: a returning customer's new account
+ * has a new processor customer, so the former accounts' customers are asked too (each is torn
+ * down with its billing stopped before a new account can start, so this refuses only if that
+ * ever failed). Read-only, before any write.
+ */
+const refuseWhenSubscribedElsewhere = async (userId: string, tenantId: string): Promise<void> => {
+  const user = await getUser(userId);
+  for (const formerId of user?.formerTenantIds ?? []) {
+    if (formerId === tenantId) continue;
+    const former = (await getBilling(formerId))?.customerId;
+    if (former && (await viaProcessor(() => hasLiveSubscription(former))))
+      throw new Refusal(
+        409,
+        'subscription_exists',
+        'Your former account still has a subscription that can bill: nothing new can be bought until it has ended. Write to support.',
+      );
+  }
 };
 
 /**

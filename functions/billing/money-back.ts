@@ -1,6 +1,7 @@
 import { moneyBackGrantedEmail } from '#core/emails.ts';
 import {
   type MoneyBackRefusal,
+  type MoneyBackRefusalFacts,
   moneyBackCharges,
   moneyBackRefusal,
   moneyBackRefusalMessage,
@@ -42,18 +43,23 @@ export interface MoneyBackGrant {
 /** One email per tenant, ever: the outbox key of the confirmation. */
 export const moneyBackEmailKey = (tenantId: string): string => `money-back:${tenantId}`;
 
-const refused = (
-  code: MoneyBackRefusal,
-  facts: { windowUntil?: string | null; requestedAt?: string; grantedAt?: string | null },
-): Refusal => {
+const refused = (code: MoneyBackRefusal, facts: MoneyBackRefusalFacts): Refusal => {
   const { status, message } = moneyBackRefusalMessage(code, facts);
   return new Refusal(status, code, message, {
     extra: {
       ...(facts.windowUntil !== undefined ? { windowEndsAt: facts.windowUntil } : {}),
       ...(facts.grantedAt ? { grantedAt: facts.grantedAt } : {}),
+      ...(facts.graceEndsAt ? { graceEndsAt: facts.graceEndsAt } : {}),
     },
   });
 };
+
+const paymentNotSeenYet = () =>
+  new Refusal(
+    409,
+    'payment_not_seen_yet',
+    'The first payment is not recorded yet (the sweep records it within a minute of the payment): try again in a minute.',
+  );
 
 /** Processor failures during a grant: the claim stays, and running the same request again continues it. */
 const viaProcessor = async <T>(operation: () => Promise<T>): Promise<T> => {
@@ -148,9 +154,12 @@ export const grantMoneyBack = async (params: {
       : null;
   const firstPaidAt = settled?.opening.paidAt ?? null;
   const window = settled?.window ?? null;
+  // Once per person: a returning customer's new account carries its earlier account's grant.
+  const earlier = tenant.returning?.moneyBack;
   const code = moneyBackRefusal({
     billingState: tenant.billingState,
     alreadyGranted: tenant.moneyBack?.grantedAt !== undefined,
+    grantedToEarlierAccount: earlier !== undefined,
     grantUnderway: underway,
     firstPaidAt,
     // A future time is refused as given; the window is judged at the grant's own time.
@@ -158,19 +167,16 @@ export const grantMoneyBack = async (params: {
     now,
     emailMatches,
   });
-  const facts = {
+  const facts: MoneyBackRefusalFacts = {
     windowUntil: window?.until ?? null,
     requestedAt: (requestedAt.getTime() > now.getTime() ? requestedAt : judgedAt).toISOString(),
-    grantedAt: tenant.moneyBack?.grantedAt ?? null,
+    grantedAt: tenant.moneyBack?.grantedAt ?? earlier?.grantedAt ?? null,
+    earlierSlug: earlier?.slug ?? null,
+    graceEndsAt: tenant.graceDeadline ?? null,
   };
   if (code) throw refused(code, facts);
   const subscriptionId = billing?.subscriptionId;
-  if (!settled || !window || !subscriptionId)
-    throw new Refusal(
-      409,
-      'payment_not_seen_yet',
-      'The first payment is not recorded yet (the sweep records it within a minute of the payment): try again in a minute.',
-    );
+  if (!settled || !window || !subscriptionId) throw paymentNotSeenYet();
 
   const claim = await claimMoneyBack(tenant.tenantId, {
     requestedAt: judgedAt.toISOString(),
@@ -178,9 +184,17 @@ export const grantMoneyBack = async (params: {
     email,
   });
   if (!claim) {
-    // Granted or leaving in between: say which, as the checks would have.
-    const grantedAt = (await getTenant(tenant.tenantId))?.moneyBack?.grantedAt ?? null;
-    throw refused(grantedAt ? 'already_used' : 'decommissioning', { ...facts, grantedAt });
+    // Granted, leaving or no longer active in between: say which, as the checks would have.
+    const current = await getTenant(tenant.tenantId);
+    const grantedAt = current?.moneyBack?.grantedAt ?? null;
+    if (grantedAt) throw refused('already_used', { ...facts, grantedAt });
+    if (current?.billingState === 'past-due' || current?.billingState === 'suspended')
+      throw refused(current.billingState === 'past-due' ? 'account_past_due' : 'account_suspended', {
+        ...facts,
+        graceEndsAt: current.graceDeadline ?? null,
+      });
+    if (current?.billingState === 'provisioning') throw paymentNotSeenYet();
+    throw refused('decommissioning', facts);
   }
   const { continued } = claim;
   // The payments of exactly the window's invoices (the first payment, added Stacks' prorations,

@@ -25,12 +25,15 @@ const closingView = (tenant: Tenant) => ({
 const moneyBackView = (tenant: Tenant, now: Date) => {
   const windowEndsAt = tenant.firstPaidAt ? moneyBackWindow(tenant.firstPaidAt).until : null;
   const granted = tenant.moneyBack?.grantedAt ? tenant.moneyBack : undefined;
+  const earlier = tenant.returning?.moneyBack;
   return {
     supportEmail: config.supportEmail(),
     windowEndsAt,
+    // Only an active account is refunded, once per person (an earlier account's grant counts).
     available:
       tenant.moneyBack === undefined &&
-      tenant.billingState !== 'decommissioning' &&
+      earlier === undefined &&
+      tenant.billingState === 'active' &&
       windowEndsAt !== null &&
       now.getTime() <= Date.parse(windowEndsAt),
     used: granted
@@ -42,6 +45,8 @@ const moneyBackView = (tenant: Tenant, now: Date) => {
           currency: granted.currency ?? 'usd',
         }
       : null,
+    /** The refund was used with the person's earlier account: a new account has none. */
+    usedByEarlierAccount: earlier ? { slug: earlier.slug, grantedAt: earlier.grantedAt } : null,
     reminder: MONEY_BACK_REMINDER,
   };
 };

@@ -114,10 +114,29 @@ export const moneyBackGrantedEmail = (params: {
       : 'Every payment made in the 14-day window had already been refunded.',
     'Your subscription has ended at once: nothing more will be billed.',
     'Your Stacks stop taking new work now and are torn down at the end of the export window. Export your data before then; the billing status in the app shows the date.',
-    'The money-back refund can be used once per account.',
+    'The money-back refund can be used once per person: a new account you start later has none.',
+    'Once your Stacks are torn down, you can start a new account with the same sign-in: a new slug, at the prices then offered.',
   ];
   return {
     subject: `Your money-back refund for ${params.slug} is granted`,
+    text: `${paragraphs.join('\n\n')}\n`,
+    html: htmlOf(paragraphs),
+  };
+};
+
+/**
+ * The account is closed for good (sent once, when the sweep has torn everything down): nothing
+ * more is billed, the invoices stay readable, and the same sign-in can start a new account now.
+ */
+export const accountClosedEmail = (params: { slug: string | null; appUrl: string }): EmailContent => {
+  const name = params.slug ? `account ${params.slug}` : 'account';
+  const paragraphs = [
+    `Your ${name} is closed: its Stacks are torn down and nothing more will be billed.`,
+    'Your invoices and billing history stay readable in the app.',
+    `You can start a new account at any time with the same sign-in: choose a new slug (${params.slug ? `"${params.slug}" stays with the closed account` : 'the old one stays with the closed account'}) and check out at the prices then offered. ${params.appUrl}`,
+  ];
+  return {
+    subject: `Your account ${name} is closed`,
     text: `${paragraphs.join('\n\n')}\n`,
     html: htmlOf(paragraphs),
   };

@@ -3,7 +3,9 @@ import type { BillingState } from './billing-state.ts';
 /**
  * The money-back refund (spec: "Money-back refund"): a window that opens with the first invoice
  * settled for more than zero and lasts 14 days, judged at the time support received the tenant's
- * email; usable once per tenant, ever. Pure rules only: the use case is functions/billing/money-back.ts.
+ * email; usable once per person, ever (a returning customer's new account does not get a second
+ * one), and only while the account is `active` (the spec's one transition for it). Pure rules
+ * only: the use case is functions/billing/money-back.ts.
  */
 
 /** The window's length: 14 × 24 hours, both ends included. */
@@ -73,7 +75,10 @@ export const MONEY_BACK_REFUSALS = [
   'requested_in_future',
   'email_mismatch',
   'already_used',
+  'used_by_earlier_account',
   'decommissioning',
+  'account_past_due',
+  'account_suspended',
   'nothing_paid',
   'window_passed',
 ] as const;
@@ -83,6 +88,11 @@ export interface MoneyBackRequest {
   billingState: BillingState;
   /** A grant was completed for this tenant before (once per tenant, ever). */
   alreadyGranted: boolean;
+  /**
+   * A grant was completed for an earlier account of the same person (a returning customer): the
+   * refund is once per person, so a subscribe-refund-leave-return loop pays out once.
+   */
+  grantedToEarlierAccount?: boolean;
   /**
    * A grant was claimed and not completed (a run stopped between refunds): it is continued, even
    * when the sweep has already moved the tenant to `decommissioning` because of its cancel.
@@ -106,7 +116,12 @@ export const moneyBackRefusal = (request: MoneyBackRequest): MoneyBackRefusal | 
   if (request.requestedAt.getTime() > request.now.getTime()) return 'requested_in_future';
   if (!request.emailMatches) return 'email_mismatch';
   if (request.alreadyGranted) return 'already_used';
+  if (request.grantedToEarlierAccount && !request.grantUnderway) return 'used_by_earlier_account';
   if (request.billingState === 'decommissioning' && !request.grantUnderway) return 'decommissioning';
+  // Only an active account is refunded (the spec's `active` --refund granted--> `decommissioning`);
+  // a grant under way was claimed while active and is finished whatever came since.
+  if (request.billingState === 'past-due' && !request.grantUnderway) return 'account_past_due';
+  if (request.billingState === 'suspended' && !request.grantUnderway) return 'account_suspended';
   if (request.firstPaidAt === null || request.requestedAt.getTime() < Date.parse(request.firstPaidAt))
     return 'nothing_paid';
   if (request.requestedAt.getTime() > Date.parse(moneyBackWindow(request.firstPaidAt).until))
@@ -118,10 +133,21 @@ export const moneyBackRefusal = (request: MoneyBackRequest): MoneyBackRefusal | 
 export const sameEmail = (a: string | null | undefined, b: string | null | undefined): boolean =>
   typeof a === 'string' && typeof b === 'string' && a.trim().toLowerCase() === b.trim().toLowerCase();
 
+/** What a refusal's words name. */
+export interface MoneyBackRefusalFacts {
+  windowUntil?: string | null;
+  requestedAt?: string;
+  grantedAt?: string | null;
+  /** The earlier account that used the refund (its slug), for `used_by_earlier_account`. */
+  earlierSlug?: string | null;
+  /** When the running grace ends, for `account_past_due` and `account_suspended`. */
+  graceEndsAt?: string | null;
+}
+
 /** What each refusal says (HTTP status for the operator route; the CLI prints the message). */
 export const moneyBackRefusalMessage = (
   code: MoneyBackRefusal,
-  facts: { windowUntil?: string | null; requestedAt?: string; grantedAt?: string | null },
+  facts: MoneyBackRefusalFacts,
 ): { status: number; message: string } => {
   switch (code) {
     case 'requested_in_future':
@@ -139,6 +165,21 @@ export const moneyBackRefusalMessage = (
       return {
         status: 409,
         message: `This tenant already used its money-back refund${facts.grantedAt ? ` (granted ${facts.grantedAt})` : ''}; it can be used once per tenant.`,
+      };
+    case 'used_by_earlier_account':
+      return {
+        status: 409,
+        message: `This person already used the money-back refund with an earlier account${facts.earlierSlug ? ` ("${facts.earlierSlug}")` : ''}${facts.grantedAt ? ` (granted ${facts.grantedAt})` : ''}; it can be used once per person, and a new account does not bring a second one.`,
+      };
+    case 'account_past_due':
+      return {
+        status: 409,
+        message: `The account is past due: a payment failed${facts.graceEndsAt ? ` and its grace ends ${facts.graceEndsAt}` : ''}. The money-back refund is granted only to an active account: once the payment is made (the card can be updated in the billing portal) the account is active again, and a request received within the window can then be granted.`,
+      };
+    case 'account_suspended':
+      return {
+        status: 409,
+        message: `The account is suspended: a payment failed and was not made within the past-due grace${facts.graceEndsAt ? `; the account closes ${facts.graceEndsAt} unless it is paid` : ''}. The money-back refund is granted only to an active account: once the payment is made (the card can be updated in the billing portal) the account is active again, and a request received within the window can then be granted.`,
       };
     case 'decommissioning':
       return {

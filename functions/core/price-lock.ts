@@ -42,8 +42,13 @@ export interface PriceLock {
  * Was a first subscription completed at `completedAt` a founding one? Before Open Signup, yes.
  * No Open Signup time configured means Open Signup has not come yet: every completion is founding.
  */
-export const isFoundingCompletion = (completedAt: string, openSignupAt: string | undefined): boolean =>
-  openSignupAt === undefined || Date.parse(completedAt) < Date.parse(openSignupAt);
+export const isFoundingCompletion = (
+  completedAt: string,
+  openSignupAt: string | undefined,
+  /** The person paid a subscription before, with an earlier account (a returning customer): never founding. */
+  subscribedBefore = false,
+): boolean =>
+  !subscribedBefore && (openSignupAt === undefined || Date.parse(completedAt) < Date.parse(openSignupAt));
 
 /**
  * The lock a tenant's first Stack gets when the sweep activates the tenant: `locked` at the price
@@ -55,8 +60,10 @@ export const lockAtActivation = (params: {
   plan: PlanValue;
   monthlyPrice: ListPrice;
   now: Date;
+  /** A returning customer who paid before: the lock is not carried over, and none is given anew. */
+  subscribedBefore?: boolean;
 }): PriceLock | undefined =>
-  isFoundingCompletion(params.completedAt, params.openSignupAt)
+  isFoundingCompletion(params.completedAt, params.openSignupAt, params.subscribedBefore)
     ? {
         state: 'locked',
         plan: params.plan,

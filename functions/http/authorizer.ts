@@ -55,6 +55,9 @@ export const handler = async (event: APIGatewayRequestAuthorizerEventV2): Promis
     logger.warn('session of a user without membership', { userId: session.userId });
     return anonymous('invalid_session');
   }
+  // The person started a new account since this session began (in another browser): a sign-in
+  // opens the new one; the old account's billing is read from there (?account=<slug>).
+  if (membership.formerAt !== undefined) return anonymous('invalid_session');
   return {
     isAuthorized: true,
     context: {

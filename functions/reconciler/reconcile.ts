@@ -1,4 +1,5 @@
 import { policyStartsDisabling } from '#core/credentials.ts';
+import { accountClosedEmail } from '#core/emails.ts';
 import {
   cancellationReason,
   classifySubscription,
@@ -38,8 +39,9 @@ import {
 import { listInventory, releaseReservation } from '#store/capacity.ts';
 import { guideClearWrites } from '#store/credentials.ts';
 import { commitReconciliation, waitlistDeletes } from '#store/lifecycle.ts';
+import { outboxPut } from '#store/outbox.ts';
 import { firstStackWrites, listStacks, stackUpdateWrite, teardownWrites } from '#store/stacks.ts';
-import { getTenant, type Tenant } from '#store/tenants.ts';
+import { administratorEmails, getTenant, type Tenant } from '#store/tenants.ts';
 import type { TransactItem } from '#store/transact.ts';
 import { rollOutPrices } from '../billing/price-rollout.ts';
 import { refundSubscription } from '../billing/refund.ts';
@@ -181,6 +183,7 @@ const firstStack = async (
             plan,
             monthlyPrice: { amount: bought.unitAmount, currency: bought.currency },
             now,
+            subscribedBefore: tenant.returning?.subscribedBefore === true,
           }),
         }
       : {}),
@@ -273,7 +276,13 @@ const closeOut = async (
       torn.push({ stored, next: tornDown(stored, now.toISOString()) });
     }
     extra.push(...teardownWrites(tenant.tenantId, tenant.homeRegion, torn));
-    if (awaitingConfirmation === 0) record.tornDownAt = now.toISOString();
+    if (awaitingConfirmation === 0) {
+      record.tornDownAt = now.toISOString();
+      // Once, in the commit that records it: closed for good, and a new account can start now.
+      const content = accountClosedEmail({ slug: tenant.slug, appUrl: config.tenantAppUrl() });
+      for (const to of await administratorEmails(tenant.tenantId))
+        extra.push(outboxPut(`account-closed:${tenant.tenantId}:${to.toLowerCase()}`, to, content, now));
+    }
   }
   const tornDownAt = record.tornDownAt ?? tenant.tornDownAt;
   const next = servingUntil

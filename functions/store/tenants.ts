@@ -30,6 +30,14 @@ const MoneyBackSchema = v.object({
 });
 export type MoneyBackRecord = v.InferOutput<typeof MoneyBackSchema>;
 
+/** What a returning customer's new account carries from the person's earlier one (core/returning.ts). */
+const CarriedSchema = v.object({
+  previousTenantId: v.string(),
+  previousSlug: v.nullable(v.string()),
+  subscribedBefore: v.boolean(),
+  moneyBack: v.optional(v.object({ slug: v.nullable(v.string()), grantedAt: v.string() })),
+});
+
 export const TenantSchema = v.object({
   tenantId: v.string(),
   billingState: v.picklist(BILLING_STATES),
@@ -52,6 +60,8 @@ export const TenantSchema = v.object({
   firstPaidAt: v.optional(v.string()),
   /** The money-back refund, once claimed. */
   moneyBack: v.optional(MoneyBackSchema),
+  /** A returning customer's new account: what it carries from the person's earlier one. */
+  returning: v.optional(CarriedSchema),
 });
 export type Tenant = v.InferOutput<typeof TenantSchema>;
 
@@ -226,10 +236,10 @@ export const administratorEmails = async (tenantId: string): Promise<string[]> =
 
 /**
  * Claims the tenant's one money-back refund: written only when there is none yet and the tenant
- * is not leaving, or kept when a claim exists that was never completed (a run that stopped
+ * is `active`, or kept when a claim exists that was never completed (a run that stopped
  * part-way: it is continued, keeping its first `requestedAt`). Not a billing-state write. Answers
  * the claim as stored and whether this call made it, or undefined when the condition failed
- * (already granted, or leaving).
+ * (already granted, or not active).
  */
 export const claimMoneyBack = async (
   tenantId: string,
@@ -241,9 +251,11 @@ export const claimMoneyBack = async (
         TableName: tableName(),
         Key: keys.tenant(tenantId),
         UpdateExpression: 'SET moneyBack = if_not_exists(moneyBack, :claim)',
+        // A new claim only while active (the one state a refund is granted from); a claim under
+        // way is continued whatever state the tenant has reached since.
         ConditionExpression:
-          'attribute_exists(PK) AND ((attribute_not_exists(moneyBack) AND billingState <> :leaving) OR (attribute_exists(moneyBack) AND attribute_not_exists(moneyBack.grantedAt)))',
-        ExpressionAttributeValues: { ':claim': claim, ':leaving': 'decommissioning' },
+          'attribute_exists(PK) AND ((attribute_not_exists(moneyBack) AND billingState = :active) OR (attribute_exists(moneyBack) AND attribute_not_exists(moneyBack.grantedAt)))',
+        ExpressionAttributeValues: { ':claim': claim, ':active': 'active' },
         ReturnValues: 'UPDATED_OLD',
       }),
     );

@@ -2,20 +2,29 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ROLES, type Role } from '#core/sessions.ts';
-import { db, isConditionFailure, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import { newTenantItem } from './tenants.ts';
 
 const UserSchema = v.object({
   userId: v.string(),
+  /** The person's current tenant (a returning customer's new account once started). */
   tenantId: v.string(),
   login: v.string(),
   email: v.optional(v.string()),
+  /** The person's earlier tenants, oldest first (each left and torn down). */
+  formerTenantIds: v.optional(v.array(v.string())),
 });
 export type User = v.InferOutput<typeof UserSchema>;
 
 const IdentitySchema = v.object({ userId: v.string(), tenantId: v.string() });
-const MemberSchema = v.object({ tenantId: v.string(), userId: v.string(), role: v.picklist(ROLES) });
+const MemberSchema = v.object({
+  tenantId: v.string(),
+  userId: v.string(),
+  role: v.picklist(ROLES),
+  /** The person started a new account since: the membership only lets them read the old one's billing. */
+  formerAt: v.optional(v.string()),
+});
 export type Membership = v.InferOutput<typeof MemberSchema>;
 
 export interface CodeHostIdentity {
@@ -124,8 +133,14 @@ const refreshProfile = async (userId: string, identity: CodeHostIdentity) => {
  * first sign-ins of one identity create exactly one user and one tenant.
  */
 export const signInIdentity = async (identity: CodeHostIdentity, now: Date): Promise<SignedInUser> => {
-  const existing = await findIdentity(identity);
-  if (existing) {
+  const found = await findIdentity(identity);
+  if (found) {
+    // The user item names the person's current tenant (a new account moves it; the identity
+    // keeps the tenant of the first sign-in).
+    const existing = {
+      userId: found.userId,
+      tenantId: (await getUser(found.userId))?.tenantId ?? found.tenantId,
+    };
     const membership = await getMembership(existing.tenantId, existing.userId);
     if (!membership) throw new Error(`user ${existing.userId} has no membership in its tenant`);
     await refreshProfile(existing.userId, identity);
@@ -188,4 +203,115 @@ export const addMember = async (
     if (isConditionFailure(error)) return undefined;
     throw error;
   }
+};
+
+/**
+ * A returning customer's new account, in ONE transaction: the new tenant (in `provisioning`, its
+ * slug locked, carrying `carried`), the slug's claim (no tenant may hold it already), the person
+ * moved to it (only if still on `oldTenantId`), a new administrator membership, the old one kept
+ * as former (so its billing stays readable), the old tenant still torn down, and the calling
+ * session moved along. Two racing requests make one account; a crash leaves nothing half-done.
+ * False when a condition failed (the caller re-reads to say why).
+ */
+export const startNewAccount = async (params: {
+  userId: string;
+  oldTenantId: string;
+  newTenantId: string;
+  slug: string;
+  carried: Record<string, unknown>;
+  /** The hash of the calling session's token, moved to the new tenant in the same transaction. */
+  sessionTokenHash: string | undefined;
+  now: Date;
+}): Promise<boolean> => {
+  const { userId, oldTenantId, newTenantId, slug, now } = params;
+  const at = now.toISOString();
+  return appliedUnlessConditionFails(
+    db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...newTenantItem(newTenantId, now),
+                slug,
+                slugLockedAt: at,
+                returning: params.carried,
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.slug(slug), type: 'slug', slug, tenantId: newTenantId, lockedAt: at },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            ConditionCheck: {
+              TableName: tableName(),
+              Key: keys.tenant(oldTenantId),
+              ConditionExpression: 'attribute_exists(tornDownAt)',
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.user(userId),
+              UpdateExpression:
+                'SET tenantId = :new, formerTenantIds = list_append(if_not_exists(formerTenantIds, :none), :old)',
+              ConditionExpression: 'tenantId = :oldId',
+              ExpressionAttributeValues: {
+                ':new': newTenantId,
+                ':none': [],
+                ':old': [oldTenantId],
+                ':oldId': oldTenantId,
+              },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.member(oldTenantId, userId),
+              UpdateExpression: 'SET formerAt = :at',
+              ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(formerAt)',
+              ExpressionAttributeValues: { ':at': at },
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...keys.member(newTenantId, userId),
+                type: 'member',
+                tenantId: newTenantId,
+                userId,
+                role: 'administrator',
+                createdAt: at,
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          ...(params.sessionTokenHash
+            ? [
+                {
+                  Update: {
+                    TableName: tableName(),
+                    Key: keys.session(params.sessionTokenHash),
+                    UpdateExpression: 'SET tenantId = :new',
+                    ConditionExpression: 'tenantId = :oldId AND userId = :user',
+                    ExpressionAttributeValues: {
+                      ':new': newTenantId,
+                      ':oldId': oldTenantId,
+                      ':user': userId,
+                    },
+                  },
+                },
+              ]
+            : []),
+        ],
+      }),
+    ),
+  );
 };

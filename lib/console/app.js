@@ -5,6 +5,7 @@ import { ApiError, api } from './api.js';
 import { accountScreen } from './screens/account.js';
 import { credentialsScreen } from './screens/credentials.js';
 import { exportScreen } from './screens/export.js';
+import { newAccountNotice, newAccountScreen } from './screens/new-account.js';
 import { planChangesScreen } from './screens/plan-changes.js';
 import { closingScreen, plansScreen } from './screens/plans.js';
 import { signInScreen, slugScreen } from './screens/sign-in.js';
@@ -45,6 +46,11 @@ const draw = async () => {
     // Signed in: Sign out is always there; the links only once there is an account to look at.
     nav.hidden = false;
     navLinks.hidden = !me.slug || me.billingState === 'provisioning';
+    // A returning customer whose account is torn down: start a new one (screens/new-account.js).
+    if (me.newAccount?.possible) {
+      navLinks.hidden = true;
+      return newAccountScreen(me);
+    }
     if (!me.slug) return slugScreen();
     if (me.billingState === 'provisioning')
       // A close asked for and not yet carried out by the sweep: the account is closing, not for sale.
@@ -57,6 +63,7 @@ const draw = async () => {
         ? link.setAttribute('aria-current', 'page')
         : link.removeAttribute('aria-current');
     await ROUTES[/** @type {keyof ROUTES} */ (hash)](me);
+    newAccountNotice(me);
   } catch (error) {
     // The session ended while the screen loaded: sign in again rather than show an error.
     if (error instanceof ApiError && error.status === 401) return signInScreen();

@@ -204,6 +204,62 @@ describe('the README sections after the walkthrough, each from a fresh active te
   });
 });
 
+describe('the README "Coming back" section: a tenant leaves, time passes, the same login starts a new account and pays', () => {
+  const blocks = sectionBlocks('Coming back');
+  // biome-ignore lint/suspicious/noExplicitAny: the README's answers are read freely
+  let answers: any[][] = [];
+
+  beforeAll(async () => {
+    const port = new URL((server as Running).url).port;
+    // Its own bash, after the sections before it ran (it moves the clock a month): `newtenant`
+    // is the Plan Changes section's, pasted first as the README says.
+    const newtenant = /newtenant\(\) \{[\s\S]*?\n\}/.exec(sectionBlocks('Plan Changes')[0] ?? '')?.[0] ?? '';
+    const script = [
+      'set -euo pipefail',
+      newtenant.replaceAll('localhost:3000', `localhost:${port}`),
+      ...blocks.map((block) => `${block.replaceAll('localhost:3000', `localhost:${port}`)}\necho '${MARK}'`),
+    ].join('\n');
+    const { stdout } = await run('bash', ['-c', script], {
+      cwd: REPO,
+      env: userEnvironment(),
+      timeout: 90_000,
+    });
+    answers = stdout.split(`${MARK}\n`).map(jsonLines);
+  }, 120_000);
+
+  it('has the blocks it documents (leave and ask too early; a month later, the new account)', () => {
+    expect(blocks).toHaveLength(2);
+  });
+
+  it('while the old account still serves: told from when, and asking earlier is refused (409 new_account_not_yet)', () => {
+    const [me, early] = answers[0] ?? [];
+    expect(me).toMatchObject({ slug: 'erin-co', billingState: 'decommissioning' });
+    expect(me.newAccount).toMatchObject({ possible: false, possibleFrom: expect.any(String) });
+    expect(me.newAccount.text).toContain('same sign-in');
+    expect(early.error.code).toBe('new_account_not_yet');
+    expect(early.newAccountFrom).toBe(me.newAccount.possibleFrom);
+  });
+
+  it("a month later: the same login starts a new account, pays today's price with no lock, and still reads the old invoices", () => {
+    const [started, me, status, oldInvoices] = answers[1] ?? [];
+    expect(started).toEqual({
+      slug: 'erin-again',
+      stackName: 'erin-again.stacks.localhost',
+      newAccount: true,
+    });
+    expect(me).toMatchObject({ slug: 'erin-again', billingState: 'active', newAccount: null });
+    expect(me.formerAccounts).toEqual([
+      { slug: 'erin-co', leftBy: 'cancelled_in_portal', closedAt: expect.any(String) },
+    ]);
+    expect(status.billingState).toBe('active');
+    expect(status.priceLock.founding).toBe(false);
+    expect(status.moneyBack.available).toBe(true);
+    expect(oldInvoices.invoices.length).toBeGreaterThan(0);
+    // Tenant-facing text carries our words only: no processor ids.
+    expect(JSON.stringify([me, status])).not.toMatch(/\b(cus|sub|in|acct)_[A-Za-z0-9]/);
+  });
+});
+
 describe('paying without a browser: POST /_local/processor/checkout/{sessionId}/pay', () => {
   const cloud = localClient(() => server as Running);
 

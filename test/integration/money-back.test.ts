@@ -82,6 +82,7 @@ describe('a money-back refund granted in the window', () => {
       windowEndsAt,
       available: true,
       used: null,
+      usedByEarlierAccount: null,
       reminder:
         'Export your data first: the Stacks are torn down after the export window once the refund is granted.',
     });

@@ -57,6 +57,7 @@ describe('the sweep: checkout to active', () => {
         windowEndsAt: new Date(((firstInvoice?.paidAt ?? 0) + 14 * 86_400) * 1000).toISOString(),
         available: true,
         used: null,
+        usedByEarlierAccount: null,
         reminder: expect.stringContaining('Export your data first'),
       },
       // No Open Signup configured: the first subscription is a founding one, its Stack locked.

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { moneyBackGrantedEmail, planChangeOutcomeEmail, waitlistCapacityEmail } from '#core/emails.ts';
+import {
+  accountClosedEmail,
+  moneyBackGrantedEmail,
+  planChangeOutcomeEmail,
+  waitlistCapacityEmail,
+} from '#core/emails.ts';
 
 // The tenant's emails whose words carry money (a refund, an adjustment, a price): each amount, its
 // sign and its currency as the tenant reads them, in the text and the HTML alike.
@@ -15,9 +20,10 @@ describe('the money-back confirmation', () => {
       'We refunded US$90.00 (2 payments made in the 14-day window) to the card that paid; your bank shows it within a few business days.',
       'Your subscription has ended at once: nothing more will be billed.',
       'Your Stacks stop taking new work now and are torn down at the end of the export window. Export your data before then; the billing status in the app shows the date.',
-      'The money-back refund can be used once per account.',
+      'The money-back refund can be used once per person: a new account you start later has none.',
+      'Once your Stacks are torn down, you can start a new account with the same sign-in: a new slug, at the prices then offered.',
     ]);
-    expect(email.text.endsWith('once per account.\n')).toBe(true);
+    expect(email.text.endsWith('at the prices then offered.\n')).toBe(true);
     expect(email.html).toContain(
       '<p>We refunded US$90.00 (2 payments made in the 14-day window) to the card that paid; your bank shows it within a few business days.</p><p>Your subscription has ended at once',
     );
@@ -163,5 +169,18 @@ describe('the waitlist email', () => {
     expect(email.html).toContain('http://app/?a=1&amp;b=2');
     expect(email.html).toMatch(/^<!doctype html><html><body style="[^"]+"><p>/);
     expect(email.html.endsWith('</p></body></html>')).toBe(true);
+  });
+});
+
+describe('the account closed for good', () => {
+  it('says nothing more is billed, the invoices stay readable, and the same sign-in can start a new account with a new slug', () => {
+    const email = accountClosedEmail({ slug: 'acme', appUrl: 'https://app.example.test/' });
+    expect(email.subject).toBe('Your account acme is closed');
+    expect(paragraphsOf(email.text)).toEqual([
+      'Your account acme is closed: its Stacks are torn down and nothing more will be billed.',
+      'Your invoices and billing history stay readable in the app.',
+      'You can start a new account at any time with the same sign-in: choose a new slug ("acme" stays with the closed account) and check out at the prices then offered. https://app.example.test/',
+    ]);
+    expect(accountClosedEmail({ slug: null, appUrl: 'u' }).subject).toBe('Your account is closed');
   });
 });

@@ -13,6 +13,8 @@ const facts = {
   windowUntil: '2026-03-15T10:00:00.000Z',
   requestedAt: '2026-03-16T10:00:00.000Z',
   grantedAt: '2026-03-10T10:00:00.000Z',
+  earlierSlug: 'acme-old',
+  graceEndsAt: '2026-03-20T10:00:00.000Z',
 };
 
 describe('each refusal has its own status and words', () => {
@@ -23,6 +25,21 @@ describe('each refusal has its own status and words', () => {
       'already_used',
       409,
       'This tenant already used its money-back refund (granted 2026-03-10T10:00:00.000Z)',
+    ],
+    [
+      'used_by_earlier_account',
+      409,
+      'This person already used the money-back refund with an earlier account ("acme-old") (granted 2026-03-10T10:00:00.000Z); it can be used once per person',
+    ],
+    [
+      'account_past_due',
+      409,
+      'The account is past due: a payment failed and its grace ends 2026-03-20T10:00:00.000Z.',
+    ],
+    [
+      'account_suspended',
+      409,
+      'The account is suspended: a payment failed and was not made within the past-due grace; the account closes 2026-03-20T10:00:00.000Z',
     ],
     ['decommissioning', 409, 'The account is already leaving (decommissioning)'],
     ['nothing_paid', 409, 'Nothing had been paid when the request was received'],

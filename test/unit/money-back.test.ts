@@ -78,10 +78,33 @@ describe('the charges a money-back refunds, matched by identity', () => {
 });
 
 describe('moneyBackRefusal', () => {
-  it('grants a request made in the window, by the account, once, while not leaving', () => {
+  it('grants a request made in the window, by the account, once, while active', () => {
     expect(moneyBackRefusal(grantable())).toBeUndefined();
-    for (const billingState of ['provisioning', 'active', 'past-due', 'suspended'] as const)
-      expect(moneyBackRefusal(grantable({ billingState })), billingState).toBeUndefined();
+  });
+
+  it('refuses a past-due or suspended account (only active is refunded), unless finishing its own grant under way', () => {
+    expect(moneyBackRefusal(grantable({ billingState: 'past-due' }))).toBe('account_past_due');
+    expect(moneyBackRefusal(grantable({ billingState: 'suspended' }))).toBe('account_suspended');
+    for (const billingState of ['past-due', 'suspended'] as const)
+      expect(
+        moneyBackRefusal(grantable({ billingState, grantUnderway: true })),
+        billingState,
+      ).toBeUndefined();
+    // Before the past-due or suspended reason: nothing said about a window that is not the question.
+    expect(
+      moneyBackRefusal(
+        grantable({
+          billingState: 'past-due',
+          requestedAt: at(paid + 20 * 24 * HOUR),
+          now: at(paid + 20 * 24 * HOUR),
+        }),
+      ),
+    ).toBe('account_past_due');
+  });
+
+  it('once per person: an earlier account of the same person used it, so this one is refused', () => {
+    expect(moneyBackRefusal(grantable({ grantedToEarlierAccount: true }))).toBe('used_by_earlier_account');
+    expect(moneyBackRefusal(grantable({ grantedToEarlierAccount: false }))).toBeUndefined();
   });
 
   it('the window is inclusive: exactly 14 × 24 hours after the payment is in, one millisecond later is out', () => {
