@@ -111,7 +111,7 @@ const grantOf = (
 /**
  * THE money-back use case, an operator action after the tenant's email to support (the ops CLI
  * and the IAM-authorized POST /ops/refunds). It checks the request (core/money-back.ts: the
- * address, once per tenant, the window judged at `requestedAt`, not while leaving), claims the
+ * address, once per person (an earlier account's grant counts), the window judged at `requestedAt`, not while leaving), claims the
  * grant on the tenant item once, refunds the payments of every invoice settled in the window (the
  * one that opens it, by identity, and every other paid within it by its own stamp) and cancels the
  * subscription at once through the one refund use case (keyed per payment: a rerun after a crash

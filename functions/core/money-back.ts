@@ -86,7 +86,7 @@ export type MoneyBackRefusal = (typeof MONEY_BACK_REFUSALS)[number];
 
 export interface MoneyBackRequest {
   billingState: BillingState;
-  /** A grant was completed for this tenant before (once per tenant, ever). */
+  /** A grant was completed for this tenant before (once per person, ever: an earlier account's grant counts too). */
   alreadyGranted: boolean;
   /**
    * A grant was completed for an earlier account of the same person (a returning customer): the
@@ -164,7 +164,7 @@ export const moneyBackRefusalMessage = (
     case 'already_used':
       return {
         status: 409,
-        message: `This tenant already used its money-back refund${facts.grantedAt ? ` (granted ${facts.grantedAt})` : ''}; it can be used once per tenant.`,
+        message: `This tenant already used its money-back refund${facts.grantedAt ? ` (granted ${facts.grantedAt})` : ''}; it can be used once per person.`,
       };
     case 'used_by_earlier_account':
       return {

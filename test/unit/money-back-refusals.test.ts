@@ -61,7 +61,7 @@ describe('each refusal has its own status and words', () => {
 
   it('a second grant names the first one only when its time is known', () => {
     expect(moneyBackRefusalMessage('already_used', { grantedAt: null }).message).toBe(
-      'This tenant already used its money-back refund; it can be used once per tenant.',
+      'This tenant already used its money-back refund; it can be used once per person.',
     );
   });
 });
