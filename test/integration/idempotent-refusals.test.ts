@@ -73,7 +73,7 @@ describe('a confirmation refused with an Idempotency-Key', () => {
     const confirmed = await confirm(tenant, 'pro', key);
     expect(confirmed.status).toBe(202);
     expect((await confirm(tenant, 'pro', key)).json.changeId).toBe(confirmed.json.changeId);
-  });
+  }, 60_000);
 
   it('while another change is under way (operation_in_progress)', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
@@ -182,5 +182,6 @@ describe('both keyed routes refused with an Idempotency-Key', () => {
     await api.sweep();
     expect((await getTenant(tenant.tenantId))?.billingState).toBe('past-due');
     await bothRefusedTwice(tenant, 'billing_overdue');
-  });
+    // A renewal, a sweep and four refused requests: over the layer's 30 s when the machine is busy.
+  }, 60_000);
 });
