@@ -19,7 +19,8 @@ import {
 /**
  * The answers to a Delete still waiting for the person (the confirmation with its token, or the
  * routes that block it), by Stack and Credential: the screen redraws itself while a validation is
- * pending, and a redraw must not take the question away while it is being read.
+ * pending, and a redraw must not take the question away while it is being read. A new visit of
+ * the screen (the router) starts without them.
  * @type {Map<string, ApiError>}
  */
 const deleteAnswers = new Map();
@@ -71,7 +72,14 @@ const profileText = (
     : `The Provider’s defaults${defaults}`;
 };
 
-export const credentialsScreen = async () => {
+/** The screen as the router shows it: a new visit, so no question of an earlier one is kept. */
+export const credentialsScreen = () => {
+  deleteAnswers.clear();
+  return drawCredentials();
+};
+
+/** The screen, drawn again in place (a poll, an action) with the questions still asked. */
+const drawCredentials = async () => {
   const { stacks, chosen } = await pickStack(hashParts()[1]);
   if (!chosen) return screen('Credentials', h('p', {}, 'No Stack yet.'));
   const q = `?stackId=${encodeURIComponent(chosen.stackId)}`;
@@ -80,7 +88,7 @@ export const credentialsScreen = async () => {
     api('GET', `/v1/stacks/${chosen.stackId}/projects`),
     api('GET', '/v1/credentials/catalog'),
   ]);
-  const again = () => credentialsScreen();
+  const again = () => drawCredentials();
   // A torn-down Stack holds no new Credential (the API refuses `stack_not_running`): no form, no Rotate.
   const tornDown = chosen.lifecycle === 'torn_down';
   const provision = tornDown
