@@ -176,7 +176,7 @@ export const routes: readonly Route[] = [
     path: '/v1/billing/invoices/{invoiceRef}/{document}',
     handler: 'functions/api/get-billing-invoice-document.ts',
     auth: 'session',
-    table: { actions: ['GetItem', 'Query', 'UpdateItem'] },
+    table: { actions: ['GetItem', 'UpdateItem'] },
     secrets: ['processorApiKey'],
     summary:
       "Redirects (303) to one of the tenant's invoices on the processor: its page (`view`) or its PDF (`pdf`)",
