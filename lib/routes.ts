@@ -169,7 +169,19 @@ export const routes: readonly Route[] = [
     auth: 'session',
     table: { actions: ['GetItem', 'Query', 'UpdateItem'] },
     secrets: ['processorApiKey'],
-    summary: 'The invoices, newest first, paged, with refunds and credits and the processor-hosted page',
+    summary:
+      "The invoices, newest first, paged, with refunds and credits and links to each one's page and PDF",
+  },
+  {
+    id: 'GetBillingInvoiceDocument',
+    method: 'GET',
+    path: '/v1/billing/invoices/{invoiceRef}/{document}',
+    handler: 'functions/api/get-billing-invoice-document.ts',
+    auth: 'session',
+    table: { actions: ['GetItem', 'UpdateItem'] },
+    secrets: ['processorApiKey'],
+    summary:
+      "Redirects (303) to one of the tenant's invoices on the processor: its page (`view`) or its PDF (`pdf`)",
   },
   {
     id: 'PostBillingCheckout',

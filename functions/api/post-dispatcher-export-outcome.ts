@@ -4,7 +4,7 @@ import { httpHandler } from '#http/handler.ts';
 import { reportExportOutcome } from '../exports/dispatcher.ts';
 
 /** The parts' list rides in this body: 10,000 parts of about 70 bytes each at most. */
-const MAX_OUTCOME_BODY_BYTES = 1024 * 1024;
+export const MAX_OUTCOME_BODY_BYTES = 1024 * 1024;
 
 const Ready = v.strictObject({
   outcome: v.literal('ready'),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkoutExpiry, mayStartFirstCheckout } from '#core/checkout.ts';
 import { leavingRefusal } from '#core/leaving.ts';
-import { placeablePlans, withoutReservationOf } from '#core/placement.ts';
+import { placeablePlansFor } from '#core/placement.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { Refusal } from '#core/refusal.ts';
 import { config } from '#ports/config.ts';
@@ -111,11 +111,7 @@ export const startCheckout = async (params: {
 
     // Read-only checks first, so that a refusal writes nothing (not even an expired session).
     const inventory = await listInventory(tenant.homeRegion);
-    const available = placeablePlans(
-      withoutReservationOf(inventory, tenant.tenantId),
-      tenant.homeRegion,
-      now,
-    );
+    const available = placeablePlansFor(inventory, tenant.tenantId, tenant.homeRegion, now);
     if (!available.includes(plan)) throw noCapacity(plan, available);
     const customerId = billing?.customerId;
     if (customerId) await refuseWhenSubscribed(customerId);

@@ -1,8 +1,16 @@
-import { type BilledStack, INVOICE_STATUS_WORDS, invoiceCursor, invoiceLines } from '#core/invoices.ts';
+import {
+  type BilledStack,
+  INVOICE_DOCUMENTS,
+  INVOICE_STATUS_WORDS,
+  invoiceCursor,
+  invoiceDocumentPath,
+  invoiceLines,
+} from '#core/invoices.ts';
 import { Refusal } from '#core/refusal.ts';
 import {
   defaultPaymentMethod,
   type InvoiceFact,
+  invoiceAddresses,
   invoicePage,
   latestInvoice,
   upcomingInvoice,
@@ -16,7 +24,9 @@ import type { Tenant } from '#store/tenants.ts';
  * THE money view of Account & Billing: what the tenant pays (the latest invoice, line by line per
  * Stack and Plan, with discount and tax), when and how much next (the processor's upcoming
  * invoice), the card on file (display only: it is changed in the portal), and the invoices paid,
- * newest first, page by page. Read from the processor through the port; no processor id in it.
+ * newest first, page by page. Read from the processor through the port; no processor id in it:
+ * an invoice's hosted page and PDF are linked through our own route (invoiceDocumentUrl), which
+ * reads the processor's address afresh and redirects to it.
  */
 
 export const INVOICES_PAGE_DEFAULT = 10;
@@ -46,8 +56,9 @@ const invoiceView = (invoice: InvoiceFact, stacks: readonly BilledStack[]) => ({
   amountPaid: invoice.amountPaid,
   refunded: invoice.refunded,
   paidAt: invoice.paidAt,
-  hostedInvoiceUrl: invoice.hostedUrl,
-  pdfUrl: invoice.pdfUrl,
+  ref: invoice.ref,
+  viewUrl: invoice.ref ? invoiceDocumentPath(invoice.ref, 'view') : null,
+  pdfUrl: invoice.ref && invoice.hasPdf ? invoiceDocumentPath(invoice.ref, 'pdf') : null,
 });
 
 /** The customer of a tenant, or null before its first checkout. */
@@ -110,4 +121,39 @@ export const listInvoices = async (
     invoices: page.invoices.map((invoice) => invoiceView(invoice, stacks)),
     next: page.next ? invoiceCursor.format(page.next) : null,
   };
+};
+
+const noSuchInvoice = () =>
+  new Refusal(
+    404,
+    'invoice_not_found',
+    'None of your invoices has this reference: open the invoice from your list of invoices (GET /v1/billing/invoices).',
+  );
+
+/**
+ * Where the tenant's invoice `ref` is shown now (its `view`, the processor's hosted page, or its
+ * `pdf`): read from the processor afresh, for a redirect. Only the caller's own invoices are looked
+ * at, so another tenant's reference is as unknown as a made-up one (404).
+ */
+export const invoiceDocumentUrl = async (
+  tenant: Tenant,
+  params: { ref: string | undefined; document: string | undefined },
+): Promise<string> => {
+  const document = INVOICE_DOCUMENTS.find((known) => known === params.document);
+  if (!document)
+    throw new Refusal(
+      404,
+      'invoice_document_unknown',
+      'An invoice is shown as `view` (its page) or `pdf`: use one of those.',
+    );
+  const customerId = await customerOf(tenant);
+  if (!customerId || !params.ref) throw noSuchInvoice();
+  const ref = params.ref;
+  const addresses = await viaProcessor(() => invoiceAddresses(customerId, ref));
+  if (!addresses) throw noSuchInvoice();
+  const address = addresses[document];
+  if (address) return address;
+  throw document === 'pdf'
+    ? new Refusal(404, 'invoice_pdf_not_ready', 'This invoice has no PDF yet: view the invoice instead.')
+    : noSuchInvoice();
 };

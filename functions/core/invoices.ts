@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { type ChangeLine, changeLineItem, changeLineText } from './estimates.ts';
 import { PLANS, type PlanValue } from './plans.ts';
 
@@ -135,3 +136,29 @@ export const invoiceCursor = {
     return match ? { created: Number(match[1]), shown: Number(match[2]) } : null;
   },
 };
+
+/**
+ * Our reference for an issued invoice, never the processor's id: `<created epoch seconds>-<20 hex
+ * digits>`, the digits an HMAC-SHA256 of the processor's invoice id keyed by the customer it
+ * belongs to (the tenant's). One way: the id cannot be read back from it. A reference is mapped
+ * back only by reading the caller's own customer's invoices of that second and comparing
+ * (functions/ports/processor/account.ts), so it never reaches another tenant's invoice; the
+ * second only narrows that read to one.
+ */
+export const invoiceRef = {
+  of: (invoice: { customerId: string; invoiceId: string; created: number }): string =>
+    `${invoice.created}-${createHmac('sha256', invoice.customerId).update(invoice.invoiceId).digest('hex').slice(0, 20)}`,
+  /** The second a well-formed reference names, or null: a reference we never gave. */
+  createdOf: (ref: string): number | null => {
+    const match = /^(\d{1,12})-[0-9a-f]{20}$/.exec(ref);
+    return match ? Number(match[1]) : null;
+  },
+};
+
+/** The tenant's own addresses of an invoice's hosted page and PDF (functions/billing/invoices.ts). */
+export type InvoiceDocument = 'view' | 'pdf';
+
+export const INVOICE_DOCUMENTS: readonly InvoiceDocument[] = ['view', 'pdf'];
+
+export const invoiceDocumentPath = (ref: string, document: InvoiceDocument): string =>
+  `/v1/billing/invoices/${encodeURIComponent(ref)}/${document}`;

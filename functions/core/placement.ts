@@ -67,3 +67,16 @@ export const isPlaceable = (inventory: Inventory, region: string, plan: PlanValu
 /** The Plans that can be placed now, in catalog order (the 409's `availablePlans`). */
 export const placeablePlans = (inventory: Inventory, region: string, now: Date): PlanValue[] =>
   PLAN_VALUES.filter((plan) => isPlaceable(inventory, region, plan, now));
+
+/**
+ * The Plans `tenantId` can be placed on now, as its checkout counts them: its own reservation set
+ * aside (a checkout of its replaces it, so the place it holds is its own), every other tenant's
+ * held. THE count of both checkout (functions/billing/checkout.ts) and the catalog a tenant reads
+ * (functions/billing/plans.ts): a tenant holding the last place sees its Plan as placeable.
+ */
+export const placeablePlansFor = (
+  inventory: Inventory,
+  tenantId: string,
+  region: string,
+  now: Date,
+): PlanValue[] => placeablePlans(withoutReservationOf(inventory, tenantId), region, now);

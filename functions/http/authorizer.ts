@@ -21,8 +21,16 @@ const anonymous = (rejection: SessionRejection): Result => ({
 });
 
 /**
- * The HTTP API's Lambda REQUEST authorizer (simple responses, no caching so that a sign-out
- * takes effect at once). Resolves the session token to tenant, user and role.
+ * The HTTP API's Lambda REQUEST authorizer (simple responses). Resolves a session token (Bearer,
+ * the site's `SessionCookie` scheme, or the cookie itself under `npm start`) to tenant, user and
+ * role, or a Dispatcher credential to its Stack; anything else is let through unauthenticated with
+ * the reason, for the handler to answer 401 in our words.
+ *
+ * In the cloud API Gateway caches this answer per `Authorization` value for
+ * AUTHORIZER_CACHE_SECONDS (30 s, lib/infra/edge-session.ts): a sign-out, an expiry, a changed or
+ * removed membership or a retired Dispatcher credential is seen within that time, not at once
+ * (docs/decisions.md, "Edge and transport"); a request without `Authorization` never reaches it.
+ * `npm start` (lib/local/http-adapter.ts) has no cache and runs it on every request.
  */
 export const handler = async (event: APIGatewayRequestAuthorizerEventV2): Promise<Result> => {
   const found = findSessionToken(event.headers ?? {}, event.cookies);

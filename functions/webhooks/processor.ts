@@ -8,8 +8,8 @@ import { verifyWebhook } from '#ports/processor/webhooks.ts';
 import { enqueueProcessorEvent } from '#ports/queue.ts';
 import { SecretNotSet } from '#ports/secrets.ts';
 
-/** Stripe's largest event payloads stay well below this. */
-const MAX_WEBHOOK_BYTES = 512 * 1024;
+/** Stripe's largest event payloads stay well below this (docs/api/openapi.json states it). */
+export const MAX_WEBHOOK_BYTES = 512 * 1024;
 
 const notAnEvent = (what: string) =>
   new HttpError(

@@ -21,8 +21,9 @@ import { localClient, sharedCloud, uniqueLogin } from '../support/local-cloud.ts
  * - A tenant signs up and starts its checkout with the keyboard only (Tab, Enter; no click),
  *   every focused element visible, named and showing a focus ring.
  * - With a gate down (`customer-contract`, set on the running server and given back after), its
- *   Stacks show no Plan Change control, the Plan Changes page offers none, and the API refuses
- *   both the preview and the confirmation (409 plan_changes_unavailable).
+ *   Stacks show no Plan Change control, the Plan Changes page offers none, Account & Billing has no
+ *   "Change a Stack's Plan" section, and the API refuses both the preview and the confirmation
+ *   (409 plan_changes_unavailable).
  * - Account & Billing and the Stacks screen are walked with Tab from the skip link to the end:
  *   every visible control is reached, in order, each named and with a visible focus indicator;
  *   the skip link moves focus to the screen without leaving it.
@@ -417,6 +418,27 @@ describeInChromium('the console’s release gates and keyboard use', (browser) =
       await expect(page.locator('main').getByRole('link').count()).resolves.toBe(0);
       await check(page, 'access-02-plan-changes-gate-down', 'Plan Changes');
     });
+  }, 60_000);
+
+  it('with a release gate down, Account & Billing has no “Change a Stack’s Plan” section; with every gate up the same Stack gets it', async () => {
+    const tenant = await cloud.payingTenant('gate-account', 'standard', { dispatcher: false });
+    const section = (page: Page) => page.getByRole('region', { name: 'Change a Stack’s Plan' });
+    await withGateDown(async () => {
+      const page = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+      expect((await inPage(page, 'GET', '/v1/me')).body.planChangeControls.visible).toBe(false);
+      // The screen is drawn whole (the invoices are its last card): nothing of the Plan Change in it.
+      await page.getByRole('region', { name: 'Invoices' }).waitFor();
+      await expect(section(page).count()).resolves.toBe(0);
+      await expect(page.getByRole('button', { name: 'Preview Change' }).count()).resolves.toBe(0);
+      await expect(page.getByLabel('New Plan').count()).resolves.toBe(0);
+      expect(await page.innerText('main')).not.toMatch(/Change a Stack|Preview Change|Plan Change/i);
+      await check(page, 'access-03-account-gate-down', 'Account & Billing');
+      await page.close();
+    });
+    // Every gate up: the same tenant's Account & Billing offers the change (what the gate hid).
+    const page = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+    await expect(section(page).innerText()).resolves.toContain(`${tenant.stackName}: Standard now`);
+    await expect(section(page).getByRole('button', { name: 'Preview Change' }).count()).resolves.toBe(1);
   }, 60_000);
 
   it('walks Account & Billing and the Stacks with Tab: every control reached in order, named, with a focus ring; the skip link goes to the screen', async () => {

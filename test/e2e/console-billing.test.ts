@@ -13,8 +13,8 @@ import { localClient, sharedCloud, uniqueLogin } from '../support/local-cloud.ts
 /**
  * Account & Billing shows the money, in Debian's headless Chromium against the shared `npm start`:
  * what the tenant pays this period (a line per Stack and Plan), the next invoice's date and amount
- * (the processor's upcoming invoice), the card on file, the invoices newest first with a link to
- * the processor's hosted page, and the billing history newest first in words. Screenshots
+ * (the processor's upcoming invoice), the card on file, the invoices newest first with links of
+ * ours to the processor's hosted page and PDF, and the billing history newest first in words. Screenshots
  * `billing-NN-*.png`; axe on each state; no processor id on the screen. Then the controls around it:
  * Remove Project asked first in the page, a refusal's words naming the control (the API call in
  * `apiHint`), and a sign-up that loads without a console error or a missing file (favicon, the
@@ -54,9 +54,14 @@ describeInChromium('Account & Billing shows the money', (browser) => {
     const rows = await invoices.locator('tbody tr').allInnerTexts();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatch(new RegExp(`${listed[0].number}\\s+\\$40\\.00\\s+Paid`));
+    // Its links are ours (issue 35, item 5): our route, which redirects to the processor's page and PDF.
     const link = invoices.getByRole('link', { name: `View invoice ${listed[0].number}` });
     const href = (await link.getAttribute('href')) ?? '';
-    expect(new URL(href).origin).toBe(new URL(server.environment().PROCESSOR_API_URL ?? '').origin);
+    expect(href).toBe(`/v1/billing/invoices/${listed[0].ref}/view`);
+    expect(
+      await invoices.getByRole('link', { name: `PDF of ${listed[0].number}` }).getAttribute('href'),
+    ).toBe(`/v1/billing/invoices/${listed[0].ref}/pdf`);
+    expect(await invoices.innerHTML()).not.toMatch(/\b(in|cus|sub|acct)_|\/i\//);
 
     // The history, newest first, its reasons in words.
     const history = await page
@@ -64,8 +69,9 @@ describeInChromium('Account & Billing shows the money', (browser) => {
       .innerText();
     expect(history).toMatch(/Not paid yet\s+Active\s+The first payment was made: the subscription started\./);
 
-    // The processor's hosted page for that invoice.
-    await Promise.all([page.waitForURL(href), link.click()]);
+    // The processor's hosted page for that invoice, through our redirect.
+    const processorOrigin = new URL(server.environment().PROCESSOR_API_URL ?? '').origin;
+    await Promise.all([page.waitForURL((url) => url.origin === processorOrigin), link.click()]);
     expect(await page.innerText('h1')).toBe(`Invoice ${listed[0].number}`);
     expect(await page.innerText('body')).toMatch(/paid/);
   }, 90_000);

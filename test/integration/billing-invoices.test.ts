@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { refundPayment } from '#ports/processor/payments.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
+import { uniqueLogin } from '../support/gateway.ts';
 
 /**
  * What a tenant pays and paid, read from the processor emulator through the port:
@@ -12,11 +13,25 @@ const { api } = gatewayForFile({ processor: true });
 
 const get = (token: string, path: string) => api.call('GET', path, { token });
 
-/** Processor ids (`cus_…`, `in_…`, `pi_…`) anywhere in a body but the processor's own page addresses. */
-const processorIdsIn = (body: unknown): string[] =>
-  JSON.stringify(body, (key, value) => (key === 'hostedInvoiceUrl' || key === 'pdfUrl' ? null : value)).match(
-    /\b(cus|sub|in|pi|pm|price|prod|ii|il|si|inpay|re)_[A-Za-z0-9]+/g,
-  ) ?? [];
+/**
+ * Processor ids (`cus_…`, `in_…`, `pi_…`, `acct_…`) and the processor's address anywhere in a
+ * body: none, not even in an invoice's links (issue 35, item 5: they are ours).
+ */
+const processorIdsIn = (body: unknown): string[] => {
+  const text = JSON.stringify(body);
+  return [
+    ...(text.match(/\b(cus|sub|in|pi|pm|price|prod|ii|il|si|inpay|re|acct)_[A-Za-z0-9]+/g) ?? []),
+    ...(api.emulator && text.includes(new URL(api.emulator.url).host) ? [api.emulator.url] : []),
+    ...(text.includes('/i/') ? ['/i/'] : []),
+  ];
+};
+
+/** The emulator's invoice of a tenant with this number. */
+const emulatorInvoice = (number: string) => {
+  const found = Object.values(api.emulator?.state.invoices ?? {}).find((i) => i.number === number);
+  if (!found) throw new Error(`no invoice ${number}`);
+  return found;
+};
 
 const stackName = async (token: string): Promise<string> => {
   const { json } = await get(token, '/v1/stacks');
@@ -56,10 +71,18 @@ describe('GET /v1/billing/summary', () => {
       lines: [{ description: `${name} on Plus`, stack: name, plan: 'plus', amount: 5000, discount: 0 }],
     });
     expect(json.currentInvoice.number).toMatch(/\S/);
-    expect(json.currentInvoice.hostedInvoiceUrl).toMatch(/^http:\/\/.+\/i\//);
+    // Its links are ours; the upcoming invoice, not issued yet, has none.
+    const { ref } = json.currentInvoice;
+    expect(ref).toMatch(/^\d+-[0-9a-f]{20}$/);
+    expect(json.currentInvoice).toMatchObject({
+      viewUrl: `/v1/billing/invoices/${ref}/view`,
+      pdfUrl: `/v1/billing/invoices/${ref}/pdf`,
+    });
     expect(json.nextInvoice).toMatchObject({
       number: null,
-      hostedInvoiceUrl: null,
+      ref: null,
+      viewUrl: null,
+      pdfUrl: null,
       total: 5000,
       invoiceAt: new Date((subscription?.currentPeriodEnd ?? 0) * 1000).toISOString(),
       lines: [{ description: `${name} on Plus`, amount: 5000 }],
@@ -137,10 +160,8 @@ describe('GET /v1/billing/invoices', () => {
     expect(seen).toEqual(all.json.invoices.map((i: { number: string }) => i.number));
 
     // A refund of the oldest invoice's payment shows on that invoice only.
-    const oldest = Object.values(api.emulator?.state.invoices ?? {})
-      .filter((i) => i.number === seen.at(-1))
-      .at(0);
-    if (!oldest?.paymentIntent) throw new Error('no payment on the oldest invoice');
+    const oldest = emulatorInvoice(seen.at(-1) ?? '');
+    if (!oldest.paymentIntent) throw new Error('no payment on the oldest invoice');
     await refundPayment(oldest.paymentIntent, 'refund_granted');
     const after = await get(tenant.sessionToken, '/v1/billing/invoices');
     expect(after.json.invoices.map((i: { refunded: number }) => i.refunded)).toEqual([0, 0, 6000]);
@@ -153,5 +174,71 @@ describe('GET /v1/billing/invoices', () => {
       expect(refused.status, query).toBe(400);
       expect(refused.json.error.field, query).toBe(query.split('=')[0]);
     }
+  });
+});
+
+describe('GET /v1/billing/invoices/{invoiceRef}/{document}', () => {
+  const open = (token: string, path: string | null) => get(token, path ?? '(no link)');
+
+  it('redirects (303) to the processor’s page and PDF of the caller’s invoice, read now; the reference is not the processor’s id', async () => {
+    const tenant = await api.subscribe({ plan: 'standard' });
+    const { json } = await get(tenant.sessionToken, '/v1/billing/invoices');
+    const [invoice] = json.invoices;
+    const stored = emulatorInvoice(invoice.number);
+    expect(invoice.ref).not.toContain(stored.id);
+    expect(invoice.ref).not.toContain(stored.id.slice(3));
+    const view = await open(tenant.sessionToken, invoice.viewUrl);
+    expect(view.status).toBe(303);
+    expect(view.headers.location).toBe(`${api.emulator?.url}/i/${stored.id}`);
+    expect(view.json).toBeUndefined();
+    const pdf = await open(tenant.sessionToken, invoice.pdfUrl);
+    expect(pdf.status).toBe(303);
+    expect(pdf.headers.location).toBe(`${api.emulator?.url}/i/${stored.id}/pdf`);
+    // The processor's page is where it leads: the invoice itself.
+    const page = await fetch(pdf.headers.location ?? '');
+    expect(await page.text()).toContain(`Invoice ${invoice.number}`);
+    // A member reads it too, like the list.
+    const memberLogin = uniqueLogin('reader');
+    const added = await api.call('POST', '/_local/members', {
+      token: tenant.sessionToken,
+      body: { login: memberLogin },
+    });
+    expect(added.status).toBe(201);
+    const member = await api.signIn(memberLogin);
+    expect(member.role).toBe('member');
+    expect((await open(member.sessionToken, invoice.viewUrl)).status).toBe(303);
+  });
+
+  it('never reaches another tenant’s invoice, and refuses a reference it never gave (404, nothing of the processor in the answer)', async () => {
+    const victim = await api.subscribe({ plan: 'plus' });
+    const intruder = await api.subscribe({ plan: 'plus' });
+    const [theirs] = (await get(victim.sessionToken, '/v1/billing/invoices')).json.invoices;
+    const [mine] = (await get(intruder.sessionToken, '/v1/billing/invoices')).json.invoices;
+    expect(mine.ref).not.toBe(theirs.ref);
+    const stored = emulatorInvoice(theirs.number);
+    for (const path of [
+      theirs.viewUrl,
+      theirs.pdfUrl,
+      // Made up: the victim's second with other digits, the processor's own id, no such page.
+      `/v1/billing/invoices/${theirs.ref.replace(/-.*/, '-0123456789abcdef0123')}/view`,
+      `/v1/billing/invoices/${stored.id}/view`,
+      `/v1/billing/invoices/${encodeURIComponent(theirs.ref)}%2Fview/view`,
+    ]) {
+      const refused = await open(intruder.sessionToken, path);
+      expect(refused.status, path).toBe(404);
+      expect(refused.json.error.code, path).toBe('invoice_not_found');
+      expect(refused.headers.location, path).toBeUndefined();
+      expect(processorIdsIn(refused.json), path).toEqual([]);
+    }
+    const unknown = await open(victim.sessionToken, theirs.viewUrl.replace(/view$/, 'receipt'));
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe('invoice_document_unknown');
+    // A tenant that never checked out has no invoice at all.
+    const fresh = await api.readyTenant();
+    expect((await open(fresh.sessionToken, theirs.viewUrl)).status).toBe(404);
+    // The victim's own link still leads to its own invoice.
+    expect((await open(victim.sessionToken, theirs.viewUrl)).headers.location).toBe(
+      `${api.emulator?.url}/i/${stored.id}`,
+    );
   });
 });

@@ -1,12 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { setCapacityTotal } from '#store/capacity.ts';
+import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { moveToRegion, uniqueLogin, uniqueRegion } from '../support/gateway.ts';
 
-const { api } = gatewayForFile();
+const { api } = gatewayForFile({ processor: true });
 
 /** A tenant in a Home Region of its own, so its capacity is not shared with other tests. */
 const tenantInOwnRegion = async () => {
@@ -63,6 +63,44 @@ describe('GET /v1/billing/plans', () => {
     await setCapacityTotal({ region, location: `${region}-b`, plan: 'pro', total: 1 }, now);
     const after = await api.call('GET', '/v1/billing/plans', { token: sessionToken });
     expect(after.json.plans.find((p: { value: string }) => p.value === 'pro').placeable).toBe(true);
+  });
+
+  it('counts the caller’s own checkout reservation as its checkout does: holding the last place, its Plan is placeable to it and to no one else', async () => {
+    const region = uniqueRegion();
+    await setCapacityTotal({ region, location: `${region}-a`, plan: 'plus', total: 1 }, api.clock.now());
+    const holder = await api.readyTenant(region);
+    const other = await api.readyTenant(region);
+    const placeableTo = async (token: string) =>
+      (await api.call('GET', '/v1/billing/plans', { token })).json.plans.find(
+        (p: { value: string }) => p.value === 'plus',
+      ).placeable;
+    expect(await placeableTo(holder.sessionToken)).toBe(true);
+
+    // The holder's checkout takes the one place of Plus (a reservation, until paid or expired).
+    const started = await api.call('POST', '/v1/billing/checkout', {
+      token: holder.sessionToken,
+      body: { plan: 'plus' },
+    });
+    expect(started.status).toBe(200);
+    expect((await listInventory(region)).reservations).toMatchObject([
+      { tenantId: holder.tenantId, plan: 'plus' },
+    ]);
+
+    // To the holder, Plus is still placeable: the place is its own, and its checkout agrees.
+    expect(await placeableTo(holder.sessionToken)).toBe(true);
+    const again = await api.call('POST', '/v1/billing/checkout', {
+      token: holder.sessionToken,
+      body: { plan: 'plus' },
+    });
+    expect(again.status).toBe(200);
+    // To anyone else it is taken, and their checkout is refused alike.
+    expect(await placeableTo(other.sessionToken)).toBe(false);
+    const refused = await api.call('POST', '/v1/billing/checkout', {
+      token: other.sessionToken,
+      body: { plan: 'plus' },
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.json.availablePlans).not.toContain('plus');
   });
 
   it('is refused without a session', async () => {

@@ -74,6 +74,7 @@ const stackWithData = async () => {
 const exportReady = async (
   token: string,
   dispatcher: NonNullable<ReturnType<TestControlPlane['fleet']['get']>>,
+  beforeBuild: () => void = () => undefined,
 ) => {
   const started = await asTenant('POST', '/v1/stacks/primary/exports', { token });
   expect(started.status).toBe(202);
@@ -84,6 +85,7 @@ const exportReady = async (
     sizeBytes: null,
   });
   const exportId = started.json.exportId as string;
+  beforeBuild();
   await tick();
   await dispatcher.exportDone(exportId);
   const status = await asTenant('GET', `/v1/stacks/primary/exports/${exportId}`, { token });
@@ -117,9 +119,17 @@ describe('an export archive', () => {
   let exportId: string;
   let file: string;
   let extracted: string;
+  let ready: Awaited<ReturnType<typeof exportReady>>;
+  /** The clock when the Dispatcher was let to build (a minute after the request) and once it was done. */
+  let buildFrom: Date;
+  let builtBy: Date;
   let manifest: {
     format: string;
     exportId: string;
+    stack: string;
+    why: string;
+    requestedAt: string;
+    generatedAt: string;
     entries: string[];
     journal: { sizeBytes: number; events: number };
     threads: {
@@ -134,7 +144,11 @@ describe('an export archive', () => {
 
   beforeAll(async () => {
     fixture = await stackWithData();
-    const ready = await exportReady(fixture.tenant.sessionToken, fixture.dispatcher);
+    // A minute passes between the request and the build: the manifest says when each happened.
+    ready = await exportReady(fixture.tenant.sessionToken, fixture.dispatcher, () => {
+      buildFrom = api.clock.advance(60);
+    });
+    builtBy = api.clock.now();
     exportId = ready.exportId;
     ({ file } = await download(fixture.tenant.sessionToken, exportId));
     expect(readFileSync(file).length).toBe(ready.status.sizeBytes);
@@ -162,6 +176,24 @@ describe('an export archive', () => {
     } finally {
       journal.close();
     }
+  });
+
+  it('has a manifest that says why the archive exists, and when it was asked for and made', async () => {
+    const stack = await getStack(fixture.tenant.tenantId, 'primary');
+    expect(manifest).toMatchObject({
+      format: 'stack-export/1',
+      exportId,
+      stack: stack?.name,
+      why: "An export of the Stack, requested by an administrator of the tenant: the Stack's append-only Event journal, and the commits of its Threads that never reached their remote.",
+      requestedAt: ready.status.requestedAt,
+    });
+    // Made by the Dispatcher when it built the archive, on the control plane's clock: after the
+    // request (a minute later), before the control plane recorded it ready.
+    const generated = Date.parse(manifest.generatedAt);
+    expect(new Date(generated).toISOString()).toBe(manifest.generatedAt);
+    expect(generated).toBeGreaterThanOrEqual(buildFrom.getTime());
+    expect(generated).toBeGreaterThanOrEqual(Date.parse(ready.status.requestedAt) + 60_000);
+    expect(generated).toBeLessThanOrEqual(Math.min(builtBy.getTime(), Date.parse(ready.status.readyAt)));
   });
 
   it('has a manifest with one row per bundled Thread: id, Project, issue, size', () => {

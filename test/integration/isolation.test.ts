@@ -54,6 +54,16 @@ const WALK: Record<string, Probe> = {
   GetBillingStatus: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
   GetBillingSummary: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
   GetBillingInvoices: { adminOnly: false, request: (v) => ({ query: `tenantId=${v.tenantId}` }) },
+  // A reference of the victim's form: another tenant's session looks only at its own invoices
+  // (test/integration/billing-invoices.test.ts follows a real one of another tenant).
+  GetBillingInvoiceDocument: {
+    adminOnly: false,
+    request: (v) => ({
+      path: '/v1/billing/invoices/1700000000-0123456789abcdef0123/view',
+      query: `tenantId=${v.tenantId}`,
+    }),
+    otherTenantStatus: 404,
+  },
   // The intruder's own tenant has no slug yet, so its checkout stops there; the victim's is untouched.
   PostBillingCheckout: {
     adminOnly: true,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type CapacitySlot,
   chooseLocation,
+  placeablePlansFor,
   type Reservation,
   withoutReservationOf,
 } from '#core/placement.ts';
@@ -56,5 +57,12 @@ describe("a tenant's own reservation", () => {
     const single = { slots: inventory.slots, reservations: [hold('t_1', 'eu-a')] };
     expect(chooseLocation(withoutReservationOf(single, 't_1'), 'eu', 'standard', now)?.location).toBe('eu-a');
     expect(chooseLocation(withoutReservationOf(single, 't_2'), 'eu', 'standard', now)).toBeUndefined();
+  });
+
+  it('makes its Plan placeable to it, and to no one else, when it holds the last place (checkout and the catalog alike)', () => {
+    const single = { slots: inventory.slots, reservations: [hold('t_1', 'eu-a')] };
+    expect(placeablePlansFor(single, 't_1', 'eu', now)).toEqual(['standard']);
+    expect(placeablePlansFor(single, 't_2', 'eu', now)).toEqual([]);
+    expect(placeablePlansFor(single, 't_1', 'us', now)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invoiceCursor, invoiceLines, splitEvenly } from '#core/invoices.ts';
+import { invoiceCursor, invoiceDocumentPath, invoiceLines, invoiceRef, splitEvenly } from '#core/invoices.ts';
 
 const period = { periodStart: '2026-11-01T00:00:00.000Z', periodEnd: '2026-12-01T00:00:00.000Z' };
 
@@ -71,5 +71,20 @@ describe('an invoice’s lines as the tenant reads them', () => {
     });
     for (const bad of ['in_123', '', '1.', '.2', '1.2.3', '-1.2'])
       expect(invoiceCursor.parse(bad), bad).toBeNull();
+  });
+
+  it('names an invoice by a reference of ours: one way, bound to its customer, the second it was made readable', () => {
+    const invoice = { customerId: 'cus_Alpha123', invoiceId: 'in_1QxYz9AbCdEf', created: 1795000000 };
+    const ref = invoiceRef.of(invoice);
+    expect(ref).toMatch(/^1795000000-[0-9a-f]{20}$/);
+    expect(ref).not.toMatch(/in_|cus_|QxYz/);
+    expect(invoiceRef.of(invoice)).toBe(ref);
+    // Another customer's invoice of the same id and second has another reference.
+    expect(invoiceRef.of({ ...invoice, customerId: 'cus_Beta456' })).not.toBe(ref);
+    expect(invoiceRef.of({ ...invoice, invoiceId: 'in_1QxYz9AbCdEg' })).not.toBe(ref);
+    expect(invoiceRef.createdOf(ref)).toBe(1795000000);
+    for (const bad of ['in_1QxYz9AbCdEf', '', `${ref}0`, ref.toUpperCase(), `x${ref}`, '1795000000-'])
+      expect(invoiceRef.createdOf(bad), bad).toBeNull();
+    expect(invoiceDocumentPath(ref, 'pdf')).toBe(`/v1/billing/invoices/${ref}/pdf`);
   });
 });

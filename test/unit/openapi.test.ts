@@ -3,6 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CREDENTIAL_BODY_MAX_BYTES, CREDENTIAL_MATERIAL_MAX_CHARS } from '#core/credentials.ts';
 import { MAX_BODY_BYTES } from '#http/handler.ts';
+import { MAX_OUTCOME_BODY_BYTES } from '../../functions/api/post-dispatcher-export-outcome.ts';
+import { MAX_WEBHOOK_BYTES } from '../../functions/webhooks/processor.ts';
 import { routes, servedPaths } from '../../lib/routes.ts';
 
 const document = JSON.parse(
@@ -46,5 +48,13 @@ describe('the OpenAPI document stays current with lib/routes.ts', () => {
     expect(provisioning.content['application/json'].schema.properties.material.maxLength).toBe(
       CREDENTIAL_MATERIAL_MAX_CHARS,
     );
+  });
+
+  it('states the processor webhook’s own limit and the Dispatcher’s export outcome’s, each on its request body', () => {
+    const webhook = document.paths['/v1/webhooks/processor'].post.requestBody;
+    expect(webhook['x-max-body-bytes']).toBe(MAX_WEBHOOK_BYTES);
+    expect(MAX_WEBHOOK_BYTES).not.toBe(MAX_BODY_BYTES);
+    const outcome = document.paths['/v1/dispatcher/exports/{exportId}/outcome'].post.requestBody;
+    expect(outcome['x-max-body-bytes']).toBe(MAX_OUTCOME_BODY_BYTES);
   });
 });

@@ -1,12 +1,14 @@
 import type Stripe from 'stripe';
+import { type InvoiceDocument, invoiceRef } from '#core/invoices.ts';
 import { isPlanValue, type PlanValue } from '#core/plans.ts';
 import { call, iso } from './client.ts';
 
 // ---------------------------------------------------------------------------------------------
 // What a tenant pays and paid, as the processor knows it: its invoices (with the refunds made on
 // their payments), the upcoming invoice and the payment method on file. Domain facts only: no
-// processor id leaves this module, except the hosted invoice page's and PDF's addresses, which are
-// the processor's pages for the tenant to open (like a checkout session's `url`).
+// processor id leaves this module. An invoice is named by our reference (functions/core/invoices.ts,
+// invoiceRef); its hosted page's and PDF's addresses (the processor's, with its id in them) leave
+// only through invoiceAddresses, read fresh for one redirect, never into a body.
 // ---------------------------------------------------------------------------------------------
 
 /** One line of an invoice (minor units): a Plan's Stacks for the period, or a proration. */
@@ -44,8 +46,10 @@ export interface InvoiceFact {
   paidAt: string | null;
   periodStart: string | null;
   periodEnd: string | null;
-  hostedUrl: string | null;
-  pdfUrl: string | null;
+  /** Our reference (invoiceRef): null for the upcoming invoice, which is not issued yet. */
+  ref: string | null;
+  /** The processor has a PDF of it (only issued invoices have one). */
+  hasPdf: boolean;
   lines: InvoiceLineFact[];
 }
 
@@ -125,6 +129,16 @@ const refundedOf = async (invoice: Stripe.Invoice): Promise<number> => {
   return refunded;
 };
 
+const customerIdOf = (invoice: Stripe.Invoice): string | null =>
+  typeof invoice.customer === 'string' ? invoice.customer : (invoice.customer?.id ?? null);
+
+const refOf = (invoice: Stripe.Invoice): string | null => {
+  const customerId = customerIdOf(invoice);
+  return invoice.id && customerId
+    ? invoiceRef.of({ customerId, invoiceId: invoice.id, created: invoice.created })
+    : null;
+};
+
 const invoiceFactOf = async (invoice: Stripe.Invoice): Promise<InvoiceFact> => ({
   number: invoice.number ?? null,
   createdAt: iso(invoice.created) ?? '',
@@ -141,8 +155,8 @@ const invoiceFactOf = async (invoice: Stripe.Invoice): Promise<InvoiceFact> => (
   paidAt: iso(invoice.status_transitions?.paid_at),
   periodStart: iso(invoice.period_start),
   periodEnd: iso(invoice.period_end),
-  hostedUrl: invoice.hosted_invoice_url ?? null,
-  pdfUrl: invoice.invoice_pdf ?? null,
+  ref: refOf(invoice),
+  hasPdf: Boolean(invoice.invoice_pdf),
   lines: await linesOf(invoice),
 });
 
@@ -219,10 +233,31 @@ export const upcomingInvoice = async (
   return {
     ...fact,
     number: null,
-    hostedUrl: null,
-    pdfUrl: null,
+    ref: null,
+    hasPdf: false,
     invoiceAt: iso(invoice.next_payment_attempt ?? invoice.created),
   };
+};
+
+/**
+ * The processor's addresses of an issued invoice's hosted page (`view`) and PDF, read now, for the
+ * invoice of this customer that `ref` names; null when none of the customer's invoices has that
+ * reference (another customer's, or one we never gave). Only the customer's own invoices of the
+ * reference's second are read.
+ */
+export const invoiceAddresses = async (
+  customerId: string,
+  ref: string,
+): Promise<Record<InvoiceDocument, string | null> | null> => {
+  const created = invoiceRef.createdOf(ref);
+  if (created === null) return null;
+  const page = await call((stripe, options) =>
+    stripe.invoices.list({ customer: customerId, created, limit: 100 }, options),
+  );
+  const found = page.data.find(
+    (invoice) => invoice.status !== 'draft' && customerIdOf(invoice) === customerId && refOf(invoice) === ref,
+  );
+  return found ? { view: found.hosted_invoice_url ?? null, pdf: found.invoice_pdf ?? null } : null;
 };
 
 /** The customer's default card (what renewals charge), or null when none is on file. */

@@ -158,7 +158,7 @@ const invoiceStatusText = (/** @type {any} */ invoice) => {
   return parts.join('; ');
 };
 
-/** The invoices paid and owed, newest first, a page at a time, each with the processor's page. */
+/** The invoices paid and owed, newest first, a page at a time, each with its page and PDF (our links). */
 const invoicesCard = async () => {
   const section = h('section', { class: 'card', 'aria-label': 'Invoices' }, h('h3', {}, 'Invoices'));
   /** @type {any[]} */
@@ -180,12 +180,8 @@ const invoicesCard = async () => {
       h(
         'span',
         {},
-        invoice.hostedInvoiceUrl
-          ? h(
-              'a',
-              { href: invoice.hostedInvoiceUrl, rel: 'noopener' },
-              `View invoice ${invoice.number ?? ''}`,
-            )
+        invoice.viewUrl
+          ? h('a', { href: invoice.viewUrl, rel: 'noopener' }, `View invoice ${invoice.number ?? ''}`)
           : '—',
         ...(invoice.pdfUrl
           ? [' · ', h('a', { href: invoice.pdfUrl, rel: 'noopener' }, `PDF of ${invoice.number}`)]

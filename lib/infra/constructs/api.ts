@@ -186,8 +186,9 @@ export class ControlPlaneApi extends Construct {
       payloadFormatVersion: AuthorizerPayloadVersion.VERSION_2_0,
       authorizerUri: `arn:${Stack.of(this).partition}:apigateway:${Stack.of(this).region}:lambda:path/2015-03-31/functions/${authorizerFunction.functionArn}/invocations`,
       // One identity source, which both clients send (the site passes the cookie on as
-      // `Authorization: SessionCookie`): a request without it is refused by API Gateway without
-      // running the authorizer; answers are cached per value for a short time (lib/infra/edge-session.ts).
+      // `Authorization: SessionCookie`): a request without it is refused by API Gateway (401, its
+      // own body) without running the authorizer. Answers, refusals too, are cached per value for
+      // AUTHORIZER_CACHE_SECONDS (30 s): a sign-out or a role change is seen within that time.
       identitySource: [AUTHORIZER_IDENTITY_SOURCE],
       resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
     });

@@ -16,7 +16,7 @@ import type { CouponRecord } from './state.ts';
 
 /**
  * The hosted pages of the processor emulator: Checkout (`/c/pay/<session>`), the Billing
- * Portal (`/p/session/<session>`) and the hosted invoice page (`/i/<invoice>`). Plain HTML forms that work without JavaScript.
+ * Portal (`/p/session/<session>`) and the hosted invoice page (`/i/<invoice>`, its PDF's stand-in at `/i/<invoice>/pdf`). Plain HTML forms that work without JavaScript.
  */
 
 export interface PageResult {
@@ -267,7 +267,8 @@ export const renderPage = (
       }
       return portalPage(emulator, portal[1]);
     }
-    const invoice = /^\/i\/([^/]+)$/.exec(pathname);
+    // `/i/<invoice>/pdf`: the PDF's stand-in, the same page.
+    const invoice = /^\/i\/([^/]+)(?:\/pdf)?$/.exec(pathname);
     if (invoice?.[1] && method === 'GET') return invoicePage(emulator, invoice[1]);
     if (pathname === '/')
       return {

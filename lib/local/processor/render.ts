@@ -420,7 +420,8 @@ export class Renderer {
         : null,
       metadata: {},
       hosted_invoice_url: `${this.baseUrl()}/i/${record.id}`,
-      invoice_pdf: null,
+      // An issued invoice has a PDF; the emulator's stand-in is the hosted page again (`/i/<id>/pdf`).
+      invoice_pdf: record.status === 'draft' ? null : `${this.baseUrl()}/i/${record.id}/pdf`,
       last_finalization_error: null,
       test_clock: null,
       webhooks_delivered_at: record.created,
