@@ -38,7 +38,7 @@ const billedStacks = async (tenantId: string): Promise<BilledStack[]> =>
     .filter((stack) => stack.lifecycle !== 'torn_down')
     .map((stack) => ({ name: stack.name, plan: stack.plan }));
 
-const invoiceView = (invoice: InvoiceFact, stacks: readonly BilledStack[]) => ({
+const invoiceView = (invoice: InvoiceFact, stacks: readonly BilledStack[], account?: string) => ({
   number: invoice.number,
   issuedAt: invoice.createdAt,
   status: invoice.status,
@@ -57,16 +57,19 @@ const invoiceView = (invoice: InvoiceFact, stacks: readonly BilledStack[]) => ({
   refunded: invoice.refunded,
   paidAt: invoice.paidAt,
   ref: invoice.ref,
-  viewUrl: invoice.ref ? invoiceDocumentPath(invoice.ref, 'view') : null,
-  pdfUrl: invoice.ref && invoice.hasPdf ? invoiceDocumentPath(invoice.ref, 'pdf') : null,
+  viewUrl: invoice.ref ? invoiceDocumentPath(invoice.ref, 'view', account) : null,
+  pdfUrl: invoice.ref && invoice.hasPdf ? invoiceDocumentPath(invoice.ref, 'pdf', account) : null,
 });
 
 /** The customer of a tenant, or null before its first checkout. */
 const customerOf = async (tenant: Tenant): Promise<string | null> =>
   (await getBilling(tenant.tenantId))?.customerId ?? null;
 
-/** What the tenant pays now and next, and with which card. */
-export const billingSummary = async (tenant: Tenant) => {
+/**
+ * What the tenant pays now and next, and with which card. `account`: the slug a former account was
+ * read by (`?account=`), carried into its invoice links.
+ */
+export const billingSummary = async (tenant: Tenant, account?: string) => {
   const customerId = await customerOf(tenant);
   if (!customerId) return { paymentMethod: null, currentInvoice: null, nextInvoice: null };
   const [stacks, card, current, next] = await Promise.all([
@@ -81,11 +84,11 @@ export const billingSummary = async (tenant: Tenant) => {
   ]);
   return {
     paymentMethod: card,
-    currentInvoice: current ? invoiceView(current, stacks) : null,
+    currentInvoice: current ? invoiceView(current, stacks, account) : null,
     nextInvoice: next
       ? {
           invoiceAt: next.invoiceAt,
-          ...invoiceView(next, stacks),
+          ...invoiceView(next, stacks, account),
         }
       : null,
   };
@@ -94,7 +97,12 @@ export const billingSummary = async (tenant: Tenant) => {
 /** A page of the tenant's invoices, newest first; `cursor` is the `next` of the page before. */
 export const listInvoices = async (
   tenant: Tenant,
-  params: { limit?: string | undefined; cursor?: string | undefined },
+  params: {
+    limit?: string | undefined;
+    cursor?: string | undefined;
+    /** The slug a former account was read by (`?account=`), carried into its invoice links. */
+    account?: string | undefined;
+  },
 ) => {
   const limit = params.limit === undefined ? INVOICES_PAGE_DEFAULT : Number(params.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > INVOICES_PAGE_MAX)
@@ -118,7 +126,7 @@ export const listInvoices = async (
     viaProcessor(() => invoicePage(customerId, { limit, ...(start ? { start } : {}) })),
   ]);
   return {
-    invoices: page.invoices.map((invoice) => invoiceView(invoice, stacks)),
+    invoices: page.invoices.map((invoice) => invoiceView(invoice, stacks, params.account)),
     next: page.next ? invoiceCursor.format(page.next) : null,
   };
 };

@@ -160,5 +160,10 @@ export type InvoiceDocument = 'view' | 'pdf';
 
 export const INVOICE_DOCUMENTS: readonly InvoiceDocument[] = ['view', 'pdf'];
 
-export const invoiceDocumentPath = (ref: string, document: InvoiceDocument): string =>
-  `/v1/billing/invoices/${encodeURIComponent(ref)}/${document}`;
+export const invoiceDocumentPath = (
+  ref: string,
+  document: InvoiceDocument,
+  /** The slug of a former account the invoice belongs to (`?account=`), or none for the current one. */
+  account?: string,
+): string =>
+  `/v1/billing/invoices/${encodeURIComponent(ref)}/${document}${account ? `?account=${encodeURIComponent(account)}` : ''}`;

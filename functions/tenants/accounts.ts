@@ -49,3 +49,7 @@ export const readableTenant = async (
   if (!tenant) throw new Refusal(404, 'tenant_not_found', 'The tenant of this session no longer exists.');
   return tenant;
 };
+
+/** The slug links name a read tenant by: a former account's (`?account=`), none for the caller's own. */
+export const accountLinkSlug = (principal: { tenantId: string }, tenant: Tenant): string | undefined =>
+  tenant.tenantId === principal.tenantId ? undefined : (tenant.slug ?? undefined);

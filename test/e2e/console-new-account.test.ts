@@ -32,7 +32,7 @@ describeInChromium('a returning customer in the console', (browser) => {
     await check(page, 'new-account-01-offer', 'Start a new account');
     const offer = await main(page);
     expect(offer).toContain('You can start a new account with the same sign-in');
-    expect(offer).toContain(`${login}, closed`);
+    expect(offer).toContain(`Your account "${login}" has closed`);
     expect(offer).toContain('no Founding Price Lock');
 
     const slug = `${login}-2`;

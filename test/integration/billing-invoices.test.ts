@@ -105,6 +105,10 @@ describe('GET /v1/billing/summary', () => {
     expect(periodLines).toEqual(
       names.map((stack: string) => ({
         description: `${stack} on Standard`,
+        item: `${stack} on Standard`,
+        proration: false,
+        periodStart: json.nextInvoice.periodStart,
+        periodEnd: json.nextInvoice.periodEnd,
         stack,
         plan: 'standard',
         amount: 4000,

@@ -145,6 +145,15 @@ describe('coming back after leaving', { timeout: 120_000 }, () => {
     const oldInvoices = await api.call('GET', `/v1/billing/invoices?account=${tenant.slug}`, { token });
     expect(oldInvoices.status).toBe(200);
     expect(oldInvoices.json.invoices.length).toBeGreaterThan(0);
+    // The old account's invoice links name it, and lead to its invoice (303), not a 404 from the
+    // new account's customer; the same link without `account` is one of the new account's (404).
+    const [oldInvoice] = oldInvoices.json.invoices;
+    expect(oldInvoice.viewUrl).toContain(`?account=${tenant.slug}`);
+    const oldView = await api.call('GET', oldInvoice.viewUrl, { token });
+    expect(oldView.status).toBe(303);
+    expect(oldView.headers.location).toContain(`/i/in_`);
+    const withoutAccount = await api.call('GET', oldInvoice.viewUrl.split('?')[0], { token });
+    expect(withoutAccount.status).toBe(404);
     const oldStatus = await api.call('GET', `/v1/billing/status?account=${tenant.slug}`, { token });
     expect(oldStatus.json).toMatchObject({ billingState: 'decommissioning', closing: { tornDown: true } });
     const stranger = await api.subscribe({ plan: 'standard' });
