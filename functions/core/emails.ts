@@ -136,7 +136,7 @@ export const accountClosedEmail = (params: { slug: string | null; appUrl: string
     `You can start a new account at any time with the same sign-in: choose a new slug (${params.slug ? `"${params.slug}" stays with the closed account` : 'the old one stays with the closed account'}) and check out at the prices then offered. ${params.appUrl}`,
   ];
   return {
-    subject: `Your account ${name} is closed`,
+    subject: `Your ${name} is closed`,
     text: `${paragraphs.join('\n\n')}\n`,
     html: htmlOf(paragraphs),
   };
