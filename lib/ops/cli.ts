@@ -187,15 +187,17 @@ const main = async () => {
   const { label: target, local, now } = staged ?? useTarget(values.table, values['data-dir']);
 
   if (command === 'secrets' && (subcommand === 'status' || subcommand === undefined)) {
-    const read = async (name: StageSecret): Promise<string> =>
+    const read = async (name: StageSecret): Promise<string | undefined> =>
       staged
         ? staged.cloud.readSecret(staged.stage.outputs[STAGE_SECRETS[name].output])
-        : (process.env[STAGE_SECRETS[name].variable] ?? '');
+        : process.env[STAGE_SECRETS[name].variable];
     const states = await secretStates(read);
     console.log(`Secrets of ${target}:`);
     for (const state of states)
-      console.log(`  ${state.name.padEnd(26)} ${state.set ? 'set' : `PLACEHOLDER: ${state.problem}`}`);
-    const left = states.filter((state) => !state.set);
+      console.log(
+        `  ${state.name.padEnd(26)} ${state.absent ? '(not in this environment)' : state.set ? 'set' : `PLACEHOLDER: ${state.problem}`}`,
+      );
+    const left = states.filter((state) => !state.set && !state.absent);
     if (left.length > 0)
       console.log(
         `Set each: npm run ops -- secrets set <name> ${staged ? `--stage ${staged.stage.stage}` : ''} < file-holding-the-value`,

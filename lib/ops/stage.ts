@@ -81,13 +81,19 @@ export interface SecretState {
   name: StageSecret;
   set: boolean;
   problem?: string;
+  /** Not in this environment at all (a local control plane without that stand-in). */
+  absent?: true;
 }
 
 /** Reads each secret and says which still hold a placeholder (functions/core/secret-shape.ts). */
-export const secretStates = async (read: (name: StageSecret) => Promise<string>): Promise<SecretState[]> =>
+export const secretStates = async (
+  read: (name: StageSecret) => Promise<string | undefined>,
+): Promise<SecretState[]> =>
   Promise.all(
-    (Object.keys(STAGE_SECRETS) as StageSecret[]).map(async (name) => {
-      const problem = secretPlaceholderProblem(STAGE_SECRETS[name].variable, await read(name));
+    (Object.keys(STAGE_SECRETS) as StageSecret[]).map(async (name): Promise<SecretState> => {
+      const value = await read(name);
+      if (value === undefined) return { name, set: false, absent: true };
+      const problem = secretPlaceholderProblem(STAGE_SECRETS[name].variable, value);
       return problem ? { name, set: false, problem } : { name, set: true };
     }),
   );
