@@ -1,10 +1,3 @@
-import {
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
-import { GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-
 /**
  * What the ops CLI and the smoke test ask of a deployed stage's AWS account, behind one small
  * interface: the tests give a fake (test/unit/ops-stage.test.ts), the commands the real one below.
@@ -130,17 +123,21 @@ export const awsStageCloud = (region: string): StageCloud => ({
     }),
   readSecret: (arn) =>
     guarded(region, async () => {
+      // Loaded when used: the ops CLI's local commands never pay for these clients.
+      const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
       const secrets = new SecretsManagerClient({ region });
       const { SecretString } = await secrets.send(new GetSecretValueCommand({ SecretId: arn }));
       return SecretString ?? '';
     }),
   writeSecret: (arn, value) =>
     guarded(region, async () => {
+      const { PutSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
       const secrets = new SecretsManagerClient({ region });
       await secrets.send(new PutSecretValueCommand({ SecretId: arn, SecretString: value }));
     }),
   senderVerified: (address) =>
     guarded(region, async () => {
+      const { GetEmailIdentityCommand, SESv2Client } = await import('@aws-sdk/client-sesv2');
       const ses = new SESv2Client({ region });
       const domain = address.split('@')[1] ?? address;
       for (const identity of [address, domain]) {
