@@ -287,8 +287,8 @@ describe('the operators alarms', () => {
     expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);
   };
 
-  it('has exactly eleven alarms (two for Plan Changes), each notifying the one alarm topic', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
+  it('has exactly twelve alarms (two for Plan Changes), each notifying the one alarm topic', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 12);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm')))
       notifiesTheTopic(alarm as Resource);
