@@ -13,6 +13,9 @@ export type SecretName =
   | 'processorWebhookSecret'
   | 'exportsSigningKey';
 
+/** What a route does with the Credentials key: seal new material, or open stored material. */
+export type CredentialsKeyUse = 'seal' | 'open';
+
 export interface Route {
   /** Stable id: names the CDK function and the OpenAPI operation. PascalCase. */
   id: string;
@@ -42,10 +45,12 @@ export interface Route {
   /** Starts and stops Plan Change executions; the CDK grants exactly that on the state machine. */
   startsPlanChanges?: boolean;
   /**
-   * Seals or opens Credentials' secret material (functions/ports/secrets-vault.ts); the CDK grants
-   * exactly kms:GenerateDataKey and kms:Decrypt on the Credentials key and sets CREDENTIALS_KEY_ID.
+   * Seals (`seal`) or opens (`open`) Credentials' secret material (functions/ports/secrets-vault.ts);
+   * the CDK grants exactly that use's KMS action on the Credentials key (kms:GenerateDataKey,
+   * kms:Decrypt) and sets CREDENTIALS_KEY_ID; test/infra/least-privilege.test.ts reads the use from
+   * the bundle.
    */
-  usesCredentialsKey?: boolean;
+  usesCredentialsKey?: CredentialsKeyUse;
   /**
    * The export archives' bucket: `upload` makes a multipart upload, presigns its parts for the
    * Dispatcher and completes it; the CDK grants exactly s3:PutObject and s3:GetObject on the
@@ -363,7 +368,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/api/post-credential.ts',
     auth: 'session',
     table: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
-    usesCredentialsKey: true,
+    usesCredentialsKey: 'seal',
     // The specification's path: `POST {base_url}/credentials/:name`.
     alsoAt: [{ path: '/credentials/{name}', id: 'PostCredentialSpecPath' }],
     summary:
@@ -493,7 +498,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/api/get-dispatcher-credential.ts',
     auth: 'dispatcher',
     table: { actions: ['GetItem'] },
-    usesCredentialsKey: true,
+    usesCredentialsKey: 'open',
     summary: "A Credential's material, to its own Stack's Dispatcher only, to validate it with the provider",
   },
   {
@@ -512,7 +517,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/api/post-dispatcher-thread.ts',
     auth: 'dispatcher',
     table: { actions: ['GetItem', 'PutItem'] },
-    usesCredentialsKey: true,
+    usesCredentialsKey: 'open',
     summary: 'A new Thread: the routed Credential, model and effort, bound for good, and what to inject',
   },
   {
@@ -522,7 +527,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/api/post-dispatcher-guide-session.ts',
     auth: 'dispatcher',
     table: { actions: ['GetItem', 'PutItem'] },
-    usesCredentialsKey: true,
+    usesCredentialsKey: 'open',
     summary: "A Guide Session: the Stack's Guide Credential only, or a precise error",
   },
   {

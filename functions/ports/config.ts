@@ -327,6 +327,12 @@ export const CDK_CONTEXT = {
     required: false,
     meaning: "optional: an email address subscribed to the operators' alarm topic",
   },
+  capacity: {
+    sets: undefined,
+    required: false,
+    meaning:
+      "optional: the Home Region's places per location and Plan for a new stage (`eu-central-1a: standard=20 plus=10 pro=4; ...`); `npm run ops -- capacity seed --stage <stage>` writes them, and synth warns without it (every checkout would answer no_capacity)",
+  },
   fleetStacks: {
     sets: undefined,
     required: false,

@@ -1,7 +1,19 @@
-import { Annotations, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  CfnDeletionPolicy,
+  CfnOutput,
+  Fn,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
+import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { CfnLogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { ContextSetting, Environment } from '../../functions/ports/config.ts';
+import { STACK_OUTPUTS, type StackOutput } from '../deployment.ts';
 import type { Route } from '../routes.ts';
 import { OperatorAlarms } from './constructs/alarms.ts';
 import { ControlPlaneApi, checkResourceBudget, DEFAULT_FLEET_STACKS } from './constructs/api.ts';
@@ -12,6 +24,7 @@ import { PlanChanges } from './constructs/plan-changes.ts';
 import { Reconciler } from './constructs/reconciler.ts';
 import { ControlPlaneTable } from './constructs/table.ts';
 import { ProcessorEventQueue } from './constructs/webhooks.ts';
+import { stageSecretProps } from './stateful.ts';
 
 /**
  * Deployment settings, from CDK context (cdk.json, or `cdk deploy -c key=value`); the keys are declared
@@ -51,6 +64,8 @@ export interface ControlPlaneSettings extends Partial<Record<ContextSetting, str
   openSignupAt?: string;
   /** Optional: today's list prices that differ from the catalog's (`plus=5500`). */
   planPrices?: string;
+  /** Optional: the Home Region's initial places per location and Plan (lib/deployment.ts, parseCapacity). */
+  capacity?: string;
 }
 
 export interface ControlPlaneStackProps extends StackProps {
@@ -110,6 +125,7 @@ export class ControlPlaneStack extends Stack {
       openSignupAt: context.openSignupAt,
       planPrices: context.planPrices,
       fleetStacks: context.fleetStacks,
+      capacity: context.capacity,
     } satisfies Record<ContextSetting, string | undefined> satisfies ControlPlaneSettings;
 
     this.table = new ControlPlaneTable(this, 'Data');
@@ -123,8 +139,8 @@ export class ControlPlaneStack extends Stack {
       Annotations.of(this).addInfo(
         `tenantAppUrl is set (${settings.tenantAppUrl}): sign-in lands there and only its origin may write with the session cookie; unset it to use the console's site (docs/runbook.md).`,
       );
-    const externalSecret = (id: string, description: string, issuer: string) => {
-      const secret = new Secret(this, id, { description });
+    const externalSecret = (id: string, what: string, issuer: string) => {
+      const secret = new Secret(this, id, stageSecretProps(this, id, what));
       Validations.of(secret).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason: `This secret is issued by ${issuer}; it is rotated there and pasted here, so no Lambda rotation applies.`,
@@ -134,17 +150,17 @@ export class ControlPlaneStack extends Stack {
     const secrets = {
       codeHostClientSecret: externalSecret(
         'CodeHostClientSecret',
-        'Client secret of the code-host OAuth app; set its value after the first deploy.',
+        'Client secret of the code-host OAuth app',
         'the code host',
       ),
       processorApiKey: externalSecret(
         'ProcessorApiKey',
-        "The payment processor's secret API key; set its value after the first deploy.",
+        "The payment processor's secret API key",
         'the payment processor',
       ),
       processorWebhookSecret: externalSecret(
         'ProcessorWebhookSecret',
-        "The payment processor's signing secret (whsec_...) of our webhook endpoint; set its value after the first deploy.",
+        "The payment processor's signing secret (whsec_...) of our webhook endpoint",
         'the payment processor',
       ),
     };
@@ -211,6 +227,97 @@ export class ControlPlaneStack extends Stack {
       ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });
     this.planChanges.addAlarms(this.alarms);
+    if (settings.capacity === undefined)
+      Annotations.of(this).addWarningV2(
+        'stack-control-plane:no-initial-capacity',
+        `Stage "${stage}" has no initial capacity (context "capacity"): every checkout answers no_capacity until places are set. Set "capacity" in cdk.json under "stages"."${stage}" and run \`npm run ops -- capacity seed --stage ${stage}\` after the deploy (README, "Deploy checklist").`,
+      );
+    const output = (name: StackOutput, value: string, description: string) =>
+      new CfnOutput(this, STACK_OUTPUTS[name], { value, description });
+    output('tableName', this.table.table.tableName, 'The single table (ops: --stage reads it)');
+    output(
+      'processorEventsQueueUrl',
+      this.processorEvents.queue.queueUrl,
+      'The processor event intake queue',
+    );
+    output(
+      'processorEventsDlqUrl',
+      this.processorEvents.deadLetters.queueUrl,
+      'Its dead-letter queue (npm run ops -- queue status)',
+    );
+    output(
+      'planChangeStateMachineArn',
+      this.planChanges.stateMachine.stateMachineArn,
+      'The Plan Change workflow',
+    );
+    output(
+      'exportsBucket',
+      this.exports.bucket.bucketName,
+      "The export archives' bucket (retained when the stack is deleted)",
+    );
+    output(
+      'consoleBucket',
+      this.site.bucket.bucketName,
+      "The console's files (retained when the stack is deleted)",
+    );
+    output(
+      'consoleDistributionId',
+      this.site.distribution.distributionId,
+      "The console's CloudFront distribution",
+    );
+    output(
+      'credentialsKeyArn',
+      this.credentialsKey.key.keyArn,
+      'The Credentials key (retained when the stack is deleted)',
+    );
+    output('reconcilerFunctionName', this.reconciler.function.functionName, 'The reconciler sweep');
+    output('alarmTopicArn', this.alarms.topic.topicArn, "The operators' alarm topic");
+    output(
+      'alarmNames',
+      // Every alarm of the stack (the Plan Change workflow adds its own), by name.
+      Fn.join(
+        ',',
+        this.node
+          .findAll()
+          .filter((construct): construct is Alarm => construct instanceof Alarm)
+          .map((alarm) => alarm.alarmName),
+      ),
+      "The operators' alarms (npm run smoke reads their states)",
+    );
+    output(
+      'mailFrom',
+      settings.mailFrom,
+      'The sender of tenant emails: its domain must be a verified SES identity',
+    );
+    output(
+      'codeHostClientSecretArn',
+      secrets.codeHostClientSecret.secretArn,
+      'npm run ops -- secrets set code-host-client-secret',
+    );
+    output(
+      'processorApiKeyArn',
+      secrets.processorApiKey.secretArn,
+      'npm run ops -- secrets set processor-api-key',
+    );
+    output(
+      'processorWebhookSecretArn',
+      secrets.processorWebhookSecret.secretArn,
+      'npm run ops -- secrets set processor-webhook-secret',
+    );
+    output(
+      'exportsSigningKeyArn',
+      this.exports.signingKey.secretArn,
+      'npm run ops -- secrets set exports-signing-key',
+    );
+    // No log group outlives its stage: CDK keeps the one of the console files' deployment
+    // (a custom resource's function) by default, and a deleted stage, or each failed first deploy,
+    // left it behind.
+    for (const construct of this.node.findAll())
+      if (
+        construct instanceof CfnLogGroup &&
+        construct.cfnOptions.deletionPolicy !== CfnDeletionPolicy.DELETE
+      )
+        construct.applyRemovalPolicy(RemovalPolicy.DESTROY);
     checkResourceBudget(
       this,
       'move a feature of this stack into a nested stack of its own, as the API routes are (docs/decisions.md, "Room to grow").',

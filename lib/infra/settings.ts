@@ -1,4 +1,5 @@
 import { CDK_CONTEXT, type ContextSetting } from '../../functions/ports/config.ts';
+import { parseCapacity, STAGE_NAME, stackNameOf } from '../deployment.ts';
 
 /**
  * The deployment's settings, read from CDK context and checked before anything is built (issue 22):
@@ -18,8 +19,6 @@ export const DEFAULT_STAGE = 'dev';
  */
 export const SYNTH_CHECK_STAGE = 'synth-check';
 
-/** A stage's name goes into the stack's name and every account-wide name: short, lower case. */
-const STAGE_NAME = /^[a-z][a-z0-9-]{0,19}$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const ACCOUNT = /^\d{12}$/;
 /** `replace-with-...` and the documentation domains (example.com/.net/.org, RFC 2606). */
@@ -53,7 +52,7 @@ export interface ContextSource {
   tryGetContext(key: string): unknown;
 }
 
-export const stackNameOf = (stage: string) => `StackControlPlane-${stage}`;
+export { stackNameOf };
 
 /**
  * Reads and checks the context of one stage. Every problem is one line, naming the key and where
@@ -137,6 +136,14 @@ export const readDeploymentSettings = (context: ContextSource): DeploymentSettin
     problems.push(
       `context "exportsSigningPreviousPublicKey" is set without "exportsSigningPublicKey": set the key to sign with in ${where}`,
     );
+
+  if (settings.capacity !== undefined) {
+    try {
+      parseCapacity(settings.capacity);
+    } catch (error) {
+      problems.push(`context "capacity" ${(error as Error).message}: set it in ${where}`);
+    }
+  }
 
   const fleetStacks = settings.fleetStacks;
   if (fleetStacks !== undefined && !/^[1-9]\d{0,8}$/.test(fleetStacks))

@@ -621,6 +621,16 @@ export const localRoutes = (
     ),
   },
   {
+    method: 'GET',
+    path: '/_local/sweep',
+    auth: 'none',
+    // When the last sweep completed (wall clock): the local side of the smoke test's "a sweep completed".
+    handler: httpHandler({ auth: 'none' }, async () => ({
+      status: 200,
+      body: { lastCompletedAt: sweeper.lastCompletedAt?.toISOString() ?? null },
+    })),
+  },
+  {
     method: 'POST',
     path: '/_local/sweep',
     auth: 'none',

@@ -55,6 +55,8 @@ export class LocalSweeper {
   private timer: NodeJS.Timeout | undefined;
   private readonly options: LocalSweeperOptions;
   last: SweepSummary | undefined;
+  /** When the last sweep completed, on the wall clock (what `npm run smoke -- --local` asks). */
+  lastCompletedAt: Date | undefined;
 
   constructor(options: LocalSweeperOptions = {}) {
     this.options = options;
@@ -67,6 +69,7 @@ export class LocalSweeper {
       this.running = undefined;
     });
     this.last = await this.running;
+    this.lastCompletedAt = new Date(Date.now());
     return this.last;
   }
 

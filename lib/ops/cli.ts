@@ -17,13 +17,32 @@ import { processorQueueStatus, sqsQueueCounts } from '../../functions/ports/queu
 import { type OutboxEntry, outboxTrouble, retryEmail } from '../../functions/reconciler/outbox.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { REPO_ROOT } from '../constants.ts';
+import {
+  declaredStage,
+  HOME_REGION,
+  isStageSecret,
+  parseCapacity,
+  STAGE_SECRETS,
+  type StageSecret,
+} from '../deployment.ts';
 import { localTimeOf } from '../local/clock.ts';
 import { standInQueueCounts } from '../local/sqs-counts.ts';
+import { awsStageCloud, MissingClient, NoCredentials, type StageCloud } from './cloud.ts';
+import {
+  checkedSecretValue,
+  type DeployedStage,
+  deployedStage,
+  leftovers,
+  StageProblem,
+  secretStates,
+  stageEnvironment,
+} from './stage.ts';
 
 /**
  * `npm run ops -- <command>`: operator actions. By default against the running local control
- * plane (`npm start`); with `--table <name>` against a deployed table using the ambient AWS
- * credentials and region (and PROCESSOR_API_KEY for processor:sync, refund and quantities check).
+ * plane (`npm start`); with `--stage <stage>` against a deployed stage, found by its stack's
+ * outputs (lib/ops/stage.ts) with the ambient AWS credentials; with `--table <name>` against a
+ * deployed table (and PROCESSOR_API_KEY for processor:sync, refund and quantities check).
  */
 const USAGE = `Usage: npm run ops -- <command> [options]
 
@@ -48,11 +67,19 @@ const USAGE = `Usage: npm run ops -- <command> [options]
   outbox list             emails that need an eye: parked as failed after their last attempt (with the last error),
                           and those being retried after a failed attempt (with the time of the next)
   outbox retry <key>      give a parked email another round of attempts (the next sweep sends it; never a sent one)
-  queue status            processor events waiting, in flight, and in the dead-letter queue (needs the queue URLs:
-                          local from npm start; deployed: PROCESSOR_EVENTS_QUEUE_URL and PROCESSOR_EVENTS_DLQ_URL)
+  queue status            processor events waiting, in flight, and in the dead-letter queue (local from npm start;
+                          --stage reads the queues; --table: PROCESSOR_EVENTS_QUEUE_URL and PROCESSOR_EVENTS_DLQ_URL)
+  capacity seed           write the stage's initial capacity (cdk.json, context "capacity") where the Home Region has
+                          no such place yet; places already set are left as they are
+  secrets status          which of the four secrets still hold their placeholder (never a value). Deployed: --stage
+  secrets set <name>      write one secret from standard input (checked first: a placeholder or a value of the wrong
+                          shape is refused, nothing written): ${Object.keys(STAGE_SECRETS).join(', ')}. --stage
+  leftovers --stage <s>   what a failed first deploy or a deleted stage left behind (resources tagged with the stage's
+                          stack name that no live stack holds), with the command that deletes each. Read-only
 
 Target: the local control plane started by \`npm start\` (reads .local/endpoints.json), or a
-deployed one with --table <TableName> (AWS credentials and region from the environment).
+deployed stage with --stage <stage> (its region from cdk.json, its table, queues and secrets from its
+stack's outputs; AWS credentials from the environment), or a deployed table with --table <TableName>.
 Against the local control plane, "now" is its clock (moved by /_local/clock/advance), not the wall clock.`;
 
 const fail = (message: string): never => {
@@ -66,6 +93,22 @@ interface Target {
   local: boolean;
   now: Date;
 }
+
+/** Bad input about the target (unknown stage, no credentials, never deployed): one line, exit 1, nothing written. */
+const stop = (message: string): never => {
+  console.error(message);
+  process.exit(1);
+};
+
+/** The stage's stack, its outputs put where our code reads them (the same names a Lambda of the stage gets). */
+const useStage = async (
+  stage: string,
+  cloudOf: (region: string) => StageCloud,
+): Promise<Target & { stage: DeployedStage; cloud: StageCloud }> => {
+  const found = await deployedStage(stage, cloudOf);
+  Object.assign(process.env, stageEnvironment(found.stage));
+  return { label: `stage ${stage}`, local: false, now: new Date(), ...found };
+};
 
 const useTarget = (table: string | undefined, dataDirectory: string): Target => {
   if (table) {
@@ -100,6 +143,7 @@ const main = async () => {
       email: { type: 'string' },
       'requested-at': { type: 'string' },
       ids: { type: 'boolean', default: false },
+      stage: { type: 'string' },
       'data-dir': { type: 'string', default: path.join(REPO_ROOT, '.local') },
       help: { type: 'boolean', default: false },
     },
@@ -109,7 +153,94 @@ const main = async () => {
     console.log(USAGE);
     return;
   }
-  const { label: target, local, now } = useTarget(values.table, values['data-dir']);
+  if (values.stage !== undefined && values.table !== undefined)
+    fail('--stage and --table name one target: pass one');
+  // Read-only, and about the account: what a failed first deploy or a deleted stage left.
+  if (command === 'leftovers') {
+    if (values.stage === undefined) fail('leftovers needs --stage <stage>');
+    const stage = declaredStageOrStop(values.stage as string);
+    const cloud = awsStageCloud(stage.region);
+    const live = await cloud.stack(stage.stackName);
+    const liveId = live && live.status !== 'DELETE_COMPLETE' ? live.stackId : undefined;
+    const left = leftovers(await cloud.taggedResources(stage.stackName), liveId);
+    console.log(
+      `Stage ${stage.stage} (${stage.stackName}, ${stage.region}): ${live ? `stack ${live.status}` : 'no stack'}; ${left.length} resource(s) of its name that no live stack holds.`,
+    );
+    for (const resource of left)
+      console.log(`  ${resource.kind.padEnd(15)} ${resource.arn}\n    delete: ${resource.delete}`);
+    if (left.length > 0)
+      console.log(
+        'Delete them only if you mean to lose what they hold (a table or key of a deleted stage is its data).',
+      );
+    return;
+  }
+  // What only a deployed stage has: said before anything is read.
+  if (values.stage === undefined && command === 'secrets' && subcommand === 'set')
+    stop(
+      "secrets set writes a deployed stage's secret: pass --stage <stage> (the local ones are the stand-ins').",
+    );
+  if (values.stage === undefined && command === 'capacity' && subcommand === 'seed')
+    stop(
+      'capacity seed writes a stage\'s context "capacity": pass --stage <stage> (npm start seeds lib/local/capacity.json itself).',
+    );
+  const staged = values.stage === undefined ? undefined : await useStage(values.stage, awsStageCloud);
+  const { label: target, local, now } = staged ?? useTarget(values.table, values['data-dir']);
+
+  if (command === 'secrets' && (subcommand === 'status' || subcommand === undefined)) {
+    const read = async (name: StageSecret): Promise<string | undefined> =>
+      staged
+        ? staged.cloud.readSecret(staged.stage.outputs[STAGE_SECRETS[name].output])
+        : process.env[STAGE_SECRETS[name].variable];
+    const states = await secretStates(read);
+    console.log(`Secrets of ${target}:`);
+    for (const state of states)
+      console.log(
+        `  ${state.name.padEnd(26)} ${state.absent ? '(not in this environment)' : state.set ? 'set' : `PLACEHOLDER: ${state.problem}`}`,
+      );
+    const left = states.filter((state) => !state.set && !state.absent);
+    if (left.length > 0)
+      console.log(
+        `Set each: npm run ops -- secrets set <name> ${staged ? `--stage ${staged.stage.stage}` : ''} < file-holding-the-value`,
+      );
+    return;
+  }
+  if (command === 'secrets' && subcommand === 'set') {
+    if (!isStageSecret(argument))
+      fail(`the secret's name is required: one of ${Object.keys(STAGE_SECRETS).join(', ')}`);
+    const name = argument as StageSecret;
+    const value = checkedSecretValue(name, await readStdin());
+    await staged?.cloud.writeSecret(staged.stage.outputs[STAGE_SECRETS[name].output], value);
+    console.log(
+      `Set ${name} of ${target}: the functions read it within 5 minutes (SECRET_MAX_AGE_MINUTES), no deploy needed.`,
+    );
+    return;
+  }
+  if (command === 'capacity' && subcommand === 'seed') {
+    const capacity = staged?.stage.capacity;
+    if (!capacity)
+      stop(
+        `Stage ${staged?.stage.stage} has no context "capacity" in cdk.json: set it under "stages"."${staged?.stage.stage}" (e.g. "eu-central-1a: standard=20 plus=10 pro=4"), or use capacity set. Nothing was changed.`,
+      );
+    let slots: ReturnType<typeof parseCapacity> = [];
+    try {
+      slots = parseCapacity(capacity as string);
+    } catch (error) {
+      stop(`context "capacity" ${(error as Error).message}: fix it in cdk.json. Nothing was changed.`);
+    }
+    const inventory = await listInventory(HOME_REGION);
+    let written = 0;
+    for (const slot of slots) {
+      if (inventory.slots.some((have) => have.location === slot.location && have.plan === slot.plan))
+        continue;
+      await setCapacityTotal({ region: HOME_REGION, ...slot }, now);
+      written++;
+    }
+    console.log(
+      `Seeded ${written} of ${slots.length} place(s) of the context "capacity" in ${HOME_REGION} (${target}); ${slots.length - written} already set, left as they are.`,
+    );
+    await printCapacity(HOME_REGION, now);
+    return;
+  }
 
   if (command === 'capacity' && subcommand === 'set') {
     const { region, location, plan, total } = values;
@@ -295,6 +426,21 @@ const main = async () => {
   fail(`Unknown command: ${positionals.join(' ')}`);
 };
 
+const declaredStageOrStop = (stage: string) => {
+  try {
+    return declaredStage(stage);
+  } catch (error) {
+    return stop((error as Error).message);
+  }
+};
+
+const readStdin = async (): Promise<string> => {
+  if (process.stdin.isTTY) console.error('Paste the value, then Ctrl-D:');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+};
+
 const planNames = Object.fromEntries(PLAN_VALUES.map((plan) => [plan, PLANS[plan].name])) as Record<
   (typeof PLAN_VALUES)[number],
   string
@@ -319,6 +465,9 @@ const printCapacity = async (region: string, now: Date) => {
 };
 
 main().catch((error: unknown) => {
+  // A stage that is unknown, never deployed or out of reach of the credentials: one line.
+  if (error instanceof StageProblem || error instanceof NoCredentials || error instanceof MissingClient)
+    stop(error.message);
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });

@@ -1,7 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
-import { SEAL_OPEN_ACTIONS, SEAL_OPEN_CONDITIONS } from '../../lib/infra/constructs/credentials-key.ts';
+import { CREDENTIALS_KEY_ACTION, SEAL_OPEN_CONDITIONS } from '../../lib/infra/constructs/credentials-key.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { flattenedApp, nagViolations } from '../support/synthesized-stack.ts';
 
@@ -19,7 +19,7 @@ vi.mock('../../lib/routes.ts', async (importOriginal) => {
   return {
     ...original,
     routes: original.routes.map(
-      (route): Route => (route === first ? { ...route, usesCredentialsKey: true } : route),
+      (route): Route => (route === first ? { ...route, usesCredentialsKey: 'seal' } : route),
     ),
   };
 });
@@ -74,10 +74,10 @@ const statementsOf = (roleId: string): Statement[] =>
 const actionsOf = (statement: Statement) => [statement.Action].flat();
 
 describe('the Credentials key in the CDK stack', () => {
-  it('is one symmetric KMS key, rotated, retained on stack delete and replacement, with its alias', () => {
+  it('is one symmetric KMS key, rotated, retained on stack delete and replacement (not on the rollback of its creation), with its alias', () => {
     const [keyId, key] = theKey();
     expect(key.Properties.EnableKeyRotation).toBe(true);
-    expect(key.DeletionPolicy).toBe('Retain');
+    expect(key.DeletionPolicy).toBe('RetainExceptOnCreate');
     expect(key.UpdateReplacePolicy).toBe('Retain');
     expect(key.Properties.Description).toEqual(expect.stringContaining('Credentials'));
     expect(key.Properties.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
@@ -89,7 +89,7 @@ describe('the Credentials key in the CDK stack', () => {
     });
   });
 
-  it('a route with usesCredentialsKey gets exactly GenerateDataKey and Decrypt on that key, under the encryption context, and CREDENTIALS_KEY_ID', () => {
+  it("a route with usesCredentialsKey gets exactly its use's one action on that key (seal: GenerateDataKey, open: Decrypt), under the encryption context, and CREDENTIALS_KEY_ID", () => {
     const [keyId] = theKey();
     const flagged = routes.filter((route) => route.usesCredentialsKey);
     expect(flagged.map((route) => route.id)).toContain(FLAGGED_HERE.id);
@@ -101,8 +101,11 @@ describe('the Credentials key in the CDK stack', () => {
       expect(kmsStatements, route.id).toHaveLength(1);
       const [statement] = kmsStatements as [Statement];
       expect(statement.Effect).toBe('Allow');
-      expect(actionsOf(statement).sort()).toEqual([...SEAL_OPEN_ACTIONS].sort());
-      expect(actionsOf(statement).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+      const use = route.usesCredentialsKey as 'seal' | 'open';
+      expect(actionsOf(statement), route.id).toEqual([CREDENTIALS_KEY_ACTION[use]]);
+      expect(actionsOf(statement), route.id).toEqual([
+        { seal: 'kms:GenerateDataKey', open: 'kms:Decrypt' }[use],
+      ]);
       expect(statement.Resource).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
       // Only under a Credential's encryption context: exactly the keys the code sends.
       expect(statement.Condition).toEqual(SEAL_OPEN_CONDITIONS);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MATERIAL_CONTEXT_KEYS } from '#core/credentials.ts';
-import { SEAL_OPEN_CONDITIONS } from '../../lib/infra/constructs/credentials-key.ts';
+import { CREDENTIALS_KEY_ACTION, SEAL_OPEN_CONDITIONS } from '../../lib/infra/constructs/credentials-key.ts';
 import { RECONCILER_HANDLER } from '../../lib/infra/constructs/reconciler.ts';
 import { documentedMatrix, permissionRows, renderMatrix } from '../../lib/infra/permissions-matrix.ts';
 import { PLAN_CHANGE_TASKS } from '../../lib/plan-change-tasks.ts';
@@ -32,12 +32,13 @@ const SECRET_VARIABLE: Record<SecretName, string> = {
 };
 
 /** Every function of ours: its name in the matrix, its entry, its declared table access. */
-const FUNCTIONS: { name: string; entry: string; table: TableAccess; secrets: string[] }[] = [
+const FUNCTIONS: { name: string; entry: string; table: TableAccess; secrets: string[]; kms?: string }[] = [
   ...routes.map((route) => ({
     name: `Api${route.id}`,
     entry: route.handler,
     table: route.table,
     secrets: (route.secrets ?? []).map((secret) => SECRET_VARIABLE[secret]),
+    ...(route.usesCredentialsKey ? { kms: CREDENTIALS_KEY_ACTION[route.usesCredentialsKey] } : {}),
   })),
   { name: 'ApiSessionAuthorizer', entry: AUTHORIZER_HANDLER, table: AUTHORIZER_TABLE_ACCESS, secrets: [] },
   {
@@ -76,6 +77,13 @@ describe('each declaration is what the code does (read from its bundle)', () => 
   it.each(FUNCTIONS.map((fn) => [fn.name, fn] as const))('%s: the secrets it reads', (_name, fn) => {
     expect(usage.get(fn.entry)?.secrets).toEqual(sorted(fn.secrets));
   });
+
+  it.each(FUNCTIONS.map((fn) => [fn.name, fn] as const))(
+    '%s: the KMS action its code uses (seal or open), and nothing more',
+    (_name, fn) => {
+      expect(usage.get(fn.entry)?.kms).toEqual(fn.kms ? [fn.kms] : []);
+    },
+  );
 
   it('of the Plan Change tasks, only those whose code calls the processor read its key (CommitBilling)', () => {
     expect(PLAN_CHANGE_TASKS.filter((task) => task.callsProcessor).map((task) => task.state)).toEqual([
@@ -133,6 +141,8 @@ describe('the template grants exactly the declarations', () => {
     );
     expect(kmsStatements.length).toBe(routes.filter((route) => route.usesCredentialsKey).length);
     for (const statement of kmsStatements) expect(statement.Condition).toEqual(SEAL_OPEN_CONDITIONS);
+    // One action per statement: each route's use, never both.
+    for (const statement of kmsStatements) expect([statement.Action].flat()).toHaveLength(1);
   });
 });
 

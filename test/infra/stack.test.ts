@@ -1,5 +1,5 @@
 import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { TABLE_DEFINITION } from '#store/table.ts';
@@ -16,14 +16,14 @@ import { nagViolations, synthesizedStack } from '../support/synthesized-stack.ts
 const { template, assemblyDirectory, acknowledgements } = synthesizedStack();
 
 describe('the CDK stack', () => {
-  it('has one table with PITR, deletion protection, retained on stack delete, built from the table definition', () => {
+  it('has one table with PITR, retained on stack delete and replacement (not on the rollback of its creation), built from the table definition', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       UpdateReplacePolicy: 'Retain',
       Properties: {
         BillingMode: 'PAY_PER_REQUEST',
-        DeletionProtectionEnabled: true,
+        DeletionProtectionEnabled: Match.absent(),
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         TimeToLiveSpecification: { AttributeName: TABLE_DEFINITION.timeToLiveAttribute, Enabled: true },
         KeySchema: [
@@ -287,8 +287,8 @@ describe('the operators alarms', () => {
     expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);
   };
 
-  it('has exactly eleven alarms (two for Plan Changes), each notifying the one alarm topic', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
+  it('has exactly twelve alarms (two for Plan Changes), each notifying the one alarm topic', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 12);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm')))
       notifiesTheTopic(alarm as Resource);
@@ -367,6 +367,11 @@ describe('the operators alarms', () => {
       'SecretNotSet',
       'any use of a secret still holding its generated placeholder in 5 minutes (our metric)',
       ours('SecretsNotSet', 300, 1, { ...SERVICE, TreatMissingData: 'notBreaching' }),
+    ],
+    [
+      'NoCapacity',
+      'any checkout refused for no place in the Home Region in 5 minutes (our metric)',
+      ours('CheckoutNoCapacity', 300, 1, { ...SERVICE, TreatMissingData: 'notBreaching' }),
     ],
     [
       'Api5xx',

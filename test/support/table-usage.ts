@@ -19,7 +19,16 @@ export interface TableUsage {
   indexes: string[];
   /** The secrets read (their variable names: `secretValue('PROCESSOR_API_KEY')`), sorted. */
   secrets: string[];
+  /** KMS actions its code asks for (functions/ports/secrets-vault.ts: GenerateDataKey to seal, Decrypt to open), sorted. */
+  kms: string[];
 }
+
+/** The KMS requests our code builds, by the IAM action each needs. */
+const KMS_PATTERNS: [RegExp, string][] = [
+  [/new GenerateDataKeyCommand\d*\(/, 'kms:GenerateDataKey'],
+  [/new DecryptCommand\d*\(/, 'kms:Decrypt'],
+  [/new EncryptCommand\d*\(/, 'kms:Encrypt'],
+];
 
 /** The variable names of the secrets a function may read (functions/ports/secrets.ts). */
 const SECRET_VARIABLES =
@@ -79,6 +88,9 @@ export const tableUsage = async (entries: readonly string[]): Promise<Map<string
       actions: actions.sort(),
       indexes: [...new Set(indexes as string[])].sort(),
       secrets: [...new Set(secrets)].sort(),
+      kms: KMS_PATTERNS.filter(([pattern]) => pattern.test(code))
+        .map(([, action]) => action)
+        .sort(),
     });
   });
   return usage;

@@ -39,6 +39,8 @@ export const ALARM_THRESHOLDS = {
   emailsParked: 1,
   /** Any use of a secret that still holds the value generated at the first deploy. */
   secretsNotSet: 1,
+  /** Any checkout refused because the Home Region had no place for its Plan (`npm run ops -- capacity list`). */
+  noCapacity: 1,
 } as const;
 
 export interface OperatorAlarmsProps {
@@ -163,6 +165,14 @@ export class OperatorAlarms extends Construct {
         {
           metric: ownMetric(METRIC.secretsNotSet, fiveMinutes),
           threshold: ALARM_THRESHOLDS.secretsNotSet,
+        },
+      ),
+      noCapacity: alarm(
+        'NoCapacity',
+        'A checkout found no placeable place for its Plan in the Home Region (on a new stage: no capacity was set): npm run ops -- capacity list, then capacity set or capacity seed.',
+        {
+          metric: ownMetric(METRIC.checkoutNoCapacity, fiveMinutes),
+          threshold: ALARM_THRESHOLDS.noCapacity,
         },
       ),
     };

@@ -69,6 +69,30 @@ export interface ControlPlaneApiProps {
   routes?: readonly Route[];
 }
 
+/**
+ * One JSON line per request in the API's access log, from the variables HTTP APIs define (not
+ * REST APIs' format: its `$context.resourcePath` does not exist here). No identity beyond the
+ * source address: the session is a cookie the log never holds.
+ */
+export const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  time: '$context.requestTime',
+  ip: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  method: '$context.httpMethod',
+  routeKey: '$context.routeKey',
+  path: '$context.path',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationLatency: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+  authorizerError: '$context.authorizer.error',
+  error: '$context.error.message',
+} as const;
+
 /** A deployment sized for this many Stacks unless context `fleetStacks` says otherwise. */
 export const DEFAULT_FLEET_STACKS = 100_000;
 
@@ -212,7 +236,7 @@ export class ControlPlaneApi extends Construct {
       autoDeploy: true,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
-        format: AccessLogFormat.jsonWithStandardFields(),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
       throttle: { rateLimit: DEFAULT_ROUTE_RATE, burstLimit: 2 * DEFAULT_ROUTE_RATE },
     });
@@ -296,7 +320,7 @@ export class ControlPlaneApi extends Construct {
       fn.addEnvironment(PLAN_CHANGE_ENVIRONMENT, props.planChanges.stateMachine.stateMachineArn);
     }
     if (route.usesCredentialsKey) {
-      props.credentialsKey.grantSealOpen(fn);
+      props.credentialsKey.grantUse(fn, route.usesCredentialsKey);
       fn.addEnvironment(CREDENTIALS_KEY_ENVIRONMENT, props.credentialsKey.key.keyArn);
     }
     if (route.exportsBucket === 'upload') {

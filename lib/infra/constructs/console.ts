@@ -37,6 +37,7 @@ import {
 import { REPO_ROOT } from '../../constants.ts';
 import { type Route, routes, servedPaths } from '../../routes.ts';
 import { EDGE_SESSION_FUNCTION_CODE } from '../edge-session.ts';
+import { pinStateful } from '../stateful.ts';
 
 /** The console's static files (index.html, the ES modules, the CSS), deployed as they are. */
 export const CONSOLE_DIRECTORY = path.join(REPO_ROOT, 'lib', 'console');
@@ -108,6 +109,7 @@ export class ConsoleSite extends Construct {
       encryption: BucketEncryption.S3_MANAGED,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
     });
+    pinStateful(this.bucket, 'consoleBucket', { keepsData: true });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:
@@ -180,6 +182,8 @@ export class ConsoleSite extends Construct {
       priceClass: PriceClass.PRICE_CLASS_100,
       ...customDomain,
     });
+    // Its domain is the console's (and the OAuth callback's) until a custom domain is set: never replaced.
+    pinStateful(this.distribution, 'consoleDistribution', { keepsData: false });
     for (const [rule, reason] of [
       [
         'AwsSolutions-CFR1',

@@ -1,11 +1,20 @@
-import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { MATERIAL_CONTEXT_KEYS } from '../../../functions/core/credentials.ts';
+import type { CredentialsKeyUse } from '../../routes.ts';
+import { pinStateful } from '../stateful.ts';
 
-/** What a function that seals and opens Credentials may do with the key: nothing more. */
-export const SEAL_OPEN_ACTIONS = ['kms:GenerateDataKey', 'kms:Decrypt'] as const;
+/**
+ * The one KMS action of each use of the key (lib/routes.ts, `usesCredentialsKey`): sealing asks
+ * for a fresh data key (GenerateDataKey), opening decrypts one (Decrypt). A function gets the
+ * action of its use and nothing more.
+ */
+export const CREDENTIALS_KEY_ACTION = {
+  seal: 'kms:GenerateDataKey',
+  open: 'kms:Decrypt',
+} as const satisfies Record<CredentialsKeyUse, string>;
 
 /**
  * The conditions of that grant: the encryption context is exactly the one the code sends
@@ -31,18 +40,19 @@ export class CredentialsKey extends Construct {
       description: "Envelope encryption of Credentials' secret material (data keys only)",
       enableKeyRotation: true,
       alias: `alias/${Stack.of(this).stackName}-credentials`,
-      removalPolicy: RemovalPolicy.RETAIN,
     });
+    // Retained (deleted only by the rollback of the deploy that created it: lib/infra/stateful.ts).
+    pinStateful(this.key, 'credentialsKey', { keepsData: true });
   }
 
   /**
-   * Lets `grantee` generate data keys under this key and decrypt them (seal and open), nothing
-   * else, and only under a Credential's encryption context (SEAL_OPEN_CONDITIONS).
+   * Lets `grantee` seal (generate data keys under this key) or open (decrypt them), the one action
+   * of its use, and only under a Credential's encryption context (SEAL_OPEN_CONDITIONS).
    */
-  grantSealOpen(grantee: IGrantable): void {
+  grantUse(grantee: IGrantable, use: CredentialsKeyUse): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: [...SEAL_OPEN_ACTIONS],
+        actions: [CREDENTIALS_KEY_ACTION[use]],
         resources: [this.key.keyArn],
         conditions: SEAL_OPEN_CONDITIONS,
       }),

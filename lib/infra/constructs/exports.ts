@@ -14,6 +14,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IConstruct } from 'constructs';
 import { EXPORT_RETENTION_DAYS } from '../../../functions/core/exports.ts';
+import { pinStateful, stageSecretProps } from '../stateful.ts';
 import type { ConsoleSite } from './console.ts';
 import { nagName } from './lambda.ts';
 
@@ -90,16 +91,22 @@ export class ExportArchives extends Construct {
         },
       ],
     });
+    pinStateful(this.bucket, 'exportsBucket', { keepsData: true });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:
         'Archives are written only by the upload routes (CloudTrail) and read only through the signed CloudFront route; they live 7 days.',
     });
 
-    this.signingKey = new Secret(this, 'SigningKey', {
-      description:
-        'The RSA private key (PEM) that signs export download URLs; its public half is the context exportsSigningPublicKey. Set its value after the first deploy.',
-    });
+    this.signingKey = new Secret(
+      this,
+      'SigningKey',
+      stageSecretProps(
+        this,
+        'ExportsSigningKey',
+        'The RSA private key (PEM) that signs export download URLs; its public half is the context exportsSigningPublicKey',
+      ),
+    );
     Validations.of(this.signingKey).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:

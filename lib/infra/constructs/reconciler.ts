@@ -1,4 +1,4 @@
-import { Arn, Duration, Stack } from 'aws-cdk-lib';
+import { Arn, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -9,7 +9,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Environment } from '../../../functions/ports/config.ts';
 import { RECONCILER_TABLE_ACCESS } from '../../table-access.ts';
-import { grantTable, handlerFunction } from './lambda.ts';
+import { grantTable, handlerFunction, nagName } from './lambda.ts';
 
 export const RECONCILER_HANDLER = 'functions/reconciler/sweep.ts';
 /** The reconciler's memory (`npm run bench` bills it). */
@@ -28,6 +28,20 @@ export interface ReconcilerProps {
   /** The SES account's maximum send rate (emails per second); the function's default (1) when unset. */
   sesMaxSendRate?: string;
 }
+
+/**
+ * What the outbox may send through SES: `ses:SendEmail` on the account's identities in the region,
+ * only from `mailFrom`. SES authorizes a send against every identity it involves: the sender's
+ * (the address or its domain, whichever is verified) and, while the account is in the sandbox,
+ * each recipient's (verified addresses); a grant on the sender's domain alone refuses those sends,
+ * and the outbox would park them. The condition keeps the sender to ours.
+ */
+export const sesSendGrant = (scope: Construct, mailFrom: string): PolicyStatement =>
+  new PolicyStatement({
+    actions: ['ses:SendEmail'],
+    resources: [Arn.format({ service: 'ses', resource: 'identity', resourceName: '*' }, Stack.of(scope))],
+    conditions: { StringEquals: { 'ses:FromAddress': mailFrom } },
+  });
 
 /**
  * The reconciler sweep: the only writer of a tenant's billing state. An EventBridge schedule runs
@@ -65,15 +79,13 @@ export class Reconciler extends Construct {
     props.events.grantConsumeMessages(this.function);
     props.deadLetters.grant(this.function, 'sqs:GetQueueAttributes');
     props.processorApiKey.grantRead(this.function);
-    const domain = props.mailFrom.split('@')[1] ?? props.mailFrom;
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['ses:SendEmail'],
-        resources: [
-          Arn.format({ service: 'ses', resource: 'identity', resourceName: domain }, Stack.of(this)),
-        ],
-      }),
-    );
+    const send = sesSendGrant(this, props.mailFrom);
+    this.function.addToRolePolicy(send);
+    Validations.of(this.function).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagName(this.function, Stack.of(this), send.resources[0] ?? '')}]`,
+      reason:
+        'SES checks a send against the sender identity and, in the sandbox, each verified recipient identity: any identity of the account and region, and only from the address mailFrom.',
+    });
     new Rule(this, 'EveryMinute', {
       description: 'The reconciler sweep backstop: intake nudges it sooner.',
       schedule: Schedule.rate(Duration.minutes(1)),
