@@ -19,6 +19,7 @@ import { listInventory, setCapacityTotal } from '../../functions/store/capacity.
 import { REPO_ROOT } from '../constants.ts';
 import { localTimeOf } from '../local/clock.ts';
 import { standInQueueCounts } from '../local/sqs-counts.ts';
+import { refundFailure } from './refund-exit.ts';
 
 /**
  * `npm run ops -- <command>`: operator actions. By default against the running local control
@@ -176,9 +177,10 @@ const main = async () => {
         'Next: the sweep moves the tenant to decommissioning (reason refund_granted) with all its Stacks, torn down after the export window, and sends the confirmation email.',
       );
     } catch (error) {
-      if (!(error instanceof Refusal)) throw error;
-      console.error(`Refused (${error.code}): ${error.message}`);
-      process.exit(1);
+      const failed = refundFailure(error);
+      if (!failed) throw error;
+      console.error(failed.line);
+      process.exit(failed.exitCode);
     }
     return;
   }
