@@ -1,7 +1,8 @@
-import { Refusal } from '#core/refusal.ts';
+import { Refusal, tryAgain } from '#core/refusal.ts';
 import { hashSessionToken, newSessionToken } from '#core/session-token.ts';
 import { isOAuthStateFresh } from '#core/sign-in.ts';
 import { CodeHostError, exchangeCode, fetchAccount } from '#ports/code-host.ts';
+import { tableFaultOf } from '#store/client.ts';
 import { consumeOAuthState } from '#store/oauth-states.ts';
 import { createSession } from '#store/sessions.ts';
 import { signInIdentity } from '#store/users.ts';
@@ -75,11 +76,21 @@ export const completeSignIn = async (params: {
       'Your code-host account has no verified primary email address: verify it there, then sign in again.',
     );
   }
-  const user = await signInIdentity(
-    { provider: 'github', subject: account.subject, login: account.login, email: account.email },
-    now,
-  );
-  const sessionToken = newSessionToken();
-  const session = await createSession(hashSessionToken(sessionToken), user, now);
-  return { sessionToken, expiresAt: session.expiresAt };
+  const identity = {
+    provider: 'github',
+    subject: account.subject,
+    login: account.login,
+    email: account.email,
+  };
+  try {
+    const user = await signInIdentity(identity, now);
+    const sessionToken = newSessionToken();
+    const session = await createSession(hashSessionToken(sessionToken), user, now);
+    return { sessionToken, expiresAt: session.expiresAt };
+  } catch (error) {
+    // The state is spent: a retry is a new sign-in (which finds the user, if it was created).
+    const fault = tableFaultOf(error);
+    if (fault) throw tryAgain(fault, { retry: START_AGAIN, cause: error });
+    throw error;
+  }
 };

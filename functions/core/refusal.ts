@@ -53,3 +53,44 @@ export const idempotencyKeyReused = (): Refusal =>
 /** The first request with this Idempotency-Key has not finished yet. */
 export const requestInProgress = (): Refusal =>
   new Refusal(409, 'request_in_progress', 'This request is being handled: repeat it in a few seconds.');
+
+/**
+ * A table fault that a retry clears: two writers met on one item in a transaction (DynamoDB's
+ * TransactionConflict), or the table throttled us past the SDK's own retries. functions/store
+ * tells them from the SDK's errors (`tableFaultOf`); the HTTP edge answers them with `tryAgain`.
+ */
+export type RetryableFault = 'table_transaction_conflict' | 'table_throttled';
+
+/** Seconds a client waits before retrying each fault (also the `Retry-After` header). */
+export const RETRY_AFTER_SECONDS: Record<RetryableFault, number> = {
+  table_transaction_conflict: 1,
+  table_throttled: 2,
+};
+
+const TRY_AGAIN_CAUSE: Record<RetryableFault, string> = {
+  table_transaction_conflict: 'Another change to the same records was being saved at the same moment',
+  table_throttled: 'We are saving more changes than we can take at this moment',
+};
+
+/**
+ * 503 `temporarily_busy`: the request met a fault a retry clears, and its write did not happen
+ * (a cancelled transaction or a throttled write applies nothing). `retry` says how to send it
+ * again when that is not simply the same request (a sign-in starts again); `cause` keeps the fault
+ * for the edge's log line.
+ */
+export const tryAgain = (
+  fault: RetryableFault,
+  options: { retry?: string; cause?: unknown } = {},
+): Refusal => {
+  const after = RETRY_AFTER_SECONDS[fault];
+  const wait = `in ${after} second${after === 1 ? '' : 's'}`;
+  const refusal = new Refusal(
+    503,
+    'temporarily_busy',
+    `${TRY_AGAIN_CAUSE[fault]}, so this request was not saved. ${options.retry ?? `Send it again ${wait} (with the same Idempotency-Key, if you sent one).`}`,
+    { extra: { retryAfterSeconds: after } },
+  );
+  // The fault itself, for the log line of the edge (never in the body).
+  if (options.cause !== undefined) refusal.cause = options.cause;
+  return refusal;
+};

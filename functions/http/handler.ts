@@ -1,11 +1,14 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
+import { tryAgain } from '#core/refusal.ts';
 import { requestLineKept, sampleRateOf } from '#core/request-log.ts';
 import type { Role } from '#core/sessions.ts';
 import { clock } from '#ports/clock.ts';
 import { config, DEFAULTS } from '#ports/config.ts';
 import { logger } from '#ports/logger.ts';
+import { recordUnhandledError } from '#ports/metrics.ts';
+import { tableFaultOf } from '#store/client.ts';
 import { errorBody, errorHeaders, HttpError } from './errors.ts';
 import type { AuthorizerContext, DispatcherPrincipal, Principal, SessionRejection } from './principal.ts';
 import { describeIssue, fieldName, issueCode } from './validation.ts';
@@ -172,6 +175,24 @@ const parseBody = (event: ApiEvent, schema: BodySchema | undefined, maxBytes: nu
   throw new HttpError(400, issueCode(issue), describeIssue(issue), { field: fieldName(issue) });
 };
 
+/**
+ * What a failed request answers: a refusal as it is; a fault a retry clears (a table throttle or
+ * transaction conflict, as functions/store reads it) 503 `temporarily_busy` with Retry-After, logged
+ * as what it is; anything else 500 `internal_error`, logged `unhandled error` and counted
+ * (`ApiUnhandledErrors`): only those are our defects.
+ */
+const shapeError = (error: unknown, event: ApiEvent): HttpError => {
+  // A use case may answer the fault in its own words (a sign-in starts again): its cause says so.
+  const fault = tableFaultOf(error instanceof HttpError ? error.cause : error);
+  if (fault)
+    logger.warn('retryable table fault: answered 503 temporarily_busy', { fault, route: event.routeKey });
+  if (error instanceof HttpError) return error;
+  if (fault) return tryAgain(fault);
+  logger.error('unhandled error', { error: error ?? undefined });
+  recordUnhandledError();
+  return new HttpError(500, 'internal_error', 'Something went wrong on our side; retry later.');
+};
+
 /** Request id on every response and log line; errors in the shape of errors.ts. */
 const httpConventions = (): MiddlewareObj<ApiEvent, ApiResult, Error, Context> => {
   // Per invocation: several requests can be in flight in one process (the local server).
@@ -210,10 +231,7 @@ const httpConventions = (): MiddlewareObj<ApiEvent, ApiResult, Error, Context> =
     },
     onError: (request) => {
       const requestId = requestIdOf(request.event);
-      const error = request.error instanceof HttpError ? request.error : undefined;
-      if (!error) logger.error('unhandled error', { error: request.error ?? undefined });
-      const shaped =
-        error ?? new HttpError(500, 'internal_error', 'Something went wrong on our side; retry later.');
+      const shaped = shapeError(request.error, request.event);
       request.response = {
         statusCode: shaped.status,
         headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...errorHeaders(shaped) },

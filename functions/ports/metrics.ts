@@ -62,6 +62,9 @@ export const METRIC = {
   tableTransactionConflicts: 'TableTransactionConflicts',
   queueCallsFailed: 'QueueCallsFailed',
   workflowStartsRefused: 'WorkflowStartsRefused',
+  // API requests that failed on something that is not a refusal of ours nor a fault a retry
+  // clears: our defects (each with an `unhandled error` log line).
+  apiUnhandledErrors: 'ApiUnhandledErrors',
 } as const;
 
 /** A fault of an external dependency that our code (or its SDK) retries, absorbs or parks. */
@@ -80,22 +83,6 @@ const DEPENDENCY_FAULT_METRIC: Record<DependencyFault, string> = {
   table_transaction_conflict: METRIC.tableTransactionConflicts,
   queue_call_failed: METRIC.queueCallsFailed,
   workflow_start_refused: METRIC.workflowStartsRefused,
-};
-
-/** The table fault an error of a DynamoDB call is, if it is one (throttling or a transaction conflict). */
-export const tableFaultOf = (error: unknown): DependencyFault | undefined => {
-  if (!(error instanceof Error)) return undefined;
-  if (
-    error.name === 'ProvisionedThroughputExceededException' ||
-    error.name === 'ThrottlingException' ||
-    error.name === 'RequestLimitExceeded'
-  )
-    return 'table_throttled';
-  if (error.name !== 'TransactionCanceledException') return undefined;
-  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return 'table_transaction_conflict';
-  if (reasons.some((reason) => reason.Code === 'ThrottlingError')) return 'table_throttled';
-  return undefined;
 };
 
 /** `TenantsMovedTo<State>` per billing state, e.g. `TenantsMovedToPastDue`. */
@@ -260,3 +247,9 @@ export const recordSecretNotSet = (): EmfDocument => emit({ [METRIC.secretsNotSe
  */
 export const recordDependencyFault = (fault: DependencyFault): EmfDocument =>
   emit({ [DEPENDENCY_FAULT_METRIC[fault]]: count(1) });
+
+/**
+ * One API request that failed on an error that is neither a refusal of ours nor a fault a retry
+ * clears (a throttle, a transaction conflict: those answer 503 `temporarily_busy`): a defect.
+ */
+export const recordUnhandledError = (): EmfDocument => emit({ [METRIC.apiUnhandledErrors]: count(1) });

@@ -1,8 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import type { RetryableFault } from '#core/refusal.ts';
 import { config } from '#ports/config.ts';
-import { recordDependencyFault, tableFaultOf } from '#ports/metrics.ts';
+import { recordDependencyFault } from '#ports/metrics.ts';
 import { traced } from '#ports/tracer.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
@@ -37,12 +38,37 @@ export const db = (): DynamoDBDocumentClient => {
 
 export const tableName = (): string => config.tableName();
 
+type SdkError = Error & { CancellationReasons?: { Code?: string }[] };
+
+/**
+ * The one reading of a DynamoDB error as a fault a retry clears: throttling (what is left after
+ * the SDK's own retries) or a transaction cancelled because another transaction held one of its
+ * items. A cancelled transaction or a throttled write applies nothing, so the caller may send the
+ * request again. Counted as metrics by `db()`; answered 503 with Retry-After at the HTTP edge.
+ */
+export const tableFaultOf = (error: unknown): RetryableFault | undefined => {
+  if (!(error instanceof Error)) return undefined;
+  if (
+    error.name === 'ProvisionedThroughputExceededException' ||
+    error.name === 'ThrottlingException' ||
+    error.name === 'RequestLimitExceeded'
+  )
+    return 'table_throttled';
+  if (error.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as SdkError).CancellationReasons ?? [];
+  // A failed condition is an answer (a refusal of the use case), never a fault to retry.
+  if (reasons.some((reason) => reason.Code === 'ConditionalCheckFailed')) return undefined;
+  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return 'table_transaction_conflict';
+  if (reasons.some((reason) => reason.Code === 'ThrottlingError')) return 'table_throttled';
+  return undefined;
+};
+
 /** True when a TransactWrite was cancelled because one of its conditions failed. */
 export const isConditionFailure = (error: unknown): boolean => {
   if (!(error instanceof Error)) return false;
   if (error.name === 'ConditionalCheckFailedException') return true;
   if (error.name !== 'TransactionCanceledException') return false;
-  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  const reasons = (error as SdkError).CancellationReasons ?? [];
   return reasons.some((reason) => reason.Code === 'ConditionalCheckFailed');
 };
 

@@ -165,6 +165,8 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
         startLocalStepFunctions({
           region: LOCAL_REGION,
           ...(options.stepFunctionsPort ? { port: options.stepFunctionsPort } : {}),
+          // Executions kept beside the table, so they outlive the process as the service's do.
+          ...(options.dataDirectory ? { dataDirectory: options.dataDirectory } : {}),
         }),
       (started) => `Step Functions stand-in at ${started.endpoint}`,
     );

@@ -114,15 +114,21 @@ export class FaultBoard {
   private nextId = 1;
   private readonly counts = new Map<string, number>();
   private random: () => number;
+  private seed: number;
   private readonly log: (line: string) => void;
 
   constructor(options: { seed?: number; log?: (line: string) => void } = {}) {
-    this.random = seededRandom(options.seed ?? 1);
+    this.seed = options.seed ?? 1;
+    this.random = seededRandom(this.seed);
     this.log = options.log ?? (() => undefined);
   }
 
-  /** Restarts the generator (a chaos run's seed). */
+  /**
+   * Restarts the generator on `seed` (a chaos run's, or one set with `PUT /_local/faults`): from
+   * here on, the same calls against the same armed shares draw the same faults.
+   */
   reseed(seed: number): void {
+    this.seed = seed;
     this.random = seededRandom(seed);
   }
 
@@ -205,6 +211,7 @@ export class FaultBoard {
       byFault[key] = (byFault[key] ?? 0) + count;
     }
     return {
+      seed: this.seed,
       armed: this.armed.map((a) => ({ ...a })),
       fired,
       byFault,

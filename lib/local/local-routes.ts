@@ -169,10 +169,20 @@ const FaultArmBody = v.strictObject({
   ),
 });
 
+const FaultSeedBody = v.strictObject({
+  seed: v.pipe(
+    v.number('a whole number from 0 to 4294967295'),
+    v.integer('a whole number from 0 to 4294967295'),
+    v.minValue(0, 'a whole number from 0 to 4294967295'),
+    v.maxValue(0xffffffff, 'a whole number from 0 to 4294967295'),
+  ),
+});
+
 /**
- * `/_local/faults`: GET shows the catalog (dependencies, operations, faults), what is armed and
- * what fired per kind; POST arms the next `times` calls or a `share` of calls of one fault; DELETE
- * disarms all (or `?dependency=`), keeping the counts.
+ * `/_local/faults`: GET shows the catalog (dependencies, operations, faults), the seed, what is
+ * armed and what fired per kind; POST arms the next `times` calls or a `share` of calls of one
+ * fault; PUT `{ "seed" }` restarts the board's generator on that seed (so a run's draws repeat);
+ * DELETE disarms all (or `?dependency=`), keeping the counts.
  */
 const faultRoutes = (board: FaultBoard): AdapterRoute[] => [
   {
@@ -203,6 +213,15 @@ const faultRoutes = (board: FaultBoard): AdapterRoute[] => [
           throw new HttpError(400, 'invalid_field', `Field ${error.message}`, { field: error.field });
         throw error;
       }
+    }),
+  },
+  {
+    method: 'PUT',
+    path: '/_local/faults',
+    auth: 'none',
+    handler: httpHandler({ auth: 'none', body: FaultSeedBody }, async ({ body }) => {
+      board.reseed(body.seed);
+      return { status: 200, body: board.status() };
     }),
   },
   {

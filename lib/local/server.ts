@@ -277,7 +277,11 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       performance.now() - startedAt,
     );
     gateway = ready;
-    // The Step Functions stand-in keeps executions in memory: open Plan Changes resume from their records.
+    // The Step Functions stand-in keeps its executions in the data folder: the ones running when the
+    // process stopped (or was killed) carry on from the last state they entered, as in the cloud.
+    cloud.stepFunctions.resumeKept();
+    // An open Plan Change the stand-in has no execution of (a data folder kept before executions
+    // were, or none at all) is started from its record; one it resumed is a no-op start.
     await resumeOpenPlanChanges();
     if (options.sweepMode !== 'manual') {
       sweeper.startTicker(options.sweepEverySeconds ?? 60);

@@ -150,15 +150,50 @@ export interface UploadedArchive {
   parts: { partNumber: number; etag: string }[];
 }
 
+/** How a refused part is tried again: attempts in all, and the backoff between them. */
+export interface PartRetry {
+  /** Attempts per part, the first included (default 6). */
+  attempts: number;
+  /** The first wait; each next one doubles, capped at `maxDelayMs` (defaults 250 ms and 8 s). */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Waits (tests pass a recorder). */
+  sleep: (ms: number) => Promise<void>;
+  /** Told of each retry (the fleet's log). */
+  onRetry?: (partNumber: number, attempt: number, why: string) => void;
+}
+
+const DEFAULT_PART_RETRY: PartRetry = {
+  attempts: 6,
+  baseDelayMs: 250,
+  maxDelayMs: 8_000,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/**
+ * The wait before attempt `attempt + 1`: exponential with full jitter (as the AWS SDKs back off),
+ * so Dispatchers refused together do not come back together.
+ */
+export const partRetryDelay = (retry: PartRetry, attempt: number, random = Math.random): number =>
+  Math.round(random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));
+
+/** What storage answers that is worth another try: it was busy (5xx, SlowDown) or rate-limited us. */
+const retryableStatus = (status: number): boolean => status >= 500 || status === 429;
+
 /**
  * Uploads a stream in parts of `partSize` bytes to presigned part URLs (asked for 100 at a time,
- * asked again once older than 10 minutes): one part buffer, reused, is all it holds.
+ * asked again once older than 10 minutes): one part buffer, reused, is all it holds. A part that
+ * storage refuses for now (5xx such as S3's 503 SlowDown, 429, no answer) is sent again with
+ * backoff, as docs/exports.md asks of every Dispatcher; a URL refused as expired (403) is asked
+ * for afresh once. Only a part that still fails after every attempt gives the upload up.
  */
 export const uploadInParts = async (
   source: AsyncIterable<Uint8Array>,
   partSize: number,
   askForUrls: (partNumbers: number[]) => Promise<{ partNumber: number; url: string }[]>,
+  retryOptions: Partial<PartRetry> = {},
 ): Promise<UploadedArchive> => {
+  const retry: PartRetry = { ...DEFAULT_PART_RETRY, ...retryOptions };
   const buffer = Buffer.allocUnsafe(partSize);
   let filled = 0;
   let sizeBytes = 0;
@@ -174,17 +209,51 @@ export const uploadInParts = async (
     if (!url) throw new Error(`no upload URL for part ${partNumber}`);
     return url;
   };
-  const flush = async () => {
-    const partNumber = parts.length + 1;
-    const response = await fetch(await urlFor(partNumber), {
-      method: 'PUT',
-      body: buffer.subarray(0, filled),
-    });
+  /** One PUT of the part: its ETag, or why it failed and whether another try may succeed. */
+  const putPart = async (
+    partNumber: number,
+  ): Promise<{ etag: string } | { why: string; retryable: boolean; expired: boolean }> => {
+    let response: Response;
+    try {
+      response = await fetch(await urlFor(partNumber), { method: 'PUT', body: buffer.subarray(0, filled) });
+    } catch (error) {
+      return {
+        why: `part ${partNumber} got no answer: ${(error as Error).message}`,
+        retryable: true,
+        expired: false,
+      };
+    }
     const text = await response.text();
     if (!response.ok)
-      throw new Error(`part ${partNumber} answered ${response.status}: ${text.slice(0, 200)}`);
+      return {
+        why: `part ${partNumber} answered ${response.status}: ${text.slice(0, 200)}`,
+        retryable: retryableStatus(response.status),
+        expired: response.status === 403,
+      };
     const etag = response.headers.get('etag');
-    if (!etag) throw new Error(`part ${partNumber} answered no ETag`);
+    if (!etag) return { why: `part ${partNumber} answered no ETag`, retryable: false, expired: false };
+    return { etag };
+  };
+  const flush = async () => {
+    const partNumber = parts.length + 1;
+    let askedAfresh = false;
+    let etag: string | undefined;
+    for (let attempt = 1; etag === undefined; attempt++) {
+      const put = await putPart(partNumber);
+      if ('etag' in put) {
+        etag = put.etag;
+        break;
+      }
+      if (put.expired && !askedAfresh) {
+        // The URL may have expired while the stream was slow: ask for a new one, at once.
+        askedAfresh = true;
+        urls.delete(partNumber);
+        continue;
+      }
+      if (!put.retryable || attempt >= retry.attempts) throw new Error(put.why);
+      retry.onRetry?.(partNumber, attempt, put.why);
+      await retry.sleep(partRetryDelay(retry, attempt));
+    }
     parts.push({ partNumber, etag });
     sizeBytes += filled;
     filled = 0;

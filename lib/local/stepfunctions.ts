@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -84,6 +84,20 @@ export interface LocalStepFunctionsOptions {
   now?: () => Date;
   /** Where failed executions are reported (default console.error). */
   log?: (message: string) => void;
+  /**
+   * Keeps every execution in `<dataDirectory>/stepfunctions/` (one file each, written before
+   * StartExecution answers and at every state entered), so that executions outlive the process
+   * as the service's do: `resumeKept()` carries each RUNNING one on from the last state it entered.
+   */
+  dataDirectory?: string;
+}
+
+/** An execution as kept on disk: its record, and where to carry it on from. */
+interface KeptExecution extends Omit<LocalExecution, 'startDate' | 'stopDate'> {
+  startDate: string;
+  stopDate?: string;
+  /** The last top-level state entered and its input: a restart enters it again with that input. */
+  resume?: { state: string; input: unknown };
 }
 
 class ServiceError extends Error {
@@ -166,6 +180,15 @@ export class LocalStepFunctions {
   >();
   private readonly now: () => Date;
   private readonly log: (message: string) => void;
+  private readonly definition: StateMachineDefinition;
+  private readonly topStates: Set<string>;
+  /** Machines that start at a given state (a resumed execution's), built once each. */
+  private readonly machinesFrom = new Map<string, StateMachine>();
+  private readonly keptIn: string | undefined;
+  /** Where each kept execution carries on from. */
+  private readonly resumeAt = new Map<string, { state: string; input: unknown }>();
+  /** Set by stop(): the executions it aborts stay RUNNING on disk, to be resumed by the next start. */
+  private stopping = false;
 
   private constructor(
     server: Server,
@@ -182,6 +205,95 @@ export class LocalStepFunctions {
     this.retryOverrides = prepared.retryOverrides;
     this.now = options.now ?? (() => new Date());
     this.log = options.log ?? ((message) => console.error(message));
+    this.definition = prepared.definition;
+    this.topStates = new Set(Object.keys((prepared.definition as AslStates).States ?? {}));
+    this.keptIn = options.dataDirectory ? path.join(options.dataDirectory, 'stepfunctions') : undefined;
+    this.loadKept();
+  }
+
+  private keptFile(name: string): string {
+    return path.join(this.keptIn ?? '', `${encodeURIComponent(name)}.json`);
+  }
+
+  /** Writes the execution's record (to a temporary file renamed over the old: a kill mid-write keeps the old). */
+  private keep(execution: LocalExecution): void {
+    if (!this.keptIn) return;
+    const resume = this.resumeAt.get(execution.name);
+    const { startDate, stopDate: _stop, ...rest } = execution;
+    const kept: KeptExecution = {
+      ...rest,
+      startDate: startDate.toISOString(),
+      ...(execution.stopDate ? { stopDate: execution.stopDate.toISOString() } : {}),
+      ...(resume ? { resume } : {}),
+    };
+    mkdirSync(this.keptIn, { recursive: true });
+    const file = this.keptFile(execution.name);
+    writeFileSync(`${file}.tmp`, JSON.stringify(kept));
+    renameSync(`${file}.tmp`, file);
+  }
+
+  /** Reads the kept executions back; RUNNING ones wait for resumeKept(). */
+  private loadKept(): void {
+    if (!this.keptIn) return;
+    let files: string[];
+    try {
+      files = readdirSync(this.keptIn).filter((file) => file.endsWith('.json'));
+    } catch {
+      return;
+    }
+    for (const file of files) {
+      const kept = JSON.parse(readFileSync(path.join(this.keptIn, file), 'utf8')) as KeptExecution;
+      const { resume, startDate: _start, stopDate: _stop, ...record } = kept;
+      const execution: LocalExecution = {
+        ...record,
+        startDate: new Date(kept.startDate),
+        ...(kept.stopDate ? { stopDate: new Date(kept.stopDate) } : {}),
+      };
+      if (resume) this.resumeAt.set(execution.name, resume);
+      // Until resumeKept(), a RUNNING one answers as running (resumeKept replaces this run).
+      this.runs.set(execution.name, {
+        execution,
+        abort: () => undefined,
+        settled: Promise.resolve(execution),
+      });
+    }
+  }
+
+  /**
+   * Carries every kept RUNNING execution on from the last state it entered, with that state's
+   * input (call it once the tasks' environment is ready). A Task that was running when the process
+   * died is entered again: the interrupted attempt is lost as a Lambda's timed-out attempt is,
+   * and the state's own Retry policy covers the new one. Answers how many were resumed.
+   */
+  resumeKept(): number {
+    let resumed = 0;
+    for (const [name, run] of this.runs) {
+      if (run.execution.status !== 'RUNNING' || this.stopping) continue;
+      const from = this.resumeAt.get(name);
+      let input: unknown;
+      try {
+        input = from ? from.input : JSON.parse(run.execution.input);
+      } catch {
+        continue;
+      }
+      this.launch(run.execution, input, from?.state);
+      resumed++;
+    }
+    return resumed;
+  }
+
+  private machineFrom(state: string | undefined): StateMachine {
+    if (state === undefined || state === this.definition.StartAt) return this.machine;
+    let machine = this.machinesFrom.get(state);
+    if (!machine) {
+      // The same definition, already validated whole; from here the states before are unreachable.
+      machine = new StateMachine(
+        { ...this.definition, StartAt: state },
+        { validationOptions: { noValidate: true } },
+      );
+      this.machinesFrom.set(state, machine);
+    }
+    return machine;
   }
 
   /** Checks the definition and its tasks (a Task state with no handler refuses to start), then listens. */
@@ -244,7 +356,17 @@ export class LocalStepFunctions {
       entered: {},
       startDate: this.now(),
     };
-    const run = this.machine.run(parsed as never, {
+    this.resumeAt.delete(name);
+    // Kept before StartExecution answers: an execution the service accepted is never lost.
+    this.keep(execution);
+    this.launch(execution, parsed);
+    return execution;
+  }
+
+  /** Runs `execution` from `startAt` (default the definition's start) with `input`. */
+  private launch(execution: LocalExecution, input: unknown, startAt?: string): void {
+    const name = execution.name;
+    const run = this.machineFrom(startAt).run(input as never, {
       noThrowOnAbort: true,
       overrides: {
         taskResourceLocalHandlers: this.taskHandlers as never,
@@ -258,6 +380,10 @@ export class LocalStepFunctions {
         if (event.type === 'StateEntered') {
           execution.transitions++;
           execution.entered[event.state.name] = (execution.entered[event.state.name] ?? 0) + 1;
+          if (this.topStates.has(event.state.name) && !this.stopping && execution.status === 'RUNNING') {
+            this.resumeAt.set(name, { state: event.state.name, input: event.state.input });
+            this.keep(execution);
+          }
         } else if (event.type === 'StateFailed') {
           execution.lastStateError = {
             state: event.state.name,
@@ -284,10 +410,11 @@ export class LocalStepFunctions {
           `local Step Functions: execution ${name} FAILED: ${execution.error}: ${execution.cause} (after ${execution.transitions} transitions)`,
         );
       }
+      this.resumeAt.delete(name);
+      this.keep(execution);
       return execution;
     });
     this.runs.set(name, { execution, abort: run.abort, settled });
-    return execution;
   }
 
   /** StopExecution: aborts a running execution (a Wait ends at once; a running task finishes first). */
@@ -299,12 +426,21 @@ export class LocalStepFunctions {
       if (error !== undefined) run.execution.error = error;
       if (cause !== undefined) run.execution.cause = cause;
       run.abort();
+      // Not when the process stops: its executions carry on at the next start, as the service's do.
+      if (!this.stopping) {
+        this.resumeAt.delete(run.execution.name);
+        this.keep(run.execution);
+      }
     }
     return run.execution;
   }
 
-  /** Aborts every running execution and closes the server. */
+  /**
+   * Aborts every running execution (in this process) and closes the server. Kept executions stay
+   * RUNNING on disk, and the next start on the same folder resumes them.
+   */
   async stop(): Promise<void> {
+    this.stopping = true;
     for (const run of this.runs.values()) {
       if (run.execution.status === 'RUNNING')
         this.stopExecution(run.execution.executionArn, 'States.Aborted');
@@ -425,6 +561,7 @@ const prepare = (options: LocalStepFunctionsOptions) => {
   const retryMs = options.retryMs ?? 0;
   return {
     machine,
+    definition,
     taskHandlers,
     waitOverrides: Object.fromEntries(statesOfType(definition as AslStates, 'Wait').map((s) => [s, waitMs])),
     retryOverrides: Object.fromEntries(taskStates.map((s) => [s, retryMs])),

@@ -37,6 +37,7 @@ import {
   secretStates,
   stageEnvironment,
 } from './stage.ts';
+import { refundFailure } from './refund-exit.ts';
 
 /**
  * `npm run ops -- <command>`: operator actions. By default against the running local control
@@ -307,9 +308,10 @@ const main = async () => {
         'Next: the sweep moves the tenant to decommissioning (reason refund_granted) with all its Stacks, torn down after the export window, and sends the confirmation email.',
       );
     } catch (error) {
-      if (!(error instanceof Refusal)) throw error;
-      console.error(`Refused (${error.code}): ${error.message}`);
-      process.exit(1);
+      const failed = refundFailure(error);
+      if (!failed) throw error;
+      console.error(failed.line);
+      process.exit(failed.exitCode);
     }
     return;
   }

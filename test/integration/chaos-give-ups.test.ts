@@ -1,8 +1,7 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getBilling } from '#store/billing.ts';
 import { listInventory } from '#store/capacity.ts';
-import { startFaultProxy } from '../../lib/local/fault-proxy.ts';
-import { FaultBoard } from '../../lib/local/faults.ts';
+import { tableFaultsForFile } from '../support/faults.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import type { TestControlPlane } from '../support/gateway.ts';
 
@@ -12,16 +11,7 @@ import type { TestControlPlane } from '../support/gateway.ts';
  * before the first table call of the file, so the store's client is built on it).
  */
 
-const board = new FaultBoard({ seed: 25 });
-const direct = process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '';
-const tableProxy = await startFaultProxy('table', direct, board);
-process.env.AWS_ENDPOINT_URL_DYNAMODB = tableProxy.endpoint;
-// Runs after the control plane stopped; the worker's own clean-up (its table) then goes direct.
-afterAll(async () => {
-  board.disarm();
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = direct;
-  await tableProxy.stop();
-});
+const board = await tableFaultsForFile(25);
 
 const { api } = gatewayForFile({ processor: true });
 

@@ -1,8 +1,10 @@
+import { afterAll } from 'vitest';
+import { startFaultProxy } from '../../lib/local/fault-proxy.ts';
 import {
   DEPENDENCIES,
   type Dependency,
   FAULT_CATALOG,
-  type FaultBoard,
+  FaultBoard,
   type FaultName,
 } from '../../lib/local/faults.ts';
 
@@ -62,4 +64,23 @@ export const everyFaultKind = (): { dependency: Dependency; fault: FaultName }[]
 export const armEveryKind = (board: FaultBoard, share: number) => {
   for (const { dependency, fault } of everyFaultKind())
     board.arm({ dependency, fault, share: share / FAULT_CATALOG[dependency].faults.length });
+};
+
+/**
+ * This file's table calls through a fault proxy in front of DynamoDB Local, armed with the board
+ * answered. Call it at the top of a test file, before its first table call, so the store's client
+ * is built on the proxy; the proxy stops (and the table goes direct again) in `afterAll`.
+ */
+export const tableFaultsForFile = async (seed: number): Promise<FaultBoard> => {
+  const board = new FaultBoard({ seed });
+  const direct = process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '';
+  const proxy = await startFaultProxy('table', direct, board);
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = proxy.endpoint;
+  // Runs after the control plane stopped; the worker's own clean-up (its table) then goes direct.
+  afterAll(async () => {
+    board.disarm();
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = direct;
+    await proxy.stop();
+  });
+  return board;
 };

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { AdjustableClock } from '../../lib/local/clock.ts';
 import { ArmError, FAULT_CATALOG, FaultBoard } from '../../lib/local/faults.ts';
+import { LocalApiGateway } from '../../lib/local/http-adapter.ts';
+import { localRoutes } from '../../lib/local/local-routes.ts';
+import type { LocalSweeper } from '../../lib/local/sweeper.ts';
 
 /** The local cloud's fault board (issue 25): what it arms, when a call meets a fault, what it counts. */
 describe('the fault board', () => {
@@ -94,5 +98,46 @@ describe('the fault board', () => {
       'reset',
       'applied-answer-lost',
     ]);
+  });
+});
+
+describe('the seed set from outside (PUT /_local/faults)', () => {
+  const board = new FaultBoard({ seed: 1 });
+  const gateway = new LocalApiGateway(
+    localRoutes(new AdjustableClock(), {} as LocalSweeper, { faults: board }),
+    async () => ({ isAuthorized: false }),
+  );
+  const put = (body: unknown) =>
+    gateway.dispatch({
+      method: 'PUT',
+      url: '/_local/faults',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(JSON.stringify(body)),
+      sourceIp: '127.0.0.1',
+    });
+  const draws = () => Array.from({ length: 200 }, () => board.draw('mail', 'send') ?? '-').join('');
+
+  it('restarts the draws on that seed: the same seed draws the same faults again, another seed others', async () => {
+    board.arm({ dependency: 'mail', fault: 'refused', share: 0.3 });
+    const answer = await put({ seed: 37 });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body.toString('utf8'))).toMatchObject({ seed: 37 });
+    const first = draws();
+    expect(first).toContain('refused');
+    expect((await put({ seed: 37 })).status).toBe(200);
+    expect(draws()).toBe(first);
+    expect((await put({ seed: 38 })).status).toBe(200);
+    expect(draws()).not.toBe(first);
+    board.disarm();
+  });
+
+  it('refuses a seed that is not a whole number from 0 to 2^32-1, and keeps the one it has', async () => {
+    await put({ seed: 5 });
+    for (const seed of [-1, 1.5, 2 ** 32, '7']) {
+      const answer = await put({ seed });
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body.toString('utf8')).error).toMatchObject({ field: 'seed' });
+    }
+    expect(board.status().seed).toBe(5);
   });
 });

@@ -206,6 +206,53 @@ describe('HTTP conventions', () => {
     });
   });
 
+  it('a table fault a retry clears answers 503 temporarily_busy with Retry-After, logged as itself, not as a defect', async () => {
+    const fault = (name: string, reasons?: { Code: string }[]) =>
+      httpHandler({ auth: 'none' }, async () => {
+        throw Object.assign(new Error('Transaction cancelled (DynamoDB internals)'), {
+          name,
+          ...(reasons ? { CancellationReasons: reasons } : {}),
+        });
+      });
+    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    const error = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    try {
+      const conflict = await fault('TransactionCanceledException', [
+        { Code: 'None' },
+        { Code: 'TransactionConflict' },
+      ])(event(), context);
+      expect(conflict.statusCode).toBe(503);
+      expect(conflict.headers?.['retry-after']).toBe('1');
+      expect(conflict.body).not.toContain('DynamoDB');
+      expect(JSON.parse(conflict.body ?? '{}')).toMatchObject({
+        error: {
+          code: 'temporarily_busy',
+          message: expect.stringContaining('not saved'),
+          requestId: 'req-123',
+        },
+        retryAfterSeconds: 1,
+      });
+      const throttled = await fault('ProvisionedThroughputExceededException')(event(), context);
+      expect(throttled.statusCode).toBe(503);
+      expect(throttled.headers?.['retry-after']).toBe('2');
+      expect(warn.mock.calls.map((call) => call[0])).toEqual([
+        'retryable table fault: answered 503 temporarily_busy',
+        'retryable table fault: answered 503 temporarily_busy',
+      ]);
+      expect(error).not.toHaveBeenCalled();
+      // A failed condition is not a fault to retry: still a 500 and a defect's line.
+      const condition = await fault('TransactionCanceledException', [{ Code: 'ConditionalCheckFailed' }])(
+        event(),
+        context,
+      );
+      expect(condition.statusCode).toBe(500);
+      expect(error.mock.calls.map((call) => call[0])).toEqual(['unhandled error']);
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
+  });
+
   it('a refusal that says when to retry (retryAfterSeconds) also sends Retry-After; others send none', async () => {
     const busy = httpHandler({ auth: 'none' }, async () => {
       throw new HttpError(503, 'subscription_busy', 'Try again.', { extra: { retryAfterSeconds: 2.2 } });

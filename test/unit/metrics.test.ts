@@ -12,7 +12,6 @@ import {
   recordWebhook,
   type SweepFigures,
   TENANTS_MOVED_TO,
-  tableFaultOf,
 } from '#ports/metrics.ts';
 
 const summary: SweepFigures = {
@@ -153,23 +152,6 @@ describe('operators metrics (embedded metric format)', () => {
     expect(figures(recordDependencyFault('workflow_start_refused'))).toEqual({
       WorkflowStartsRefused: ['Count', 1],
     });
-  });
-
-  it("a table call's error is a throttle, a transaction conflict, or neither (a failed condition is ours)", () => {
-    const named = (name: string, reasons?: { Code: string }[]) =>
-      Object.assign(new Error(name), { name, ...(reasons ? { CancellationReasons: reasons } : {}) });
-    expect(tableFaultOf(named('ProvisionedThroughputExceededException'))).toBe('table_throttled');
-    expect(tableFaultOf(named('ThrottlingException'))).toBe('table_throttled');
-    expect(
-      tableFaultOf(
-        named('TransactionCanceledException', [{ Code: 'None' }, { Code: 'TransactionConflict' }]),
-      ),
-    ).toBe('table_transaction_conflict');
-    expect(tableFaultOf(named('TransactionCanceledException', [{ Code: 'ConditionalCheckFailed' }]))).toBe(
-      undefined,
-    );
-    expect(tableFaultOf(named('ConditionalCheckFailedException'))).toBe(undefined);
-    expect(tableFaultOf('not an error')).toBe(undefined);
   });
 
   it('writes nothing outside Lambda (npm start, tests)', () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FaultBoard } from '../faults.ts';
 import { DEFAULT_TAX_RATES, type TaxRates } from './billing.ts';
@@ -78,6 +78,7 @@ export class ProcessorEmulator implements EmulatorContext {
       idempotency: () => this.state.idempotency,
       nowSeconds: () => this.nowSeconds(),
       save: () => this.save(),
+      saveBeforeAnswer: () => this.saveBeforeAnswer(),
     });
   }
 
@@ -143,12 +144,24 @@ export class ProcessorEmulator implements EmulatorContext {
     this.saveTimer.unref();
   }
 
+  /**
+   * Writes a pending save at once (something changed since the last write). The HTTP front calls
+   * it before answering, so a write the emulator answered is on disk even if the process is killed
+   * (SIGKILL) the next instant, as a real processor's answered write is never lost.
+   */
+  saveBeforeAnswer(): void {
+    if (this.saveTimer) this.saveNow();
+  }
+
+  /** Writes the whole state, to a temporary file renamed over the old: a kill mid-write leaves the old one whole. */
   private saveNow(): void {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     if (!this.options.stateFile) return;
     mkdirSync(path.dirname(this.options.stateFile), { recursive: true });
-    writeFileSync(this.options.stateFile, JSON.stringify(this.state));
+    const partial = `${this.options.stateFile}.${process.pid}.tmp`;
+    writeFileSync(partial, JSON.stringify(this.state));
+    renameSync(partial, this.options.stateFile);
   }
 
   // ---- events and webhooks ----

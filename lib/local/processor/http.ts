@@ -57,6 +57,8 @@ export interface HttpHost {
   idempotency(): Record<string, IdempotentResponse>;
   nowSeconds(): number;
   save(): void;
+  /** Writes what changed to the state file now: called before answering, so no answered write is lost. */
+  saveBeforeAnswer(): void;
 }
 
 /** The operation a processor API request is, as the fault board names it (lib/local/faults.ts). */
@@ -128,6 +130,7 @@ export class HttpFront {
       return;
     }
     const page = this.host.page(method, url.pathname, parseForm(body));
+    this.host.saveBeforeAnswer();
     if (page.redirect) {
       response.writeHead(303, { location: page.redirect }).end();
       return;
@@ -226,7 +229,10 @@ export class HttpFront {
     const text = JSON.stringify(result);
     if (method === 'POST' && typeof idempotencyKey === 'string')
       stored[idempotencyKey] = { fingerprint, status, body: text };
-    this.host.save();
+    // Kept before it is answered: a process killed right after answering has it on disk. A read
+    // writes only what its tick changed.
+    if (method !== 'GET') this.host.save();
+    this.host.saveBeforeAnswer();
     fault?.onHit?.();
     if (fault?.kind === 'lose-answer') {
       response.socket?.destroy();

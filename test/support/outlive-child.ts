@@ -1,0 +1,54 @@
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
+import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import { startLocalStepFunctions } from '../../lib/local/stepfunctions.ts';
+
+/**
+ * A child process for test/unit/local-services-outlive-kill.test.ts: the local Step Functions and
+ * the processor emulator on a data folder, as `npm start` keeps them, to be killed (SIGKILL) and
+ * started again on the same folder. `node test/support/outlive-child.ts <dataDir> <waitMs>`
+ * prints one JSON line with the endpoints once both listen; the tasks log to `<dataDir>/tasks.log`.
+ */
+
+const [dataDirectory = '', waitMs = '50'] = process.argv.slice(2);
+const taskLog = path.join(dataDirectory, 'tasks.log');
+const lambda = (name: string) => `arn:aws:lambda:us-east-1:000000000000:function:${name}`;
+
+/** Two tasks and a Wait between them: a kill during the Wait leaves the second task to run. */
+const definition = {
+  StartAt: 'First',
+  States: {
+    First: { Type: 'Task', Resource: lambda('first'), Next: 'Pause' },
+    Pause: { Type: 'Wait', Seconds: 1, Next: 'Second' },
+    Second: { Type: 'Task', Resource: lambda('second'), End: true },
+  },
+};
+
+type Input = { id: string; steps?: string[] };
+const task = (name: string) => (input: unknown) => {
+  const given = input as Input;
+  appendFileSync(taskLog, `${process.pid} ${name} ${given.id}\n`);
+  return { ...given, steps: [...(given.steps ?? []), name] } as never;
+};
+
+const stepFunctions = await startLocalStepFunctions({
+  region: 'us-east-1',
+  definition,
+  tasks: [],
+  handlers: { First: task('First'), Second: task('Second') },
+  waitMs: Number(waitMs),
+  dataDirectory,
+});
+stepFunctions.resumeKept();
+const processor = new ProcessorEmulator({
+  now: () => new Date(),
+  stateFile: path.join(dataDirectory, 'processor.json'),
+});
+await processor.start();
+console.log(
+  JSON.stringify({
+    stepFunctions: stepFunctions.endpoint,
+    arn: stepFunctions.stateMachineArn,
+    processor: processor.url,
+  }),
+);
