@@ -287,8 +287,8 @@ describe('the operators alarms', () => {
     expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);
   };
 
-  it('has exactly twelve alarms (two for Plan Changes), each notifying the one alarm topic', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 12);
+  it('has exactly thirteen alarms (two for Plan Changes), each notifying the one alarm topic', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 13);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm')))
       notifiesTheTopic(alarm as Resource);
@@ -372,6 +372,11 @@ describe('the operators alarms', () => {
       'NoCapacity',
       'any checkout refused for no place in the Home Region in 5 minutes (our metric)',
       ours('CheckoutNoCapacity', 300, 1, { ...SERVICE, TreatMissingData: 'notBreaching' }),
+    ],
+    [
+      'ApiDefects',
+      'any 500 of a defect of ours in 5 minutes (our metric ApiUnhandledErrors, not a retryable 503)',
+      ours('ApiUnhandledErrors', 300, 1, { ...SERVICE, TreatMissingData: 'notBreaching' }),
     ],
     [
       'Api5xx',

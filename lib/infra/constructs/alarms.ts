@@ -31,8 +31,10 @@ export const ALARM_THRESHOLDS = {
   sweepsCompleted: 1,
   /** Webhooks refused for their signature in 5 minutes. */
   webhookSignatureFailures: 10,
-  /** API answers with a 5xx status in 5 minutes. */
+  /** API answers with a 5xx status in 5 minutes (processor trouble and retryable table faults too). */
   api5xx: 5,
+  /** Any 500 of a defect of ours (`unhandled error`, metric ApiUnhandledErrors) in 5 minutes. */
+  apiDefects: 1,
   /** Any added Stack's charge taken back (an add applied at the processor whose Stack never came). */
   addedStackChargesTakenBack: 1,
   /** Any email parked as failed after its last attempt (`npm run ops -- outbox list`). */
@@ -173,6 +175,16 @@ export class OperatorAlarms extends Construct {
         {
           metric: ownMetric(METRIC.checkoutNoCapacity, fiveMinutes),
           threshold: ALARM_THRESHOLDS.noCapacity,
+        },
+      ),
+      // Our defects alone: a 503 `temporarily_busy` (a table conflict or throttle a retry clears)
+      // or a 502 of the processor is not one; Api5xx above still shows those.
+      apiDefects: alarm(
+        'ApiDefects',
+        'The API answered 500 for a defect of ours (log line `unhandled error`): read its request id in the function logs.',
+        {
+          metric: ownMetric(METRIC.apiUnhandledErrors, fiveMinutes),
+          threshold: ALARM_THRESHOLDS.apiDefects,
         },
       ),
     };
