@@ -111,12 +111,52 @@ describe('the final adjustment beside the estimate', () => {
     );
     expect(view.final).toEqual({
       adjustment: 900,
+      adjustmentTax: null,
+      adjustmentTotal: null,
       currency: 'usd',
       committedAt,
       estimatedAdjustment: 833,
+      estimatedAdjustmentTax: null,
+      estimatedAdjustmentTotal: null,
       difference: 67,
+      totalDifference: null,
       explanation: `${moments} (${healthyAt}): the time between them, and any change of the subscription or its prices meanwhile, make the difference.`,
     });
+  });
+
+  it('gives the three final figures (after discount, tax, total) beside the estimate’s, each difference, and why the tax differs', () => {
+    const view = planChangeView(
+      change({
+        estimate: estimate({ adjustmentTax: 158, adjustmentTotal: 991 }),
+        healthyAt,
+        final: { adjustment: 900, adjustmentTax: 171, adjustmentTotal: 1071, currency: 'usd', committedAt },
+      }),
+    );
+    expect(view.final).toMatchObject({
+      adjustment: 900,
+      adjustmentTax: 171,
+      adjustmentTotal: 1071,
+      estimatedAdjustment: 833,
+      estimatedAdjustmentTax: 158,
+      estimatedAdjustmentTotal: 991,
+      difference: 67,
+      totalDifference: 80,
+    });
+    expect(view.final?.explanation).toMatch(/^The estimate was prorated from the confirmation/);
+    expect(view.final?.explanation).toMatch(
+      /Its tax differs from the estimate’s because the payment processor taxes each of these lines of the next invoice after its discount/,
+    );
+    const same = planChangeView(
+      change({
+        estimate: estimate({ adjustmentTax: 171, adjustmentTotal: 1004 }),
+        healthyAt,
+        final: { adjustment: 833, adjustmentTax: 171, adjustmentTotal: 1004, currency: 'usd', committedAt },
+      }),
+    );
+    expect(same.final?.totalDifference).toBe(0);
+    expect(same.final?.explanation).toBe(
+      'The final adjustment equals the estimate. Its tax equals the estimate’s: the payment processor taxes each of these lines of the next invoice after its discount, rounded to the cent.',
+    );
   });
 
   it('a final below the estimate: a negative difference', () => {
@@ -159,10 +199,15 @@ describe('the final adjustment beside the estimate', () => {
     );
     expect(view.final).toEqual({
       adjustment: 900,
+      adjustmentTax: null,
+      adjustmentTotal: null,
       currency: 'usd',
       committedAt,
       estimatedAdjustment: null,
+      estimatedAdjustmentTax: null,
+      estimatedAdjustmentTotal: null,
       difference: null,
+      totalDifference: null,
       explanation:
         'The payment processor could not estimate the change at confirmation; this is the exact adjustment.',
     });
