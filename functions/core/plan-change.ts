@@ -96,6 +96,11 @@ export type PlanChangeEvent =
   | { type: 'failed' }
   | { type: 'cancel' }
   | { type: 'superseded' }
+  /**
+   * The change can no longer go on, for a reason of ours (the tenant's billing is overdue, the
+   * tenant is leaving, the Stack is being torn down): a waiting change rolls back. Only an
+   * administrator's `cancel` ends a change `cancelled`.
+   */
   | { type: 'tenant_left_active' }
   | { type: 'clock'; now: Date };
 
@@ -109,12 +114,13 @@ const NEXT: Partial<Record<PlanChangeStatus, Partial<Record<PlanChangeEvent['typ
     capacity_found: 'waiting_for_work',
     cancel: 'cancelled',
     superseded: 'superseded',
-    tenant_left_active: 'cancelled',
+    // Ended by us, never by the tenant's cancel: rolled back (docs/plan-changes.md).
+    tenant_left_active: 'rolled_back',
   },
   waiting_for_work: {
     work_drained: 'preparing',
     cancel: 'cancelled',
-    tenant_left_active: 'cancelled',
+    tenant_left_active: 'rolled_back',
     failed: 'rolled_back',
   },
   preparing: { backup_done: 'switching', failed: 'rolled_back' },

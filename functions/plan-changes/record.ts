@@ -184,9 +184,15 @@ export const endWrites = (params: {
   return writes;
 };
 
-/** Why a waiting change can no longer go on (the tenant left `active`, or a teardown began). */
+/**
+ * Why a waiting change can no longer go on, a reason of ours (it then rolls back, with its email):
+ * the tenant is leaving (its Stacks are torn down with it), the Stack is being torn down, or
+ * billing is overdue (past-due, suspended) or otherwise not active.
+ */
 export const noLongerWanted = (tenant: Tenant, stack: StoredStack): PlanChangeReason | undefined => {
+  if (tenant.billingState === 'decommissioning') return 'account_closing';
   if (stack.lifecycle !== 'running') return 'stack_teardown';
+  if (tenant.billingState === 'past-due' || tenant.billingState === 'suspended') return 'billing_overdue';
   if (tenant.billingState !== 'active') return 'billing_not_active';
   return undefined;
 };

@@ -344,7 +344,7 @@ describe('a Plan Change estimate under a promotion, in a taxed country: what the
     });
     const oldList = await api.call('GET', '/v1/plan-changes', { token: tenant.sessionToken });
     expect(oldList.status).toBe(200);
-  });
+  }, 90_000);
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: the emulator answers the processor's JSON

@@ -269,9 +269,16 @@ describe('ending a change', () => {
     ).toThrow('capacity_found does not end a waiting_for_capacity Plan Change');
   });
 
-  it('a Stack being torn down no longer wants its change, whatever the billing state', () => {
-    const active = { billingState: 'active' } as Tenant;
-    expect(noLongerWanted(active, { ...stack, lifecycle: 'torn_down' })).toBe('stack_teardown');
-    expect(noLongerWanted(active, stack)).toBeUndefined();
+  it('why a waiting change can no longer go on: the tenant leaving first, then the Stack, then billing', () => {
+    const as = (billingState: Tenant['billingState']) => ({ billingState }) as Tenant;
+    const torn = { ...stack, lifecycle: 'torn_down' } as StoredStack;
+    expect(noLongerWanted(as('active'), torn)).toBe('stack_teardown');
+    expect(noLongerWanted(as('active'), stack)).toBeUndefined();
+    expect(noLongerWanted(as('decommissioning'), torn)).toBe('account_closing');
+    expect(noLongerWanted(as('decommissioning'), stack)).toBe('account_closing');
+    expect(noLongerWanted(as('past-due'), stack)).toBe('billing_overdue');
+    expect(noLongerWanted(as('suspended'), stack)).toBe('billing_overdue');
+    expect(noLongerWanted(as('past-due'), torn)).toBe('stack_teardown');
+    expect(noLongerWanted(as('provisioning'), stack)).toBe('billing_not_active');
   });
 });
