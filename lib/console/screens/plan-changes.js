@@ -1,7 +1,7 @@
 // Plan Changes: progress and history, from the API each time (so it survives reload and sign-in).
 import { api } from '../api.js';
 import { dateTime, h, label, money } from '../dom.js';
-import { button, dl, planName, poll, route, screen, table } from '../ui.js';
+import { askFirst, dl, planName, poll, route, screen, table } from '../ui.js';
 import { changeOnNextInvoice } from './stacks.js';
 
 const OPEN = (/** @type {any} */ c) =>
@@ -62,39 +62,21 @@ const finalTable = (/** @type {any} */ c) => {
  * Cancel, asked first in the page: what the cancel does, then Confirm or Keep the change. Nothing
  * is sent until the tenant confirms.
  */
-const cancelControl = (/** @type {any} */ c, /** @type {any[]} */ plans, /** @type {string} */ stack) => {
-  const out = h('div', {});
-  const ask = button(
-    'Cancel this Plan Change',
-    () => {
-      const keep = button('Keep the change', () => {
-        out.replaceChildren();
-        ask.hidden = false;
-        ask.focus();
-      });
-      const confirm = button('Confirm: cancel this Plan Change', async () => {
+const cancelControl = (/** @type {any} */ c, /** @type {any[]} */ plans, /** @type {string} */ stack) =>
+  h(
+    'div',
+    { class: 'plan-change-cancel' },
+    ...askFirst({
+      label: 'Cancel this Plan Change',
+      question: `Cancel the change of ${stack} from the ${planName(plans, c.currentPlan)} Plan to the ${planName(plans, c.requestedPlan)} Plan? The Stack stays on its current Plan and nothing is billed for the change. You may confirm a change again later.`,
+      confirmText: 'Confirm: cancel this Plan Change',
+      keepText: 'Keep the change',
+      onConfirm: async () => {
         await api('POST', `/v1/plan-changes/${c.changeId}/cancel`);
         await route();
-      });
-      ask.hidden = true;
-      out.replaceChildren(
-        h(
-          'div',
-          { role: 'alert', class: 'confirm' },
-          h(
-            'p',
-            {},
-            `Cancel the change of ${stack} from the ${planName(plans, c.currentPlan)} Plan to the ${planName(plans, c.requestedPlan)} Plan? The Stack stays on its current Plan and nothing is billed for the change. You may confirm a change again later.`,
-          ),
-          h('p', {}, confirm, ' ', keep),
-        ),
-      );
-      confirm.focus();
-    },
-    'secondary',
+      },
+    }),
   );
-  return h('div', { class: 'plan-change-cancel' }, ask, out);
-};
 
 export const planChangesScreen = async (/** @type {any} */ me) => {
   const [{ planChanges }, { plans }, { stacks }] = await Promise.all([
