@@ -40,6 +40,51 @@ export const waitlistCapacityEmail = (params: {
 const money = (amount: number, currency: string) =>
   `${amount < 0 ? '-' : ''}${currency.toUpperCase() === 'USD' ? 'US$' : `${currency.toUpperCase()} `}${(Math.abs(amount) / 100).toFixed(2)}`;
 
+/**
+ * An amount after any discount, with its tax and their sum when known ("US$4.17 (after any
+ * discount) plus US$0.79 tax, US$4.96 in all"); else said to be before tax.
+ */
+const withTax = (amount: number, currency: string, tax?: number | null, total?: number | null) =>
+  tax === undefined || tax === null || total === undefined || total === null
+    ? `${money(amount, currency)} (after any discount, before tax)`
+    : `${money(amount, currency)} (after any discount) plus ${money(tax, currency)} tax, ${money(total, currency)} in all`;
+
+/** The completion email's money: the final figures, the estimate's beside them, and why they differ. */
+const adjustmentParagraphs = (a: CompletedAdjustment): string[] => {
+  const credit = (a.total ?? a.amount) < 0;
+  const sign = credit ? -1 : 1;
+  const figures = withTax(
+    sign * a.amount,
+    a.currency,
+    a.tax === undefined || a.tax === null ? a.tax : sign * a.tax,
+    a.total === undefined || a.total === null ? a.total : sign * a.total,
+  );
+  const paragraphs = [
+    credit
+      ? `${figures} for the rest of this billing period was credited to your account balance; it lowers your next invoice and is never paid out in cash.`
+      : `Your next regular invoice carries ${figures} for the rest of this billing period on the new Plan.`,
+  ];
+  if (a.estimate)
+    paragraphs.push(
+      `The estimate shown when you confirmed was ${withTax(a.estimate.amount, a.currency, a.estimate.tax, a.estimate.total)}. ${a.explanation ?? ''}`.trim(),
+    );
+  return paragraphs;
+};
+
+/**
+ * A completed change's money: the exact adjustment on the next invoice after any discount and
+ * before tax, its tax and their sum (minor units; negative: a credit; tax and total absent or null
+ * when not known), the estimate's figures shown at confirmation, and why they differ.
+ */
+interface CompletedAdjustment {
+  amount: number;
+  tax?: number | null;
+  total?: number | null;
+  currency: string;
+  estimate?: { amount: number; tax: number | null; total: number | null } | null;
+  explanation?: string;
+}
+
 /** The one email of a Plan Change that ended completed, rolled back or expired (spec §6). */
 export const planChangeOutcomeEmail = (params: {
   outcome: 'completed' | 'rolled_back' | 'expired';
@@ -49,8 +94,8 @@ export const planChangeOutcomeEmail = (params: {
   /** Completed: the replacement is in another location and its IP address changed. */
   movedTo?: string | undefined;
   addressChanged?: boolean | undefined;
-  /** Completed: the exact adjustment on the next invoice after any discount, before tax (minor units; negative: a credit). */
-  adjustment?: { amount: number; currency: string } | undefined;
+  /** Completed: the final figures beside the estimate's. */
+  adjustment?: CompletedAdjustment | undefined;
   /** Completed: nothing was billed, because the account was closed before the billing commit. */
   notBilled?: boolean | undefined;
   /** Rolled back: why, as a code of ours (never a Dispatcher's words). */
@@ -72,12 +117,7 @@ export const planChangeOutcomeEmail = (params: {
       paragraphs.push(
         'Nothing was billed for this change: the account was closed before the change was committed.',
       );
-    else if (params.adjustment)
-      paragraphs.push(
-        params.adjustment.amount >= 0
-          ? `Your next regular invoice carries ${money(params.adjustment.amount, params.adjustment.currency)} (after any discount, before tax) for the rest of this billing period on the new Plan.`
-          : `${money(-params.adjustment.amount, params.adjustment.currency)} (after any discount, before tax) for the rest of this billing period was credited to your account balance; it lowers your next invoice.`,
-      );
+    else if (params.adjustment) paragraphs.push(...adjustmentParagraphs(params.adjustment));
   } else if (params.outcome === 'rolled_back') {
     subject = `The Plan Change of ${params.stackName} was rolled back`;
     const reason = PLAN_CHANGE_REASON_TEXT[params.reasonCode ?? 'move_failed'];

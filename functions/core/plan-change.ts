@@ -96,6 +96,11 @@ export type PlanChangeEvent =
   | { type: 'failed' }
   | { type: 'cancel' }
   | { type: 'superseded' }
+  /**
+   * The change can no longer go on, for a reason of ours (the tenant's billing is overdue, the
+   * tenant is leaving, the Stack is being torn down): a waiting change rolls back. Only an
+   * administrator's `cancel` ends a change `cancelled`.
+   */
   | { type: 'tenant_left_active' }
   | { type: 'clock'; now: Date };
 
@@ -109,12 +114,13 @@ const NEXT: Partial<Record<PlanChangeStatus, Partial<Record<PlanChangeEvent['typ
     capacity_found: 'waiting_for_work',
     cancel: 'cancelled',
     superseded: 'superseded',
-    tenant_left_active: 'cancelled',
+    // Ended by us, never by the tenant's cancel: rolled back (docs/plan-changes.md).
+    tenant_left_active: 'rolled_back',
   },
   waiting_for_work: {
     work_drained: 'preparing',
     cancel: 'cancelled',
-    tenant_left_active: 'cancelled',
+    tenant_left_active: 'rolled_back',
     failed: 'rolled_back',
   },
   preparing: { backup_done: 'switching', failed: 'rolled_back' },
@@ -256,8 +262,23 @@ export const timeTolerance = (params: {
     : rounding;
 };
 
-/** Why the final adjustment differs from the estimate shown at confirmation (or that it does not). */
-export const adjustmentExplanation = (params: {
+/**
+ * Why the final adjustment differs from the estimate shown at confirmation (or that it does not),
+ * then what its tax is and why it may differ from the estimate's tax.
+ */
+export const adjustmentExplanation = (params: AdjustmentFacts): string => {
+  const net = netExplanation(params);
+  if (params.notBilled || params.finalTax === undefined) return net;
+  const tax =
+    params.estimateTax === undefined
+      ? 'Its tax is the one the payment processor puts on these lines of the next invoice (each line taxed after its discount, rounded to the cent).'
+      : params.estimateTax === params.finalTax
+        ? 'Its tax equals the estimate’s: the payment processor taxes each of these lines of the next invoice after its discount, rounded to the cent.'
+        : 'Its tax differs from the estimate’s because the payment processor taxes each of these lines of the next invoice after its discount, rounded to the cent: different amounts (or a tax rate that changed meanwhile) give a different tax.';
+  return `${net} ${tax}`;
+};
+
+interface AdjustmentFacts {
   estimate: number | null;
   final: number;
   /** The estimate's moment. */
@@ -271,7 +292,13 @@ export const adjustmentExplanation = (params: {
   notBilled?: 'account_closed' | undefined;
   /** The estimate's proration lines (absent on changes confirmed before they were kept: two, undiscounted). */
   estimateLines?: readonly { discount: number }[] | undefined;
-}): string => {
+  /** The estimate's tax on its adjustment (absent on changes confirmed before it was kept). */
+  estimateTax?: number | undefined;
+  /** The tax the next invoice puts on the final adjustment (absent: not known, or an older record). */
+  finalTax?: number | undefined;
+}
+
+const netExplanation = (params: AdjustmentFacts): string => {
   const { estimate, final, confirmedAt, healthyAt, period } = params;
   if (params.notBilled === 'account_closed')
     return 'Not billed: the account was closed before the change was committed, so this change adds nothing to any invoice.';

@@ -42,6 +42,8 @@ export const PLAN_CHANGE_REASONS = [
   'cancelled_by_administrator',
   'cancelled',
   'billing_not_active',
+  'billing_overdue',
+  'account_closing',
   'stack_teardown',
   'superseded',
 ] as const;
@@ -117,13 +119,24 @@ export const PLAN_CHANGE_REASON_TEXT: Record<PlanChangeReason, TenantReason> = {
     billing: UNCHANGED,
     next: 'You may confirm a change again while billing is active.',
   },
+  // Kept for records ended before the causes below were told apart.
   billing_not_active: {
-    what: 'Billing is no longer active, so the change was cancelled.',
+    what: 'Billing is no longer active, so the change was rolled back before the move began.',
     billing: UNCHANGED,
     next: 'Once billing is active again (pay the open invoice in the billing portal), you may confirm the change again.',
   },
+  billing_overdue: {
+    what: 'A payment failed and billing became overdue, so the change was rolled back before the move began.',
+    billing: UNCHANGED,
+    next: 'Pay the open invoice in the billing portal; once billing is active again, you may confirm the change again.',
+  },
+  account_closing: {
+    what: 'The account is closing, so the change was rolled back before the move began.',
+    billing: UNCHANGED,
+    next: 'Nothing to do.',
+  },
   stack_teardown: {
-    what: 'The Stack is being torn down, so the change was cancelled.',
+    what: 'The Stack is being torn down, so the change was rolled back before the move began.',
     billing: UNCHANGED,
     next: 'Nothing to do.',
   },

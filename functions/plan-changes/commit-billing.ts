@@ -55,16 +55,21 @@ const tenantLeaving = async (tenant: Tenant, subscriptionId: string): Promise<bo
 };
 
 /**
- * What an applied commit records on the change: the items it sent, its exact adjustment, the moment
- * it prorated from and the billing period it was made in (the explanation the tenant reads).
+ * What an applied commit records on the change: the items it sent, its exact adjustment with the
+ * tax the next invoice puts on it and their sum, the moment it prorated from and the billing
+ * period it was made in (the explanation the tenant reads).
  */
 const committedFields = (entry: ItemChangeEntry, now: Date) => {
-  const { request, result } = entry;
+  const { request } = entry;
+  const result = entry.result as NonNullable<typeof entry.result>;
   const proratedFrom = request.op === 'commit' ? { proratedFrom: request.prorationDate } : {};
+  // What the next invoice changes by: the adjustment and the tax the processor puts on it.
+  const total =
+    result.adjustmentTax === undefined ? {} : { adjustmentTotal: result.adjustment + result.adjustmentTax };
   return {
     step: 'complete' as const,
     billingItems: request.items,
-    final: { ...(result as NonNullable<typeof result>), committedAt: now.toISOString(), ...proratedFrom },
+    final: { ...result, ...total, committedAt: now.toISOString(), ...proratedFrom },
   };
 };
 
@@ -227,6 +232,8 @@ const completeUnbilledUnder = async (
     // Kept with the final adjustment: the record shows why nothing was billed.
     const final = {
       adjustment: 0,
+      adjustmentTax: 0,
+      adjustmentTotal: 0,
       currency,
       committedAt: now.toISOString(),
       notBilled: NOT_BILLED_ACCOUNT_CLOSED,

@@ -8,13 +8,30 @@ import { outboxPut } from '#store/outbox.ts';
 import { changeHolder, planChangeUpdate } from '#store/plan-changes.ts';
 import { planChangeStackWrite, releasePlaces, takePlace } from '#store/stacks.ts';
 import { applyStackWrites } from '#store/transact.ts';
-import { executionOf, readRun, requesterEmail, statusAfter } from './record.ts';
+import { executionOf, finalView, readRun, requesterEmail, statusAfter } from './record.ts';
+
+/** The completion email's figures: the final ones, the estimate's beside them, and why they differ. */
+const emailFigures = (final: ReturnType<typeof finalView>) => ({
+  amount: final.adjustment,
+  tax: final.adjustmentTax,
+  total: final.adjustmentTotal,
+  currency: final.currency,
+  estimate:
+    final.estimatedAdjustment === null
+      ? null
+      : {
+          amount: final.estimatedAdjustment,
+          tax: final.estimatedAdjustmentTax,
+          total: final.estimatedAdjustmentTotal,
+        },
+  explanation: final.explanation,
+});
 
 /**
  * THE completion: after the billing commit, the Stack runs on the new Plan (its caps and resources
  * in the desired state, admission reopened, at the held place, which becomes its placement) and its
- * old place is given back; the one completion email says the final adjustment and, when the Stack
- * moved, that its IP address changed. All in one transaction.
+ * old place is given back; the one completion email says the final adjustment with its tax and
+ * total beside the estimate (and why they differ) and, when the Stack moved, that its IP address changed. All in one transaction.
  */
 export const completeChange = async (input: PlanChangeExecution, now: Date): Promise<PlanChangeExecution> => {
   const run = await readRun(input);
@@ -72,7 +89,7 @@ export const completeChange = async (input: PlanChangeExecution, now: Date): Pro
               addressChanged: moved ? (change.addressChanged ?? true) : undefined,
               ...(change.final.notBilled
                 ? { notBilled: true }
-                : { adjustment: { amount: change.final.adjustment, currency: change.final.currency } }),
+                : { adjustment: emailFigures(finalView(change, change.final)) }),
               appUrl: config.tenantAppUrl(),
             }),
             now,

@@ -3,8 +3,8 @@ import { nextDispatcherLook } from '#core/plan-change-pacing.ts';
 import { planChangeUpdate } from '#store/plan-changes.ts';
 import { planChangeStackWrite } from '#store/stacks.ts';
 import { applyStackWrites } from '#store/transact.ts';
-import { endWrites, executionOf, noLongerWanted, readRun, statusAfter } from './record.ts';
-import { toRollBack } from './roll-back.ts';
+import { executionOf, noLongerWanted, readRun, statusAfter } from './record.ts';
+import { rollBackWrites, toRollBack } from './roll-back.ts';
 
 /**
  * THE Waiting-for-Work task: admission is paused in the desired state (since the place was held);
@@ -21,7 +21,7 @@ export const drainWork = async (input: PlanChangeExecution, now: Date): Promise<
   const gone = noLongerWanted(tenant, stack);
   if (gone) {
     const ended = await applyStackWrites(
-      endWrites({ change, stack, event: { type: 'tenant_left_active' }, reason: gone, now }),
+      await rollBackWrites(change, stack, gone, now, { type: 'tenant_left_active' }),
     );
     return ended ? { ...input, step: 'done', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
   }

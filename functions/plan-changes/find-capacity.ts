@@ -7,6 +7,7 @@ import { changeHolder, planChangeUpdate } from '#store/plan-changes.ts';
 import { planChangeStackWrite } from '#store/stacks.ts';
 import { applyStackWrites } from '#store/transact.ts';
 import { endWrites, executionOf, noLongerWanted, readRun, requesterEmail, statusAfter } from './record.ts';
+import { rollBackWrites } from './roll-back.ts';
 
 const HOLD_DAYS = 30;
 
@@ -25,7 +26,7 @@ export const findCapacity = async (input: PlanChangeExecution, now: Date): Promi
   const gone = noLongerWanted(tenant, stack);
   if (gone) {
     const ended = await applyStackWrites(
-      endWrites({ change, stack, event: { type: 'tenant_left_active' }, reason: gone, now }),
+      await rollBackWrites(change, stack, gone, now, { type: 'tenant_left_active' }),
     );
     return ended ? { ...input, step: 'done', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
   }

@@ -59,25 +59,43 @@ export const planChangeView = (change: PlanChange) => {
           lines: change.estimate.lines ?? [],
         }
       : null,
-    final: change.final
-      ? {
-          adjustment: change.final.adjustment,
-          currency: change.final.currency,
-          committedAt: change.final.committedAt,
-          estimatedAdjustment: change.estimate?.adjustment ?? null,
-          difference: change.estimate ? change.final.adjustment - change.estimate.adjustment : null,
-          explanation: adjustmentExplanation({
-            estimate: change.estimate?.adjustment ?? null,
-            final: change.final.adjustment,
-            confirmedAt: change.confirmedAt,
-            healthyAt: change.healthyAt ?? change.final.committedAt,
-            proratedFrom: change.final.proratedFrom,
-            period: change.final.period,
-            notBilled: change.final.notBilled,
-            estimateLines: change.estimate?.lines,
-          }),
-        }
-      : null,
+    final: change.final ? finalView(change, change.final) : null,
+  };
+};
+
+/**
+ * The final figures beside the estimate's: the adjustment after discount and before tax, its tax
+ * and their sum (what the next invoice changes by), each difference, and why they differ. A change
+ * committed before the tax was kept shows null for the tax and the total.
+ */
+export const finalView = (change: PlanChange, final: NonNullable<PlanChange['final']>) => {
+  const estimate = change.estimate;
+  const tax = final.adjustmentTax ?? null;
+  const total = final.adjustmentTotal ?? (tax === null ? null : final.adjustment + tax);
+  const estimatedTotal = estimate?.adjustmentTotal ?? null;
+  return {
+    adjustment: final.adjustment,
+    adjustmentTax: tax,
+    adjustmentTotal: total,
+    currency: final.currency,
+    committedAt: final.committedAt,
+    estimatedAdjustment: estimate?.adjustment ?? null,
+    estimatedAdjustmentTax: estimate?.adjustmentTax ?? null,
+    estimatedAdjustmentTotal: estimatedTotal,
+    difference: estimate ? final.adjustment - estimate.adjustment : null,
+    totalDifference: total !== null && estimatedTotal !== null ? total - estimatedTotal : null,
+    explanation: adjustmentExplanation({
+      estimate: estimate?.adjustment ?? null,
+      final: final.adjustment,
+      confirmedAt: change.confirmedAt,
+      healthyAt: change.healthyAt ?? final.committedAt,
+      proratedFrom: final.proratedFrom,
+      period: final.period,
+      notBilled: final.notBilled,
+      estimateLines: estimate?.lines,
+      estimateTax: estimate?.adjustmentTax,
+      finalTax: final.adjustmentTax,
+    }),
   };
 };
 
@@ -166,9 +184,15 @@ export const endWrites = (params: {
   return writes;
 };
 
-/** Why a waiting change can no longer go on (the tenant left `active`, or a teardown began). */
+/**
+ * Why a waiting change can no longer go on, a reason of ours (it then rolls back, with its email):
+ * the tenant is leaving (its Stacks are torn down with it), the Stack is being torn down, or
+ * billing is overdue (past-due, suspended) or otherwise not active.
+ */
 export const noLongerWanted = (tenant: Tenant, stack: StoredStack): PlanChangeReason | undefined => {
+  if (tenant.billingState === 'decommissioning') return 'account_closing';
   if (stack.lifecycle !== 'running') return 'stack_teardown';
+  if (tenant.billingState === 'past-due' || tenant.billingState === 'suspended') return 'billing_overdue';
   if (tenant.billingState !== 'active') return 'billing_not_active';
   return undefined;
 };

@@ -44,17 +44,24 @@ export const rollBack = async (input: PlanChangeExecution, now: Date): Promise<P
   return ended ? { ...input, step: 'done', waitSeconds: 0 } : { ...input, step: 'roll_back', waitSeconds: 1 };
 };
 
-const rollBackWrites = async (
+/**
+ * The writes that end a change `rolled_back` for `reason`, with its one email (the outbox key
+ * `plan-change:<id>:rolled_back` makes it once, however often the step runs): a failure before
+ * the billing commit (`failed`), or a waiting change that can no longer go on
+ * (`tenant_left_active`: billing overdue, the tenant leaving, the Stack being torn down).
+ */
+export const rollBackWrites = async (
   change: PlanChange,
   stack: StoredStack,
   reason: PlanChangeReason,
   now: Date,
+  event: { type: 'failed' } | { type: 'tenant_left_active' } = { type: 'failed' },
 ) => {
   const to = await requesterEmail(change);
   return endWrites({
     change,
     stack,
-    event: { type: 'failed' },
+    event,
     reason,
     now,
     email: to

@@ -62,10 +62,14 @@ const EntrySchema = v.object({
    * entry is dropped unsent (what the processor has is what later holders read).
    */
   replay: v.boolean(),
-  /** What a commit read back: the exact adjustment, and the billing period it was made in. */
+  /**
+   * What a commit read back: the exact adjustment, the tax the next invoice puts on it (absent on
+   * entries written before it was read, or when no next invoice comes), and the billing period.
+   */
   result: v.optional(
     v.object({
       adjustment: v.number(),
+      adjustmentTax: v.optional(v.number()),
       currency: v.string(),
       period: v.optional(v.object({ start: v.string(), end: v.string() })),
     }),

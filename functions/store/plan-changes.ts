@@ -54,12 +54,17 @@ const PlanChangeSchema = v.object({
   /** The processor's estimate shown at confirmation (null: it could not estimate). */
   estimate: v.nullable(AmountsSchema),
   /**
-   * The adjustment the processor created at the billing commit (its proration lines), or 0 with
-   * `notBilled` when the tenant left before the commit (nothing was sent to the processor).
+   * The adjustment the processor created at the billing commit (its proration lines, after the
+   * discount each was made with, before tax), the tax the next invoice puts on them and the sum
+   * of both (what the next invoice changes by); or 0 with `notBilled` when the tenant left before
+   * the commit (nothing was sent to the processor). `adjustmentTax` and `adjustmentTotal` are
+   * absent on changes committed before they were kept, and when no next invoice comes.
    */
   final: v.optional(
     v.object({
       adjustment: v.number(),
+      adjustmentTax: v.optional(v.number()),
+      adjustmentTotal: v.optional(v.number()),
       currency: v.string(),
       committedAt: v.string(),
       notBilled: v.optional(v.literal('account_closed')),

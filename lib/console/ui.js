@@ -111,6 +111,35 @@ export const button = (
   return element;
 };
 
+/**
+ * A control asked first in the page: its button shows the question with Confirm and Keep buttons;
+ * nothing is done until Confirm (Keep puts the button back). Answers the button and the place
+ * where the question shows.
+ */
+export const askFirst = (
+  /** @type {{ label: string, question: string, confirmText: string, keepText: string, onConfirm: () => Promise<void> | void }} */ o,
+) => {
+  const out = h('div', {});
+  const ask = button(
+    o.label,
+    () => {
+      const keep = button(o.keepText, () => {
+        out.replaceChildren();
+        ask.hidden = false;
+        ask.focus();
+      });
+      const confirm = button(o.confirmText, o.onConfirm);
+      ask.hidden = true;
+      out.replaceChildren(
+        h('div', { role: 'alert', class: 'confirm' }, h('p', {}, o.question), h('p', {}, confirm, ' ', keep)),
+      );
+      confirm.focus();
+    },
+    'secondary',
+  );
+  return /** @type {[HTMLElement, HTMLElement]} */ ([ask, out]);
+};
+
 export const dl = (/** @type {[string, Node|string][]} */ rows) =>
   h('dl', {}, ...rows.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
 

@@ -1,10 +1,13 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { setCapacityTotal } from '#store/capacity.ts';
+import { db, tableName } from '#store/client.ts';
+import { keys } from '#store/keys.ts';
 import { estimateChange } from '../../functions/plan-changes/preview.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { uniqueRegion } from '../support/gateway.ts';
 import { applyPromotionCode, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
-import { openPlaces, planChangeWorld, startDispatcher } from '../support/plan-change-world.ts';
+import { openPlaces, outboxFor, planChangeWorld, startDispatcher } from '../support/plan-change-world.ts';
 import { processorView } from '../support/processor-view.ts';
 
 /**
@@ -253,6 +256,9 @@ describe('a Plan Change estimate under a promotion, in a taxed country: what the
     // Our words only: no processor text, no processor id.
     expect(JSON.stringify(estimate)).not.toMatch(/Unused time on|Remaining time on|\b(price|si|ii|in)_/);
 
+    // The processor's next invoice before the change (the renewal on Plus, nothing pending).
+    const before = nextInvoice(subscription.id);
+    expect(before.lines.data.every((line) => !prorationOf(line))).toBe(true);
     const confirmed = await api.call('POST', '/v1/stacks/primary/plan-changes', {
       token: tenant.sessionToken,
       body: { plan: 'pro' },
@@ -284,5 +290,76 @@ describe('a Plan Change estimate under a promotion, in a taxed country: what the
     expect(
       listed.data.filter((i) => i.period.start === committedAt).reduce((t, i) => t + i.net_amount, 0),
     ).toBe(done.final.adjustment);
-  });
+
+    // The tax: the processor's, on these lines of the next invoice (19% of each line after its
+    // discount, rounded), and the total: what the processor's next invoice changes by.
+    const worked = byHand(committedAt);
+    expect(done.final.adjustmentTax).toBe(worked.tax);
+    expect(done.final.adjustmentTax).toBeGreaterThan(0);
+    expect(done.final.adjustmentTotal).toBe(worked.adjustment + worked.tax);
+    expect(done.final).toMatchObject({
+      estimatedAdjustmentTax: atConfirmation.tax,
+      estimatedAdjustmentTotal: atConfirmation.adjustment + atConfirmation.tax,
+      totalDifference: done.final.adjustmentTotal - (atConfirmation.adjustment + atConfirmation.tax),
+    });
+    const after = nextInvoice(subscription.id);
+    // The next invoice's total moved by the renewal's move to Pro plus exactly the final total.
+    const renewal = (invoice: PreviewedInvoice) =>
+      invoice.lines.data.filter((line) => !prorationOf(line)).reduce((t, line) => t + payable(line), 0);
+    expect(after.total - before.total - (renewal(after) - renewal(before))).toBe(done.final.adjustmentTotal);
+    expect(
+      after.lines.data
+        .filter((line) => prorationOf(line) && line.period.start === committedAt)
+        .reduce((t, line) => t + payable(line), 0),
+    ).toBe(done.final.adjustmentTotal);
+    // The list says the same; the completion email gives the three figures and the estimate's.
+    const listed2 = await api.call('GET', '/v1/plan-changes', { token: tenant.sessionToken });
+    const inList = listed2.json.planChanges.find((c: { changeId: string }) => c.changeId === done.changeId);
+    expect(inList.final).toEqual(done.final);
+    const [email] = await outboxFor(done.changeId);
+    const money = (amount: number) => `US$${(Math.abs(amount) / 100).toFixed(2)}`;
+    expect(email?.text).toContain(
+      `${money(done.final.adjustment)} (after any discount) plus ${money(done.final.adjustmentTax)} tax, ${money(done.final.adjustmentTotal)} in all`,
+    );
+    expect(email?.text).toContain(
+      `The estimate shown when you confirmed was ${money(atConfirmation.adjustment)} (after any discount) plus ${money(atConfirmation.tax)} tax`,
+    );
+
+    // A record written by older code (its final without the tax and total) still reads: null.
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.planChange(tenant.tenantId, done.changeId),
+        UpdateExpression: 'REMOVE #final.adjustmentTax, #final.adjustmentTotal',
+        ExpressionAttributeNames: { '#final': 'final' },
+      }),
+    );
+    const old = await read(tenant, done.changeId);
+    expect(old.final).toMatchObject({
+      adjustment: done.final.adjustment,
+      adjustmentTax: null,
+      adjustmentTotal: null,
+      totalDifference: null,
+      estimatedAdjustmentTotal: atConfirmation.adjustment + atConfirmation.tax,
+    });
+    const oldList = await api.call('GET', '/v1/plan-changes', { token: tenant.sessionToken });
+    expect(oldList.status).toBe(200);
+  }, 90_000);
 });
+
+// biome-ignore lint/suspicious/noExplicitAny: the emulator answers the processor's JSON
+type PreviewedInvoice = { total: number; lines: { data: any[] } };
+/** The processor's next invoice of a subscription, previewed (nothing changes). */
+const nextInvoice = (subscriptionId: string) =>
+  emulator.route('POST', '/v1/invoices/create_preview', { subscription: subscriptionId }) as PreviewedInvoice;
+// biome-ignore lint/suspicious/noExplicitAny: a previewed line as the processor writes it
+const prorationOf = (line: any): boolean =>
+  Boolean(line.parent?.subscription_item_details?.proration ?? line.parent?.invoice_item_details?.proration);
+/** What a line adds to the invoice's total: its amount less its discounts, plus its taxes. */
+// biome-ignore lint/suspicious/noExplicitAny: a previewed line as the processor writes it
+const payable = (line: any): number =>
+  line.amount -
+  // biome-ignore lint/suspicious/noExplicitAny: idem
+  (line.discount_amounts ?? []).reduce((t: number, d: any) => t + d.amount, 0) +
+  // biome-ignore lint/suspicious/noExplicitAny: idem
+  (line.taxes ?? []).reduce((t: number, x: any) => t + x.amount, 0);

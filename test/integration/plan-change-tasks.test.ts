@@ -84,9 +84,21 @@ const expectStepMovesOn = async (c: Confirmed, step: Parameters<typeof dispatche
   const input = await inputOf(c);
   expect(await dispatcherStep(input, step, now())).toEqual({ ...input, step: to, waitSeconds: 0 });
 };
-/** The change ended because its Stack was torn down (the tenant left): cancelled, done, said why. */
-const expectEndedByTeardown = async (c: Confirmed) =>
-  expect(await stored(c)).toMatchObject({ status: 'cancelled', step: 'done', reasonCode: 'stack_teardown' });
+/**
+ * The change ended because the tenant left (its Stacks torn down with it): rolled back, never
+ * cancelled, done, said why, and its one rolled-back email.
+ */
+const expectEndedByLeaving = async (c: Confirmed) => {
+  expect(await stored(c)).toMatchObject({
+    status: 'rolled_back',
+    step: 'done',
+    reasonCode: 'account_closing',
+  });
+  const emails = await outboxFor(c.changeId);
+  expect(emails.map((e) => e.subject)).toEqual([
+    `The Plan Change of ${(await stackOf(c)).name} was rolled back`,
+  ]);
+};
 const stackOf = async (c: Confirmed) => {
   const stack = await getStack(c.tenant.tenantId, 'primary');
   if (!stack) throw new Error('no Stack');
@@ -255,7 +267,7 @@ describe('FindCapacity', () => {
     await leaves(c);
     const input = await inputOf(c, 900);
     expect(await findCapacity(input, now())).toEqual({ ...input, step: 'done', waitSeconds: 0 });
-    await expectEndedByTeardown(c);
+    await expectEndedByLeaving(c);
     expect((await stackOf(c)).openChange).toBeUndefined();
     expect(await heldBy(c)).toEqual([]);
   });
@@ -362,7 +374,7 @@ describe('DrainWork', () => {
     await leaves(c);
     const input = await inputOf(c, 30);
     expect(await drainWork(input, now())).toEqual({ ...input, step: 'done', waitSeconds: 0 });
-    await expectEndedByTeardown(c);
+    await expectEndedByLeaving(c);
     const stack = await stackOf(c);
     expect(stack.operation).toBeUndefined();
     expect(stack.openChange).toBeUndefined();

@@ -156,7 +156,7 @@ describe('a queued change', () => {
 });
 
 describe('a tenant that leaves active while its change waits', () => {
-  it('ends the queued change cancelled, nothing billed, no email', async () => {
+  it('rolls the queued change back (never cancelled), nothing billed, one rolled-back email', async () => {
     const tenant = await payingWithDispatcher('plus', { capacity: { pro: 0 }, card: TEST_CARDS.failsLater });
     api.clock.advance(29 * 86_400);
     tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
@@ -166,11 +166,14 @@ describe('a tenant that leaves active while its change waits', () => {
     api.clock.advance(3 * 86_400);
     await api.sweep();
     tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
-    const ended = await until(tenant, confirmed.json.changeId, ['cancelled', 'expired']);
-    expect(ended.status).toBe('cancelled');
-    expect(ended.outcome).toContain('Billing is no longer active');
+    const ended = await until(tenant, confirmed.json.changeId, ['cancelled', 'expired', 'rolled_back']);
+    expect(ended.status).toBe('rolled_back');
+    expect(ended.reasonCode).toBe('billing_overdue');
+    expect(ended.outcome).toContain('billing became overdue');
     expect(updatesOf(tenant.tenantId)).toHaveLength(0);
-    expect(await outboxFor(confirmed.json.changeId)).toEqual([]);
+    expect((await outboxFor(confirmed.json.changeId)).map((e) => e.subject)).toEqual([
+      `The Plan Change of ${tenant.stackName} was rolled back`,
+    ]);
     const refused = await confirm(tenant, 'standard');
     expect([refused.status, refused.json.error.code]).toEqual([409, 'billing_overdue']);
   });

@@ -86,7 +86,34 @@ describe('the Plan Change outcome', () => {
       adjustment: { amount: -500, currency: 'eur' },
     });
     expect(paragraphsOf(email.text)[1]).toBe(
-      'EUR 5.00 (after any discount, before tax) for the rest of this billing period was credited to your account balance; it lowers your next invoice.',
+      'EUR 5.00 (after any discount, before tax) for the rest of this billing period was credited to your account balance; it lowers your next invoice and is never paid out in cash.',
+    );
+  });
+
+  it('completed with its tax: the three final figures, and the estimate’s beside them with why they differ', () => {
+    const email = planChangeOutcomeEmail({
+      ...base,
+      outcome: 'completed',
+      adjustment: {
+        amount: 417,
+        tax: 79,
+        total: 496,
+        currency: 'eur',
+        estimate: { amount: 420, tax: 80, total: 500 },
+        explanation: 'Fewer days remained.',
+      },
+    });
+    expect(paragraphsOf(email.text).slice(1, 3)).toEqual([
+      'Your next regular invoice carries EUR 4.17 (after any discount) plus EUR 0.79 tax, EUR 4.96 in all for the rest of this billing period on the new Plan.',
+      'The estimate shown when you confirmed was EUR 4.20 (after any discount) plus EUR 0.80 tax, EUR 5.00 in all. Fewer days remained.',
+    ]);
+    const credit = planChangeOutcomeEmail({
+      ...base,
+      outcome: 'completed',
+      adjustment: { amount: -417, tax: -79, total: -496, currency: 'eur' },
+    });
+    expect(paragraphsOf(credit.text)[1]).toBe(
+      'EUR 4.17 (after any discount) plus EUR 0.79 tax, EUR 4.96 in all for the rest of this billing period was credited to your account balance; it lowers your next invoice and is never paid out in cash.',
     );
   });
 

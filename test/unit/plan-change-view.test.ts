@@ -111,12 +111,52 @@ describe('the final adjustment beside the estimate', () => {
     );
     expect(view.final).toEqual({
       adjustment: 900,
+      adjustmentTax: null,
+      adjustmentTotal: null,
       currency: 'usd',
       committedAt,
       estimatedAdjustment: 833,
+      estimatedAdjustmentTax: null,
+      estimatedAdjustmentTotal: null,
       difference: 67,
+      totalDifference: null,
       explanation: `${moments} (${healthyAt}): the time between them, and any change of the subscription or its prices meanwhile, make the difference.`,
     });
+  });
+
+  it('gives the three final figures (after discount, tax, total) beside the estimate’s, each difference, and why the tax differs', () => {
+    const view = planChangeView(
+      change({
+        estimate: estimate({ adjustmentTax: 158, adjustmentTotal: 991 }),
+        healthyAt,
+        final: { adjustment: 900, adjustmentTax: 171, adjustmentTotal: 1071, currency: 'usd', committedAt },
+      }),
+    );
+    expect(view.final).toMatchObject({
+      adjustment: 900,
+      adjustmentTax: 171,
+      adjustmentTotal: 1071,
+      estimatedAdjustment: 833,
+      estimatedAdjustmentTax: 158,
+      estimatedAdjustmentTotal: 991,
+      difference: 67,
+      totalDifference: 80,
+    });
+    expect(view.final?.explanation).toMatch(/^The estimate was prorated from the confirmation/);
+    expect(view.final?.explanation).toMatch(
+      /Its tax differs from the estimate’s because the payment processor taxes each of these lines of the next invoice after its discount/,
+    );
+    const same = planChangeView(
+      change({
+        estimate: estimate({ adjustmentTax: 171, adjustmentTotal: 1004 }),
+        healthyAt,
+        final: { adjustment: 833, adjustmentTax: 171, adjustmentTotal: 1004, currency: 'usd', committedAt },
+      }),
+    );
+    expect(same.final?.totalDifference).toBe(0);
+    expect(same.final?.explanation).toBe(
+      'The final adjustment equals the estimate. Its tax equals the estimate’s: the payment processor taxes each of these lines of the next invoice after its discount, rounded to the cent.',
+    );
   });
 
   it('a final below the estimate: a negative difference', () => {
@@ -159,10 +199,15 @@ describe('the final adjustment beside the estimate', () => {
     );
     expect(view.final).toEqual({
       adjustment: 900,
+      adjustmentTax: null,
+      adjustmentTotal: null,
       currency: 'usd',
       committedAt,
       estimatedAdjustment: null,
+      estimatedAdjustmentTax: null,
+      estimatedAdjustmentTotal: null,
       difference: null,
+      totalDifference: null,
       explanation:
         'The payment processor could not estimate the change at confirmation; this is the exact adjustment.',
     });
@@ -224,9 +269,16 @@ describe('ending a change', () => {
     ).toThrow('capacity_found does not end a waiting_for_capacity Plan Change');
   });
 
-  it('a Stack being torn down no longer wants its change, whatever the billing state', () => {
-    const active = { billingState: 'active' } as Tenant;
-    expect(noLongerWanted(active, { ...stack, lifecycle: 'torn_down' })).toBe('stack_teardown');
-    expect(noLongerWanted(active, stack)).toBeUndefined();
+  it('why a waiting change can no longer go on: the tenant leaving first, then the Stack, then billing', () => {
+    const as = (billingState: Tenant['billingState']) => ({ billingState }) as Tenant;
+    const torn = { ...stack, lifecycle: 'torn_down' } as StoredStack;
+    expect(noLongerWanted(as('active'), torn)).toBe('stack_teardown');
+    expect(noLongerWanted(as('active'), stack)).toBeUndefined();
+    expect(noLongerWanted(as('decommissioning'), torn)).toBe('account_closing');
+    expect(noLongerWanted(as('decommissioning'), stack)).toBe('account_closing');
+    expect(noLongerWanted(as('past-due'), stack)).toBe('billing_overdue');
+    expect(noLongerWanted(as('suspended'), stack)).toBe('billing_overdue');
+    expect(noLongerWanted(as('past-due'), torn)).toBe('stack_teardown');
+    expect(noLongerWanted(as('provisioning'), stack)).toBe('billing_not_active');
   });
 });

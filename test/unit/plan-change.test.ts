@@ -104,11 +104,11 @@ describe('the Plan Change statuses', () => {
     expect(step('waiting_for_work', { type: 'superseded' })).toBe('waiting_for_work');
   });
 
-  it('any failure before the billing commit rolls back; a tenant leaving active cancels a waiting change only', () => {
+  it('any failure before the billing commit rolls back; a tenant leaving active rolls a waiting change back, never cancels it', () => {
     for (const status of ['waiting_for_work', 'preparing', 'switching', 'verifying'] as const)
       expect(step(status, { type: 'failed' })).toBe('rolled_back');
-    expect(step('waiting_for_capacity', { type: 'tenant_left_active' })).toBe('cancelled');
-    expect(step('waiting_for_work', { type: 'tenant_left_active' })).toBe('cancelled');
+    expect(step('waiting_for_capacity', { type: 'tenant_left_active' })).toBe('rolled_back');
+    expect(step('waiting_for_work', { type: 'tenant_left_active' })).toBe('rolled_back');
     expect(step('switching', { type: 'tenant_left_active' })).toBe('switching');
   });
 
@@ -134,7 +134,8 @@ const oracle = (status: string, event: PlanChangeEvent, daysSinceConfirm: number
   if (index < 0 || status === 'completed') return status;
   const waiting = index <= 1;
   if (event.type === 'clock') return index === 0 && daysSinceConfirm >= 7 ? 'expired' : status;
-  if (event.type === 'cancel' || event.type === 'tenant_left_active') return waiting ? 'cancelled' : status;
+  if (event.type === 'cancel') return waiting ? 'cancelled' : status;
+  if (event.type === 'tenant_left_active') return waiting ? 'rolled_back' : status;
   if (event.type === 'superseded') return index === 0 ? 'superseded' : status;
   if (event.type === 'failed') return index >= 1 ? 'rolled_back' : status;
   return ADVANCE_ON[index] === event.type ? (PROGRESSION[index + 1] as string) : status;

@@ -3,6 +3,7 @@ import type { BillingPeriod } from '#core/plan-change.ts';
 import { call } from './client.ts';
 import { ProcessorError } from './errors.ts';
 import { pendingProrations } from './invoices.ts';
+import { lineParent } from './preview.ts';
 import { periodOf } from './subscriptions.ts';
 
 /**
@@ -52,7 +53,7 @@ export const commitItemChange = async (params: {
   items: { itemId?: string; priceId: string; quantity: number }[];
   prorationDate: Date;
   idempotencyKey: string;
-}): Promise<{ adjustment: number; currency: string; period?: BillingPeriod }> => {
+}): Promise<CommittedAdjustment> => {
   const prorationDate = Math.floor(params.prorationDate.getTime() / 1000);
   const subscription = await call((stripe, options) =>
     stripe.subscriptions.update(
@@ -82,26 +83,76 @@ export const commitItemChange = async (params: {
   }
 };
 
+/** What a billing commit came to, as the processor worked it out (minor units). */
+export interface CommittedAdjustment {
+  /** Its proration items, each after the discount it was made with, before tax. */
+  adjustment: number;
+  /**
+   * The tax the processor puts on those items on the next invoice (each line taxed after its
+   * discount and rounded, at the rate of the day); absent when no next invoice comes (the
+   * subscription ends at the end of its period).
+   */
+  adjustmentTax?: number;
+  currency: string;
+  period?: BillingPeriod;
+}
+
+/**
+ * The tax on the invoice items `ids` as the processor's next invoice carries them: the upcoming
+ * invoice previewed (nothing changes), the taxes of its lines made from those items added up.
+ * Undefined when no next invoice comes, or it does not carry them.
+ */
+const taxOnNextInvoice = async (
+  subscriptionId: string,
+  ids: ReadonlySet<string>,
+): Promise<number | undefined> => {
+  if (ids.size === 0) return 0;
+  const invoice = await call(async (stripe, options) => {
+    try {
+      return await stripe.invoices.createPreview({ subscription: subscriptionId }, options);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'invoice_upcoming_none') return null;
+      throw error;
+    }
+  });
+  if (!invoice) return undefined;
+  const own = invoice.lines.data.filter((line) => {
+    const { invoiceItem } = lineParent(line);
+    return invoiceItem !== null && ids.has(invoiceItem);
+  });
+  if (own.length !== ids.size) return undefined;
+  return own.reduce((t, line) => t + (line.taxes ?? []).reduce((s, tax) => s + tax.amount, 0), 0);
+};
+
 /**
  * The sum of the pending proration items of a subscription made at `prorationDate`, each after the
- * discount it was made with and before tax (the basis of an estimate's `adjustment`), and its period.
+ * discount it was made with and before tax (the basis of an estimate's `adjustment`), the tax the
+ * next invoice puts on them, and the billing period.
  */
 const adjustmentOf = async (
   subscription: Stripe.Subscription,
   subscriptionId: string,
   prorationDate: number,
-): Promise<{ adjustment: number; currency: string; period?: BillingPeriod }> => {
+): Promise<CommittedAdjustment> => {
   const customer =
     typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
   let adjustment = 0;
   let currency = subscription.currency;
+  const ids = new Set<string>();
   for (const item of await pendingProrations(customer, subscriptionId)) {
     if (item.periodStart !== prorationDate) continue;
     adjustment += item.net;
     currency = item.currency;
+    ids.add(item.id);
   }
+  const adjustmentTax = await taxOnNextInvoice(subscriptionId, ids);
   const period = periodOf(subscription);
-  return { adjustment, currency, ...(period ? { period } : {}) };
+  return {
+    adjustment,
+    ...(adjustmentTax === undefined ? {} : { adjustmentTax }),
+    currency,
+    ...(period ? { period } : {}),
+  };
 };
 
 /**
@@ -111,7 +162,7 @@ const adjustmentOf = async (
 export const committedAdjustment = async (
   subscriptionId: string,
   prorationDate: Date,
-): Promise<{ adjustment: number; currency: string; period?: BillingPeriod }> => {
+): Promise<CommittedAdjustment> => {
   const subscription = await call((stripe, options) =>
     stripe.subscriptions.retrieve(subscriptionId, {}, options),
   );

@@ -28,7 +28,7 @@ export type ChangeLineFact = EstimateFacts['changeLines'][number];
 type PreviewLine = Stripe.InvoiceLineItem;
 
 /** A previewed line's proration flag and the invoice item behind it, wherever its parent says. */
-const lineParent = (line: PreviewLine): { proration: boolean; invoiceItem: string | null } => {
+export const lineParent = (line: PreviewLine): { proration: boolean; invoiceItem: string | null } => {
   const parent = line.parent as {
     subscription_item_details?: { proration?: boolean; invoice_item?: string | null } | null;
     invoice_item_details?: { proration?: boolean; invoice_item?: string | null } | null;

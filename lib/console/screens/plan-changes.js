@@ -1,11 +1,82 @@
 // Plan Changes: progress and history, from the API each time (so it survives reload and sign-in).
 import { api } from '../api.js';
 import { dateTime, h, label, money } from '../dom.js';
-import { button, dl, planName, poll, route, screen } from '../ui.js';
+import { askFirst, dl, planName, poll, route, screen, table } from '../ui.js';
 import { changeOnNextInvoice } from './stacks.js';
 
 const OPEN = (/** @type {any} */ c) =>
   !c.outcome && !['completed', 'cancelled', 'expired', 'rolled_back', 'failed'].includes(c.status);
+
+/** Ended without moving the Stack (or completed unbilled): nothing was billed for it. */
+const NOTHING_BILLED = (/** @type {any} */ c) =>
+  c.reasonCode === 'completed_not_billed' ||
+  (!c.final && ['cancelled', 'rolled_back', 'expired', 'superseded'].includes(c.status));
+
+/**
+ * The card's money: while the change runs, the estimate and "not billed yet"; once billing
+ * committed, the final figures (after discount, tax, total) beside the estimate's; an ended change
+ * that billed nothing shows no figure, only words that say so.
+ */
+const moneyRows = (/** @type {any} */ c) => {
+  if (NOTHING_BILLED(c))
+    return /** @type {[string, string][]} */ ([
+      ['Billing', 'Nothing was billed for this change: billing is unchanged by it.'],
+    ]);
+  if (!c.final)
+    return /** @type {[string, string][]} */ ([
+      c.estimate ? changeOnNextInvoice(c.estimate) : ['Estimated change to your next invoice', '—'],
+      ['Final adjustment', 'Not billed yet'],
+    ]);
+  return [];
+};
+
+/** The final figures beside the estimate's, and their differences. */
+const finalTable = (/** @type {any} */ c) => {
+  const f = c.final;
+  const m = (/** @type {number|null|undefined} */ amount) =>
+    amount === null || amount === undefined ? '—' : money({ amount, currency: f.currency });
+  const less = (/** @type {any} */ a, /** @type {any} */ b) =>
+    a === null || a === undefined || b === null || b === undefined ? null : a - b;
+  return table(
+    'What this change adds to your next invoice',
+    ['', 'Estimate', 'Final', 'Difference'],
+    [
+      ['After discount', m(f.estimatedAdjustment), m(f.adjustment), m(f.difference)],
+      [
+        'Tax',
+        m(f.estimatedAdjustmentTax),
+        m(f.adjustmentTax),
+        m(less(f.adjustmentTax, f.estimatedAdjustmentTax)),
+      ],
+      [
+        'Total on your next invoice',
+        m(f.estimatedAdjustmentTotal),
+        m(f.adjustmentTotal),
+        m(f.totalDifference),
+      ],
+    ],
+  );
+};
+
+/**
+ * Cancel, asked first in the page: what the cancel does, then Confirm or Keep the change. Nothing
+ * is sent until the tenant confirms.
+ */
+const cancelControl = (/** @type {any} */ c, /** @type {any[]} */ plans, /** @type {string} */ stack) =>
+  h(
+    'div',
+    { class: 'plan-change-cancel' },
+    ...askFirst({
+      label: 'Cancel this Plan Change',
+      question: `Cancel the change of ${stack} from the ${planName(plans, c.currentPlan)} Plan to the ${planName(plans, c.requestedPlan)} Plan? The Stack stays on its current Plan and nothing is billed for the change. You may confirm a change again later.`,
+      confirmText: 'Confirm: cancel this Plan Change',
+      keepText: 'Keep the change',
+      onConfirm: async () => {
+        await api('POST', `/v1/plan-changes/${c.changeId}/cancel`);
+        await route();
+      },
+    }),
+  );
 
 export const planChangesScreen = async (/** @type {any} */ me) => {
   const [{ planChanges }, { plans }, { stacks }] = await Promise.all([
@@ -53,16 +124,7 @@ const changeCard = (/** @type {any} */ c, /** @type {any[]} */ plans, /** @type 
       .../** @type {[string, string][]} */ (
         OPEN(c) && c.expiresAt ? [['Expires', dateTime(c.expiresAt)]] : []
       ),
-      c.estimate ? changeOnNextInvoice(c.estimate) : ['Estimated change to your next invoice', '—'],
-      [
-        'Final adjustment',
-        c.final
-          ? money({
-              amount: c.final.adjustment ?? c.final.amount,
-              currency: c.final.currency ?? c.estimate?.currency,
-            })
-          : 'Not billed yet',
-      ],
+      ...moneyRows(c),
       ['Outcome', c.outcome ? label(c.outcome.status ?? c.outcome) : 'In progress'],
       [
         'Location',
@@ -71,6 +133,7 @@ const changeCard = (/** @type {any} */ c, /** @type {any[]} */ plans, /** @type 
           : (c.location?.from ?? '—'),
       ],
     ]),
+    c.final && !NOTHING_BILLED(c) ? finalTable(c) : '',
     c.final?.explanation ? h('p', {}, c.final.explanation) : '',
     c.recovery ? h('p', {}, c.recovery) : '',
     h(
@@ -83,14 +146,5 @@ const changeCard = (/** @type {any} */ c, /** @type {any[]} */ plans, /** @type 
         ...c.history.map((/** @type {any} */ e) => h('li', {}, `${dateTime(e.at)}: ${label(e.status)}`)),
       ),
     ),
-    c.cancellable
-      ? button(
-          'Cancel this Plan Change',
-          async () => {
-            await api('POST', `/v1/plan-changes/${c.changeId}/cancel`);
-            await route();
-          },
-          'secondary',
-        )
-      : '',
+    c.cancellable ? cancelControl(c, plans, stack) : '',
   );

@@ -2,7 +2,7 @@
 // Plan Change preview.
 import { api } from '../api.js';
 import { dateTime, h, label, money, option } from '../dom.js';
-import { button, caps, dl, form, planName, resources, route, say, screen, table } from '../ui.js';
+import { askFirst, button, caps, dl, form, planName, resources, route, say, screen, table } from '../ui.js';
 
 /** What a change does to the next invoice, in words: added to it, or credited on it. */
 export const changeOnNextInvoice = (/** @type {any} */ estimate) => {
@@ -116,40 +116,22 @@ const leavingNote = () =>
  * Remove Project, asked first in the page: what is lost (the watching, the Project's Credential
  * Routes), then Confirm or Keep it. Frees a place under the Plan's cap.
  */
-const removeProjectControl = (/** @type {any} */ s, /** @type {any} */ p) => {
-  const out = h('div', {});
-  const ask = button(
-    `Remove ${p.name}`,
-    () => {
-      const keep = button('Keep it', () => {
-        out.replaceChildren();
-        ask.hidden = false;
-        ask.focus();
-      });
-      const confirm = button(`Confirm: remove ${p.name}`, async () => {
+const removeProjectControl = (/** @type {any} */ s, /** @type {any} */ p) =>
+  h(
+    'div',
+    { class: 'project-remove' },
+    ...askFirst({
+      label: `Remove ${p.name}`,
+      question: `Remove ${p.name}? ${s.name} stops watching ${p.repository}, and the Project’s Credential Routes are deleted with it. Its place under the Plan’s cap is freed. This cannot be undone.`,
+      confirmText: `Confirm: remove ${p.name}`,
+      keepText: 'Keep it',
+      onConfirm: async () => {
         await api('DELETE', `/v1/stacks/${s.stackId}/projects/${encodeURIComponent(p.projectId)}`);
         say(`Project ${p.name} is removed from ${s.name}.`);
         await route();
-      });
-      ask.hidden = true;
-      out.replaceChildren(
-        h(
-          'div',
-          { role: 'alert', class: 'confirm' },
-          h(
-            'p',
-            {},
-            `Remove ${p.name}? ${s.name} stops watching ${p.repository}, and the Project’s Credential Routes are deleted with it. Its place under the Plan’s cap is freed. This cannot be undone.`,
-          ),
-          h('p', {}, confirm, ' ', keep),
-        ),
-      );
-      confirm.focus();
-    },
-    'secondary',
+      },
+    }),
   );
-  return h('div', { class: 'project-remove' }, ask, out);
-};
 
 const stackCard = async (/** @type {any} */ s, /** @type {any[]} */ plans, /** @type {any} */ me) => {
   const [{ projects, watchedProjectsCap }, credentials] = await Promise.all([
