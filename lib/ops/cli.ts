@@ -28,6 +28,7 @@ import {
 import { localTimeOf } from '../local/clock.ts';
 import { standInQueueCounts } from '../local/sqs-counts.ts';
 import { awsStageCloud, MissingClient, NoCredentials, type StageCloud } from './cloud.ts';
+import { refundFailure } from './refund-exit.ts';
 import {
   checkedSecretValue,
   type DeployedStage,
@@ -37,7 +38,6 @@ import {
   secretStates,
   stageEnvironment,
 } from './stage.ts';
-import { refundFailure } from './refund-exit.ts';
 
 /**
  * `npm run ops -- <command>`: operator actions. By default against the running local control
