@@ -105,6 +105,18 @@ export const getTenant = async (tenantId: string): Promise<Tenant | undefined> =
 };
 
 /**
+ * The transaction item that claims a slug for a tenant, for good: it fails when any tenant (this
+ * one included) ever held it. Used by a first lock and by a returning person's new account.
+ */
+export const slugClaimPut = (slug: string, tenantId: string, now: Date) => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...keys.slug(slug), type: 'slug', slug, tenantId, lockedAt: now.toISOString() },
+    ConditionExpression: 'attribute_not_exists(PK)',
+  },
+});
+
+/**
  * Locks a slug for a tenant that has none: one transaction claims the slug (which no other tenant
  * may hold, ever) and sets it on the tenant (which must still have none). Returns false when a
  * condition failed; the caller re-reads the tenant to say why.
@@ -114,13 +126,7 @@ export const lockSlug = async (tenantId: string, slug: string, now: Date): Promi
     db().send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...keys.slug(slug), type: 'slug', slug, tenantId, lockedAt: now.toISOString() },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
+          slugClaimPut(slug, tenantId, now),
           {
             Update: {
               TableName: tableName(),

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { ROLES, type Role } from '#core/sessions.ts';
 import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
-import { newTenantItem } from './tenants.ts';
+import { newTenantItem, slugClaimPut } from './tenants.ts';
 
 const UserSchema = v.object({
   userId: v.string(),
@@ -241,13 +241,7 @@ export const startNewAccount = async (params: {
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...keys.slug(slug), type: 'slug', slug, tenantId: newTenantId, lockedAt: at },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
+          slugClaimPut(slug, newTenantId, now),
           {
             ConditionCheck: {
               TableName: tableName(),
