@@ -45,6 +45,8 @@ export const METRIC = {
   // Checkout.
   checkoutCreated: 'CheckoutCreated',
   checkoutNoCapacity: 'CheckoutNoCapacity',
+  // Capacity: the Plans a checkout could be placed on in the Home Region now (a gauge, each sweep).
+  homeRegionPlaceablePlans: 'HomeRegionPlaceablePlans',
   checkoutFailed: 'CheckoutFailed',
   // Plan Changes.
   planChangeBillingCommitRefused: 'PlanChangeBillingCommitRefused',
@@ -100,6 +102,8 @@ export interface SweepFigures {
   conflicts: number;
   failed: number;
   waitlistNotified: number;
+  /** Plans a checkout could be placed on in the Home Region, as the sweep read its capacity. */
+  homeRegionPlaceablePlans: number;
   emailsSent: number;
   emailsFailed: number;
   emailsParked: number;
@@ -172,6 +176,7 @@ export const recordSweep = (summary: SweepFigures): EmfDocument => {
     [METRIC.reconcileConflicts]: count(summary.conflicts),
     [METRIC.reconcileFailures]: count(summary.failed),
     [METRIC.waitlistNotified]: count(summary.waitlistNotified),
+    [METRIC.homeRegionPlaceablePlans]: count(summary.homeRegionPlaceablePlans),
     [METRIC.emailsSent]: count(summary.emailsSent),
     [METRIC.emailsFailed]: count(summary.emailsFailed),
     [METRIC.emailsParked]: count(summary.emailsParked),

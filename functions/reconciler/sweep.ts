@@ -47,6 +47,8 @@ export interface SweepSummary {
   /** Of those, the ones put off by the backoff (30 s doubling to 1 h): they are retried later, not at once. */
   backedOff: number;
   waitlistNotified: number;
+  /** Plans a checkout could be placed on in the Home Region now (the NoPlaceablePlan alarm's gauge). */
+  homeRegionPlaceablePlans: number;
   emailsSent: number;
   /** Send attempts that failed (each retried after a backoff, or parked). */
   emailsFailed: number;
@@ -82,6 +84,7 @@ const sweepOnce = async (budgetMs: number): Promise<SweepSummary> => {
     failed: 0,
     backedOff: 0,
     waitlistNotified: 0,
+    homeRegionPlaceablePlans: 0,
     emailsSent: 0,
     emailsFailed: 0,
     emailsParked: 0,
@@ -171,6 +174,7 @@ const sweepOnce = async (budgetMs: number): Promise<SweepSummary> => {
   summary.indexItemsRead += starts.itemsRead;
   const waitlist = await notifyWaitlist(now());
   summary.waitlistNotified = waitlist.notified;
+  summary.homeRegionPlaceablePlans = waitlist.homePlaceable;
   summary.indexItemsRead += waitlist.itemsRead;
   const emails = await sendPendingEmails(now, deadline + SAFETY_MS / 2);
   summary.emailsSent = emails.sent;
@@ -241,6 +245,8 @@ const mergeSummaries = (a: SweepSummary, b: SweepSummary): SweepSummary => ({
   failed: a.failed + b.failed,
   backedOff: a.backedOff + b.backedOff,
   waitlistNotified: a.waitlistNotified + b.waitlistNotified,
+  // A gauge, not a sum: the later round's reading.
+  homeRegionPlaceablePlans: b.homeRegionPlaceablePlans,
   emailsSent: a.emailsSent + b.emailsSent,
   emailsFailed: a.emailsFailed + b.emailsFailed,
   emailsParked: a.emailsParked + b.emailsParked,

@@ -4,6 +4,7 @@ import { listPriceOf } from '#core/price-lock.ts';
 import { config } from '#ports/config.ts';
 import { listInventory } from '#store/capacity.ts';
 import { outboxPut } from '#store/outbox.ts';
+import { SIGNUP_HOME_REGION } from '#store/tenants.ts';
 import { getUser } from '#store/users.ts';
 import {
   listWaitingEntries,
@@ -24,11 +25,13 @@ export const WAITLIST_BACKSTOP_MS = 3_600_000;
  * placeable Plans of a region anyone waits in differ from the last read's (capacity set, a Stack
  * torn down, a held place released), or an hour passed (the backstop). Otherwise a sweep reads one
  * item and the capacity of those regions. A read takes every waiting entry, page by page.
+ * It also counts the Plans placeable in the Home Region (the sweep's gauge for the NoPlaceablePlan
+ * alarm), from the same capacity read: a region is read once per sweep however it is used.
  */
 export const notifyWaitlist = async (
   now: Date,
   pageSize?: number,
-): Promise<{ notified: number; itemsRead: number; read: boolean }> => {
+): Promise<{ notified: number; itemsRead: number; read: boolean; homePlaceable: number }> => {
   const watch = await readWaitlistWatch();
   const inventories = new Map<string, Awaited<ReturnType<typeof listInventory>>>();
   const inventoryOf = async (region: string) => {
@@ -43,12 +46,13 @@ export const notifyWaitlist = async (
     placeablePlans(await inventoryOf(region), region, now).join(',');
   const placeable: Record<string, string> = {};
   for (const region of watch.regions) placeable[region] = await placeableIn(region);
+  const homePlaceable = placeablePlans(await inventoryOf(SIGNUP_HOME_REGION), SIGNUP_HOME_REGION, now).length;
   const unchanged =
     watch.checkedJoins === watch.joins &&
     watch.checkedAt !== undefined &&
     now.getTime() - Date.parse(watch.checkedAt) < WAITLIST_BACKSTOP_MS &&
     watch.regions.every((region) => watch.placeable[region] === placeable[region]);
-  if (unchanged) return { notified: 0, itemsRead: 1, read: false };
+  if (unchanged) return { notified: 0, itemsRead: 1, read: false, homePlaceable };
 
   const { entries, itemsRead } = await listWaitingEntries(pageSize);
   let notified = 0;
@@ -69,5 +73,5 @@ export const notifyWaitlist = async (
   const seen = [...new Set(entries.map((entry) => entry.region))].filter((region) => !(region in placeable));
   for (const region of seen) placeable[region] = await placeableIn(region);
   await recordWaitlistCheck({ joins: watch.joins, placeable, regions: seen, now });
-  return { notified, itemsRead: itemsRead + 1, read: true };
+  return { notified, itemsRead: itemsRead + 1, read: true, homePlaceable };
 };

@@ -107,6 +107,7 @@ const SWEEP_EMF_BYTES = JSON.stringify(
     conflicts: 0,
     failed: 0,
     waitlistNotified: 0,
+    homeRegionPlaceablePlans: 3,
     emailsSent: 0,
     emailsFailed: 0,
     emailsParked: 0,

@@ -287,8 +287,8 @@ describe('the operators alarms', () => {
     expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId() }]);
   };
 
-  it('has exactly thirteen alarms (two for Plan Changes), each notifying the one alarm topic', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 13);
+  it('has exactly fourteen alarms (two for Plan Changes), each notifying the one alarm topic', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 14);
     template.resourceCountIs('AWS::SNS::Topic', 1);
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm')))
       notifiesTheTopic(alarm as Resource);
@@ -372,6 +372,16 @@ describe('the operators alarms', () => {
       'NoCapacity',
       'any checkout refused for no place in the Home Region in 5 minutes (our metric)',
       ours('CheckoutNoCapacity', 300, 1, { ...SERVICE, TreatMissingData: 'notBreaching' }),
+    ],
+    [
+      'NoPlaceablePlan',
+      'no Plan placeable in the Home Region at any sweep of 10 minutes (our gauge, its maximum below 1)',
+      ours('HomeRegionPlaceablePlans', 600, 1, {
+        ...SERVICE,
+        Statistic: 'Maximum',
+        ComparisonOperator: 'LessThanThreshold',
+        TreatMissingData: 'notBreaching',
+      }),
     ],
     [
       'ApiDefects',

@@ -39,7 +39,7 @@ describe("a local route's time", () => {
 
   it('the sweep is given the reconciler’s 60 s, every other local route an API request’s 10 s', () => {
     const routes = localRoutes(new AdjustableClock(), {} as LocalSweeper);
-    const sweep = routes.find((r) => r.path === '/_local/sweep');
+    const sweep = routes.find((r) => r.path === '/_local/sweep' && r.method === 'POST');
     expect(sweep?.timeoutMs).toBe(60_000);
     expect(routes.filter((r) => r !== sweep).every((r) => r.timeoutMs === undefined)).toBe(true);
   });

@@ -10,6 +10,7 @@ const idle: SweepSummary = {
   failed: 0,
   backedOff: 0,
   waitlistNotified: 0,
+  homeRegionPlaceablePlans: 3,
   emailsSent: 0,
   emailsFailed: 0,
   emailsParked: 0,

@@ -27,6 +27,7 @@ const summary: SweepFigures = {
   conflicts: 1,
   failed: 6,
   waitlistNotified: 2,
+  homeRegionPlaceablePlans: 3,
   emailsSent: 7,
   emailsFailed: 8,
   emailsParked: 9,
@@ -77,6 +78,7 @@ describe('operators metrics (embedded metric format)', () => {
       ReconcileConflicts: ['Count', 1],
       ReconcileFailures: ['Count', 6],
       WaitlistNotified: ['Count', 2],
+      HomeRegionPlaceablePlans: ['Count', 3],
       EmailsSent: ['Count', 7],
       EmailsFailed: ['Count', 8],
       EmailsParked: ['Count', 9],
@@ -101,8 +103,11 @@ describe('operators metrics (embedded metric format)', () => {
       emailsSent: 0,
       emailsFailed: 0,
       emailsParked: 0,
+      homeRegionPlaceablePlans: 0,
     });
     expect(figures(idle)[METRIC.sweepCompleted]).toEqual(['Count', 1]);
+    // No placeable Plan is a figure (0), never a missing one: the NoPlaceablePlan alarm reads it.
+    expect(figures(idle)[METRIC.homeRegionPlaceablePlans]).toEqual(['Count', 0]);
     expect(figures(idle)[METRIC.reconcileFailures]).toEqual(['Count', 0]);
   });
 

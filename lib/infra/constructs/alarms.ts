@@ -43,6 +43,8 @@ export const ALARM_THRESHOLDS = {
   secretsNotSet: 1,
   /** Any checkout refused because the Home Region had no place for its Plan (`npm run ops -- capacity list`). */
   noCapacity: 1,
+  /** Fewer Plans than this placeable in the Home Region at every sweep of 10 minutes (none at all). */
+  noPlaceablePlan: 1,
 } as const;
 
 export interface OperatorAlarmsProps {
@@ -175,6 +177,19 @@ export class OperatorAlarms extends Construct {
         {
           metric: ownMetric(METRIC.checkoutNoCapacity, fiveMinutes),
           threshold: ALARM_THRESHOLDS.noCapacity,
+        },
+      ),
+      // The Home Region has room for no Plan at all: every sweep of 10 minutes counted 0 placeable
+      // Plans (a new stage before `capacity seed`, or a full inventory), before any checkout is refused.
+      noPlaceablePlan: alarm(
+        'NoPlaceablePlan',
+        'The Home Region has no placeable Plan: every checkout would be refused no_capacity. npm run ops -- capacity list, then capacity set or capacity seed.',
+        {
+          metric: ownMetric(METRIC.homeRegionPlaceablePlans, Duration.minutes(10)).with({
+            statistic: Stats.MAXIMUM,
+          }),
+          threshold: ALARM_THRESHOLDS.noPlaceablePlan,
+          comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
         },
       ),
       // Our defects alone: a 503 `temporarily_busy` (a table conflict or throttle a retry clears)
