@@ -46,8 +46,9 @@ const draw = async () => {
     // Signed in: Sign out is always there; the links only once there is an account to look at.
     nav.hidden = false;
     navLinks.hidden = !me.slug || me.billingState === 'provisioning';
-    // A returning customer whose account is torn down: start a new one (screens/new-account.js).
-    if (me.newAccount?.possible) {
+    // A returning customer whose account is torn down: start a new one (screens/new-account.js);
+    // the closed account's Account & Billing stays readable from there (`#/account`).
+    if (me.newAccount?.possible && location.hash !== '#/account') {
       navLinks.hidden = true;
       return newAccountScreen(me);
     }

@@ -292,6 +292,14 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     });
     expect((await fetch(checkoutUrl)).status).toBe(410);
     await sameAfterReload(page, 'Account & Billing');
+
+    // Nothing was left to export, so it is torn down at once: the first screen offers a new account
+    // with the same sign-in, and links back to this closed account's billing.
+    await page.goto(`${server.url}/#/`);
+    await drawn(page, 'Start a new account');
+    expect(await main(page)).toContain(`Your account "${login}" has closed`);
+    await page.getByRole('link', { name: 'See the closed account’s billing' }).click();
+    await drawn(page, 'Account & Billing');
   }, 90_000);
 
   it('Sign out is on the slug and Plans screens (the screen links are not) and ends the session', async () => {

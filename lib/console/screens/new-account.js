@@ -48,6 +48,12 @@ export const newAccountScreen = (/** @type {any} */ me) =>
         await route();
       },
     ),
+    h(
+      'p',
+      {},
+      h('a', { href: '#/account' }, 'See the closed account’s billing'),
+      ': its invoices and history stay readable.',
+    ),
     ...formerList(me),
   );
 
