@@ -11,6 +11,7 @@ import { handler as drainWorkTask } from '../../functions/workflow-tasks/drain-w
 import { handler as findCapacityTask } from '../../functions/workflow-tasks/find-capacity.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { cancelInPortal, TEST_CARDS } from '../support/hosted-pages.ts';
+import { adminRequest } from '../support/money-back.ts';
 import { outboxFor, planChangeWorld } from '../support/plan-change-world.ts';
 import { processorView } from '../support/processor-view.ts';
 import { sleep } from '../support/wait.ts';
@@ -156,12 +157,7 @@ describe('a waiting change whose tenant leaves', () => {
     const { tenant, changeId } = await waitingChange('waiting_for_work');
     expect((await read(tenant, changeId)).location.to).toBe(`${tenant.region}-a`);
     const now = api.clock.now();
-    await grantMoneyBack({
-      slug: tenant.slug,
-      email: `${tenant.login.toLowerCase()}@users.code-host.test`,
-      requestedAt: now,
-      now,
-    });
+    await grantMoneyBack(adminRequest(tenant, now));
     await api.sweep();
     expect((await getTenant(tenant.tenantId))?.billingState).toBe('decommissioning');
     await expectRolledBack(tenant, changeId, 'account_closing', 'The account is closing');
