@@ -23,7 +23,7 @@ import {
   payloadTooLarge,
   readRequestBody,
 } from './http-adapter.ts';
-import { localRoutes } from './local-routes.ts';
+import { localRoutes } from './routes/index.ts';
 
 /** How often the local simulated Dispatchers poll when the control plane runs on its own. */
 const FLEET_POLL_SECONDS = 2;

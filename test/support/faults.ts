@@ -9,7 +9,7 @@ import {
 } from '../../lib/local/faults.ts';
 
 /**
- * Faults on demand from tests: the same as `/_local/faults` (lib/local/local-routes.ts), on a
+ * Faults on demand from tests: the same as `/_local/faults` (lib/local/routes/faults.ts), on a
  * control plane in this process (its `cloud.faults` board) or over HTTP (a `npm start` server).
  */
 

@@ -19,7 +19,6 @@ import {
   loadAuthorizer,
   loadRouteHandlers,
 } from '../../lib/local/http-adapter.ts';
-import { localRoutes } from '../../lib/local/local-routes.ts';
 import { closeServer, listenOn } from '../../lib/local/ports.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import {
@@ -27,6 +26,7 @@ import {
   processorEnvironment,
   startLocalProcessor,
 } from '../../lib/local/processor/local.ts';
+import { localRoutes } from '../../lib/local/routes/index.ts';
 import { serve } from '../../lib/local/server.ts';
 import { type LocalStepFunctionsOptions, startLocalStepFunctions } from '../../lib/local/stepfunctions.ts';
 import { LocalSweeper } from '../../lib/local/sweeper.ts';

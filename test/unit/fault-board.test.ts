@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AdjustableClock } from '../../lib/local/clock.ts';
 import { ArmError, FAULT_CATALOG, FaultBoard } from '../../lib/local/faults.ts';
 import { LocalApiGateway } from '../../lib/local/http-adapter.ts';
-import { localRoutes } from '../../lib/local/local-routes.ts';
+import { localRoutes } from '../../lib/local/routes/index.ts';
 import type { LocalSweeper } from '../../lib/local/sweeper.ts';
 
 /** The local cloud's fault board (issue 25): what it arms, when a call meets a fault, what it counts. */

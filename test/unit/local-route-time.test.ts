@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { httpHandler } from '../../functions/http/handler.ts';
 import { AdjustableClock } from '../../lib/local/clock.ts';
 import { type AdapterRoute, LocalApiGateway } from '../../lib/local/http-adapter.ts';
-import { localRoutes } from '../../lib/local/local-routes.ts';
+import { localRoutes } from '../../lib/local/routes/index.ts';
 import type { LocalSweeper } from '../../lib/local/sweeper.ts';
 
 /**

@@ -1,0 +1,13 @@
+import { HttpError } from '../../../functions/http/errors.ts';
+
+/** Refuses a query parameter the route does not know (400 `unknown_field`), naming the first one. */
+export const refuseUnknownQuery = (
+  query: Record<string, string | undefined>,
+  known: readonly string[],
+): void => {
+  const unknown = Object.keys(query).find((name) => !known.includes(name));
+  if (unknown)
+    throw new HttpError(400, 'unknown_field', `Unknown query parameter "${unknown}": remove it.`, {
+      field: unknown,
+    });
+};
