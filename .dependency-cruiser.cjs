@@ -7,8 +7,15 @@
 
 /** The folders of functions/ that are not use cases: the layers and the entry points. */
 const NOT_USE_CASES = '^functions/(api|webhooks|workflow-tasks|http|core|store|ports)/';
-/** The entry points: Lambda handlers that lib/ names by path and nothing imports. */
-const ENTRY_POINTS = '^functions/(api|webhooks|workflow-tasks)/';
+/**
+ * The entry points: Lambda handlers that lib/ names by path and nothing imports. The API handlers,
+ * the webhook intake, the Plan Change workflow's Task handlers, the session authorizer and the
+ * sweep's handler (the processor events queue has no consumer of its own: the sweep drains it).
+ */
+const ENTRY_POINTS =
+  '^functions/(api|webhooks|workflow-tasks)/|^functions/http/authorizer\\.ts$|^functions/reconciler/sweep\\.ts$';
+/** What writes a tenant's billing state (functions/store/lifecycle.ts) and the sweep that calls it. */
+const BILLING_STATE_WRITERS = '^functions/(store/lifecycle\\.ts$|reconciler/)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -52,6 +59,30 @@ module.exports = {
       to: { path: ENTRY_POINTS },
     },
     {
+      name: 'entry-points-not-the-store',
+      comment:
+        'An entry point parses, calls a use case and answers: it never imports functions/store (the use case reads and writes).',
+      severity: 'error',
+      from: { path: ENTRY_POINTS },
+      to: { path: '^functions/store/' },
+    },
+    {
+      name: 'ports-not-the-store',
+      comment:
+        'functions/store uses the ports (configuration, metrics, tracing); a port never imports functions/store, so the two are no cycle. One exception is left: the processor rate limiter takes its places in the table (functions/store/processor-budget.ts), and every processor call of the port waits for one.',
+      severity: 'error',
+      from: { path: '^functions/ports/', pathNot: '^functions/ports/rate-limit\\.ts$' },
+      to: { path: '^functions/store/' },
+    },
+    {
+      name: 'only-the-sweep-writes-billing-state',
+      comment:
+        "Only the sweep writes a tenant's billing state: no entry point but the sweep's handler reaches the writer (functions/store/lifecycle.ts) or the reconciler (the webhook's nudge aside, which writes no billing state).",
+      severity: 'error',
+      from: { path: ENTRY_POINTS, pathNot: '^functions/reconciler/sweep\\.ts$' },
+      to: { path: BILLING_STATE_WRITERS, pathNot: '^functions/reconciler/nudge\\.ts$', reachable: true },
+    },
+    {
       name: 'functions-not-lib-or-test',
       comment:
         'functions/ is what the Lambda bundles hold: it never imports lib/ (the local stand-ins, the CDK app) or test/.',
@@ -68,6 +99,22 @@ module.exports = {
       to: { path: '^lib/infra/' },
     },
     {
+      name: 'ops-not-local',
+      comment:
+        'lib/ops runs beside the local control plane, never inside it: it never imports lib/local (what it reads of a local run is lib/local-data.ts).',
+      severity: 'error',
+      from: { path: '^lib/ops/' },
+      to: { path: '^lib/local/' },
+    },
+    {
+      name: 'dynamodb-sdk-only-in-the-store',
+      comment:
+        'The DynamoDB SDK is loaded by functions/store and the local cloud (lib/local) only; tests read the table directly to assert what was stored.',
+      severity: 'error',
+      from: { path: '^(functions|lib)/', pathNot: '^(functions/store|lib/local)/' },
+      to: { path: '^node_modules/@aws-sdk/(client-dynamodb|lib-dynamodb)/' },
+    },
+    {
       name: 'cdk-only-in-infra',
       comment:
         "aws-cdk-lib, constructs and cdk-nag are imported by lib/infra, test/infra and the infra layer's own support (its global setup that synthesizes once, and the reader of that synthesis) only.",
@@ -78,10 +125,18 @@ module.exports = {
     {
       name: 'stripe-only-in-the-processor-port',
       comment:
-        'The Stripe SDK is loaded by the processor port (functions/ports/processor/) and nowhere else; the emulator (lib/local/processor/) reads its types to answer in the same shapes.',
+        'The Stripe SDK is loaded by the processor port (functions/ports/processor/) and nowhere else; the emulator (lib/local/processor/) reads its types (emulator-reads-stripe-types-only).',
       severity: 'error',
       from: { pathNot: '^(functions/ports/processor|lib/local/processor)/' },
       to: { path: '^node_modules/stripe/' },
+    },
+    {
+      name: 'emulator-reads-stripe-types-only',
+      comment:
+        "The processor emulator (lib/local/processor/) answers in Stripe's shapes: it imports the Stripe SDK for its types only (import type), never its code.",
+      severity: 'error',
+      from: { path: '^lib/local/processor/' },
+      to: { path: '^node_modules/stripe/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'console-is-self-contained',

@@ -1,21 +1,17 @@
 import { stackName } from '#core/slug.ts';
-import { HttpError } from '#http/errors.ts';
 import { httpHandler } from '#http/handler.ts';
 import { requireTenant } from '#http/tenant.ts';
 import { config } from '#ports/config.ts';
-import { getUser } from '#store/users.ts';
-import { tenantWaitlist } from '#store/waitlist.ts';
 import { planChangeControls } from '../plan-changes/gates.ts';
-import { accountsView } from '../tenants/accounts.ts';
+import { meView } from '../tenants/me.ts';
 
 /** GET /v1/me: who is signed in, in which tenant and role, and the tenant's slug and state. */
 export const handler = httpHandler({ auth: 'session' }, async ({ principal }) => {
-  const [user, tenant, waitlist] = await Promise.all([
-    getUser(principal.userId),
+  const { user, tenant, waitlist, accounts } = await meView(
+    principal.userId,
+    principal.tenantId,
     requireTenant(principal.tenantId),
-    tenantWaitlist(principal.tenantId),
-  ]);
-  if (!user) throw new HttpError(404, 'user_not_found', 'The user of this session no longer exists.');
+  );
   return {
     status: 200,
     body: {
@@ -38,7 +34,7 @@ export const handler = httpHandler({ auth: 'session' }, async ({ principal }) =>
       // The Plan Change controls show only when all five release gates are ready.
       planChangeControls: planChangeControls(),
       // A returning customer: when a new account can be started, and the former accounts.
-      ...(await accountsView(user, tenant)),
+      ...accounts,
     },
   };
 });

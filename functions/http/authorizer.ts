@@ -3,13 +3,8 @@ import type {
   APIGatewaySimpleAuthorizerWithContextResult,
 } from 'aws-lambda';
 import { isDispatcherCredential } from '#core/dispatcher.ts';
-import { hashSessionToken, isWellFormedToken } from '#core/session-token.ts';
-import { isSessionLive } from '#core/sessions.ts';
-import { clock } from '#ports/clock.ts';
-import { logger } from '#ports/logger.ts';
-import { findDispatcherCredential } from '#store/dispatcher.ts';
-import { getSession } from '#store/sessions.ts';
-import { getMembership } from '#store/users.ts';
+import { isWellFormedToken } from '#core/session-token.ts';
+import { dispatcherOfCredential, personOfSession } from '../auth/sessions.ts';
 import type { AuthorizerContext, SessionRejection } from './principal.ts';
 import { findSessionToken } from './session-token.ts';
 
@@ -36,43 +31,22 @@ export const handler = async (event: APIGatewayRequestAuthorizerEventV2): Promis
   const found = findSessionToken(event.headers ?? {}, event.cookies);
   if (!found) return anonymous('missing_session');
   if (found.via === 'bearer' && isDispatcherCredential(found.token)) {
-    const credential = await findDispatcherCredential(hashSessionToken(found.token));
-    if (
-      !credential ||
-      (credential.retiresAt !== undefined && Date.parse(credential.retiresAt) <= clock().now().getTime())
-    )
-      return anonymous('invalid_dispatcher_credential');
+    const dispatcher = await dispatcherOfCredential(found.token);
+    if (!dispatcher) return anonymous('invalid_dispatcher_credential');
     return {
       isAuthorized: true,
-      context: {
-        authenticated: true,
-        kind: 'dispatcher',
-        tenantId: credential.tenantId,
-        stackId: credential.stackId,
-      },
+      context: { authenticated: true, kind: 'dispatcher', ...dispatcher },
     };
   }
   if (!isWellFormedToken(found.token)) return anonymous('invalid_session');
 
-  const session = await getSession(hashSessionToken(found.token));
-  if (!session || session.revokedAt !== undefined) return anonymous('invalid_session');
-  if (!isSessionLive(session, clock().now())) return anonymous('expired_session');
-
-  const membership = await getMembership(session.tenantId, session.userId);
-  if (!membership) {
-    logger.warn('session of a user without membership', { userId: session.userId });
-    return anonymous('invalid_session');
-  }
-  // The person started a new account since this session began (in another browser): a sign-in
-  // opens the new one; the old account's billing is read from there (?account=<slug>).
-  if (membership.formerAt !== undefined) return anonymous('invalid_session');
+  const person = await personOfSession(found.token);
+  if (typeof person === 'string') return anonymous(person);
   return {
     isAuthorized: true,
     context: {
       authenticated: true,
-      tenantId: session.tenantId,
-      userId: session.userId,
-      role: membership.role,
+      ...person,
       via: found.via,
     },
   };

@@ -2,11 +2,11 @@ import { HttpError } from '#http/errors.ts';
 import { httpHandler } from '#http/handler.ts';
 import { logger } from '#ports/logger.ts';
 import { recordWebhook } from '#ports/metrics.ts';
-import { nudgeSweep } from '#ports/nudge.ts';
 import { isProcessorEvent } from '#ports/processor/events.ts';
 import { verifyWebhook } from '#ports/processor/webhooks.ts';
 import { enqueueProcessorEvent } from '#ports/queue.ts';
 import { SecretNotSet } from '#ports/secrets.ts';
+import { nudgeSweep } from '../reconciler/nudge.ts';
 
 /** Stripe's largest event payloads stay well below this (docs/api/openapi.json states it). */
 export const MAX_WEBHOOK_BYTES = 512 * 1024;

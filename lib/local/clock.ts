@@ -1,9 +1,6 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { writeFileSync } from 'node:fs';
 import type { Clock } from '../../functions/ports/clock.ts';
-
-/** Where the local control plane keeps its clock's offset in its data folder. */
-export const clockStateFile = (dataDirectory: string): string => path.join(dataDirectory, 'clock.json');
+import { savedOffsetMs } from '../local-data.ts';
 
 /**
  * The local control plane's clock: real time plus an offset that only grows. Advancing it moves
@@ -19,11 +16,7 @@ export class AdjustableClock implements Clock {
   constructor(realNow: () => number = Date.now, stateFile?: string) {
     this.realNow = realNow;
     this.stateFile = stateFile;
-    if (stateFile && existsSync(stateFile)) {
-      const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as { offsetMs?: unknown };
-      if (typeof saved.offsetMs === 'number' && Number.isFinite(saved.offsetMs))
-        this.offsetMs = saved.offsetMs;
-    }
+    if (stateFile) this.offsetMs = savedOffsetMs(stateFile);
   }
 
   now(): Date {
@@ -50,10 +43,3 @@ export class AdjustableClock implements Clock {
     return this.offsetMs / 1000;
   }
 }
-
-/**
- * The time of the local control plane kept in `dataDirectory`, for another process (the ops CLI):
- * real time plus the offset the control plane saved. Read only; it never advances the clock.
- */
-export const localTimeOf = (dataDirectory: string, realNow: () => number = Date.now): Date =>
-  new AdjustableClock(realNow, clockStateFile(dataDirectory)).now();

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { createRequestHandler } from 'local-aws-sqs';
+import { standInQueueCounts } from '../local-data.ts';
 import { listenOn } from './ports.ts';
-import { standInQueueCounts } from './sqs-counts.ts';
 
 type StandInQueue = ReturnType<typeof createRequestHandler>['service']['Queues'][number];
 type ReceiveParams = { WaitTimeSeconds?: number | string; MaxNumberOfMessages?: number | string };

@@ -1,5 +1,5 @@
 import { clock } from '../../functions/ports/clock.ts';
-import { runSweep, type SweepSummary } from '../../functions/reconciler/sweep.ts';
+import { runSweep, type SweepSummary } from '../../functions/reconciler/run-sweep.ts';
 
 const counted = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 

@@ -25,8 +25,7 @@ import {
   STAGE_SECRETS,
   type StageSecret,
 } from '../deployment.ts';
-import { localTimeOf } from '../local/clock.ts';
-import { standInQueueCounts } from '../local/sqs-counts.ts';
+import { localTimeOf, standInQueueCounts } from '../local-data.ts';
 import { awsStageCloud, MissingClient, NoCredentials, type StageCloud } from './cloud.ts';
 import { refundFailure } from './refund-exit.ts';
 import {

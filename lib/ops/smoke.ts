@@ -6,7 +6,7 @@ import { secretPlaceholderProblem } from '../../functions/core/secret-shape.ts';
 import { listInventory } from '../../functions/store/capacity.ts';
 import { REPO_ROOT } from '../constants.ts';
 import { HOME_REGION, STAGE_SECRETS, type StageSecret } from '../deployment.ts';
-import { localTimeOf } from '../local/clock.ts';
+import { localTimeOf } from '../local-data.ts';
 import { awsStageCloud, MissingClient, NoCredentials, type StageCloud } from './cloud.ts';
 import { runSmoke, type SmokeTarget, smokeReport } from './smoke-checks.ts';
 import { deployedStage, StageProblem, secretStates, stageEnvironment } from './stage.ts';

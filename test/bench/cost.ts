@@ -18,7 +18,7 @@ import { DEFAULTS } from '../../functions/ports/config.ts';
 import { logger } from '../../functions/ports/logger.ts';
 import { recordSweep, recordWebhook } from '../../functions/ports/metrics.ts';
 import { processorRateLimit } from '../../functions/ports/rate-limit.ts';
-import type { SweepSummary } from '../../functions/reconciler/sweep.ts';
+import type { SweepSummary } from '../../functions/reconciler/run-sweep.ts';
 import { db, tableName } from '../../functions/store/client.ts';
 import { listDueTenants } from '../../functions/store/due.ts';
 import { keys } from '../../functions/store/keys.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { processorRateLimit } from '../../functions/ports/rate-limit.ts';
-import { runSweep } from '../../functions/reconciler/sweep.ts';
+import { runSweep } from '../../functions/reconciler/run-sweep.ts';
 import { setCapacityTotal } from '../../functions/store/capacity.ts';
 import { db, tableName } from '../../functions/store/client.ts';
 import { dueIndexKeys } from '../../functions/store/due.ts';

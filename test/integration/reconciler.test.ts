@@ -5,7 +5,7 @@ import { db, tableName } from '#store/client.ts';
 import { dueIndexKeys } from '#store/due.ts';
 import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
-import { runSweep } from '../../functions/reconciler/sweep.ts';
+import { runSweep } from '../../functions/reconciler/run-sweep.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { cancelInPortal, payOnCheckout, TEST_CARDS, updateCardInPortal } from '../support/hosted-pages.ts';

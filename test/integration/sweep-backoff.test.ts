@@ -6,7 +6,7 @@ import { db, tableName } from '#store/client.ts';
 import { DUE_SHARDS, dueIndexKeys, listDueTenants } from '#store/due.ts';
 import { keys } from '#store/keys.ts';
 import { newTenantItem } from '#store/tenants.ts';
-import { runSweep } from '../../functions/reconciler/sweep.ts';
+import { runSweep } from '../../functions/reconciler/run-sweep.ts';
 
 /*
  * These tests count what the sweep finds due: the table and intake queue are this file's own

@@ -9,7 +9,8 @@ import { dueIndexKeys } from '#store/due.ts';
 import { keys } from '#store/keys.ts';
 import { takeSweepLease } from '#store/sweep-lease.ts';
 import { newTenantItem } from '#store/tenants.ts';
-import { handler, type SweepSkipped, type SweepSummary } from '../../functions/reconciler/sweep.ts';
+import type { SweepSkipped, SweepSummary } from '../../functions/reconciler/run-sweep.ts';
+import { handler } from '../../functions/reconciler/sweep.ts';
 import { createProcessorQueues } from '../../lib/local/cloud.ts';
 import { ensureTable } from '../../lib/local/dynamodb.ts';
 

@@ -3,8 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NUDGE_WINDOW_MS, nudgeSweep } from '#ports/nudge.ts';
+import { NUDGE_WINDOW_MS } from '#ports/nudge.ts';
 import { lastSweepNudge } from '#store/sweep-lease.ts';
+import { nudgeSweep } from '../../functions/reconciler/nudge.ts';
 import { ensureTable } from '../../lib/local/dynamodb.ts';
 
 /*

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { processorQueueStatus } from '#ports/queue.ts';
 import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
-import { standInQueueCounts } from '../../lib/local/sqs-counts.ts';
+import { standInQueueCounts } from '../../lib/local-data.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { waitFor } from '../support/wait.ts';
 import { eventPayload, signatureOf } from '../support/webhooks.ts';

@@ -13,7 +13,7 @@ import { listDueTenants } from '../../functions/store/due.ts';
 import { keys } from '../../functions/store/keys.ts';
 import { FaultBoard } from '../../lib/local/faults.ts';
 import { type RunningControlPlane, startControlPlane } from '../../lib/local/server.ts';
-import { standInQueueCounts } from '../../lib/local/sqs-counts.ts';
+import { standInQueueCounts } from '../../lib/local-data.ts';
 import { armEveryKind, everyFaultKind } from './faults.ts';
 import { cancelInPortal, TEST_CARDS, updateCardInPortal } from './hosted-pages.ts';
 

@@ -24,26 +24,48 @@ const FILES: Record<string, string> = {
   }),
   'node_modules/aws-cdk-lib/package.json': JSON.stringify({ name: 'aws-cdk-lib', main: 'index.js' }),
   'node_modules/aws-cdk-lib/index.js': 'export const App = 1;\n',
+  'node_modules/@aws-sdk/lib-dynamodb/package.json': JSON.stringify({
+    name: '@aws-sdk/lib-dynamodb',
+    main: 'index.js',
+  }),
+  'node_modules/@aws-sdk/lib-dynamodb/index.js': 'export class PutCommand {}\n',
   'node_modules/stripe/package.json': JSON.stringify({ name: 'stripe', main: 'index.js' }),
   'node_modules/stripe/index.js': 'export default class Stripe {}\n',
   // Allowed: the processor port loads the Stripe SDK, and the emulator reads its types.
   'functions/ports/processor/client.ts':
     "import Stripe from 'stripe';\nimport { clock } from '../clock.ts';\nexport const client = [Stripe, clock];\n",
   'lib/local/processor/shapes.ts': "import type Stripe from 'stripe';\nexport type Shape = Stripe;\n",
+  // The emulator loading the Stripe SDK's code, not its types.
+  'lib/local/processor/loads.ts': "import Stripe from 'stripe';\nexport const loaded = Stripe;\n",
   // A port outside the processor folder does not load the Stripe SDK.
   'functions/ports/mail.ts': "import Stripe from 'stripe';\nexport const mail = Stripe;\n",
   // Allowed: core imports core and node:crypto.
   'functions/core/rule.ts':
     "import { createHash } from 'node:crypto';\nimport { readFileSync } from 'node:fs';\nimport { other } from './other.ts';\nimport { thing } from '#store/thing.ts';\nexport const rule = [createHash, readFileSync, other, thing];\n",
   'functions/core/other.ts': 'export const other = 1;\n',
-  // Allowed: store imports core and ports.
+  // Allowed: store imports core, ports and the DynamoDB SDK.
   'functions/store/thing.ts':
-    "import { other } from '#core/other.ts';\nimport { clock } from '#ports/clock.ts';\nimport { useCase } from '../billing/use-case.ts';\nexport const thing = [other, clock, useCase];\n",
+    "import { PutCommand } from '@aws-sdk/lib-dynamodb';\nimport { other } from '#core/other.ts';\nimport { clock } from '#ports/clock.ts';\nimport { useCase } from '../billing/use-case.ts';\nexport const thing = [PutCommand, other, clock, useCase];\n",
   'functions/ports/clock.ts': 'export const clock = 1;\n',
+  // A port that imports the store (the layers' cycle).
+  'functions/ports/queue.ts': "import { thing } from '#store/thing.ts';\nexport const queue = thing;\n",
+  // The billing-state writer, the sweep's handler that reaches it (allowed), and a handler that reaches it.
+  'functions/store/lifecycle.ts': 'export const commitBilling = 1;\n',
+  'functions/reconciler/reconcile.ts':
+    "import { commitBilling } from '#store/lifecycle.ts';\nexport const reconcile = commitBilling;\n",
+  'functions/reconciler/sweep.ts':
+    "import { reconcile } from './reconcile.ts';\nexport const handler = reconcile;\n",
+  'functions/billing/pay-now.ts':
+    "import { reconcile } from '../reconciler/reconcile.ts';\nexport const payNow = reconcile;\n",
+  'functions/api/post-pay-now.ts':
+    "import { payNow } from '../billing/pay-now.ts';\nexport const handler = payNow;\n",
+  // The authorizer is an entry point: it reads through a use case, never the store itself.
+  'functions/http/authorizer.ts': "import { thing } from '#store/thing.ts';\nexport const handler = thing;\n",
   // Allowed: a use case imports core, store, ports and another use case.
   'functions/billing/use-case.ts':
     "import { respond } from '#http/respond.ts';\nimport { handler } from '../api/get-thing.ts';\nimport { standIn } from '../../lib/local/stand-in.ts';\nimport { other } from '#core/other.ts';\nimport { clock } from '#ports/clock.ts';\nimport { more } from '../stacks/more.ts';\nexport const useCase = [respond, handler, standIn, other, clock, more];\n",
-  'functions/stacks/more.ts': 'export const more = 1;\n',
+  'functions/stacks/more.ts':
+    "import { PutCommand } from '@aws-sdk/lib-dynamodb';\nexport const more = PutCommand;\n",
   'functions/ports/logger.ts': 'export const logger = 1;\n',
   'functions/http/respond.ts': 'export const respond = 1;\n',
   // Allowed: a handler imports http and a use case.
@@ -55,6 +77,9 @@ const FILES: Record<string, string> = {
   'lib/infra/app.ts':
     "import { App } from 'aws-cdk-lib';\nimport { routes } from '../routes.ts';\nimport { other } from '../../functions/core/other.ts';\nexport const app = [App, routes, other];\n",
   'lib/routes.ts': 'export const routes = [];\n',
+  // Allowed: lib/ops imports a shared table of lib/; lib/local does not belong to it.
+  'lib/ops/cli.ts':
+    "import { routes } from '../routes.ts';\nimport { standIn } from '../local/stand-in.ts';\nexport const cli = [routes, standIn];\n",
   'lib/console/app.js':
     "import { routes } from '../routes.ts';\nimport { ui } from './ui.js';\nexport const app = [routes, ui];\n",
   'lib/console/ui.js': 'export const ui = 1;\n',
@@ -109,6 +134,13 @@ describe('the layer rules (npm run lint) find each break, and only breaks', () =
         'stripe-only-in-the-processor-port: functions/ports/mail.ts -> node_modules/stripe/index.js',
         'no-circular: test/unit/a.ts -> test/unit/b.ts',
         'no-unresolvable: test/unit/c.ts -> ./missing.ts',
+        'entry-points-not-the-store: functions/http/authorizer.ts -> functions/store/thing.ts',
+        'ports-not-the-store: functions/ports/queue.ts -> functions/store/thing.ts',
+        'only-the-sweep-writes-billing-state: functions/api/post-pay-now.ts -> functions/store/lifecycle.ts',
+        'only-the-sweep-writes-billing-state: functions/api/post-pay-now.ts -> functions/reconciler/reconcile.ts',
+        'ops-not-local: lib/ops/cli.ts -> lib/local/stand-in.ts',
+        'dynamodb-sdk-only-in-the-store: functions/stacks/more.ts -> node_modules/@aws-sdk/lib-dynamodb/index.js',
+        'emulator-reads-stripe-types-only: lib/local/processor/loads.ts -> node_modules/stripe/index.js',
       ].sort(),
     );
   });

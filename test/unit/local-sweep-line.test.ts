@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SweepSummary } from '../../functions/reconciler/sweep.ts';
+import type { SweepSummary } from '../../functions/reconciler/run-sweep.ts';
 import { sweepLine } from '../../lib/local/sweeper.ts';
 
 const idle: SweepSummary = {

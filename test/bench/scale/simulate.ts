@@ -14,7 +14,7 @@ import { config } from '../../../functions/ports/config.ts';
 import { logger } from '../../../functions/ports/logger.ts';
 import { priceIdForPlan } from '../../../functions/ports/processor/catalog.ts';
 import { budgetShape } from '../../../functions/ports/rate-limit.ts';
-import { IN_FLIGHT } from '../../../functions/reconciler/sweep.ts';
+import { IN_FLIGHT } from '../../../functions/reconciler/run-sweep.ts';
 import { issueStackCredential } from '../../../functions/stacks/dispatcher-credential.ts';
 import { subscribedBillingItem } from '../../../functions/store/billing.ts';
 import { capacitySlotItem, listInventory } from '../../../functions/store/capacity.ts';
