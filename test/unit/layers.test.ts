@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -148,5 +148,14 @@ describe('the layer rules (npm run lint) find each break, and only breaks', () =
   it('every rule of the configuration is planted above', async () => {
     const fired = new Set((await violationsOf()).map((line) => line.split(':')[0]));
     expect([...fired].sort()).toEqual((config.forbidden ?? []).map((rule) => rule.name).sort());
+  });
+});
+
+describe('docs/architecture.md lists the layer rules', () => {
+  it('its table of "The dependency rule" has one row per rule of the configuration, in the same words', () => {
+    const page = readFileSync(path.join(import.meta.dirname, '../../docs/architecture.md'), 'utf8');
+    const section = page.slice(page.indexOf('### The dependency rule'));
+    const rows = [...section.matchAll(/^\| `([^`]+)` \| (.+) \|$/gm)].map(([, name, says]) => [name, says]);
+    expect(rows).toEqual((config.forbidden ?? []).map((rule) => [rule.name, rule.comment]));
   });
 });
