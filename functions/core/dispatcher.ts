@@ -68,7 +68,7 @@ export const reportIsStale = (reportedAt: string | undefined, now: Date): boolea
 
 /**
  * The per-route throttles of the Dispatcher routes, from the number of Stacks the deployment is
- * sized for (docs/architecture.md, "Scale"). Each route's steady rate is what the whole fleet draws
+ * sized for (docs/scale.md). Each route's steady rate is what the whole fleet draws
  * at its cadence: every Stack at its shortest idle interval, plus BUSY_SHARE of the Stacks at the
  * short one (an operation runs); the limit doubles it, the burst doubles the limit:
  *

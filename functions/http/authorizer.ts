@@ -4,7 +4,7 @@ import type {
 } from 'aws-lambda';
 import { isDispatcherCredential } from '#core/dispatcher.ts';
 import { isWellFormedToken } from '#core/session-token.ts';
-import { dispatcherOfCredential, personOfSession } from '../auth/sessions.ts';
+import { dispatcherOfCredential, personOfSession } from '../auth/authorize.ts';
 import type { AuthorizerContext, SessionRejection } from './principal.ts';
 import { findSessionToken } from './session-token.ts';
 

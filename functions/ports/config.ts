@@ -337,7 +337,7 @@ export const CDK_CONTEXT = {
     sets: undefined,
     required: false,
     meaning:
-      'optional: the number of Stacks the deployment is sized for (default 100000); the Dispatcher routes are throttled from it (docs/architecture.md, "Scale")',
+      'optional: the number of Stacks the deployment is sized for (default 100000); the Dispatcher routes are throttled from it (docs/scale.md)',
   },
 } as const satisfies Record<
   string,

@@ -14,7 +14,7 @@ import { percentile, runScale, type ScaleResult } from './simulate.ts';
  * `npm run bench:scale [-- --tenants N] [--day-seconds S]`: one billing day of N tenants (default
  * 10,000) through the real handlers and sweep in compressed time, measured; then 100,000 and
  * 1,000,000 tenants projected from the measured unit costs; the monthly bill at 100,000 from the
- * shared cost model. Exits 1 when a target is missed. docs/architecture.md, "Scale", says how.
+ * shared cost model. Exits 1 when a target is missed. docs/scale.md says how.
  */
 export const LAG_TARGET_S = 120;
 export const BUSY_SHARE_TARGET = 0.9;
