@@ -8,11 +8,11 @@ import { startLocalStepFunctions } from '../../lib/local/stepfunctions.ts';
 /**
  * A child process for test/unit/local-services-outlive-kill.test.ts: the local Step Functions and
  * the processor emulator and the SQS stand-in on a data folder, as `npm start` keeps them, to be killed (SIGKILL) and
- * started again on the same folder. `node test/support/outlive-child.ts <dataDir> <waitMs>`
+ * started again on the same folder. `node test/support/outlive-child.ts <dataDir> <waitMs> [webhookUrl]`
  * prints one JSON line with the endpoints once both listen; the tasks log to `<dataDir>/tasks.log`.
  */
 
-const [dataDirectory = '', waitMs = '50'] = process.argv.slice(2);
+const [dataDirectory = '', waitMs = '50', webhookUrl] = process.argv.slice(2);
 const taskLog = path.join(dataDirectory, 'tasks.log');
 const lambda = (name: string) => `arn:aws:lambda:us-east-1:000000000000:function:${name}`;
 
@@ -47,6 +47,8 @@ const processor = new ProcessorEmulator({
   stateFile: path.join(dataDirectory, 'processor.json'),
 });
 await processor.start();
+// Webhooks to `<webhookUrl>` when given (a third argument).
+if (webhookUrl) processor.setWebhook({ url: webhookUrl, secret: 'whsec_outlive' });
 const sqsPort = await freePort();
 await startSqsStandIn(sqsPort, 'us-east-1', path.join(dataDirectory, 'queues.json'));
 console.log(

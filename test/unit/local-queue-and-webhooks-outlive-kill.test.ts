@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -14,12 +15,15 @@ import {
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_RECEIVES, REPO_ROOT } from '../../lib/constants.ts';
 import { createProcessorQueues } from '../../lib/local/cloud.ts';
-import { waitFor } from '../support/wait.ts';
+import { closeServer, listenOn } from '../../lib/local/ports.ts';
+import { sleep, waitFor } from '../support/wait.ts';
 
 /**
- * The SQS stand-in's messages outlive a kill (issue 37, item 1): the stand-in runs in a child
- * process on a data folder (test/support/outlive-child.ts), is killed with SIGKILL with messages
- * queued, in flight, deleted and about to be dead-lettered, and is started again on the folder.
+ * The SQS stand-in's messages and the processor emulator's undelivered webhooks outlive a kill
+ * (issue 37, item 1): they run in a child process on a data folder
+ * (test/support/outlive-child.ts), which is killed with SIGKILL with messages queued, in flight,
+ * deleted and about to be dead-lettered, and events not yet delivered, and started again on the
+ * folder.
  */
 
 const dataDirectory = mkdtempSync(path.join(tmpdir(), 'outlive-queue-'));
@@ -29,19 +33,25 @@ afterAll(() => {
   rmSync(dataDirectory, { recursive: true, force: true });
 });
 
-const startChild = async (): Promise<{ child: ChildProcess; sqs: string }> => {
-  const child = spawn(process.execPath, ['test/support/outlive-child.ts', dataDirectory, '20'], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', POWERTOOLS_LOG_LEVEL: 'SILENT' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+const startChild = async (
+  webhookUrl?: string,
+): Promise<{ child: ChildProcess; sqs: string; processor: string }> => {
+  const child = spawn(
+    process.execPath,
+    ['test/support/outlive-child.ts', dataDirectory, '20', ...(webhookUrl ? [webhookUrl] : [])],
+    {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   children.push(child);
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the child exited (${code}) before it listened`)));
   });
-  return { child, sqs: (JSON.parse(first) as { sqs: string }).sqs };
+  return { child, ...(JSON.parse(first) as { sqs: string; processor: string }) };
 };
 
 const killed = (child: ChildProcess) =>
@@ -163,5 +173,92 @@ describe('the SQS stand-in killed with SIGKILL and started again on the same dat
     expect(await receive(after, queues.deadLetters)).toEqual([]);
     after.destroy();
     await killed(second.child);
+  }, 60_000);
+});
+
+describe('the processor emulator killed with SIGKILL while webhooks wait to be delivered', () => {
+  it('delivers them after the restart: the one being retried and the one queued behind it', async () => {
+    /** Our webhook endpoint: refuses (500) until told to take them; records every delivery. */
+    let accepting = false;
+    const deliveries: { id: string; type: string; accepted: boolean }[] = [];
+    const endpoint = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      request.on('end', () => {
+        const event = JSON.parse(body) as { id: string; type: string };
+        deliveries.push({ id: event.id, type: event.type, accepted: accepting });
+        response.writeHead(accepting ? 200 : 500).end();
+      });
+    });
+    const webhookUrl = `http://127.0.0.1:${await listenOn(endpoint, 0, '127.0.0.1')}/webhooks`;
+    try {
+      const first = await startChild(webhookUrl);
+      const api = (pathname: string, form: Record<string, string>) =>
+        fetch(`${first.processor}/v1/${pathname}`, {
+          method: 'POST',
+          headers: {
+            authorization: 'Bearer sk_test_local',
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams(form).toString(),
+        }).then(async (answer) => {
+          expect(answer.status).toBe(200);
+          return (await answer.json()) as { id: string };
+        });
+      const customer = await api('customers', { email: 'webhooks@example.test' });
+      const product = await api('products', { name: 'Kept' });
+      const price = await api('prices', {
+        product: product.id,
+        unit_amount: '1000',
+        currency: 'eur',
+        'recurring[interval]': 'month',
+      });
+      const session = (name: string) =>
+        api('checkout/sessions', {
+          mode: 'subscription',
+          customer: customer.id,
+          success_url: `https://example.test/${name}`,
+          'line_items[0][price]': price.id,
+          'line_items[0][quantity]': '1',
+        });
+      const [one, two] = [await session('one'), await session('two')];
+      // Two events: the first is refused and retried with backoff; the second waits behind it.
+      await api(`checkout/sessions/${one.id}/expire`, {});
+      await api(`checkout/sessions/${two.id}/expire`, {});
+      await waitFor('a refused delivery', () => deliveries.length > 0);
+      await killed(first.child);
+      const refused = deliveries.map((delivery) => delivery.id);
+      expect(new Set(refused).size).toBe(1);
+
+      accepting = true;
+      const second = await startChild(webhookUrl);
+      const accepted = await waitFor(
+        'both events delivered',
+        () => {
+          const taken = deliveries.filter((delivery) => delivery.accepted);
+          return taken.length >= 2 ? taken : undefined;
+        },
+        { rounds: 200, everyMs: 50 },
+      );
+      // In the order they were emitted, each taken once, both of type checkout.session.expired.
+      expect(accepted.map((delivery) => delivery.type)).toEqual([
+        'checkout.session.expired',
+        'checkout.session.expired',
+      ]);
+      expect(accepted[0]?.id).toBe(refused[0]);
+      expect(new Set(accepted.map((delivery) => delivery.id)).size).toBe(2);
+      // Settled and saved (the emulator's save after a delivery is a 250 ms timer: a kill before it
+      // would deliver them again, which is at least once too): a third start delivers nothing.
+      await sleep(600);
+      await killed(second.child);
+      const third = await startChild(webhookUrl);
+      await sleep(600);
+      expect(deliveries.filter((delivery) => delivery.accepted)).toHaveLength(2);
+      await killed(third.child);
+    } finally {
+      await closeServer(endpoint);
+    }
   }, 60_000);
 });
