@@ -173,6 +173,7 @@ export const runRestoreDrill = async (options: DrillOptions = {}): Promise<Drill
     const copied = await copyTable(plane.cloud.endpoints.dynamodb, original, copy);
     const copiedStates = new Map<string, string | undefined>();
     for (const tenant of tenants) copiedStates.set(tenant.login, await stateOf(tenant));
+    await plane.mail.sync();
     const mailAtCopy = plane.mail.list().length;
     log(`restore drill: table copied (${copied} items)`);
 
@@ -187,6 +188,7 @@ export const runRestoreDrill = async (options: DrillOptions = {}): Promise<Drill
     for (let round = 0; round < 5; round++) await sweep();
     const statesNow = new Map<string, string | undefined>();
     for (const tenant of [...tenants, ...later]) statesNow.set(tenant.login, await stateOf(tenant));
+    await plane.mail.sync();
     const mailBeforeRestore = plane.mail.list();
     log(
       `restore drill: day went on (${after} more checkouts, ${leaving.login} cancelled at the portal, renewals, a teardown)`,
@@ -215,6 +217,7 @@ export const runRestoreDrill = async (options: DrillOptions = {}): Promise<Drill
       if (restored !== statesNow.get(tenant.login))
         rederived.push(`${tenant.login}: differs from before the restore (${statesNow.get(tenant.login)})`);
     }
+    await plane.mail.sync();
     const sentBefore = new Set(mailBeforeRestore.map((mail) => `${mail.to}|${mail.subject}|${mail.text}`));
     const resent = plane.mail
       .list()
