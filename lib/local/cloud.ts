@@ -150,7 +150,13 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
   try {
     sqs = await timed(
       'queue',
-      () => startSqsStandIn(sqsPort, LOCAL_REGION),
+      () =>
+        startSqsStandIn(
+          sqsPort,
+          LOCAL_REGION,
+          // Messages kept beside the table, so they outlive the process as the queue's do.
+          options.dataDirectory ? path.join(options.dataDirectory, 'queues.json') : undefined,
+        ),
       () => `SQS stand-in at http://127.0.0.1:${sqsPort}`,
     );
     queues = await createProcessorQueues(`http://127.0.0.1:${sqsPort}`);

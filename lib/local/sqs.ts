@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { createRequestHandler } from 'local-aws-sqs';
 import { standInQueueCounts } from '../local-data.ts';
 import { listenOn } from './ports.ts';
+import { KeptMessages } from './sqs-kept.ts';
 
 type StandInQueue = ReturnType<typeof createRequestHandler>['service']['Queues'][number];
 type ReceiveParams = { WaitTimeSeconds?: number | string; MaxNumberOfMessages?: number | string };
@@ -77,29 +78,16 @@ const parsed = (body: Buffer | string): Record<string, unknown> | undefined => {
  * - SQS takes the system attributes wanted as `MessageSystemAttributeNames` (the SDK's name today);
  *   the stand-in reads only the older `AttributeNames`, so a receive naming only the new one gets
  *   the old one set as well.
- * - The stand-in counts a ChangeMessageVisibility as one more receive; SQS does not. Each change is
- *   remembered by message, and taken off the count the stand-in answers on the next receives.
+ * - The stand-in counts a ChangeMessageVisibility as one more receive; SQS does not. The kept
+ *   messages (sqs-kept.ts) count each message's changes, taken off the count the stand-in answers.
  */
-const receiveCountsAsSqs = () => {
-  /** Receipt handle → message id, as the stand-in answered them (the newest few thousand). */
-  const messageOf = new Map<string, string>();
-  /** Message id → visibility changes made to it. */
-  const changes = new Map<string, number>();
-  const remember = <K, V>(map: Map<K, V>, key: K, value: V) => {
-    map.set(key, value);
-    if (map.size > 10_000) map.delete(map.keys().next().value as K);
-  };
+const receiveCountsAsSqs = (kept: KeptMessages) => {
   return async (request: IncomingMessage, response: ServerResponse): Promise<IncomingMessage> => {
     const action = String(request.headers['x-amz-target'] ?? '').split('.')[1];
-    if (action !== 'ReceiveMessage' && action !== 'ChangeMessageVisibility') return request;
+    if (action !== 'ReceiveMessage') return request;
     const { body, again } = await readBody(request);
     const params = parsed(body);
     if (!params) return again(body);
-    if (action === 'ChangeMessageVisibility') {
-      const message = messageOf.get(String(params.ReceiptHandle));
-      if (message) remember(changes, message, (changes.get(message) ?? 0) + 1);
-      return again(body);
-    }
     if (params.MessageSystemAttributeNames && !params.AttributeNames)
       params.AttributeNames = params.MessageSystemAttributeNames;
     const end = response.end.bind(response) as (chunk?: unknown) => ServerResponse;
@@ -107,14 +95,9 @@ const receiveCountsAsSqs = () => {
       const answer = typeof chunk === 'string' || Buffer.isBuffer(chunk) ? parsed(chunk) : undefined;
       const messages = answer?.Messages;
       if (!Array.isArray(messages)) return end(chunk);
-      for (const message of messages as {
-        MessageId?: string;
-        ReceiptHandle?: string;
-        Attributes?: Record<string, string>;
-      }[]) {
-        if (!message.MessageId || !message.ReceiptHandle) continue;
-        remember(messageOf, message.ReceiptHandle, message.MessageId);
-        const changed = changes.get(message.MessageId) ?? 0;
+      for (const message of messages as { MessageId?: string; Attributes?: Record<string, string> }[]) {
+        if (!message.MessageId) continue;
+        const changed = kept.changesOf(message.MessageId);
         const counted = message.Attributes?.ApproximateReceiveCount;
         if (changed > 0 && counted !== undefined && message.Attributes)
           message.Attributes.ApproximateReceiveCount = String(Math.max(1, Number(counted) - changed));
@@ -125,15 +108,27 @@ const receiveCountsAsSqs = () => {
   };
 };
 
-/** The SQS stand-in on 127.0.0.1:`port`, answering short polls as SQS does. */
-export const startSqsStandIn = async (port: number, region: string): Promise<Server> => {
+/**
+ * The SQS stand-in on 127.0.0.1:`port`, answering short polls as SQS does. With `stateFile`, its
+ * messages are kept there and outlive the process (sqs-kept.ts); without, in memory only.
+ */
+export const startSqsStandIn = async (port: number, region: string, stateFile?: string): Promise<Server> => {
   const { requestHandler, service } = createRequestHandler({ port, hostname: '127.0.0.1', region });
-  const asSqs = receiveCountsAsSqs();
+  const kept = new KeptMessages(stateFile);
+  const asSqs = receiveCountsAsSqs(kept);
+  // Every queue is watched from its creation on, before any other request reaches it (its kept
+  // messages put back first).
+  const adoptQueues = () => {
+    for (const queue of service.Queues) {
+      answerShortPollsAtOnce(queue);
+      kept.adopt(queue);
+    }
+  };
   const server = createServer((request, response) => {
-    const first = service.Queues[0];
-    if (first) answerShortPollsAtOnce(first);
+    adoptQueues();
     asSqs(request, response)
       .then((adapted) => requestHandler(adapted, response))
+      .then(adoptQueues)
       .catch(() => {
         if (!response.headersSent) response.writeHead(500);
         response.end();

@@ -484,11 +484,12 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
 /** Processor statuses that still bill. */
 const LIVE = new Set(['active', 'trialing', 'past_due', 'unpaid', 'incomplete', 'paused']);
 
-/** Every invariant of the issue, against the processor's records and our API. */
-const checkInvariants = async (
+/** Every invariant of the issue, against the processor's records and our API (the restore drill's too). */
+export const checkInvariants = async (
   plane: RunningControlPlane,
-  tenants: Tenant[],
-  as: (tenant: Tenant, method: string, urlPath: string) => Promise<Answer>,
+  tenants: Pick<Tenant, 'login' | 'tenantId' | 'token'>[],
+  // biome-ignore lint/suspicious/noExplicitAny: each caller's own tenant shape
+  as: (tenant: any, method: string, urlPath: string) => Promise<Answer>,
 ): Promise<string[]> => {
   const violations: string[] = [];
   const state = plane.processor.state;

@@ -69,7 +69,15 @@ export class ProcessorEmulator implements EmulatorContext {
       () => this.state,
       () => this.http.url,
     );
-    this.webhooks = new WebhookQueue(() => this.nowSeconds(), options.webhook);
+    this.webhooks = new WebhookQueue(
+      () => this.nowSeconds(),
+      options.webhook,
+      (id) => {
+        this.state.pendingWebhooks = (this.state.pendingWebhooks ?? []).filter((pending) => pending !== id);
+        this.save();
+      },
+    );
+    this.deliverPending();
     this.http = new HttpFront({
       tick: () => this.tick(),
       tickBeforeRead: () => this.tickBeforeRead(),
@@ -123,9 +131,23 @@ export class ProcessorEmulator implements EmulatorContext {
     return this.http.url;
   }
 
-  /** Where webhooks go; `undefined` keeps events without delivering them. */
+  /**
+   * Where webhooks go; `undefined` keeps events without delivering them. Events left undelivered
+   * by an earlier process on the same state (killed while they were queued or being retried) are
+   * delivered once there is somewhere to deliver them.
+   */
   setWebhook(target: WebhookTarget | undefined): void {
     this.webhooks.target = target;
+    this.deliverPending();
+  }
+
+  /** Queues every pending event (not delivered yet) again, oldest first. */
+  private deliverPending(): void {
+    if (!this.webhooks.target) return;
+    for (const id of this.state.pendingWebhooks ?? []) {
+      const event = this.state.events[id] as { type?: string } | undefined;
+      if (event) this.webhooks.enqueue(id, event.type ?? '', JSON.stringify(event, null, 2));
+    }
   }
 
   nowSeconds(): number {
@@ -180,6 +202,10 @@ export class ProcessorEmulator implements EmulatorContext {
       type,
     };
     this.state.events[id] = event;
+    if (!this.webhooks.target) return;
+    // Kept as pending until delivered (saved with the write that emitted it), so a kill before
+    // the delivery does not lose it.
+    this.state.pendingWebhooks = [...(this.state.pendingWebhooks ?? []), id];
     this.webhooks.enqueue(id, type, JSON.stringify(event, null, 2));
   }
 

@@ -296,6 +296,12 @@ export interface ProcessorState {
   portalConfigurations: Record<string, PortalConfigurationRecord>;
   portalSessions: Record<string, PortalSessionRecord>;
   events: Record<string, unknown>;
+  /**
+   * Events emitted while a webhook endpoint was set and not delivered yet (queued, or being
+   * retried), oldest first: a restart delivers them (at least once, as Stripe does). Absent in
+   * state files written before it was kept.
+   */
+  pendingWebhooks?: string[];
   idempotency: Record<string, IdempotentResponse>;
 }
 
@@ -317,6 +323,7 @@ export const emptyState = (): ProcessorState => ({
   portalConfigurations: {},
   portalSessions: {},
   events: {},
+  pendingWebhooks: [],
   idempotency: {},
 });
 

@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 
 /**
  * Webhook delivery: events signed as Stripe signs them, delivered one at a time in order,
- * retried 3 times with backoff on failure.
+ * retried 3 times with backoff on failure. The emulator keeps the ids of events not yet delivered
+ * in its state, so a kill does not lose them (see ProcessorEmulator.emit and setWebhook).
  */
 
 export interface WebhookTarget {
@@ -28,20 +29,38 @@ export class WebhookQueue {
   target: WebhookTarget | undefined;
   private readonly nowSeconds: () => number;
   private chain: Promise<void> = Promise.resolve();
+  /** Told when an event's delivery is over: answered 2xx, or given up after the last attempt. */
+  private readonly settled: (id: string) => void;
+  /** Events queued in this process and not settled yet. */
+  private readonly queued = new Set<string>();
 
-  constructor(nowSeconds: () => number, target?: WebhookTarget) {
+  constructor(
+    nowSeconds: () => number,
+    target?: WebhookTarget,
+    settled: (id: string) => void = () => undefined,
+  ) {
     this.nowSeconds = nowSeconds;
     this.target = target;
+    this.settled = settled;
   }
 
-  /** Queues `payload` (an event's JSON) behind every event queued before it. */
+  /** Queues `payload` (an event's JSON) behind every event queued before it (once while queued). */
   enqueue(id: string, type: string, payload: string): void {
-    this.chain = this.chain.then(() => this.deliver(id, type, payload));
+    if (this.queued.has(id)) return;
+    this.queued.add(id);
+    this.chain = this.chain.then(async () => {
+      try {
+        if (await this.deliver(id, type, payload)) this.settled(id);
+      } finally {
+        this.queued.delete(id);
+      }
+    });
   }
 
-  private async deliver(id: string, type: string, payload: string): Promise<void> {
+  /** Delivers one event; false when there was nowhere to deliver it (it stays pending). */
+  private async deliver(id: string, type: string, payload: string): Promise<boolean> {
     const target = this.target;
-    if (!target) return;
+    if (!target) return false;
     for (let attempt = 0; attempt < 4; attempt++) {
       try {
         const timestamp = this.nowSeconds();
@@ -57,12 +76,13 @@ export class WebhookQueue {
         });
         await response.arrayBuffer();
         this.delivered.push({ id, type, status: response.status });
-        if (response.ok) return;
+        if (response.ok) return true;
       } catch {
         this.delivered.push({ id, type, status: 0 });
       }
       await new Promise((resolve) => setTimeout(resolve, 200 * 4 ** attempt));
     }
+    return true;
   }
 
   /** Resolves once every event queued so far has been delivered (or given up). */
