@@ -138,32 +138,34 @@ export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const payloadTooLarge = (): LocalResponse => gatewayError(413, 'Request Entity Too Large');
 
 /**
+ * How much of an oversized body is drained (read and dropped) before its 413 is sent anyway: enough
+ * for any real client's mistake, a bound for an endless one.
+ */
+export const OVERSIZED_DRAIN_BYTES = 10 * API_GATEWAY_MAX_BODY_BYTES;
+
+/**
  * Reads a request's body as API Gateway takes it in: up to `maxBytes`. A larger body (announced by
- * Content-Length, or found while reading) resolves `undefined` at once, so the caller answers 413
- * without running a route; the rest is drained unkept, so the client gets to read that answer
- * instead of a dropped connection.
+ * Content-Length, or found while reading) resolves `undefined`, so the caller answers 413 without
+ * running a route; but only once the client has sent it all (the rest is read and dropped, up to
+ * `drainBytes`). Answering and closing while the client still writes made it fail its write (EPIPE
+ * or a reset) before it read the 413.
  */
 export const readRequestBody = (
   request: IncomingMessage,
   maxBytes = API_GATEWAY_MAX_BODY_BYTES,
+  drainBytes = OVERSIZED_DRAIN_BYTES,
 ): Promise<Buffer | undefined> =>
   new Promise((resolve, reject) => {
-    if (Number(request.headers['content-length']) > maxBytes) {
-      request.resume();
-      resolve(undefined);
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
-      if (size > maxBytes) return;
       size += chunk.length;
-      if (size > maxBytes) {
+      if (size <= maxBytes) chunks.push(chunk);
+      else {
         chunks.length = 0;
-        resolve(undefined);
-        return;
+        // An endless body: answered now (the client may then see its write fail).
+        if (size > drainBytes) resolve(undefined);
       }
-      chunks.push(chunk);
     });
     request.on('end', () => resolve(size > maxBytes ? undefined : Buffer.concat(chunks)));
     request.on('error', reject);
