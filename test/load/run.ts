@@ -391,7 +391,11 @@ let server: Running | undefined;
 let exitCode = 1;
 try {
   console.log(`Starting npm start on a free port, data in ${dataDirectory}...`);
-  server = await startLocalServer(dataDirectory, [], { environment: { POWERTOOLS_LOG_LEVEL: 'ERROR' } });
+  // On a busy shared machine DynamoDB Local alone may take a minute to start.
+  server = await startLocalServer(dataDirectory, [], {
+    environment: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    readyWithinMs: 300_000,
+  });
   const environment = server.environment();
   const processorApi = { url: environment.PROCESSOR_API_URL ?? '', key: environment.PROCESSOR_API_KEY ?? '' };
   console.log(
