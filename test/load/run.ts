@@ -391,11 +391,19 @@ let server: Running | undefined;
 let exitCode = 1;
 try {
   console.log(`Starting npm start on a free port, data in ${dataDirectory}...`);
-  // On a busy shared machine DynamoDB Local alone may take a minute to start.
-  server = await startLocalServer(dataDirectory, [], {
-    environment: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
-    readyWithinMs: 300_000,
-  });
+  // On a busy shared machine DynamoDB Local alone may take more than the minute `npm start` gives
+  // it: a start that failed before it was ready is tried again (at most three times in all).
+  for (let attempt = 1; !server; attempt++) {
+    try {
+      server = await startLocalServer(dataDirectory, [], {
+        environment: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+        readyWithinMs: 300_000,
+      });
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      console.log(`npm start did not come up (${(error as Error).message.split('\n')[0]}); again...`);
+    }
+  }
   const environment = server.environment();
   const processorApi = { url: environment.PROCESSOR_API_URL ?? '', key: environment.PROCESSOR_API_KEY ?? '' };
   console.log(
@@ -418,6 +426,14 @@ try {
     );
   }
   for (const sample of errorSamples) console.log(`  error: ${sample}`);
+  if (errorSamples.length > 0) {
+    // What the server said about them (it logs errors only): the last such lines.
+    const said = server
+      .output()
+      .split('\n')
+      .filter((line) => /error|fail/i.test(line));
+    for (const line of said.slice(-15)) console.log(`  server: ${line.slice(0, 1500)}`);
+  }
   const p99 = percentile(
     all.sort((a, b) => a - b),
     99,
