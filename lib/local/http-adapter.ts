@@ -138,44 +138,85 @@ export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const payloadTooLarge = (): LocalResponse => gatewayError(413, 'Request Entity Too Large');
 
 /**
+ * How much of an oversized body is drained (read and dropped) before its 413 is sent anyway: enough
+ * for any real client's mistake, a bound for an endless one.
+ */
+export const OVERSIZED_DRAIN_BYTES = 10 * API_GATEWAY_MAX_BODY_BYTES;
+
+/**
  * Reads a request's body as API Gateway takes it in: up to `maxBytes`. A larger body (announced by
- * Content-Length, or found while reading) resolves `undefined` at once, so the caller answers 413
- * without running a route; the rest is drained unkept, so the client gets to read that answer
- * instead of a dropped connection.
+ * Content-Length, or found while reading) resolves `undefined`, so the caller answers 413 without
+ * running a route; but only once the client has sent it all (the rest is read and dropped, up to
+ * `drainBytes`). Answering and closing while the client still writes made it fail its write (EPIPE
+ * or a reset) before it read the 413.
  */
 export const readRequestBody = (
   request: IncomingMessage,
   maxBytes = API_GATEWAY_MAX_BODY_BYTES,
+  drainBytes = OVERSIZED_DRAIN_BYTES,
 ): Promise<Buffer | undefined> =>
   new Promise((resolve, reject) => {
-    if (Number(request.headers['content-length']) > maxBytes) {
-      request.resume();
-      resolve(undefined);
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
-      if (size > maxBytes) return;
       size += chunk.length;
-      if (size > maxBytes) {
+      if (size <= maxBytes) chunks.push(chunk);
+      else {
         chunks.length = 0;
-        resolve(undefined);
-        return;
+        // An endless body: answered now (the client may then see its write fail).
+        if (size > drainBytes) resolve(undefined);
       }
-      chunks.push(chunk);
     });
     request.on('end', () => resolve(size > maxBytes ? undefined : Buffer.concat(chunks)));
     request.on('error', reject);
   });
 
+/**
+ * How many API requests the local gateway runs at once (authorizer and handler); the others wait
+ * their turn. In the cloud every Lambda invocation has a CPU of its own, and its 10 s counts only
+ * its own work; here every handler shares one process, so with 100 requests under way each one's
+ * 10 s ran out waiting for the others, and answered 500 (`npm run test:load`). A request's time
+ * starts when it is let in, as an invocation's starts when Lambda runs it. `/_local/` routes are
+ * tools, not Lambdas (some call the API back): never held.
+ */
+export const LOCAL_CONCURRENT_INVOCATIONS = 8;
+
+/** Lets at most `limit` callers in at once, the rest in their order of arrival. */
+export class Turnstile {
+  private inside = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly limit: number;
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inside >= this.limit) await new Promise<void>((enter) => this.waiting.push(enter));
+    else this.inside++;
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      // The place passes straight to the next in line (never counted free in between).
+      if (next) next();
+      else this.inside--;
+    }
+  }
+}
+
 export class LocalApiGateway {
   private readonly compiled: CompiledRoute[];
   private readonly authorizer: AuthorizerHandler;
+  private readonly invocations: Turnstile;
 
-  constructor(routes: readonly AdapterRoute[], authorizer: AuthorizerHandler) {
+  constructor(
+    routes: readonly AdapterRoute[],
+    authorizer: AuthorizerHandler,
+    concurrentInvocations = LOCAL_CONCURRENT_INVOCATIONS,
+  ) {
     this.compiled = routes.map(compile);
     this.authorizer = authorizer;
+    this.invocations = new Turnstile(concurrentInvocations);
   }
 
   async dispatch(request: LocalRequest): Promise<LocalResponse> {
@@ -190,14 +231,26 @@ export class LocalApiGateway {
         match = { route, values: found.slice(1) };
     }
     if (!match) return gatewayError(404, 'Not Found');
-    const { route, values } = match;
     // Operator routes are IAM-authorized in the cloud; there is no IAM here, so none gets through.
-    if (route.auth === 'iam')
+    if (match.route.auth === 'iam')
       return gatewayError(
         403,
         'Forbidden: this operator route takes IAM-signed requests in the cloud only. Locally, use the ops CLI: npm run ops -- refund --slug <slug> --email <address> [--requested-at <ISO time>].',
       );
+    const { route: matched, values: found } = match;
+    return matched.path.startsWith('/_local/')
+      ? this.invoke(request, url, method, matched, found)
+      : this.invocations.run(() => this.invoke(request, url, method, matched, found));
+  }
 
+  /** Runs the authorizer (unless the route is public) and the route's handler, as API Gateway does. */
+  private async invoke(
+    request: LocalRequest,
+    url: URL,
+    method: string,
+    route: CompiledRoute,
+    values: string[],
+  ): Promise<LocalResponse> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) {
       if (value === undefined || name.toLowerCase() === 'cookie') continue;

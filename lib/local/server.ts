@@ -1,5 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resumeOpenPlanChanges } from '../../functions/plan-changes/resume.ts';
@@ -140,10 +146,37 @@ export const serve =
           });
     const headers: Record<string, string | string[]> = { ...result.headers };
     if (result.cookies.length) headers['set-cookie'] = result.cookies;
-    // The rest of an oversized body is not wanted: close the connection once answered.
-    if (body === undefined) headers.connection = 'close';
+    // An oversized body was read to its end (so the client reads this answer); the connection is
+    // then closed, as API Gateway does not keep one that sent too much.
+    if (body === undefined) {
+      response.removeHeader('keep-alive');
+      headers.connection = 'close';
+    }
     response.writeHead(result.status, headers).end(result.body);
   };
+
+/**
+ * How long the local API keeps an idle keep-alive connection open. Far longer than any client keeps
+ * one (Node's agent 5 s, undici 4 s or the hint below less 2 s): the client, not the server, ends
+ * an idle connection, so no request is ever written onto a socket the server is closing (the
+ * server's default, 5 s, equalled Node's agent's: under load, requests met a closed socket, "other
+ * side closed" or ECONNRESET).
+ */
+export const KEEP_ALIVE_IDLE_MS = 65_000;
+/** What the local API tells clients (`Keep-Alive: timeout=5`): reuse an idle connection for 5 s at most. */
+export const KEEP_ALIVE_HINT = 'timeout=5';
+
+/** The local API's HTTP server: `npm start`'s and the tests' (test/support/gateway.ts). */
+export const createApiServer = (listener: RequestListener): Server => {
+  const server = createServer((request, response) => {
+    response.setHeader('keep-alive', KEEP_ALIVE_HINT);
+    listener(request, response);
+  });
+  server.keepAliveTimeout = KEEP_ALIVE_IDLE_MS;
+  // Node's advice: longer than keepAliveTimeout, so an idle connection is never cut by it.
+  server.headersTimeout = KEEP_ALIVE_IDLE_MS + 1000;
+  return server;
+};
 
 /** The API port is taken (or not ours to take): said in one line, with how to choose another. */
 export class PortInUseError extends Error {
@@ -179,7 +212,7 @@ const takeApiPort = async (server: Server, port: number, host: string): Promise<
  */
 export const startControlPlane = async (options: ControlPlaneOptions = {}): Promise<RunningControlPlane> => {
   let gateway: LocalApiGateway | undefined;
-  const httpServer = createServer((request, response) => {
+  const httpServer = createApiServer((request, response) => {
     if (!gateway) {
       response
         .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })

@@ -16,16 +16,16 @@ import {
   measureReconcileRate,
 } from './sweep.ts';
 
-/** The last `npm run test:deep` (its report file), or "not run". */
-const lifecycleDeepRun = (): string => {
-  const file = path.join(REPO_ROOT, '.reports', 'lifecycle-deep.json');
-  if (!existsSync(file)) return 'lifecycle deep run: not run';
-  const report = JSON.parse(readFileSync(file, 'utf8')) as {
+/** The last deep property run written to `.reports/<file>` (its report), or "not run". */
+const deepRun = (what: string, file: string): string => {
+  const report = path.join(REPO_ROOT, '.reports', file);
+  if (!existsSync(report)) return `${what}: not run`;
+  const { sequences, divergences, finishedAt } = JSON.parse(readFileSync(report, 'utf8')) as {
     sequences: number;
     divergences: number;
     finishedAt?: string;
   };
-  return `lifecycle deep run: ${report.sequences} sequences, ${report.divergences} divergences${report.finishedAt ? ` (${report.finishedAt})` : ''}`;
+  return `${what}: ${sequences} sequences, ${divergences} divergences${finishedAt ? ` (${finishedAt})` : ''}`;
 };
 
 /** `npm run bench`: prints the figures the issues set targets for; exits 1 when a target is missed. */
@@ -48,7 +48,9 @@ const main = async () => {
       `${figure.name.padEnd(36)} ${(figure.bytes / 1000).toFixed(1).padStart(10)} ${figure.importMs.toFixed(1).padStart(12)} ${figure.baselineMs.toFixed(1).padStart(14)} ${figure.overheadMs.toFixed(1).padStart(14)}  ${text}`,
     );
   }
-  console.log(lifecycleDeepRun());
+  // `npm run test:deep` and `npm run test:deep:plan-changes`.
+  console.log(deepRun('lifecycle deep run', 'lifecycle-deep.json'));
+  console.log(deepRun('plan-change deep run', 'plan-change-deep.json'));
   await printPlanChangeFigures(verdict);
 
   process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';

@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -31,6 +33,13 @@ import { sleep } from '../support/wait.ts';
  * carries the run's trace. PLAN_CHANGE_EXAMPLES=0 runs random sequences only. Every run of the
  * file runs the same number of sequences, however fast the machine: nothing is cut short by time;
  * a failure is shrunk through at most PLAN_CHANGE_SHRINK_RUNS more runs.
+ *
+ * `npm run test:deep:plan-changes` (PLAN_CHANGE_DEEP=1 and PLAN_CHANGE_RUNS large) is the deep mode:
+ * instead of stopping at the first divergence it counts the sequences that diverge (each is then
+ * cleaned up and the next one starts), and writes the count, the seed and the first five
+ * divergences with their traces to .reports/plan-change-deep.json (PLAN_CHANGE_REPORT), which
+ * `npm run bench` prints. PLAN_CHANGE_DEEP_MINUTES, when set, stops starting new sequences after
+ * that long (a guard for a shared machine; the report says how many ran).
  */
 
 const RUNS = Number(process.env.PLAN_CHANGE_RUNS ?? 12);
@@ -38,6 +47,11 @@ const STEPS = Number(process.env.PLAN_CHANGE_STEPS ?? 12);
 const SEED = Number(process.env.PLAN_CHANGE_SEED ?? 20_260_301);
 /** After a failure, at most this many more runs shrink it (the smallest failure found is reported). */
 const SHRINK_RUNS = Number(process.env.PLAN_CHANGE_SHRINK_RUNS ?? 40);
+const DEEP = process.env.PLAN_CHANGE_DEEP === '1';
+const REPORT = process.env.PLAN_CHANGE_REPORT ?? path.join('.reports', 'plan-change-deep.json');
+const DEEP_MINUTES = process.env.PLAN_CHANGE_DEEP_MINUTES
+  ? Number(process.env.PLAN_CHANGE_DEEP_MINUTES)
+  : undefined;
 
 // The processor is the emulator: pacing our calls to Stripe's test-mode limit would only slow this file.
 process.env.PROCESSOR_RATE_LIMIT_PER_SECOND = '100000';
@@ -1057,7 +1071,35 @@ const EXAMPLES: [SetupValue, Action[]][] = [
   ],
 ];
 
-describe('property: Plan Changes through the real workflow agree with the oracle', () => {
+/** One sequence: set up, act and check after each action, finish; throws at the first disagreement. */
+const runSequence = async (setup: SetupValue, actions: Action[]) => {
+  let model: Model | undefined;
+  try {
+    const started = await start(setup);
+    model = started.model;
+    const { tenant } = started;
+    for (const action of actions) {
+      model.log.push(JSON.stringify(action));
+      await run(model, tenant, action);
+      await quiesce(tenant);
+      await checkSnapshot(model, await snapshot(model, tenant));
+    }
+    await finish(model, tenant);
+    for (const change of model.changes.values()) count(`ended ${change.status}`);
+  } finally {
+    stopLeftovers(model);
+  }
+};
+
+const printSeen = () =>
+  console.info(
+    `plan-change property: ${[...seen]
+      .sort()
+      .map(([what, n]) => `${what}: ${n}`)
+      .join(', ')}`,
+  );
+
+describe.skipIf(DEEP)('property: Plan Changes through the real workflow agree with the oracle', () => {
   it(
     'for random confirmations, cancels, capacity, faults, runs, polls and clock jumps',
     async () => {
@@ -1067,34 +1109,76 @@ describe('property: Plan Changes through the real workflow agree with the oracle
         fc.asyncProperty(
           setupArb,
           fc.array(actionArb, { minLength: 1, maxLength: STEPS, size: 'max' }),
-          shrinking(async (setup, actions) => {
-            let model: Model | undefined;
-            try {
-              const started = await start(setup);
-              model = started.model;
-              const { tenant } = started;
-              for (const action of actions) {
-                model.log.push(JSON.stringify(action));
-                await run(model, tenant, action);
-                await quiesce(tenant);
-                await checkSnapshot(model, await snapshot(model, tenant));
-              }
-              await finish(model, tenant);
-              for (const change of model.changes.values()) count(`ended ${change.status}`);
-            } finally {
-              stopLeftovers(model);
-            }
-          }),
+          shrinking(runSequence),
         ),
         { examples, numRuns: examples.length + RUNS, seed: SEED },
       );
-      console.info(
-        `plan-change property: ${[...seen]
-          .sort()
-          .map(([what, n]) => `${what}: ${n}`)
-          .join(', ')}`,
-      );
+      printSeen();
     },
     propertyTimeout(FOUND_BUGS.length + EXAMPLES.length + RUNS + SHRINK_RUNS, 10_000),
+  );
+});
+
+describe.runIf(DEEP)('deep: Plan Changes through the real workflow, every divergence counted', () => {
+  it(
+    `${RUNS} random sequences of up to ${STEPS} actions (and the examples), divergences counted`,
+    async () => {
+      const examples = process.env.PLAN_CHANGE_EXAMPLES === '0' ? [] : [...FOUND_BUGS, ...EXAMPLES];
+      let sequences = 0;
+      let divergences = 0;
+      const samples: { setup: SetupValue; actions: Action[]; problem: string }[] = [];
+      const started = performance.now();
+      const result = await fc.check(
+        fc.asyncProperty(
+          setupArb,
+          fc.array(actionArb, { minLength: 1, maxLength: STEPS, size: 'max' }),
+          async (setup, actions) => {
+            sequences++;
+            try {
+              await runSequence(setup, actions);
+            } catch (error) {
+              divergences++;
+              const problem = error instanceof Error ? (error.stack ?? error.message) : String(error);
+              console.error(`plan-change deep: sequence ${sequences} diverged: ${problem.split('\n')[0]}`);
+              if (samples.length < 5) samples.push({ setup, actions, problem });
+            }
+            return true;
+          },
+        ),
+        {
+          examples,
+          numRuns: examples.length + RUNS,
+          seed: SEED,
+          endOnFailure: true,
+          ...(DEEP_MINUTES !== undefined
+            ? { interruptAfterTimeLimit: DEEP_MINUTES * 60_000, markInterruptAsFailure: false }
+            : {}),
+        },
+      );
+      printSeen();
+      mkdirSync(path.dirname(REPORT), { recursive: true });
+      writeFileSync(
+        REPORT,
+        `${JSON.stringify(
+          {
+            sequences,
+            asked: examples.length + RUNS,
+            maxActions: STEPS,
+            divergences,
+            seed: SEED,
+            interrupted: result.interrupted,
+            finishedAt: new Date().toISOString(),
+            seconds: Math.round((performance.now() - started) / 1000),
+            seen: Object.fromEntries([...seen].sort()),
+            samples,
+          },
+          null,
+          2,
+        )}\n`,
+      );
+      expect(result.failed, 'the property itself failed (not a counted divergence)').toBe(false);
+      expect(divergences, `diverging sequences (see ${REPORT})`).toBe(0);
+    },
+    propertyTimeout(FOUND_BUGS.length + EXAMPLES.length + RUNS, 10_000),
   );
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PLAN_VALUES, type PlanValue } from '../../functions/core/plans.ts';
@@ -27,7 +27,7 @@ import {
   startLocalProcessor,
 } from '../../lib/local/processor/local.ts';
 import { localRoutes } from '../../lib/local/routes/index.ts';
-import { serve } from '../../lib/local/server.ts';
+import { createApiServer, serve } from '../../lib/local/server.ts';
 import { type LocalStepFunctionsOptions, startLocalStepFunctions } from '../../lib/local/stepfunctions.ts';
 import { LocalSweeper } from '../../lib/local/sweeper.ts';
 import { routes } from '../../lib/routes.ts';
@@ -116,7 +116,7 @@ export const testGateway = async (
     ],
     options.api?.authorizer ?? (await loadAuthorizer()),
   );
-  const server: Server = createServer((request, response) => void serve(gateway)(request, response));
+  const server: Server = createApiServer((request, response) => void serve(gateway)(request, response));
   const apiUrl = `http://127.0.0.1:${await listenOn(server, 0, '127.0.0.1')}`;
   apiBase = apiUrl;
   if (emulator) deliverWebhooksTo(emulator, apiUrl);
