@@ -115,7 +115,9 @@ export const startCheckout = async (params: {
     if (!available.includes(plan)) throw noCapacity(plan, available);
     const customerId = billing?.customerId;
     if (customerId) await refuseWhenSubscribed(customerId);
-    await refuseWhenSubscribedElsewhere(params.userId, tenant.tenantId);
+    // The person's user item: their former accounts now, their address for a new customer below.
+    const person = await getUser(params.userId);
+    await refuseWhenSubscribedElsewhere(person?.formerTenantIds ?? [], tenant.tenantId);
 
     const attemptId = randomUUID();
     const expiresAt = checkoutExpiry(now);
@@ -162,9 +164,8 @@ export const startCheckout = async (params: {
     try {
       let payer = customerId;
       if (!payer) {
-        const admin = await getUser(params.userId);
         payer = await viaProcessor(() =>
-          createCustomer({ tenantId: tenant.tenantId, email: admin?.email, slug }),
+          createCustomer({ tenantId: tenant.tenantId, email: person?.email, slug }),
         );
         await recordCustomer(tenant.tenantId, payer);
       }
@@ -213,9 +214,9 @@ export const startCheckout = async (params: {
  * down with its billing stopped before a new account can start, so this refuses only if that
  * ever failed). Read-only, before any write.
  */
-const refuseWhenSubscribedElsewhere = async (userId: string, tenantId: string): Promise<void> => {
-  const user = await getUser(userId);
-  for (const formerId of user?.formerTenantIds ?? []) {
+const refuseWhenSubscribedElsewhere = async (formerTenantIds: string[], tenantId: string): Promise<void> => {
+  // A person without former accounts (nearly everyone) costs no read here and no processor call.
+  for (const formerId of formerTenantIds) {
     if (formerId === tenantId) continue;
     const former = (await getBilling(formerId))?.customerId;
     if (former && (await viaProcessor(() => hasLiveSubscription(former))))

@@ -5,7 +5,7 @@ import type { BillingState } from './billing-state.ts';
  * new one with the same sign-in, once the old one is torn down (everything removed, billing
  * stopped). The new account has a new slug, a new first checkout at the prices then offered, no
  * Founding Price Lock carried over, and no second money-back refund. Pure rules only: the use case
- * is functions/tenants/slug.ts, the one write functions/store/users.ts `startNewAccount`.
+ * is functions/tenants/slug.ts, the one write functions/store/new-account.ts `startNewAccount`.
  */
 
 /** What a tenant tells about itself for these rules. */

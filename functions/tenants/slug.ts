@@ -4,8 +4,9 @@ import { carriedFacts, newAccountOpening, newAccountText } from '#core/returning
 import type { Role } from '#core/sessions.ts';
 import { slugLockIntent, slugProblem, stackName } from '#core/slug.ts';
 import { config } from '#ports/config.ts';
+import { startNewAccount } from '#store/new-account.ts';
 import { getTenant, lockSlug, type Tenant, tenantIdOfSlug } from '#store/tenants.ts';
-import { getUser, startNewAccount } from '#store/users.ts';
+import { getUser } from '#store/users.ts';
 
 const answer = (slug: string, extra: { newAccount?: true } = {}) => ({
   slug,
@@ -61,7 +62,7 @@ export const lockTenantSlug = async (params: {
 /**
  * A returning customer's new account (core/returning.ts): possible once the left account is torn
  * down (before that, 409 `new_account_not_yet` with the date); the old slug stays with the old
- * account. One transaction (store/users.ts `startNewAccount`); a retry of the same request, or one
+ * account. One transaction (store/new-account.ts `startNewAccount`); a retry of the same request, or one
  * that lost a race to it with the same slug, is answered as the success it was.
  */
 const startReturningAccount = async (params: {
