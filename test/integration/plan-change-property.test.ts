@@ -1150,10 +1150,12 @@ describe.runIf(DEEP)('deep: Plan Changes through the real workflow, every diverg
           setupArb,
           fc.array(actionArb, { minLength: 1, maxLength: STEPS, size: 'max' }),
           async (setup, actions) => {
-            sequences++;
+            // Counted once it ended (one still running when the time limit stops the run is not).
             try {
               await runSequence(setup, actions);
+              sequences++;
             } catch (error) {
+              sequences++;
               divergences++;
               const problem = error instanceof Error ? (error.stack ?? error.message) : String(error);
               console.error(`plan-change deep: sequence ${sequences} diverged: ${problem.split('\n')[0]}`);
