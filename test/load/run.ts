@@ -125,10 +125,18 @@ interface Seeded {
 const seed = async (base: string, processorApi: { url: string; key: string }): Promise<Seeded[]> => {
   const send = viaFetch(base);
   const json = async (request: Request, expected: number) => {
-    const answer = await send({
-      ...request,
-      headers: { ...(request.body ? { 'content-type': 'application/json' } : {}), ...request.headers },
-    });
+    const once = () =>
+      send({
+        ...request,
+        headers: { ...(request.body ? { 'content-type': 'application/json' } : {}), ...request.headers },
+      });
+    let answer = await once();
+    // "Try again" answers, and on a very busy machine a handler out of its 10 s (500): seeding is
+    // not what is measured, so it tries again as a patient client would.
+    for (let attempt = 1; (answer.status === 429 || answer.status >= 500) && attempt < 5; attempt++) {
+      await sleep(1000 * attempt);
+      answer = await once();
+    }
     if (answer.status !== expected)
       throw new Error(`seeding: ${request.method} ${request.path} answered ${answer.status}: ${answer.text}`);
     return JSON.parse(answer.text || '{}');
@@ -392,7 +400,7 @@ let exitCode = 1;
 try {
   console.log(`Starting npm start on a free port, data in ${dataDirectory}...`);
   // On a busy shared machine DynamoDB Local alone may take more than the minute `npm start` gives
-  // it: a start that failed before it was ready is tried again (at most three times in all).
+  // it: a start that failed before it was ready is tried again (at most six times in all).
   for (let attempt = 1; !server; attempt++) {
     try {
       server = await startLocalServer(dataDirectory, [], {
@@ -400,7 +408,7 @@ try {
         readyWithinMs: 300_000,
       });
     } catch (error) {
-      if (attempt >= 3) throw error;
+      if (attempt >= 6) throw error;
       console.log(`npm start did not come up (${(error as Error).message.split('\n')[0]}); again...`);
     }
   }
