@@ -10,7 +10,7 @@ import { stackOnPlan } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
 import { withRequestProcessorBudget } from '#ports/processor/deadline.ts';
-import { outcomeUnknown, ProcessorError, viaProcessor } from '#ports/processor/errors.ts';
+import { outcomeUnknown, ProcessorError, processorRefusal, viaProcessor } from '#ports/processor/errors.ts';
 import { previewItemChange } from '#ports/processor/preview.ts';
 import { retrieveSubscription, subscriptionItems } from '#ports/processor/subscriptions.ts';
 import { getBilling } from '#store/billing.ts';
@@ -266,7 +266,7 @@ const addUnderLease = async (
     } catch (error) {
       if (!(error instanceof Refusal && error.code === 'processor_outcome_unknown'))
         await releaseReservation(tenant.homeRegion, holder);
-      if (error instanceof ProcessorError) await viaProcessor(() => Promise.reject(error));
+      if (error instanceof ProcessorError) throw processorRefusal(error);
       throw error;
     }
   }
