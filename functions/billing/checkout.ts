@@ -9,7 +9,7 @@ import { logger } from '#ports/logger.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
 import { checkoutSession, createCheckoutSession } from '#ports/processor/checkout.ts';
 import { createCustomer } from '#ports/processor/customers.ts';
-import { withProcessorDeadline } from '#ports/processor/deadline.ts';
+import { withRequestProcessorBudget } from '#ports/processor/deadline.ts';
 import { viaProcessor } from '#ports/processor/errors.ts';
 import {
   type Billing,
@@ -24,12 +24,6 @@ import { listInventory, releaseReservation, reserveCapacity } from '#store/capac
 import { lookNoLaterThan, type Tenant } from '#store/tenants.ts';
 import { getUser } from '#store/users.ts';
 import { expireOpenSessions, hasLiveSubscription } from './sessions.ts';
-
-/**
- * Time a checkout request may spend on processor calls: the API function's timeout is 10 s, and
- * the rest is kept for the database writes and the release of the reservation on failure.
- */
-export const CHECKOUT_PROCESSOR_BUDGET_MS = 7_500;
 
 const subscriptionExists = () =>
   new Refusal(
@@ -101,7 +95,7 @@ export const startCheckout = async (params: {
       'Lock in your slug first (POST /v1/tenant/slug), then check out.',
     );
   const slug = tenant.slug;
-  return withProcessorDeadline(performance.now() + CHECKOUT_PROCESSOR_BUDGET_MS, async () => {
+  return withRequestProcessorBudget(async () => {
     const billing = await getBilling(tenant.tenantId);
     if (!mayStartFirstCheckout(tenant.billingState, billing?.subscriptionId !== undefined))
       throw subscriptionExists();

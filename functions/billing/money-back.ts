@@ -9,7 +9,7 @@ import {
 } from '#core/money-back.ts';
 import { Refusal } from '#core/refusal.ts';
 import { customerEmail } from '#ports/processor/customers.ts';
-import { ProcessorError } from '#ports/processor/errors.ts';
+import { viaProcessor as viaTheProcessor } from '#ports/processor/errors.ts';
 import { invoicePayments, type Payment, settledInvoices } from '#ports/processor/payments.ts';
 import { getBilling } from '#store/billing.ts';
 import { outboxPut } from '#store/outbox.ts';
@@ -62,18 +62,11 @@ const paymentNotSeenYet = () =>
   );
 
 /** Processor failures during a grant: the claim stays, and running the same request again continues it. */
-const viaProcessor = async <T>(operation: () => Promise<T>): Promise<T> => {
-  try {
-    return await operation();
-  } catch (error) {
-    if (!(error instanceof ProcessorError)) throw error;
-    throw new Refusal(
-      502,
-      error.kind === 'unavailable' ? 'processor_unavailable' : 'processor_error',
-      `The payment processor ${error.kind === 'unavailable' ? 'did not answer' : 'refused a request'} (${error.message}). Run the same request again: a grant under way is continued, and no payment is refunded twice.`,
-    );
-  }
-};
+const viaProcessor = <T>(operation: () => Promise<T>): Promise<T> =>
+  viaTheProcessor(
+    operation,
+    'Run the same request again: a grant under way is continued, and no payment is refunded twice.',
+  );
 
 /** Does `email` belong to the account: an administrator's address, else the processor customer's? */
 const emailOfAccount = async (tenant: Tenant, customerId: string | undefined, email: string) => {

@@ -1,26 +1,14 @@
-import { CREDENTIAL_NAME } from '#core/credentials.ts';
-import { Refusal } from '#core/refusal.ts';
-import { getCredential, type StoredCredential } from '#store/credentials.ts';
+import type { StoredCredential } from '#store/credentials.ts';
 import { injectionOf } from './material.ts';
+import { requireCredential } from './views.ts';
 
-/**
- * A Credential of the calling Dispatcher's own Stack, by name: a name of another Stack (or of no
- * Stack) is simply not found, so material never reaches another Stack's Dispatcher.
- */
-export const requireCredential = async (
+/** A Credential of the calling Dispatcher's own Stack, by name (another Stack's is not found). */
+export const requireStackCredential = (
   tenantId: string,
   stackId: string,
   name: string,
-): Promise<StoredCredential> => {
-  const stored = CREDENTIAL_NAME.test(name) ? await getCredential(tenantId, stackId, name) : undefined;
-  if (!stored)
-    throw new Refusal(
-      404,
-      'credential_not_found',
-      `This Stack has no Credential "${name}": the desired state's "credentials" lists those to validate.`,
-    );
-  return stored;
-};
+): Promise<StoredCredential> =>
+  requireCredential(tenantId, stackId, name, `the desired state's "credentials" lists those to validate`);
 
 /**
  * GET /v1/dispatcher/credentials/{name}: what the Stack's Dispatcher needs to check a Credential
@@ -32,7 +20,7 @@ export const readCredentialForValidation = async (params: {
   stackId: string;
   name: string;
 }) => {
-  const stored = await requireCredential(params.tenantId, params.stackId, params.name);
+  const stored = await requireStackCredential(params.tenantId, params.stackId, params.name);
   return {
     name: stored.name,
     provider: stored.provider,

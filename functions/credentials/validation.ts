@@ -2,7 +2,7 @@ import { Refusal } from '#core/refusal.ts';
 import { logger } from '#ports/logger.ts';
 import { recordDispatcherFailure } from '#ports/metrics.ts';
 import { clearGuide, updateCredential } from '#store/credentials.ts';
-import { requireCredential } from './dispatcher-material.ts';
+import { requireStackCredential } from './dispatcher-material.ts';
 
 /** A concurrent change of the same Credential (a rotation, an archive) is re-read this many times. */
 const ATTEMPTS = 3;
@@ -32,7 +32,7 @@ export const reportValidation = async (params: {
     checkedAt: params.now.toISOString(),
   };
   for (let attempt = 1; ; attempt += 1) {
-    const stored = await requireCredential(params.tenantId, params.stackId, params.name);
+    const stored = await requireStackCredential(params.tenantId, params.stackId, params.name);
     if (stored.materialVersion !== params.version)
       throw new Refusal(
         409,

@@ -1,4 +1,4 @@
-import { isMetered, unusableReason } from '#core/credentials.ts';
+import { CREDENTIAL_NAME, isMetered, unusableReason } from '#core/credentials.ts';
 import { Refusal } from '#core/refusal.ts';
 import { FIRST_STACK_ID } from '#core/stacks.ts';
 import { guideClearedReason, validationFailureText } from '#core/tenant-reasons.ts';
@@ -10,18 +10,20 @@ import { requireStack } from '../stacks/views.ts';
 export const credentialStack = (tenantId: string, stackId: string | undefined): Promise<StoredStack> =>
   requireStack(tenantId, stackId || FIRST_STACK_ID);
 
+/**
+ * THE lookup of one Credential of a Stack, by name (the tenant's routes and the Stack's own
+ * Dispatcher): a name of another Stack, of no Stack or of no valid shape is simply not found, so
+ * material never reaches another Stack. `listedBy` says where the caller finds the names.
+ */
 export const requireCredential = async (
   tenantId: string,
   stackId: string,
   name: string,
+  listedBy = `GET /v1/credentials?stackId=${stackId} lists them`,
 ): Promise<StoredCredential> => {
-  const found = await getCredential(tenantId, stackId, name);
+  const found = CREDENTIAL_NAME.test(name) ? await getCredential(tenantId, stackId, name) : undefined;
   if (!found)
-    throw new Refusal(
-      404,
-      'credential_not_found',
-      `This Stack has no Credential "${name}": GET /v1/credentials?stackId=${stackId} lists them.`,
-    );
+    throw new Refusal(404, 'credential_not_found', `This Stack has no Credential "${name}": ${listedBy}.`);
   return found;
 };
 

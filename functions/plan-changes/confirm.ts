@@ -4,15 +4,10 @@ import type { PlanValue } from '#core/plans.ts';
 import { endPriceLock } from '#core/price-lock.ts';
 import { Refusal } from '#core/refusal.ts';
 import { logger } from '#ports/logger.ts';
-import { withProcessorDeadline } from '#ports/processor/deadline.ts';
+import { withRequestProcessorBudget } from '#ports/processor/deadline.ts';
 import { stopPlanChange } from '#ports/workflows.ts';
 import { placeHold } from '#store/capacity.ts';
-import {
-  claimIdempotencyKey,
-  type IdempotencyClaim,
-  idempotencyDoneWrite,
-  releaseIdempotencyKey,
-} from '#store/idempotency.ts';
+import { type IdempotencyClaim, idempotencyDoneWrite, withIdempotencyKey } from '#store/idempotency.ts';
 import {
   changeHolder,
   getPlanChange,
@@ -29,7 +24,6 @@ import { estimateChange, refusalsFor, subscriptionOf } from './preview.ts';
 import { planChangeView, statusAfter } from './record.ts';
 import { startDueAt, startOrLeaveToSweep } from './start.ts';
 
-const PROCESSOR_BUDGET_MS = 7_500;
 /** A held place outlives any wait; it is given back when the change ends. */
 const HOLD_DAYS = 30;
 
@@ -58,49 +52,42 @@ export const confirmPlanChange = async (params: {
   now: Date;
 }) => {
   requireGatesReady();
-  const { tenant, plan, now } = params;
-  let key: IdempotencyClaim | undefined;
-  if (params.idempotencyKey) {
-    const prior = await claimIdempotencyKey(
-      tenant.tenantId,
-      params.idempotencyKey,
-      confirmFingerprint(params.stackId, plan),
-      now,
-    );
-    if (!prior.claimed) {
+  const { tenant, plan } = params;
+  return withIdempotencyKey(
+    {
+      tenantId: tenant.tenantId,
+      key: params.idempotencyKey,
+      fingerprint: confirmFingerprint(params.stackId, plan),
+      now: params.now,
+    },
+    async (key) => {
+      // Nothing is recorded unless decideAndRecord returns: on a failure the key may be used again.
+      const decided = await withRequestProcessorBudget(() => decideAndRecord({ ...params, key }));
+      // Recorded: the change is confirmed whatever happens next. Its execution starts now; a start
+      // refused or unanswered is made by the sweep after its grace (functions/plan-changes/start.ts),
+      // so neither the tenant's retry nor an Idempotency-Key is needed for it to run.
+      const { change, superseded } = decided;
+      if (superseded)
+        await stopPlanChange(superseded, `superseded by ${change.changeId}`).catch((error: unknown) =>
+          // Its next task reads its record (superseded) and ends it.
+          logger.warn('superseded plan change not stopped; its next task ends it', {
+            changeId: superseded,
+            error: error as Error,
+          }),
+        );
+      await startOrLeaveToSweep(change);
+      return planChangeView(change);
+    },
+    {
       // The same request again: make sure its execution runs (a start is a no-op when it does;
       // one refused again is the sweep's to make).
-      const done = prior.result as ReturnType<typeof planChangeView>;
-      const change = await getPlanChange(tenant.tenantId, done.changeId);
-      if (change) await startOrLeaveToSweep(change);
-      return done;
-    }
-    key = prior.claim;
-  }
-  let decided: Awaited<ReturnType<typeof decideAndRecord>>;
-  try {
-    decided = await withProcessorDeadline(performance.now() + PROCESSOR_BUDGET_MS, () =>
-      decideAndRecord({ ...params, key }),
-    );
-  } catch (error) {
-    // Nothing was recorded: the same key may be used again.
-    if (key) await releaseIdempotencyKey(key);
-    throw error;
-  }
-  // Recorded: the change is confirmed whatever happens next. Its execution starts now; a start
-  // refused or unanswered is made by the sweep after its grace (functions/plan-changes/start.ts),
-  // so neither the tenant's retry nor an Idempotency-Key is needed for it to run.
-  const { change, superseded } = decided;
-  if (superseded)
-    await stopPlanChange(superseded, `superseded by ${change.changeId}`).catch((error: unknown) =>
-      // Its next task reads its record (superseded) and ends it.
-      logger.warn('superseded plan change not stopped; its next task ends it', {
-        changeId: superseded,
-        error: error as Error,
-      }),
-    );
-  await startOrLeaveToSweep(change);
-  return planChangeView(change);
+      replay: async (done) => {
+        const change = await getPlanChange(tenant.tenantId, done.changeId);
+        if (change) await startOrLeaveToSweep(change);
+        return done;
+      },
+    },
+  );
 };
 
 const decideAndRecord = async (params: {

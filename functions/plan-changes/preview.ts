@@ -15,7 +15,7 @@ import { splitApiHint } from '#core/refusal.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { config } from '#ports/config.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
-import { withProcessorDeadline } from '#ports/processor/deadline.ts';
+import { withRequestProcessorBudget } from '#ports/processor/deadline.ts';
 import { ProcessorError, viaProcessor } from '#ports/processor/errors.ts';
 import { previewItemChange } from '#ports/processor/preview.ts';
 import { retrieveSubscription, subscriptionItems } from '#ports/processor/subscriptions.ts';
@@ -25,8 +25,6 @@ import type { StoredStack } from '#store/stacks.ts';
 import type { Tenant } from '#store/tenants.ts';
 import { requireStack } from '../stacks/views.ts';
 import { requireGatesReady } from './gates.ts';
-
-const PROCESSOR_BUDGET_MS = 7_500;
 
 /** A Plan as the preview shows it: today's list price, unless the Stack keeps a locked one. */
 const planView = (plan: PlanValue, lockedPrice?: ListPrice) => {
@@ -130,7 +128,7 @@ export const previewPlanChange = async (params: {
   requireGatesReady();
   const { tenant, plan, now } = params;
   const stack = await requireStack(tenant.tenantId, params.stackId);
-  return withProcessorDeadline(performance.now() + PROCESSOR_BUDGET_MS, async () => {
+  return withRequestProcessorBudget(async () => {
     const { subscriptionId, subscription } = await subscriptionOf(tenant.tenantId);
     const refusals = refusalsFor({
       tenant,

@@ -52,6 +52,12 @@ export const DEFAULTS = {
  */
 export const API_FUNCTION_TIMEOUT_SECONDS = 10;
 
+/**
+ * The processor time one API request may use (its calls share it: functions/ports/processor/
+ * deadline.ts), leaving the rest of API_FUNCTION_TIMEOUT_SECONDS to answer and write.
+ */
+export const PROCESSOR_REQUEST_BUDGET_MS = 7_500;
+
 export const ENVIRONMENT = {
   TABLE_NAME: { where: 'Lambda (set by the stack); local: the local cloud', meaning: 'the single table' },
   STACK_DOMAIN: {

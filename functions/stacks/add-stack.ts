@@ -9,19 +9,17 @@ import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-g
 import { stackOnPlan } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
-import { withProcessorDeadline } from '#ports/processor/deadline.ts';
-import { outcomeUnknown, ProcessorError, viaProcessor } from '#ports/processor/errors.ts';
+import { withRequestProcessorBudget } from '#ports/processor/deadline.ts';
+import { outcomeUnknown, ProcessorError, processorRefusal, viaProcessor } from '#ports/processor/errors.ts';
 import { previewItemChange } from '#ports/processor/preview.ts';
 import { retrieveSubscription, subscriptionItems } from '#ports/processor/subscriptions.ts';
 import { getBilling } from '#store/billing.ts';
 import { listInventory, releaseReservation, reserveCapacity } from '#store/capacity.ts';
 import {
-  claimIdempotencyKey,
   type IdempotencyClaim,
   idempotencyDoneWrite,
-  leaveIdempotencyKey,
   recordIdempotencyPlan,
-  releaseIdempotencyKey,
+  withIdempotencyKey,
 } from '#store/idempotency.ts';
 import { consumeItemChangeWrite } from '#store/item-lease.ts';
 import { firstStackWrites, getStack, listStacks } from '#store/stacks.ts';
@@ -36,8 +34,6 @@ import {
 } from '../billing/item-changes.ts';
 import { stackView } from './views.ts';
 
-/** Processor time one request may use (the API function's timeout is 10 s). */
-const PROCESSOR_BUDGET_MS = 7_500;
 /** How long an added Stack's place is held while the subscription is changed. */
 const RESERVATION_MINUTES = 10;
 
@@ -134,70 +130,78 @@ export const addStack = async (params: {
   now: Date;
 }) => {
   const { tenant, plan, now } = params;
-  return withProcessorDeadline(performance.now() + PROCESSOR_BUDGET_MS, async () => {
-    let key: IdempotencyClaim | undefined;
+  return withRequestProcessorBudget(async () => {
     let decided: { stackId: string; subscriptionId: string; items?: ItemChange[] } | undefined;
-    if (params.idempotencyKey) {
-      const prior = await claimIdempotencyKey(
-        tenant.tenantId,
-        params.idempotencyKey,
-        addStackFingerprint(plan),
-        now,
-      );
-      if (!prior.claimed) return prior.result as ReturnType<typeof stackView>;
-      key = prior.claim;
-      // Taken over from a request that stopped midway: carry on with what it decided.
-      if (key.plan.stackId) decided = key.plan as typeof decided;
-    }
     // Set when this request's own item change was not applied (a refusal, or a lost answer a read
     // showed not applied): nothing of it stays, so its key may be used again.
     const outcome = { nothingStays: false };
-    try {
-      if (decided) {
-        // A retry of a request that stopped midway: carry on with what it decided.
-        const done = await getStack(tenant.tenantId, decided.stackId);
-        if (done) return stackView(done);
-      }
-      // A tenant that is leaving or not paying, or that the read-only checks refuse, is refused
-      // before the lease is taken (its holder first settles what earlier holders left at the
-      // processor); they run again under the lease, where they are fresh.
-      refuseFromState(tenant, now);
-      if (!decided) await checkMayAdd(tenant, plan, params.stackCap, now);
-      return await withItemLease(
-        tenant.tenantId,
-        decided ? addOwner(decided.stackId) : 'add-stack',
-        async (lease) => {
+    return withIdempotencyKey(
+      {
+        tenantId: tenant.tenantId,
+        key: params.idempotencyKey,
+        fingerprint: addStackFingerprint(plan),
+        now,
+      },
+      async (key) => {
+        // Taken over from a request that stopped midway: carry on with what it decided.
+        if (key?.plan.stackId) decided = key.plan as typeof decided;
+        try {
           if (decided) {
+            // A retry of a request that stopped midway: carry on with what it decided.
             const done = await getStack(tenant.tenantId, decided.stackId);
             if (done) return stackView(done);
           }
-          if (decided && lease.entry(addOwner(decided.stackId))?.state === 'applied') {
-            // Its item change is made (its answer was lost): the Stack is billed, so it is created.
-            const ordinal = (await listStacks(tenant.tenantId)).length + 1;
-            return addUnderLease(lease, { tenant, plan, key, now, decided, ordinal, outcome });
-          }
-          // Checked under the lease: the Stacks, the cap and the ordinal are as they are now.
-          const checked = await checkMayAdd(tenant, plan, params.stackCap, now);
-          if (!decided) {
-            decided = {
-              stackId: `stk_${randomBytes(6).toString('hex')}`,
-              subscriptionId: checked.subscriptionId,
-            };
-            if (key) await recordIdempotencyPlan(key, decided);
-          }
-          return addUnderLease(lease, { tenant, plan, key, now, decided, ordinal: checked.ordinal, outcome });
-        },
-        { waitMs: LEASE_WAIT_MS },
-      );
-    } catch (error) {
-      // Nothing was billed when the decision was not taken, or its change was not applied: the key
-      // may be used again (a retry decides anew, with a new Stack id and so a new processor key).
-      if (key && (!decided || outcome.nothingStays)) await releaseIdempotencyKey(key);
-      // Its decision stays (an outcome not learnt): a retry with the key takes it over at once.
-      else if (key) await leaveIdempotencyKey(key, now);
-      if (error instanceof ItemLeaseBusy) throw subscriptionBusy(error.retryAfterSeconds);
-      throw error;
-    }
+          // A tenant that is leaving or not paying, or that the read-only checks refuse, is refused
+          // before the lease is taken (its holder first settles what earlier holders left at the
+          // processor); they run again under the lease, where they are fresh.
+          refuseFromState(tenant, now);
+          if (!decided) await checkMayAdd(tenant, plan, params.stackCap, now);
+          return await withItemLease(
+            tenant.tenantId,
+            decided ? addOwner(decided.stackId) : 'add-stack',
+            async (lease) => {
+              if (decided) {
+                const done = await getStack(tenant.tenantId, decided.stackId);
+                if (done) return stackView(done);
+              }
+              if (decided && lease.entry(addOwner(decided.stackId))?.state === 'applied') {
+                // Its item change is made (its answer was lost): the Stack is billed, so it is created.
+                const ordinal = (await listStacks(tenant.tenantId)).length + 1;
+                return addUnderLease(lease, { tenant, plan, key, now, decided, ordinal, outcome });
+              }
+              // Checked under the lease: the Stacks, the cap and the ordinal are as they are now.
+              const checked = await checkMayAdd(tenant, plan, params.stackCap, now);
+              if (!decided) {
+                decided = {
+                  stackId: `stk_${randomBytes(6).toString('hex')}`,
+                  subscriptionId: checked.subscriptionId,
+                };
+                if (key) await recordIdempotencyPlan(key, decided);
+              }
+              return addUnderLease(lease, {
+                tenant,
+                plan,
+                key,
+                now,
+                decided,
+                ordinal: checked.ordinal,
+                outcome,
+              });
+            },
+            { waitMs: LEASE_WAIT_MS },
+          );
+        } catch (error) {
+          if (error instanceof ItemLeaseBusy) throw subscriptionBusy(error.retryAfterSeconds);
+          throw error;
+        }
+      },
+      {
+        // Nothing was billed when the decision was not taken, or its change was not applied: the
+        // key may be used again (a retry decides anew, with a new Stack id and so a new processor
+        // key). Otherwise its decision stays (an outcome not learnt): a retry takes it over at once.
+        keepOnFailure: () => decided !== undefined && !outcome.nothingStays,
+      },
+    );
   });
 };
 
@@ -262,7 +266,7 @@ const addUnderLease = async (
     } catch (error) {
       if (!(error instanceof Refusal && error.code === 'processor_outcome_unknown'))
         await releaseReservation(tenant.homeRegion, holder);
-      if (error instanceof ProcessorError) await viaProcessor(() => Promise.reject(error));
+      if (error instanceof ProcessorError) throw processorRefusal(error);
       throw error;
     }
   }
@@ -325,7 +329,7 @@ export const previewAddStack = async (params: {
   now: Date;
 }) => {
   const { tenant, plan, now } = params;
-  return withProcessorDeadline(performance.now() + PROCESSOR_BUDGET_MS, async () => {
+  return withRequestProcessorBudget(async () => {
     const checked = await checkMayAdd(tenant, plan, params.stackCap, now);
     const priceId = await viaProcessor(() => priceIdForPlan(plan, now.getTime()));
     const items = itemsAfterAdding(

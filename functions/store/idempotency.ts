@@ -135,6 +135,31 @@ export const claimIdempotencyKey = async (
   return { claimed: true, claim: { tenantId, key, claimId, plan: existing.plan } };
 };
 
+/**
+ * THE Idempotency-Key protocol of a request (claim, replay, try, release): without a key `work`
+ * just runs. With one, the key is claimed (claimIdempotencyKey); a finished request's answer is
+ * replayed (through `replay` when the use case has more to do for it); otherwise `work` runs
+ * holding the claim (it writes idempotencyDoneWrite with its effects). When `work` fails the claim
+ * is released so the same key may be tried again, or, when `keepOnFailure` says its decision must
+ * stay (an outcome it could not learn), left for a retry to take over at once.
+ */
+export const withIdempotencyKey = async <T>(
+  request: { tenantId: string; key: string | undefined; fingerprint: string; now: Date },
+  work: (claim: IdempotencyClaim | undefined) => Promise<T>,
+  options: { replay?: (result: T) => Promise<T>; keepOnFailure?: () => boolean } = {},
+): Promise<T> => {
+  if (!request.key) return work(undefined);
+  const prior = await claimIdempotencyKey(request.tenantId, request.key, request.fingerprint, request.now);
+  if (!prior.claimed) return options.replay ? options.replay(prior.result as T) : (prior.result as T);
+  try {
+    return await work(prior.claim);
+  } catch (error) {
+    if (options.keepOnFailure?.()) await leaveIdempotencyKey(prior.claim, request.now);
+    else await releaseIdempotencyKey(prior.claim);
+    throw error;
+  }
+};
+
 /** The write that records a request's outcome with its other effects (one transaction; its holder only). */
 export const idempotencyDoneWrite = (
   claim: IdempotencyClaim,

@@ -1,7 +1,8 @@
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, tableName } from './client.ts';
 import { keys } from './keys.ts';
+import { type LeaseBusy, releaseLease, takeLease } from './lease.ts';
 import type { TransactItem } from './transact.ts';
 
 /**
@@ -9,9 +10,9 @@ import type { TransactItem } from './transact.ts';
  *
  * Every writer of the subscription's item quantities (an added Stack, a Plan Change's billing
  * commit, a price move) holds the lease around read-compute-write, so two of them never compute
- * from the same read. The lease is one item per tenant: taken with a conditional write when it is
- * free or its time ran out (`leaseUntil`, from the Clock, compared as data), given back by its
- * holder only.
+ * from the same read. The lease is one item per tenant (the lease primitive of lease.ts): taken
+ * with a conditional write when it is free or its time ran out, given back by its holder only; the
+ * item stays while its journal has entries.
  *
  * Before a request is sent, the holder writes it into the journal (`sending`); a definite answer
  * makes it `applied` (with the adjustment a commit read) or `refused`. A request whose answer was
@@ -89,7 +90,7 @@ const LeaseSchema = v.object({
 export type ItemLease = { tenantId: string; holder: string; until: string; entries: ItemChangeEntry[] };
 
 /** The lease is busy until `busyUntil` (another holder works on the subscription's items). */
-export type LeaseBusy = { busyUntil: string };
+export type { LeaseBusy };
 
 /**
  * Takes the tenant's lease for `seconds` from `now` when nobody holds it or its time ran out.
@@ -102,33 +103,19 @@ export const acquireItemLease = async (
   seconds: number,
 ): Promise<ItemLease | LeaseBusy> => {
   const until = new Date(now.getTime() + seconds * 1000).toISOString();
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: leaseKey(tenantId),
-        UpdateExpression:
-          'SET #type = :type, tenantId = :tenant, holder = :holder, leaseUntil = :until, entries = if_not_exists(entries, :none)',
-        ConditionExpression: 'attribute_not_exists(holder) OR leaseUntil <= :now',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: {
-          ':type': 'item_lease',
-          ':tenant': tenantId,
-          ':holder': holder,
-          ':until': until,
-          ':now': now.toISOString(),
-          ':none': {},
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const lease = v.parse(LeaseSchema, Attributes);
-    return { tenantId, holder, until, entries: Object.values(lease.entries) };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-  const current = await readItemLease(tenantId);
-  return { busyUntil: current?.leaseUntil ?? now.toISOString() };
+  const taken = await takeLease(leaseKey(tenantId), {
+    holder,
+    type: 'item_lease',
+    now,
+    until,
+    set: {
+      expression: 'tenantId = :tenant, entries = if_not_exists(entries, :none)',
+      values: { ':tenant': tenantId, ':none': {} },
+    },
+  });
+  if ('busyUntil' in taken) return taken;
+  const lease = v.parse(LeaseSchema, taken.item);
+  return { tenantId, holder, until, entries: Object.values(lease.entries) };
 };
 
 /** The lease item as stored (its holder, if any, and the journal), or undefined. */
@@ -230,29 +217,8 @@ export const consumeItemChange = async (tenantId: string, owner: string, key: st
  * Gives the lease back (only its holder can): the item goes when the journal is empty; otherwise
  * only the holder goes and the journal stays for its owners.
  */
-export const releaseItemLease = async (tenantId: string, holder: string): Promise<void> => {
-  try {
-    await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: leaseKey(tenantId),
-        ConditionExpression: 'holder = :holder AND (attribute_not_exists(entries) OR size(entries) = :zero)',
-        ExpressionAttributeValues: { ':holder': holder, ':zero': 0 },
-      }),
-    );
-    return;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-  await appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: leaseKey(tenantId),
-        UpdateExpression: 'REMOVE holder, leaseUntil',
-        ConditionExpression: 'holder = :holder',
-        ExpressionAttributeValues: { ':holder': holder },
-      }),
-    ),
-  );
-};
+export const releaseItemLease = (tenantId: string, holder: string): Promise<void> =>
+  releaseLease(leaseKey(tenantId), holder, {
+    condition: 'attribute_not_exists(entries) OR size(entries) = :zero',
+    values: { ':zero': 0 },
+  });

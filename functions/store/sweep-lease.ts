@@ -1,17 +1,18 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
+import { type LeaseBusy, releaseLease, takeLease } from './lease.ts';
 
 /**
  * The reconciler sweep's lease: one sweep at a time in a deployment, whatever runs it (the
- * schedule, an intake nudge, a retry). The same lease as the subscription items' (item-lease.ts):
+ * schedule, an intake nudge, a retry). The lease primitive of lease.ts (as the subscription items'):
  * one item, taken with a conditional write when nobody holds it or its time ran out (`leaseUntil`,
  * from the Clock, compared as data), given back by its holder only. A holder that crashed holds it
  * until `leaseUntil`, which is the end of its function's time: no sweep can still be running then.
  */
 
 /** Another sweep holds the lease until `busyUntil`. */
-export type SweepLeaseBusy = { busyUntil: string };
+export type SweepLeaseBusy = LeaseBusy;
 
 /** Takes the lease for `holder` until `until` when it is free or expired; else says until when it is busy. */
 export const takeSweepLease = async (
@@ -19,41 +20,17 @@ export const takeSweepLease = async (
   now: Date,
   until: Date,
 ): Promise<{ holder: string; until: string } | SweepLeaseBusy> => {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.sweepLease(), type: 'sweep_lease', holder, leaseUntil: until.toISOString() },
-        ConditionExpression: 'attribute_not_exists(holder) OR leaseUntil <= :now',
-        ExpressionAttributeValues: { ':now': now.toISOString() },
-      }),
-    );
-    return { holder, until: until.toISOString() };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.sweepLease(), ConsistentRead: true }),
-  );
-  const leaseUntil: unknown = Item?.leaseUntil;
-  return { busyUntil: typeof leaseUntil === 'string' ? leaseUntil : now.toISOString() };
+  const taken = await takeLease(keys.sweepLease(), {
+    holder,
+    type: 'sweep_lease',
+    now,
+    until: until.toISOString(),
+  });
+  return 'busyUntil' in taken ? taken : { holder, until: until.toISOString() };
 };
 
 /** Gives the lease back: only its holder can (a holder whose time ran out finds another's, and leaves it). */
-export const releaseSweepLease = async (holder: string): Promise<void> => {
-  try {
-    await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.sweepLease(),
-        ConditionExpression: 'holder = :holder',
-        ExpressionAttributeValues: { ':holder': holder },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-};
+export const releaseSweepLease = (holder: string): Promise<void> => releaseLease(keys.sweepLease(), holder);
 
 /**
  * Webhooks wake the sweep at most once per window (issue 23): the first nudge of a window claims

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { PROCESSOR_REQUEST_BUDGET_MS } from '../config.ts';
 
 /**
  * The time a caller gives its processor requests (no Stripe SDK here: a use case that only sets a
@@ -19,6 +20,10 @@ const deadlines = new AsyncLocalStorage<number>();
  */
 export const withProcessorDeadline = <T>(deadline: number, work: () => Promise<T>): Promise<T> =>
   deadlines.run(deadline, work);
+
+/** Runs `work` within one API request's processor budget (PROCESSOR_REQUEST_BUDGET_MS from now). */
+export const withRequestProcessorBudget = <T>(work: () => Promise<T>): Promise<T> =>
+  withProcessorDeadline(performance.now() + PROCESSOR_REQUEST_BUDGET_MS, work);
 
 /** Milliseconds left before the current processor deadline (undefined: none is set). */
 export const processorTimeLeftMs = (): number | undefined => {

@@ -18,24 +18,36 @@ export class ProcessorError extends Error {
   }
 }
 
-/** Runs a processor call; its failures become 502s that say whether a retry may help. */
-export const viaProcessor = async <T>(operation: () => Promise<T>): Promise<T> => {
+/**
+ * THE way a processor failure becomes a refusal: 502 `processor_unavailable` (a retry may help) or
+ * `processor_error` (refused as made). `then`, when given, says what the caller does next in place
+ * of the tenant's "nothing was charged" (an operator's grant names the failure and runs again).
+ */
+export const processorRefusal = (error: ProcessorError, then?: string): Refusal => {
+  const unavailable = error.kind === 'unavailable';
+  const code = unavailable ? 'processor_unavailable' : 'processor_error';
+  if (then !== undefined)
+    return new Refusal(
+      502,
+      code,
+      `The payment processor ${unavailable ? 'did not answer' : 'refused a request'} (${error.message}). ${then}`,
+    );
+  return new Refusal(
+    502,
+    code,
+    unavailable
+      ? 'The payment processor did not answer; nothing was charged. Try again in a moment.'
+      : 'The payment processor refused the request; nothing was charged. Contact support if this persists.',
+  );
+};
+
+/** Runs a processor call; its failures become 502s that say whether a retry may help (processorRefusal). */
+export const viaProcessor = async <T>(operation: () => Promise<T>, then?: string): Promise<T> => {
   try {
     return await operation();
   } catch (error) {
-    if (!(error instanceof ProcessorError)) throw error;
-    if (error.kind === 'unavailable') {
-      throw new Refusal(
-        502,
-        'processor_unavailable',
-        'The payment processor did not answer; nothing was charged. Try again in a moment.',
-      );
-    }
-    throw new Refusal(
-      502,
-      'processor_error',
-      'The payment processor refused the request; nothing was charged. Contact support if this persists.',
-    );
+    if (error instanceof ProcessorError) throw processorRefusal(error, then);
+    throw error;
   }
 };
 
