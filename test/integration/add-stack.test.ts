@@ -5,7 +5,7 @@ import { gatewayForFile } from '../support/file-gateway.ts';
 import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
 import { TEST_CARDS } from '../support/hosted-pages.ts';
 import { processorView } from '../support/processor-view.ts';
-import { tenantPartition } from '../support/stored.ts';
+import { storedSnapshot } from '../support/stored.ts';
 
 /** Adding Stacks: billed on the one subscription, placed as at checkout, idempotent, capped. */
 
@@ -27,13 +27,6 @@ const add = (tenant: Tenant, plan: string, key?: string) =>
 const planOfPrice = (priceId: string) => emulator.state.prices[priceId]?.lookupKey;
 
 /** Everything stored for the tenant, and its region's capacity: what a refusal must leave as it was. */
-const snapshot = async (tenant: Tenant) => {
-  return JSON.stringify({
-    items: await tenantPartition(tenant.tenantId),
-    inventory: await listInventory(tenant.region),
-  });
-};
-
 describe('POST /v1/stacks', () => {
   it('adds a Stack on the same subscription: one item per price, quantity = Stacks on it, prorated, placed', async () => {
     const tenant = await subscribed('plus');
@@ -126,22 +119,22 @@ describe('POST /v1/stacks', () => {
       await setCapacityTotal({ region, location: `${region}-a`, plan, total: 5 }, api.clock.now());
     await setCapacityTotal({ region, location: `${region}-a`, plan: 'pro', total: 0 }, api.clock.now());
     const tenant = await subscribed('standard', TEST_CARDS.succeeds, region);
-    const before = await snapshot(tenant);
+    const before = await storedSnapshot(tenant, { inventory: true });
     const calls = emulator.calls.length;
     const full = await add(tenant, 'pro');
     expect(full.status).toBe(409);
     expect(full.json).toMatchObject({ reason: 'no_capacity', availablePlans: ['standard', 'plus'] });
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant, { inventory: true })).toBe(before);
     expect(emulator.calls.slice(calls).filter((c) => c.method !== 'GET')).toEqual([]);
 
     process.env.STACK_CAP = '2';
     try {
       expect((await add(tenant, 'plus')).status).toBe(201);
-      const capped = await snapshot(tenant);
+      const capped = await storedSnapshot(tenant, { inventory: true });
       const refused = await add(tenant, 'plus');
       expect(refused.status).toBe(409);
       expect(refused.json).toMatchObject({ error: { code: 'stack_cap_reached' }, stackCap: 2 });
-      expect(await snapshot(tenant)).toBe(capped);
+      expect(await storedSnapshot(tenant, { inventory: true })).toBe(capped);
     } finally {
       delete process.env.STACK_CAP;
     }

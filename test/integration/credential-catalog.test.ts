@@ -6,7 +6,7 @@ import { credentialPutWrite, getCredential } from '#store/credentials.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import type { TestControlPlane } from '../support/gateway.ts';
 import { documented, openapi } from '../support/openapi-schema.ts';
-import { tenantPartition } from '../support/stored.ts';
+import { storedSnapshot } from '../support/stored.ts';
 
 /**
  * GET /v1/credentials/catalog (docs/credentials.md): the Provider catalog and the consent text the
@@ -29,10 +29,6 @@ const materialOf = (kind: string) =>
   kind === 'ambient' ? {} : { material: kind === 'auth_file' ? '{"api_key":"k-1"}' : `m-${kind}` };
 
 /** Everything stored for the tenant: what a refusal must leave as it was. */
-const snapshot = async (tenant: Tenant) => {
-  return JSON.stringify(await tenantPartition(tenant.tenantId));
-};
-
 describe('GET /v1/credentials/catalog', () => {
   let tenant: Tenant;
   beforeAll(async () => {
@@ -118,7 +114,7 @@ describe('GET /v1/credentials/catalog', () => {
 describe('the consent text version a provisioning names', () => {
   it('another version than the current one is refused 400 consent_version_unknown, naming the current one, and writes nothing', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
-    const before = await snapshot(tenant);
+    const before = await storedSnapshot(tenant);
     for (const textVersion of ['2026-10', '1', '2026-11-draft']) {
       const refused = await api.call('POST', '/v1/credentials/personal', {
         token: tenant.sessionToken,
@@ -132,7 +128,7 @@ describe('the consent text version a provisioning names', () => {
       expect(refused.json.error.message).toContain('"2026-11"');
       expect(refused.json.error.message).toContain(textVersion);
     }
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant)).toBe(before);
     expect(await getCredential(tenant.tenantId, 'primary', 'personal')).toBeUndefined();
 
     // The current version (as the catalog gives it) is accepted and recorded with the consent.
@@ -158,7 +154,7 @@ describe('the name the catalog keeps', () => {
   it('a new Credential may not be named "catalog" (nothing written); one that had the name before keeps working', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
     const body = { provider: 'provider-c', kind: 'api_key', material: 'sk-catalog-1' };
-    const before = await snapshot(tenant);
+    const before = await storedSnapshot(tenant);
     const refused = await api.call('POST', '/v1/credentials/catalog', { token: tenant.sessionToken, body });
     expect(refused.status).toBe(400);
     expect(refused.json.error).toMatchObject({
@@ -167,7 +163,7 @@ describe('the name the catalog keeps', () => {
       message: '"catalog" is a word the API keeps; choose another name.',
       apiHint: 'GET /v1/credentials/catalog',
     });
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant)).toBe(before);
     // The GET still answers the catalog.
     expect((await catalog(tenant.sessionToken)).json.providers.length).toBeGreaterThan(0);
 

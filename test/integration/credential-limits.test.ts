@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import type { TestControlPlane } from '../support/gateway.ts';
-import { tenantPartition } from '../support/stored.ts';
+import { storedSnapshot } from '../support/stored.ts';
 
 /**
  * The limits the OpenAPI document states for provisioning a Credential are the ones enforced:
@@ -23,11 +23,6 @@ const MATERIAL_MAX: number =
 const { api } = gatewayForFile({ processor: true });
 
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
-
-const snapshot = async (tenant: Tenant) => {
-  const Items = await tenantPartition(tenant.tenantId);
-  return JSON.stringify(Items);
-};
 
 /** A JSON body padded with whitespace (still the same JSON) to exactly `bytes` bytes. */
 const bodyOf = (fields: Record<string, unknown>, bytes: number): string => {
@@ -61,11 +56,11 @@ describe('the documented limits of POST /v1/credentials/{name}', () => {
 
   it('a body of exactly the documented bytes is accepted; one byte more is body_too_large, nothing written', async () => {
     const fields = { provider: 'provider-c', kind: 'api_key', material: 'k'.repeat(MATERIAL_MAX) };
-    const before = await snapshot(tenant);
+    const before = await storedSnapshot(tenant);
     const over = await send(tenant, 'body-over', bodyOf(fields, MAX_BODY_BYTES + 1));
     expect([over.status, over.json.error.code]).toEqual([400, 'body_too_large']);
     expect(over.json.error.message).toContain(String(MAX_BODY_BYTES));
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant)).toBe(before);
 
     const at = await send(tenant, 'body-at', bodyOf(fields, MAX_BODY_BYTES));
     expect(at.status, JSON.stringify(at.json)).toBe(201);
@@ -79,7 +74,7 @@ describe('the documented limits of POST /v1/credentials/{name}', () => {
     );
     expect(at.status, JSON.stringify(at.json)).toBe(201);
 
-    const before = await snapshot(tenant);
+    const before = await storedSnapshot(tenant);
     const over = await send(
       tenant,
       'material-over',
@@ -90,7 +85,7 @@ describe('the documented limits of POST /v1/credentials/{name}', () => {
       'invalid_field',
       'material',
     ]);
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant)).toBe(before);
   });
 
   it('the largest auth file, all of it characters JSON escapes, fits the body', async () => {

@@ -10,7 +10,7 @@ import { deleteCredential } from '../../functions/credentials/delete.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { type CallResult, type TestControlPlane, uniqueLogin } from '../support/gateway.ts';
 import { documented } from '../support/openapi-schema.ts';
-import { tenantPartition } from '../support/stored.ts';
+import { storedSnapshot } from '../support/stored.ts';
 
 /**
  * Credentials, the tenant side, end to end through the local API Gateway: provisioning and
@@ -82,10 +82,6 @@ const desiredVersion = async (tenant: Tenant, stackId = 'primary') =>
     .desiredStateVersion as number;
 
 /** Everything stored for the tenant: what a refusal must leave as it was. */
-const snapshot = async (tenant: Tenant) => {
-  return JSON.stringify(await tenantPartition(tenant.tenantId));
-};
-
 /** The Credential's item exactly as stored. */
 const rawItem = async (tenant: Tenant, name: string, stackId = 'primary') =>
   (
@@ -211,7 +207,7 @@ describe('provisioning', () => {
       unusableReason: null,
       cleared: null,
     });
-    const everything = JSON.stringify(listed.json) + (await snapshot(tenant));
+    const everything = JSON.stringify(listed.json) + (await storedSnapshot(tenant));
     for (const material of materials) {
       expect(everything).not.toContain(material);
       expect(everything).not.toContain(Buffer.from(material).toString('base64'));
@@ -221,7 +217,7 @@ describe('provisioning', () => {
   it('ambient: refused (409 ambient_not_available, nothing written) unless the Stack’s Dispatcher reports the host Executor; there it stores no material', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
     // No Dispatcher has reported yet: not available.
-    const unreported = await snapshot(tenant);
+    const unreported = await storedSnapshot(tenant);
     const early = await provision(tenant, 'early-ambient', {
       provider: 'provider-a',
       kind: 'ambient',
@@ -231,17 +227,17 @@ describe('provisioning', () => {
     expect(early.json.error.message).toBe(
       "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack.",
     );
-    expect(await snapshot(tenant)).toBe(unreported);
+    expect(await storedSnapshot(tenant)).toBe(unreported);
     // A Dispatcher that is not a host-Executor Local Stack does not make ambient available either.
     await startDispatcher(tenant, false);
     for (const provider of ['provider-a', 'provider-b']) {
-      const before = await snapshot(tenant);
+      const before = await storedSnapshot(tenant);
       expectRefused(
         await provision(tenant, `${provider}-ambient`, { provider, kind: 'ambient', consent: CONSENT }),
         409,
         'ambient_not_available',
       );
-      expect(await snapshot(tenant)).toBe(before);
+      expect(await storedSnapshot(tenant)).toBe(before);
     }
 
     const local = await api.subscribe({ plan: 'plus' });
@@ -332,7 +328,7 @@ describe('provisioning', () => {
     };
     for (const [name, code, provider, kind, more = {}, status = 400] of cases) {
       const body = { provider: `provider-${provider}`, kind, ...more };
-      const before = await snapshot(tenant);
+      const before = await storedSnapshot(tenant);
       const response = await provision(tenant, name, body);
       expectRefused(response, status, code);
       documented(response.json, 'CredentialRefusal');
@@ -348,14 +344,14 @@ describe('provisioning', () => {
           }[body.provider],
         );
       }
-      expect(await snapshot(tenant), `${name}: ${code}`).toBe(before);
+      expect(await storedSnapshot(tenant), `${name}: ${code}`).toBe(before);
     }
     // An auth file over 16 KB is refused, and nothing is written.
-    const before = await snapshot(tenant);
+    const before = await storedSnapshot(tenant);
     const big = JSON.stringify({ blob: 'x'.repeat(17 * 1024) });
     const tooBig = await provision(tenant, 'big-file', consentedAuthFile(big));
     expect(tooBig.status).toBe(400);
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant)).toBe(before);
 
     // Three provisionings of one new name at once: an answer that says it was applied was (the
     // material version counts them); one that read the name free and lost is 409.
@@ -388,7 +384,7 @@ describe('provisioning', () => {
         ExpressionAttributeValues: { ':gone': 'torn_down' },
       }),
     );
-    const tornDown = await snapshot(tenant);
+    const tornDown = await storedSnapshot(tenant);
     const rotation = await provision(tenant, 'held', {
       provider: 'provider-c',
       kind: 'api_key',
@@ -396,7 +392,7 @@ describe('provisioning', () => {
     });
     expectRefused(rotation, 409, 'stack_not_running');
     expect(rotation.json.error.message).toBe('This Stack was torn down: it can hold no Credential.');
-    expect(await snapshot(tenant)).toBe(tornDown);
+    expect(await storedSnapshot(tenant)).toBe(tornDown);
   });
 
   // The provisioning body has a limit of its own (36,864 bytes), so an auth file of the contract's
@@ -521,7 +517,7 @@ describe('the Stack a route acts on, and who may write', () => {
 
     // Another tenant aiming at this tenant's added Stack finds no such Stack.
     const intruder = await api.subscribe({ plan: 'plus' });
-    const before = await snapshot(tenant);
+    const before = await storedSnapshot(tenant);
     expectRefused(
       await provision(
         intruder,
@@ -547,7 +543,7 @@ describe('the Stack a route acts on, and who may write', () => {
       404,
       'stack_not_found',
     );
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant)).toBe(before);
 
     // A member of the tenant lists; every write is the administrators'.
     const memberLogin = uniqueLogin('member');
@@ -565,7 +561,7 @@ describe('the Stack a route acts on, and who may write', () => {
     expect(listed.json.credentials.map((c: { name: string }) => c.name)).toEqual(['elsewhere']);
     expect(JSON.stringify(listed.json)).not.toContain(material);
     const projectId = await addProject(tenant, 'member-view');
-    const memberBefore = await snapshot(tenant);
+    const memberBefore = await storedSnapshot(tenant);
     for (const response of [
       await provision(member, 'mine', { provider: 'provider-c', kind: 'api_key', material: 'k' }),
       await provision(
@@ -580,7 +576,7 @@ describe('the Stack a route acts on, and who may write', () => {
       await setRoutes(member, projectId, {}),
     ])
       expectRefused(response, 403, 'admin_required');
-    expect(await snapshot(tenant)).toBe(memberBefore);
+    expect(await storedSnapshot(tenant)).toBe(memberBefore);
   });
 });
 
@@ -625,7 +621,7 @@ describe('archive and the Guide selection', () => {
       'This Stack has no Credential "no-such": GET /v1/credentials?stackId=primary lists them.',
     );
 
-    const before = await snapshot(tenant);
+    const before = await storedSnapshot(tenant);
     const refused = await chooseGuide(tenant, 'guide-key');
     expectRefused(refused, 409, 'credential_unusable');
     expect(refused.json.reason).toBe('archived');
@@ -633,7 +629,7 @@ describe('archive and the Guide selection', () => {
       '"guide-key" cannot be the Guide Credential: it is archived. Provision it again or choose another.',
     );
     documented(refused.json, 'CredentialRefusal');
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant)).toBe(before);
 
     // Provisioned again, it is no longer archived.
     const back = await provision(tenant, 'guide-key', oauthToken(secret('oat')));
@@ -661,9 +657,9 @@ describe('archive and the Guide selection', () => {
     expect((await list(tenant)).json.guide).toEqual(cleared.json);
     documented(cleared.json, 'GuideSelection');
     // Clearing with nothing selected is fine and changes nothing.
-    const before = await snapshot(tenant);
+    const before = await storedSnapshot(tenant);
     expect((await chooseGuide(tenant, null)).status).toBe(200);
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant)).toBe(before);
   });
 
   it('refused by its validation: the tenant reads our reason (never the Dispatcher’s words), also for a verdict stored before the codes; it cannot be the Guide', async () => {
@@ -703,7 +699,7 @@ describe('archive and the Guide selection', () => {
       });
     expect(JSON.stringify(listed.json)).not.toContain('REVOKED');
 
-    const before = await snapshot(tenant);
+    const before = await storedSnapshot(tenant);
     const refused = await chooseGuide(tenant, 'refused');
     expectRefused(refused, 409, 'credential_unusable');
     expect(refused.json).toMatchObject({
@@ -713,7 +709,7 @@ describe('archive and the Guide selection', () => {
           '"refused" cannot be the Guide Credential: it is refused by its validation. Provision it again or choose another.',
       },
     });
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant)).toBe(before);
   });
 });
 
@@ -775,11 +771,11 @@ describe('Project Credential Routes', () => {
       [{ guide: { primary: 'main' } }, 400, 'unknown_field'],
     ];
     for (const [body, status, code, error] of refusals) {
-      const before = await snapshot(tenant);
+      const before = await storedSnapshot(tenant);
       const response = await setRoutes(tenant, projectId, body);
       expectRefused(response, status, code);
       if (error) expect(response.json.error).toMatchObject(error);
-      expect(await snapshot(tenant), JSON.stringify(body)).toBe(before);
+      expect(await storedSnapshot(tenant), JSON.stringify(body)).toBe(before);
     }
     const noProject = await setRoutes(tenant, 'prj_missing', { dispatch: { primary: 'main' } });
     expectRefused(noProject, 404, 'project_not_found');
@@ -811,7 +807,7 @@ describe('deletion', () => {
       (await setRoutes(tenant, second, { dispatch: { primary: 'keeper', fallback: 'doomed' } })).status,
     ).toBe(200);
 
-    let before = await snapshot(tenant);
+    let before = await storedSnapshot(tenant);
     const blocked = await remove(tenant, 'doomed');
     expectRefused(blocked, 409, 'credential_in_use');
     expect(blocked.json.error).toMatchObject({
@@ -827,7 +823,7 @@ describe('deletion', () => {
       ]),
     );
     documented(blocked.json, 'CredentialRefusal');
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant)).toBe(before);
 
     // The routes change; Threads are still bound to it (and one to another Credential).
     expect(
@@ -854,13 +850,13 @@ describe('deletion', () => {
     expect((await chooseGuide(tenant, 'doomed')).status).toBe(200);
 
     // A token never issued is refused as such; nothing written.
-    before = await snapshot(tenant);
+    before = await storedSnapshot(tenant);
     const forged = await remove(tenant, 'doomed', 'forged-token');
     expectRefused(forged, 400, 'invalid_confirmation');
     expect(forged.json.error.message).toBe(
       'This confirmation token is not the one issued for this Credential: use the latest token, or ask again without one.',
     );
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant)).toBe(before);
 
     const asked = await remove(tenant, 'doomed');
     expectRefused(asked, 409, 'confirmation_required');
@@ -872,7 +868,7 @@ describe('deletion', () => {
     expect(asked.json.confirmationToken.length).toBeGreaterThan(20);
     documented(asked.json, 'CredentialRefusal');
     // The token itself is never stored.
-    expect(await snapshot(tenant)).not.toContain(asked.json.confirmationToken);
+    expect(await storedSnapshot(tenant)).not.toContain(asked.json.confirmationToken);
 
     // A wrong token does not delete, and the issued token stays valid.
     const wrong = await remove(tenant, 'doomed', `${asked.json.confirmationToken}x`);
@@ -950,9 +946,9 @@ describe('deletion', () => {
     expectRefused(second, 409, 'confirmation_required');
     expect(second.json.confirmationToken).toEqual(expect.any(String));
     expect(second.json.confirmationToken).not.toBe(first.json.confirmationToken);
-    const before = await snapshot(tenant);
+    const before = await storedSnapshot(tenant);
     expectRefused(await remove(tenant, 'once', first.json.confirmationToken), 400, 'invalid_confirmation');
-    expect(await snapshot(tenant)).toBe(before);
+    expect(await storedSnapshot(tenant)).toBe(before);
 
     // The expiry to the millisecond, through the use case with times of the test's choosing.
     const owner = await getTenant(tenant.tenantId);

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { listInventory } from '#store/capacity.ts';
 import { getTenant } from '#store/tenants.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import type { TestControlPlane } from '../support/gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
 import { processorView } from '../support/processor-view.ts';
-import { tenantPartition } from '../support/stored.ts';
+import { storedSnapshot } from '../support/stored.ts';
 
 /**
  * Refusals of a Plan Change and of an added Stack name their cause, through the routes (the local
@@ -21,11 +20,6 @@ const { subscriptionOf } = processorView(emulator);
 type Tenant = Awaited<ReturnType<TestControlPlane['subscribe']>>;
 
 /** Everything stored for the tenant, and its region's capacity: what a refusal must leave as it was. */
-const snapshot = async (tenant: Tenant) => {
-  const Items = await tenantPartition(tenant.tenantId);
-  return JSON.stringify({ items: Items, inventory: await listInventory(tenant.region) });
-};
-
 /** The four ways to ask for a new Plan or a new Stack, and what each answered. */
 const askEverything = async (tenant: Tenant) => {
   const { sessionToken: token } = await api.signIn(tenant.login);
@@ -44,7 +38,7 @@ const askEverything = async (tenant: Tenant) => {
 
 /** Every answer refuses with `code` (the preview lists it first), and nothing was written. */
 const expectAllRefused = async (tenant: Tenant, code: string) => {
-  const before = await snapshot(tenant);
+  const before = await storedSnapshot(tenant, { inventory: true });
   const { preview, confirm, addPreview, add } = await askEverything(tenant);
   expect(preview.status).toBe(200);
   expect(preview.json.refusals[0]?.code).toBe(code);
@@ -53,7 +47,7 @@ const expectAllRefused = async (tenant: Tenant, code: string) => {
     expect(answer.json.error.message, name).not.toMatch(/resume the subscription/);
   }
   expect(confirm.json.error.message).toBe(preview.json.refusals[0].message);
-  expect(await snapshot(tenant)).toBe(before);
+  expect(await storedSnapshot(tenant, { inventory: true })).toBe(before);
 };
 
 describe('a cancellation scheduled in the billing portal', () => {

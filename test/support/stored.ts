@@ -1,4 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { listInventory } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 
@@ -20,3 +21,16 @@ export const partitionItems = async (pk: string, skPrefix?: string): Promise<Rec
 
 /** Everything stored in the tenant's partition: what a refused request must leave as it was. */
 export const tenantPartition = (tenantId: string) => partitionItems(keys.tenant(tenantId).PK);
+
+/**
+ * What a refused request must leave as it was, as one string to compare before and after: the
+ * tenant's partition, and with `inventory` the capacity of its region too.
+ */
+export const storedSnapshot = async (
+  tenant: { tenantId: string; region: string },
+  what: { inventory?: boolean } = {},
+): Promise<string> =>
+  JSON.stringify({
+    items: await tenantPartition(tenant.tenantId),
+    ...(what.inventory ? { inventory: await listInventory(tenant.region) } : {}),
+  });
