@@ -302,7 +302,75 @@ export const documentText = async () =>
     { cwd: REPO_ROOT, input: JSON.stringify(await buildDocument()), encoding: 'utf8', maxBuffer: 64 << 20 },
   );
 
+export const CLIENT_TYPES_PATH = path.join(REPO_ROOT, 'lib/client/schema.ts');
+export const CLIENT_FACTS_PATH = path.join(REPO_ROOT, 'lib/client/facts.ts');
+
+/** The typed client's types (openapi-typescript) and facts (which requests take an Idempotency-Key, every refusal code). */
+export const clientTexts = async (documentJson: string): Promise<{ types: string; facts: string }> => {
+  const { default: openapiTS, astToString } = await import('openapi-typescript');
+  const document = JSON.parse(documentJson) as {
+    paths: Record<
+      string,
+      Record<string, { parameters?: { name: string; in: string }[]; responses: Record<string, JsonSchema> }>
+    >;
+  };
+  const types = `// Made by npm run openapi from docs/api/openapi.json (openapi-typescript): do not edit.\n${astToString(await openapiTS(JSON.parse(documentJson)))}`;
+  const keyed: string[] = [];
+  const codes = new Set<string>();
+  for (const [documentedPath, methods] of Object.entries(document.paths))
+    for (const [method, operation] of Object.entries(methods)) {
+      if (
+        operation.parameters?.some(
+          (parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key',
+        )
+      )
+        keyed.push(`${method.toUpperCase()} ${documentedPath}`);
+      for (const answer of Object.values(operation.responses))
+        for (const code of answer.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error
+          ?.properties?.code?.enum ?? [])
+          codes.add(code);
+    }
+  const facts = `// Made by npm run openapi from docs/api/openapi.json: do not edit.
+
+/** The requests that take an Idempotency-Key (the client makes one for each). */
+export const TAKES_IDEMPOTENCY_KEY: readonly string[] = ${JSON.stringify(keyed.sort())};
+
+/** Every refusal code the API answers with. */
+export type RefusalCode =
+${[...codes]
+  .sort()
+  .map((code) => `  | '${code}'`)
+  .join('\n')};
+`;
+  return { types, facts };
+};
+
+const formatted = (text: string, file: string) =>
+  execFileSync(
+    path.join(REPO_ROOT, 'node_modules/.bin/biome'),
+    ['format', `--stdin-file-path=${path.relative(REPO_ROOT, file)}`],
+    {
+      cwd: REPO_ROOT,
+      input: text,
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    },
+  );
+
+/** Every file `npm run openapi` writes, with its text. */
+export const generatedFiles = async (): Promise<{ file: string; text: string }[]> => {
+  const document = await documentText();
+  const { types, facts } = await clientTexts(document);
+  return [
+    { file: DOCUMENT_PATH, text: document },
+    { file: CLIENT_TYPES_PATH, text: formatted(types, CLIENT_TYPES_PATH) },
+    { file: CLIENT_FACTS_PATH, text: formatted(facts, CLIENT_FACTS_PATH) },
+  ];
+};
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  writeFileSync(DOCUMENT_PATH, await documentText());
-  console.log(`wrote ${path.relative(REPO_ROOT, DOCUMENT_PATH)}`);
+  for (const { file, text } of await generatedFiles()) {
+    writeFileSync(file, text);
+    console.log(`wrote ${path.relative(REPO_ROOT, file)}`);
+  }
 }
