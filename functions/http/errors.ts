@@ -15,7 +15,7 @@ export type HttpError = Refusal;
  * (lib/openapi/generate.ts), and test/unit/errors.test.ts holds `errorBody` to it.
  */
 export const ErrorBodySchema = v.looseObject({
-  error: v.strictObject({
+  error: v.object({
     code: v.string(),
     message: v.pipe(v.string(), v.description('What to fix.')),
     field: v.optional(v.pipe(v.string(), v.description('The offending field, dotted path.'))),

@@ -12,6 +12,7 @@ export const ERROR_SCHEMA: JsonSchema = (({ $schema: _draft, ...schema }) => sch
 );
 
 export const INFO = {
+  license: { name: 'Proprietary: for tenants of the Stack Control Plane' },
   title: 'Stack Control Plane API',
   version: '1.0.0',
   description:
