@@ -36,3 +36,14 @@ export const API_SECURITY_HEADERS = {
 
 /** The files are small and change with each deploy: browsers revalidate every time. */
 export const CONSOLE_CACHE_CONTROL = 'no-cache';
+
+/**
+ * The API reference page (/docs: lib/reference, Scalar's bundled script over docs/api/openapi.json):
+ * scripts from the site only, as the console; Scalar sets its styles inline, and nothing else loads.
+ */
+export const REFERENCE_SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+} as const;

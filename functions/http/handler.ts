@@ -258,6 +258,25 @@ export const httpHandler = <
     >,
   ) => Promise<HttpResult>,
 ) =>
+  Object.assign(handlerOf(options, run), {
+    /** What the route takes (auth, role, body schema, limits), read by lib/openapi/generate.ts. */
+    contract: options as HandlerContract,
+  });
+
+/** A handler's declared contract: how lib/openapi/generate.ts documents its request. */
+export interface HandlerContract {
+  auth: AuthKind;
+  role?: Role;
+  body?: BodySchema;
+  rawBody?: { maxBytes: number };
+  maxBodyBytes?: number;
+}
+
+const handlerOf = <TSchema extends BodySchema | undefined, TAuth extends AuthKind>(
+  options: Options<TSchema, TAuth>,
+  // biome-ignore lint/suspicious/noExplicitAny: the typed entry point above checks `run`
+  run: (request: HttpRequest<any, any>) => Promise<HttpResult>,
+) =>
   middy<ApiEvent, ApiResult>()
     .use(httpConventions())
     .handler(async (event) => {

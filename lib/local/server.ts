@@ -14,7 +14,12 @@ import { ENVIRONMENT } from '../../functions/ports/config.ts';
 import { installLocalNudge } from '../../functions/ports/nudge.ts';
 import { syncCatalog } from '../../functions/ports/processor/catalog.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
-import { CONSOLE_CACHE_CONTROL, CONSOLE_SECURITY_HEADERS } from '../console-headers.ts';
+import {
+  CONSOLE_CACHE_CONTROL,
+  CONSOLE_SECURITY_HEADERS,
+  REFERENCE_SECURITY_HEADERS,
+} from '../console-headers.ts';
+import { REPO_ROOT } from '../constants.ts';
 import { clockStateFile } from '../local-data.ts';
 import { routes } from '../routes.ts';
 import { AdjustableClock } from './clock.ts';
@@ -126,11 +131,39 @@ const serveConsole = (file: string, response: ServerResponse): boolean => {
   return true;
 };
 
+/**
+ * The API reference (`/docs`): its page and script (lib/reference), Scalar's bundled standalone
+ * script, and the document itself; the same files the console's site ships in the cloud.
+ */
+export const REFERENCE_FILES: Record<string, { file: string; type: string }> = {
+  '/docs': { file: 'lib/reference/index.html', type: 'text/html; charset=utf-8' },
+  '/docs/reference.js': { file: 'lib/reference/reference.js', type: 'text/javascript; charset=utf-8' },
+  '/docs/scalar.js': {
+    file: 'node_modules/@scalar/api-reference/dist/browser/standalone.js',
+    type: 'text/javascript; charset=utf-8',
+  },
+  '/docs/openapi.json': { file: 'docs/api/openapi.json', type: 'application/json' },
+};
+
+const serveReference = (pathname: string, response: ServerResponse): boolean => {
+  const found = REFERENCE_FILES[pathname === '/docs/' ? '/docs' : pathname];
+  if (!found) return false;
+  response
+    .writeHead(200, {
+      'content-type': found.type,
+      ...REFERENCE_SECURITY_HEADERS,
+      'cache-control': CONSOLE_CACHE_CONTROL,
+    })
+    .end(readFileSync(path.join(REPO_ROOT, found.file)));
+  return true;
+};
+
 export const serve =
   (gateway: LocalApiGateway) => async (request: IncomingMessage, response: ServerResponse) => {
     const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
     const file = request.method === 'GET' ? consoleFile(pathname) : undefined;
     if (file && serveConsole(file, response)) return;
+    if (request.method === 'GET' && serveReference(pathname, response)) return;
     // Export archives stream past the adapter (CloudFront's part in the cloud).
     if (isExportDownload(request)) return serveExportDownload(request, response);
     const body = await readRequestBody(request);

@@ -32,6 +32,7 @@ import { type LocalStepFunctionsOptions, startLocalStepFunctions } from '../../l
 import { LocalSweeper } from '../../lib/local/sweeper.ts';
 import { routes } from '../../lib/routes.ts';
 import { payOnCheckout, TEST_CARDS } from './hosted-pages.ts';
+import { answerDisagreements } from './openapi-schema.ts';
 
 export interface CallOptions {
   token?: string;
@@ -131,12 +132,22 @@ export const testGateway = async (
     if (body.length && !headers['content-type']) headers['content-type'] = 'application/json';
     const response = await gateway.dispatch({ method, url, headers, body });
     const text = response.body.toString('utf8');
-    return {
+    const isJson = (response.headers['content-type'] ?? '').startsWith('application/json');
+    const result = {
       status: response.status,
       headers: response.headers,
       cookies: response.cookies,
       json: text ? JSON.parse(text) : undefined,
     };
+    // Every answer a test receives is held to docs/api/openapi.json: its route documents the
+    // status, and the body meets the schema documented for it.
+    const disagreements = answerDisagreements(method, url, {
+      status: result.status,
+      json: isJson ? result.json : undefined,
+    });
+    if (disagreements.length)
+      throw new Error(`The answer disagrees with docs/api/openapi.json:\n${disagreements.join('\n')}`);
+    return result;
   };
 
   const signIn = async (login: string) => {

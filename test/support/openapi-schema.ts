@@ -11,6 +11,9 @@ export interface Schema {
   required?: string[];
   properties?: Record<string, Schema>;
   items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  const?: unknown;
 }
 
 /** docs/api/openapi.json, to hold the answers to what it documents. */
@@ -24,10 +27,24 @@ export const openapi = JSON.parse(
       string,
       {
         operationId: string;
-        responses: Record<string, { content: { 'application/json': { schema: Schema } } }>;
+        responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
       }
     >
   >;
+};
+/** Two schemas that must both hold, as one: properties merged (a field in both must meet both). */
+const merge = (a: Schema, b: Schema): Schema => {
+  const properties: Record<string, Schema> = { ...a.properties };
+  for (const [key, value] of Object.entries(b.properties ?? {}))
+    properties[key] = properties[key] ? { allOf: [properties[key] as Schema, value] } : value;
+  return {
+    ...a,
+    ...b,
+    type: a.type ?? b.type,
+    enum: b.enum ?? a.enum,
+    ...(a.properties || b.properties ? { properties } : {}),
+    required: [...new Set([...(a.required ?? []), ...(b.required ?? [])])],
+  };
 };
 const resolve = (schema: Schema): Schema => {
   if (schema.$ref) {
@@ -35,14 +52,7 @@ const resolve = (schema: Schema): Schema => {
     if (!found) throw new Error(`no schema ${schema.$ref}`);
     return resolve(found);
   }
-  if (schema.allOf) {
-    const merged: Schema = { properties: {}, required: [] };
-    for (const part of schema.allOf.map(resolve)) {
-      Object.assign(merged.properties as Record<string, Schema>, part.properties);
-      merged.required?.push(...(part.required ?? []));
-    }
-    return merged;
-  }
+  if (schema.allOf) return schema.allOf.map(resolve).reduce(merge, {});
   return schema;
 };
 /**
@@ -51,6 +61,13 @@ const resolve = (schema: Schema): Schema => {
  */
 export const undocumented = (value: unknown, schema: Schema, at = '$'): string[] => {
   const s = resolve(schema);
+  const alternatives = s.anyOf ?? s.oneOf;
+  if (alternatives) {
+    const each = alternatives.map((alternative) => undocumented(value, alternative, at));
+    return each.some((found) => found.length === 0) ? [] : (each[0] ?? []);
+  }
+  if (s.const !== undefined && s.const !== value)
+    return [`${at}: ${JSON.stringify(value)} is not ${JSON.stringify(s.const)}`];
   const types = s.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type];
   if (value === null) return types.length === 0 || types.includes('null') ? [] : [`${at}: null`];
   if (s.enum && !s.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} not in the enum`];
@@ -84,8 +101,45 @@ export const documented = (
       value,
       typeof schema === 'string'
         ? { $ref: `#/components/schemas/${schema}` }
-        : (openapi.paths[schema.path]?.[schema.method]?.responses[String(schema.status)]?.content[
+        : (openapi.paths[schema.path]?.[schema.method]?.responses[String(schema.status)]?.content?.[
             'application/json'
-          ].schema ?? { type: 'undefined' }),
+          ]?.schema ?? { type: 'undefined' }),
     ),
   ).toEqual([]);
+
+/** A documented path as a pattern: `{name}` matches one segment. */
+const patterns = Object.keys(openapi.paths).map((documentedPath) => ({
+  documentedPath,
+  pattern: new RegExp(`^${documentedPath.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}));
+/** The documented path a request's URL answers at: a literal path before one with parameters. */
+const documentedPathOf = (method: string, url: string): string | undefined => {
+  const pathname = url.split('?')[0] ?? '';
+  const matches = patterns.filter(
+    ({ documentedPath, pattern }) =>
+      pattern.test(pathname) && openapi.paths[documentedPath]?.[method.toLowerCase()],
+  );
+  return matches.sort((a, b) => a.documentedPath.split('{').length - b.documentedPath.split('{').length)[0]
+    ?.documentedPath;
+};
+
+/**
+ * How an answer the API gave disagrees with docs/api/openapi.json (an empty list when it
+ * agrees): its status is not documented for the route, or its JSON body does not meet the
+ * schema documented for that status. Paths the document does not name (`/_local/`) are not held.
+ */
+export const answerDisagreements = (
+  method: string,
+  url: string,
+  answer: { status: number; json: unknown },
+): string[] => {
+  const documentedPath = documentedPathOf(method, url);
+  if (!documentedPath) return [];
+  const operation = openapi.paths[documentedPath]?.[method.toLowerCase()];
+  const documentedAnswer = operation?.responses[String(answer.status)];
+  const where = `${method} ${documentedPath} ${answer.status}`;
+  if (!documentedAnswer) return [`${where}: the status is not documented`];
+  const schema = documentedAnswer.content?.['application/json']?.schema;
+  if (!schema || answer.json === undefined) return [];
+  return undocumented(answer.json, schema).map((found) => `${where}: ${found}`);
+};

@@ -1,15 +1,56 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { CREDENTIAL_BODY_MAX_BYTES, CREDENTIAL_MATERIAL_MAX_CHARS } from '#core/credentials.ts';
+import { Refusal } from '#core/refusal.ts';
+import { ErrorBodySchema, errorBody } from '#http/errors.ts';
 import { MAX_BODY_BYTES } from '#http/handler.ts';
 import { MAX_OUTCOME_BODY_BYTES } from '../../functions/api/post-dispatcher-export-outcome.ts';
 import { MAX_WEBHOOK_BYTES } from '../../functions/webhooks/processor.ts';
+import { generatedFiles } from '../../lib/openapi/generate.ts';
+import { refusalCatalog } from '../../lib/openapi/refusals.ts';
 import { routes, servedPaths } from '../../lib/routes.ts';
 
 const document = JSON.parse(
   readFileSync(path.resolve(import.meta.dirname, '../../docs/api/openapi.json'), 'utf8'),
 );
+
+describe('the OpenAPI document is made from the code', () => {
+  it('is what `npm run openapi` writes now, and so are the typed client’s types (run it after changing a route, a schema or a refusal)', async () => {
+    for (const { file, text } of await generatedFiles())
+      expect(readFileSync(file, 'utf8') === text, `${file} is stale: run npm run openapi`).toBe(true);
+  }, 120_000);
+
+  it("documents the error body as errors.ts builds it (its valibot schema, the document's Error)", () => {
+    const refusal = new Refusal(409, 'stack_cap_reached', 'Too many (GET /v1/stacks).', {
+      field: 'plan',
+      extra: { stackCap: 5 },
+    });
+    expect(v.safeParse(ErrorBodySchema, errorBody(refusal, 'r-1')).success).toBe(true);
+    expect(v.safeParse(ErrorBodySchema, { error: { code: 'x', message: 'y' } }).success).toBe(false);
+  });
+
+  it('lists, for each refusal answer, codes the code answers, each with its words', () => {
+    const catalog = refusalCatalog();
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads the document's JSON freely
+    type Json = any;
+    for (const methods of Object.values(document.paths as Record<string, Record<string, Json>>))
+      for (const operation of Object.values(methods))
+        for (const [status, answer] of Object.entries(operation.responses as Record<string, Json>)) {
+          if (Number(status) < 400 || status === '413') continue;
+          const codes: string[] =
+            answer.content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
+          expect(codes.length, `${operation.operationId} ${status}`).toBeGreaterThan(0);
+          for (const code of codes) {
+            expect(catalog.has(code) || code === 'unknown_field', `${operation.operationId} ${code}`).toBe(
+              true,
+            );
+            expect(answer.description).toContain(`\`${code}\``);
+          }
+        }
+  });
+});
 
 describe('the OpenAPI document stays current with lib/routes.ts', () => {
   it('documents every route, and nothing that is not a route', () => {

@@ -1,0 +1,2861 @@
+/**
+ * The OpenAPI document's prose for each operation of lib/routes.ts, by route id: what
+ * lib/openapi/generate.ts cannot read from the code (descriptions, parameters, the answers' schemas
+ * and examples, the refusal codes an operation declares beyond those its contract implies).
+ */
+import type { OperationDocs } from './types.ts';
+
+export const OPERATIONS: Record<string, OperationDocs> = {
+  AuthSignIn: {
+    description:
+      "Redirects to the code host's authorize page (OAuth 2.0 authorization code with PKCE S256 and a one-time `state` valid 10 minutes), and sets the short-lived `scp_oauth_state` cookie that binds the sign-in to this browser.",
+    answers: {
+      '302': {
+        description: "To the code host's authorize page",
+      },
+    },
+    refusals: {},
+  },
+  AuthCallback: {
+    description:
+      'The code host redirects here. On first sign-in the user is created with a new tenant in `provisioning` (Home Region `eu`), the user its administrator. Sets the session cookie. A client that sends `Accept: application/json` gets the token as JSON; a browser is redirected to the tenant app. Nothing is created when the sign-in is refused.',
+    parameters: [
+      {
+        name: 'code',
+        in: 'query',
+        schema: {
+          type: 'string',
+        },
+      },
+      {
+        name: 'state',
+        in: 'query',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+      {
+        name: 'error',
+        in: 'query',
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'Signed in (JSON clients)',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['sessionToken'],
+              properties: {
+                sessionToken: {
+                  type: 'string',
+                },
+              },
+            },
+          },
+        },
+      },
+      '302': {
+        description: 'Signed in; to the tenant app (browsers)',
+      },
+    },
+    refusals: {
+      '400': {
+        description:
+          '`invalid_state` (unknown, replayed, or started in another browser), `state_expired`, `code_exchange_failed`, `email_unverified`, `invalid_request`',
+        codes: [
+          'invalid_state',
+          'state_expired',
+          'code_exchange_failed',
+          'email_unverified',
+          'invalid_request',
+        ],
+      },
+      '403': {
+        description: '`sign_in_denied`: consent declined on the code host',
+        codes: ['sign_in_denied'],
+      },
+      '502': {
+        description: '`code_host_unavailable`',
+        codes: ['code_host_unavailable'],
+      },
+    },
+  },
+  AuthSignOut: {
+    description: 'The token stops working on the very next request. Clears the session cookie.',
+    answers: {
+      '204': {
+        description: 'Signed out',
+      },
+    },
+    refusals: {},
+  },
+  GetMe: {
+    answers: {
+      '200': {
+        description: 'Who is signed in',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/Me',
+            },
+          },
+        },
+      },
+    },
+    refusals: {},
+  },
+  PostTenantSlug: {
+    description:
+      "A DNS label: 3 to 40 of lowercase letters, digits and `-`, starting with a letter, not ending with `-`, not reserved (see docs/decisions.md). Unique across all tenants forever and permanent once locked: the same slug again is an idempotent 200. On an account that has left (decommissioning, or a close asked for), the same call starts the same person's new account once the old one is torn down: a new tenant in `provisioning` with this slug (the old slug stays with the old account), the person and this session moved to it, the old account kept readable as a former account. Anyone whose account has left may do this, not only its administrator. A retry with the same slug answers the same success.",
+    requestBody: {},
+    answers: {
+      '200': {
+        description: 'Locked',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['slug', 'stackName'],
+              properties: {
+                slug: {
+                  type: 'string',
+                },
+                stackName: {
+                  type: 'string',
+                  description: '`<slug>.<stack_domain>`',
+                },
+                newAccount: {
+                  type: 'boolean',
+                  const: true,
+                  description: 'Present when this call started a new account (a returning customer).',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '400': {
+        description:
+          '`slug_too_short`, `slug_too_long`, `slug_charset`, `slug_start`, `slug_end`, `slug_hyphens` (`--` as the third and fourth characters, e.g. `xn--`), `slug_reserved`, or a body error',
+        codes: [
+          'slug_too_short',
+          'slug_too_long',
+          'slug_charset',
+          'slug_start',
+          'slug_end',
+          'slug_hyphens',
+          'slug_reserved',
+        ],
+      },
+      '409': {
+        description:
+          "`slug_locked` (this tenant already has another slug; its `slug` is returned at top level) or `slug_taken` (another tenant holds it); on an account that has left: `new_account_not_yet` (the old account still serves or can be exported: `newAccountFrom` gives from when, null for a close still being carried out), `new_account_exists` (a new account was already started with another slug), or `slug_taken` (also for the old account's own slug)",
+        codes: ['slug_locked', 'slug_taken', 'new_account_not_yet', 'new_account_exists'],
+      },
+    },
+  },
+  GetBillingPlans: {
+    description:
+      "The same catalog the add-a-Stack picker uses; it can be read before checkout. `placeable` says whether the Plan can be placed now in the caller's Home Region.",
+    answers: {
+      '200': {
+        description: 'The catalog',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/PlanCatalog',
+            },
+          },
+        },
+      },
+    },
+    refusals: {},
+  },
+  GetBillingStatus: {
+    description:
+      'The state is decided only by the reconciler sweep. `graceDeadline` is set while `past-due` (7 days, then `suspended`) or `suspended` (14 days, then `decommissioning`). History reasons: `checkout_completed`, `payment_failed`, `past_due_grace_elapsed`, `suspended_grace_elapsed`, `payment_recovered`, `cancelled_in_portal`.',
+    parameters: [
+      {
+        name: 'account',
+        in: 'query',
+        required: false,
+        description:
+          'The slug of one of your former accounts (GET /v1/me `formerAccounts`), to read its billing; left out: your current account.',
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'The billing status',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['billingState', 'graceDeadline', 'history', 'moneyBack', 'priceLock'],
+              properties: {
+                billingState: {
+                  type: 'string',
+                  enum: ['provisioning', 'active', 'past-due', 'suspended', 'decommissioning'],
+                },
+                graceDeadline: {
+                  type: ['string', 'null'],
+                  format: 'date-time',
+                },
+                history: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['at', 'from', 'to', 'reason'],
+                    properties: {
+                      at: {
+                        type: 'string',
+                        format: 'date-time',
+                      },
+                      from: {
+                        type: 'string',
+                      },
+                      to: {
+                        type: 'string',
+                      },
+                      reason: {
+                        type: 'string',
+                        description:
+                          'checkout_completed, payment_failed, past_due_grace_elapsed, suspended_grace_elapsed, payment_recovered, cancelled_in_portal, cancelled_by_operator, cancelled_after_failed_payments, cancelled_payment_disputed, refund_granted, closed_by_tenant',
+                      },
+                    },
+                  },
+                },
+                closing: {
+                  type: 'object',
+                  description:
+                    'Present only while decommissioning: why, when the Stacks are torn down, and what the tenant may still do.',
+                  required: [
+                    'reason',
+                    'teardownAt',
+                    'stacksServeUntilTeardown',
+                    'billingStopped',
+                    'tornDown',
+                    'youCanStill',
+                  ],
+                  properties: {
+                    reason: {
+                      type: ['string', 'null'],
+                    },
+                    teardownAt: {
+                      type: ['string', 'null'],
+                      format: 'date-time',
+                      description:
+                        'After a portal cancel, the end of the paid period (the Stacks serve until then); otherwise the end of the export window.',
+                    },
+                    stacksServeUntilTeardown: {
+                      type: 'boolean',
+                    },
+                    billingStopped: {
+                      type: 'boolean',
+                      description: 'The processor confirmed nothing more will be billed.',
+                    },
+                    tornDown: {
+                      type: 'boolean',
+                    },
+                    youCanStill: {
+                      type: 'string',
+                    },
+                  },
+                },
+                moneyBack: {
+                  type: 'object',
+                  description:
+                    "The money-back refund: where to write (with the account's address and the slug), until when, whether it can still be asked for, the grant once made, and the reminder to export first.",
+                  required: [
+                    'supportEmail',
+                    'windowEndsAt',
+                    'available',
+                    'used',
+                    'usedByEarlierAccount',
+                    'reminder',
+                  ],
+                  properties: {
+                    supportEmail: {
+                      type: 'string',
+                    },
+                    windowEndsAt: {
+                      type: ['string', 'null'],
+                      format: 'date-time',
+                      description:
+                        '14 × 24 hours after the payment of the first invoice above zero (null until the sweep has seen one)',
+                    },
+                    available: {
+                      type: 'boolean',
+                      description:
+                        'Only an active account, within the window, that has not used it (nor has the person with an earlier account).',
+                    },
+                    used: {
+                      type: ['object', 'null'],
+                      required: ['requestedAt', 'grantedAt', 'refundedAmount', 'refunds', 'currency'],
+                      properties: {
+                        requestedAt: {
+                          type: 'string',
+                          format: 'date-time',
+                        },
+                        grantedAt: {
+                          type: 'string',
+                          format: 'date-time',
+                        },
+                        refundedAmount: {
+                          type: 'integer',
+                          description: 'Minor units',
+                        },
+                        refunds: {
+                          type: 'integer',
+                        },
+                        currency: {
+                          type: 'string',
+                        },
+                      },
+                    },
+                    reminder: {
+                      type: 'string',
+                    },
+                    usedByEarlierAccount: {
+                      type: ['object', 'null'],
+                      description:
+                        "The refund was used with the person's earlier account (it is once per person): with which (slug) and when.",
+                      required: ['slug', 'grantedAt'],
+                      properties: {
+                        slug: {
+                          type: ['string', 'null'],
+                        },
+                        grantedAt: {
+                          type: 'string',
+                          format: 'date-time',
+                        },
+                      },
+                    },
+                  },
+                },
+                priceLock: {
+                  type: 'object',
+                  description:
+                    'The Founding Price Lock: whether the tenant is founding (its first subscription completed before Open Signup), how many Stacks keep their locked price now, and the locks that ended. Stacks show theirs in GET /v1/stacks.',
+                  required: ['founding', 'lockedStacks', 'ended'],
+                  properties: {
+                    founding: {
+                      type: 'boolean',
+                    },
+                    lockedStacks: {
+                      type: 'integer',
+                    },
+                    ended: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: ['stackId', 'plan', 'endedAt', 'reason'],
+                        properties: {
+                          stackId: {
+                            type: 'string',
+                          },
+                          plan: {
+                            type: 'string',
+                          },
+                          endedAt: {
+                            type: ['string', 'null'],
+                            format: 'date-time',
+                          },
+                          reason: {
+                            type: 'string',
+                            enum: ['plan_change_confirmed', 'subscription_cancelled'],
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`account_not_found`: you have no account with this slug',
+        codes: ['account_not_found'],
+      },
+    },
+  },
+  GetBillingSummary: {
+    description:
+      "Read from the payment processor (any member of the tenant). `currentInvoice` is the latest issued invoice (one line per Stack and Plan, prorations, discount, tax); `nextInvoice` is the processor's estimate of the next one (null once the subscription ends or the account is closing); `paymentMethod` is display only: the card is changed in the billing portal. All null before the first checkout.",
+    parameters: [
+      {
+        name: 'account',
+        in: 'query',
+        required: false,
+        description:
+          'The slug of one of your former accounts (GET /v1/me `formerAccounts`), to read its billing; left out: your current account.',
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'What the tenant pays',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['paymentMethod', 'currentInvoice', 'nextInvoice'],
+              properties: {
+                paymentMethod: {
+                  type: ['object', 'null'],
+                  required: ['brand', 'last4', 'expMonth', 'expYear'],
+                  properties: {
+                    brand: {
+                      type: 'string',
+                    },
+                    last4: {
+                      type: 'string',
+                    },
+                    expMonth: {
+                      type: 'integer',
+                    },
+                    expYear: {
+                      type: 'integer',
+                    },
+                  },
+                },
+                currentInvoice: {
+                  oneOf: [
+                    {
+                      $ref: '#/components/schemas/Invoice',
+                    },
+                    {
+                      type: 'null',
+                    },
+                  ],
+                },
+                nextInvoice: {
+                  oneOf: [
+                    {
+                      $ref: '#/components/schemas/UpcomingInvoice',
+                    },
+                    {
+                      type: 'null',
+                    },
+                  ],
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`account_not_found`: you have no account with this slug',
+        codes: ['account_not_found'],
+      },
+      '502': {
+        description:
+          '`processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later',
+        codes: ['processor_unavailable', 'processor_error'],
+      },
+    },
+  },
+  GetBillingInvoices: {
+    description:
+      'Every issued invoice of the tenant, newest first (drafts are not listed), read from the payment processor (any member of the tenant). Refunds and credit used are on the invoice they belong to. Each invoice links to its page and PDF through our own route (`viewUrl`, `pdfUrl`: GET /v1/billing/invoices/{invoiceRef}/{document}); no processor id or address is in the body. Page with `next`: pass it as `cursor` for the next page; null on the last.',
+    parameters: [
+      {
+        name: 'limit',
+        in: 'query',
+        required: false,
+        description: 'Invoices per page, 1 to 25 (default 10)',
+        schema: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 25,
+        },
+      },
+      {
+        name: 'cursor',
+        in: 'query',
+        required: false,
+        description: 'The `next` of the page before, as given',
+        schema: {
+          type: 'string',
+        },
+      },
+      {
+        name: 'account',
+        in: 'query',
+        required: false,
+        description:
+          'The slug of one of your former accounts (GET /v1/me `formerAccounts`), to read its billing; left out: your current account.',
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'A page of invoices',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['invoices', 'next'],
+              properties: {
+                invoices: {
+                  type: 'array',
+                  items: {
+                    $ref: '#/components/schemas/Invoice',
+                  },
+                },
+                next: {
+                  type: ['string', 'null'],
+                  description: 'The cursor of the next page; null: this is the last.',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '400': {
+        description: '`invalid_field`: `limit` outside 1 to 25, or a `cursor` that is not a `next` we gave',
+        codes: ['invalid_field'],
+      },
+      '404': {
+        description: '`account_not_found`: you have no account with this slug',
+        codes: ['account_not_found'],
+      },
+      '502': {
+        description:
+          '`processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later',
+        codes: ['processor_unavailable', 'processor_error'],
+      },
+    },
+  },
+  GetBillingInvoiceDocument: {
+    description:
+      "The links of an invoice (`viewUrl`, `pdfUrl` of GET /v1/billing/invoices and GET /v1/billing/summary) lead here (any member of the tenant). The processor's address is read now and answered as `Location` of a 303, never in a body. `invoiceRef` is the invoice's `ref`: ours, not the processor's id; only the caller's own invoices are looked at, so another tenant's reference is answered as one we never gave (404).",
+    parameters: [
+      {
+        name: 'invoiceRef',
+        in: 'path',
+        required: true,
+        description: "The invoice's `ref`, as given",
+        schema: {
+          type: 'string',
+        },
+      },
+      {
+        name: 'document',
+        in: 'path',
+        required: true,
+        description: "`view`: the processor's page of the invoice; `pdf`: its PDF",
+        schema: {
+          type: 'string',
+          enum: ['view', 'pdf'],
+        },
+      },
+      {
+        name: 'account',
+        in: 'query',
+        required: false,
+        description:
+          "The slug of one of your former accounts (GET /v1/me `formerAccounts`) whose invoice this is: a former account's invoice links carry it; left out: your current account.",
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '303': {
+        description: "To the processor's page or PDF of the invoice (`Location`)",
+      },
+    },
+    refusals: {
+      '404': {
+        description:
+          "`invoice_not_found` (none of the tenant's invoices has this reference), `account_not_found` (`account` names no account of yours), `invoice_pdf_not_ready` (the invoice has no PDF yet) or `invoice_document_unknown` (`document` is neither `view` nor `pdf`)",
+        codes: [
+          'invoice_not_found',
+          'account_not_found',
+          'invoice_pdf_not_ready',
+          'invoice_document_unknown',
+        ],
+      },
+      '502': {
+        description:
+          '`processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later',
+        codes: ['processor_unavailable', 'processor_error'],
+      },
+    },
+  },
+  PostBillingCheckout: {
+    description:
+      "Checks that exactly the chosen Plan can be placed in the Home Region (never a substitute) and reserves a place for the Checkout Session's lifetime (31 minutes). The session allows promotion codes (first checkout only), always collects a card, computes tax automatically and charges the Plan at once. Repeating the request while the session is open returns the same url; naming another Plan replaces the open session.",
+    requestBody: {},
+    answers: {
+      '200': {
+        description: "The hosted page's address",
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['url'],
+              properties: {
+                url: {
+                  type: 'string',
+                  format: 'uri',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '409': {
+        description:
+          '`slug_required`, `subscription_exists`, `checkout_in_progress`, or `no_capacity` with `reason` and `availablePlans`; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)',
+        codes: [
+          'slug_required',
+          'subscription_exists',
+          'checkout_in_progress',
+          'no_capacity',
+          'account_closing',
+        ],
+        schema: {
+          $ref: '#/components/schemas/NoCapacity',
+        },
+      },
+      '502': {
+        description: '`processor_unavailable` or `processor_error`: nothing was charged',
+        codes: ['processor_unavailable', 'processor_error'],
+      },
+    },
+  },
+  PostBillingWaitlist: {
+    description:
+      'Explicit and idempotent per tenant and Plan. One email is sent once the Plan can be placed in the Home Region.',
+    requestBody: {},
+    answers: {
+      '200': {
+        description: 'Already on the waitlist (the same entry)',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/WaitlistEntry',
+            },
+          },
+        },
+      },
+      '201': {
+        description: 'Joined',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/WaitlistEntry',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '409': {
+        description:
+          '`account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)',
+        codes: ['account_closing'],
+      },
+    },
+  },
+  PostBillingPortal: {
+    description: 'The portal only updates the payment method and cancels (at the end of the period).',
+    answers: {
+      '200': {
+        description: "The hosted page's address",
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['url'],
+              properties: {
+                url: {
+                  type: 'string',
+                  format: 'uri',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '409': {
+        description:
+          '`no_customer`: complete a checkout first; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)',
+        codes: ['no_customer', 'account_closing'],
+      },
+      '502': {
+        description: '`processor_unavailable` or `processor_error`',
+        codes: ['processor_unavailable', 'processor_error'],
+      },
+    },
+  },
+  PostTenantClose: {
+    description:
+      "Expires the tenant's open checkout at the processor, releases its capacity reservation and records the close; the reconciler sweep then moves the tenant to `decommissioning` (reason `closed_by_tenant`). Nothing is charged; the slug stays taken forever. A tenant with a subscription leaves through the billing portal.",
+    answers: {
+      '202': {
+        description: 'The close is recorded; the account is decommissioning within a minute',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['closeRequestedAt', 'message'],
+              properties: {
+                closeRequestedAt: {
+                  type: 'string',
+                  format: 'date-time',
+                },
+                message: {
+                  type: 'string',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '409': {
+        description:
+          '`close_in_portal`: the account has a subscription, cancel it in the portal; `subscription_exists`: a checkout was just paid; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)',
+        codes: ['close_in_portal', 'subscription_exists', 'account_closing'],
+      },
+      '502': {
+        description: '`processor_unavailable` or `processor_error`',
+        codes: ['processor_unavailable', 'processor_error'],
+      },
+    },
+  },
+  GetStacks: {
+    answers: {
+      '200': {
+        description: 'The Stacks',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                stacks: {
+                  type: 'array',
+                  items: {
+                    $ref: '#/components/schemas/Stack',
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {},
+  },
+  PostStacks: {
+    description:
+      'Only while the processor reports the subscription active. Up to the Stack Cap (STACK_CAP, default 5). Placed as at checkout. Billed on the same subscription: one item per price, quantity = Stacks on that price; the proration for the rest of the period lands on the next invoice. No promotion code. The name is `s<n>.<slug>.<stack domain>`.',
+    parameters: [
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: {
+          type: 'string',
+          maxLength: 255,
+        },
+        description:
+          "A retry with the same key creates one Stack and one item change, and answers the first result; the same key with another body is 409 idempotency_key_reused. While the first request may still be running (up to the API function's timeout, 10 s after it claimed the key), 409 request_in_progress; a request that died is taken over after that time, carrying on with the Stack it had chosen.",
+      },
+    ],
+    requestBody: {},
+    answers: {
+      '201': {
+        description: 'The new Stack',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/Stack',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '409': {
+        description:
+          '`no_capacity` (with `reason`, `availablePlans`), `stack_cap_reached` (with `stackCap`), `billing_overdue`, `no_subscription`, `subscription_not_active` (the processor does not report the subscription active, whatever our state says), `cancellation_scheduled` (a cancellation is scheduled for the end of the paid period, before and after the sweep moved the tenant to decommissioning; with `teardownAt`, null until the sweep set it), `account_closing` (leaving for another cause), `idempotency_key_reused`, `request_in_progress`',
+        codes: [
+          'no_capacity',
+          'stack_cap_reached',
+          'billing_overdue',
+          'no_subscription',
+          'subscription_not_active',
+          'cancellation_scheduled',
+          'account_closing',
+          'idempotency_key_reused',
+          'request_in_progress',
+        ],
+      },
+      '502': {
+        description: '`processor_unavailable` or `processor_error`',
+        codes: ['processor_unavailable', 'processor_error'],
+      },
+      '503': {
+        description:
+          "`subscription_busy`: another change of the tenant's subscription items (a Plan Change's billing commit, a price move, another add) held them for more than 3 seconds; nothing was added or charged. Retry after `retryAfterSeconds` (also sent as the `Retry-After` header), with the same Idempotency-Key if one was sent.",
+        codes: ['subscription_busy'],
+        schema: {
+          allOf: [
+            {
+              $ref: '#/components/schemas/Error',
+            },
+            {
+              type: 'object',
+              required: ['retryAfterSeconds'],
+              properties: {
+                retryAfterSeconds: {
+                  type: 'integer',
+                  minimum: 1,
+                  maximum: 30,
+                  description: 'Seconds to wait before retrying.',
+                },
+              },
+            },
+          ],
+        },
+        headers: {
+          'Retry-After': {
+            description: 'Seconds to wait before retrying (the same as `retryAfterSeconds`).',
+            schema: {
+              type: 'integer',
+              minimum: 1,
+            },
+          },
+        },
+      },
+    },
+  },
+  PostStacksPreview: {
+    description:
+      "The same checks as POST /v1/stacks, and the processor's estimate (invoices.createPreview) of the next invoice with the Stack added now: the proration for the rest of the period as `adjustment`, after the current discount, with its tax estimate (`adjustmentTax`) and its lines. Writes nothing.",
+    requestBody: {},
+    answers: {
+      '200': {
+        description: 'The estimate',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                plan: {
+                  type: 'string',
+                },
+                monthlyPrice: {
+                  $ref: '#/components/schemas/Money',
+                },
+                estimatedAt: {
+                  type: 'string',
+                  format: 'date-time',
+                },
+                estimate: {
+                  $ref: '#/components/schemas/InvoiceEstimate',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '409': {
+        description: 'the refusals of POST /v1/stacks',
+        codes: [
+          'no_capacity',
+          'stack_cap_reached',
+          'billing_overdue',
+          'no_subscription',
+          'subscription_not_active',
+          'cancellation_scheduled',
+          'account_closing',
+        ],
+      },
+      '502': {
+        description: '`estimate_unavailable`: the processor could not estimate; no figure is shown',
+        codes: ['estimate_unavailable'],
+      },
+    },
+  },
+  GetStack: {
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'The Stack',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/Stack',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found`: the tenant has no such Stack',
+        codes: ['stack_not_found'],
+      },
+    },
+  },
+  PostStackDispatcherCredential: {
+    description:
+      'The secret is answered once; only its hash is stored. The previous credential keeps working for one hour.',
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '201': {
+        description: 'The new credential',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['credentialId', 'credential', 'issuedAt', 'previousCredentialValidUntil'],
+              properties: {
+                credentialId: {
+                  type: 'string',
+                },
+                credential: {
+                  type: 'string',
+                },
+                issuedAt: {
+                  type: 'string',
+                  format: 'date-time',
+                },
+                previousCredentialValidUntil: {
+                  type: ['string', 'null'],
+                  format: 'date-time',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found`: the tenant has no such Stack',
+        codes: ['stack_not_found'],
+      },
+      '409': {
+        description: '`stack_torn_down` or `credential_rotation_in_progress`',
+        codes: ['stack_torn_down', 'credential_rotation_in_progress'],
+      },
+    },
+  },
+  PostStackProject: {
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    requestBody: {
+      fieldDescriptions: {
+        repository: 'owner/name on the code host',
+      },
+    },
+    answers: {
+      '201': {
+        description: 'The Project',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                projectId: {
+                  type: 'string',
+                },
+                name: {
+                  type: 'string',
+                },
+                repository: {
+                  type: 'string',
+                },
+                registeredAt: {
+                  type: 'string',
+                  format: 'date-time',
+                },
+                credentialRoutes: {
+                  $ref: '#/components/schemas/CredentialRoutes',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found`: the tenant has no such Stack',
+        codes: ['stack_not_found'],
+      },
+      '409': {
+        description:
+          '`watched_projects_cap_reached` (with `watchedProjectsCap`), `project_exists`, `stack_not_running`',
+        codes: ['watched_projects_cap_reached', 'project_exists', 'stack_not_running'],
+      },
+    },
+  },
+  GetStackProjects: {
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'The Projects',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                watchedProjectsCap: {
+                  type: 'integer',
+                },
+                projects: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      projectId: {
+                        type: 'string',
+                      },
+                      name: {
+                        type: 'string',
+                      },
+                      repository: {
+                        type: 'string',
+                      },
+                      registeredAt: {
+                        type: 'string',
+                        format: 'date-time',
+                      },
+                      credentialRoutes: {
+                        $ref: '#/components/schemas/CredentialRoutes',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found`: the tenant has no such Stack',
+        codes: ['stack_not_found'],
+      },
+    },
+  },
+  DeleteStackProject: {
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+      {
+        name: 'projectId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '204': {
+        description: 'Removed',
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found` or `project_not_found`',
+        codes: ['stack_not_found', 'project_not_found'],
+      },
+    },
+  },
+  PostPlanChangePreview: {
+    description:
+      "Both Plans side by side (capacity: placeable_in_location, placeable_elsewhere_in_home_region or would_queue; quotas; monthly prices), the processor's estimate of the next invoice (invoices.createPreview with create_prorations at this moment) with its discount and tax, and the change's own adjustment after the current discount with its tax estimate and its lines in our words, the preserved billing-cycle date, every refusal a confirmation would meet, and warnings. Writes nothing. With any release gate down: 409 plan_changes_unavailable.",
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    requestBody: {},
+    answers: {
+      '200': {
+        description: 'The preview',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                stackId: {
+                  type: 'string',
+                },
+                current: {
+                  type: 'object',
+                  properties: {
+                    plan: {
+                      type: 'string',
+                    },
+                    monthlyPrice: {
+                      $ref: '#/components/schemas/Money',
+                    },
+                    resources: {
+                      type: 'object',
+                    },
+                    quotas: {
+                      type: 'object',
+                    },
+                  },
+                },
+                requested: {
+                  type: 'object',
+                  properties: {
+                    plan: {
+                      type: 'string',
+                    },
+                    monthlyPrice: {
+                      $ref: '#/components/schemas/Money',
+                    },
+                    resources: {
+                      type: 'object',
+                    },
+                    quotas: {
+                      type: 'object',
+                    },
+                    capacity: {
+                      type: 'string',
+                      enum: ['placeable_in_location', 'placeable_elsewhere_in_home_region', 'would_queue'],
+                      description:
+                        "Where the requested Plan can be placed now: in the Stack's location (the change starts at once), elsewhere in the Home Region, or nowhere (the change would queue).",
+                    },
+                  },
+                },
+                estimate: {
+                  oneOf: [
+                    {
+                      $ref: '#/components/schemas/InvoiceEstimate',
+                    },
+                    {
+                      type: 'null',
+                    },
+                  ],
+                  description:
+                    'null when there is nothing to estimate (no subscription yet, or the same Plan) or the processor could not estimate (`estimateUnavailable` says so)',
+                },
+                estimateUnavailable: {
+                  type: ['string', 'null'],
+                },
+                billingCycleDate: {
+                  type: ['string', 'null'],
+                  format: 'date-time',
+                },
+                refusals: {
+                  type: 'array',
+                  description:
+                    'Every refusal a confirmation would meet now, in the order the confirmation checks them (it answers the first); empty when it would be accepted',
+                  items: {
+                    type: 'object',
+                    required: ['code', 'message'],
+                    properties: {
+                      code: {
+                        type: 'string',
+                        enum: [
+                          'account_closing',
+                          'billing_overdue',
+                          'cancellation_scheduled',
+                          'subscription_not_active',
+                          'stack_not_running',
+                          'plan_unchanged',
+                          'operation_in_progress',
+                        ],
+                      },
+                      message: {
+                        type: 'string',
+                        description: 'What to do about it (the message the confirmation would answer)',
+                      },
+                      apiHint: {
+                        type: 'string',
+                        description:
+                          "For developers: the API call that fixes it, kept out of `message` (as in an error's `apiHint`)",
+                      },
+                    },
+                  },
+                },
+                warnings: {
+                  type: 'array',
+                  items: {
+                    type: 'string',
+                  },
+                  description:
+                    'What the tenant should know before confirming: more watched Projects than the new cap allows, and, when the Stack keeps the Founding Price Lock, that confirming ends it for good',
+                },
+                priceLock: {
+                  oneOf: [
+                    {
+                      $ref: '#/components/schemas/PriceLock',
+                    },
+                    {
+                      type: 'null',
+                    },
+                  ],
+                  description:
+                    "The Stack's Founding Price Lock; while it holds, `current.monthlyPrice` is the locked price",
+                },
+                estimatedAt: {
+                  type: 'string',
+                  format: 'date-time',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found`',
+        codes: ['stack_not_found'],
+      },
+      '409': {
+        description: '`plan_changes_unavailable` (with `gatesNotReady`)',
+        codes: ['plan_changes_unavailable'],
+      },
+      '502': {
+        description: '`processor_unavailable` or `processor_error`',
+        codes: ['processor_unavailable', 'processor_error'],
+      },
+    },
+  },
+  PostPlanChange: {
+    description:
+      "Moves the Stack to another Plan. The change is recorded and its workflow started. It starts in `waiting_for_work` (a place for the new Plan held in the Stack's own location in the same transaction; admission of new work is paused) when the Stack's location has room, and otherwise in `waiting_for_capacity` (it looks for a place anywhere in the Home Region every 15 minutes, and expires 7 days after confirmation). A change of the same Stack still waiting for capacity is superseded by the new one. The processor's estimate at this moment is kept on the record (`estimate`, null when the processor could not estimate); billing is committed only once the replacement is healthy. With any release gate down: 409 plan_changes_unavailable.",
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 255,
+          pattern: '^[\\x21-\\x7E]{1,255}$',
+        },
+        description:
+          "1 to 255 visible ASCII characters (400 `invalid_idempotency_key` otherwise). A retry with the same key and the same body confirms once: it answers 202 with the record as it was first answered, and makes sure the change's workflow runs. The same key with another Stack or Plan is 409 `idempotency_key_reused`; while the first request may still be running (up to the API function's timeout, 10 s after it claimed the key), 409 `request_in_progress`; a request that died without recording the change is taken over after that time. A request refused with nothing recorded leaves the key free to use again.",
+      },
+    ],
+    requestBody: {},
+    answers: {
+      '202': {
+        description:
+          'Confirmed: the change runs (`waiting_for_work`) or waits for capacity (`waiting_for_capacity`); follow it with GET /v1/plan-changes/{changeId}',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/PlanChange',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '400': {
+        description:
+          '`invalid_idempotency_key` (with `field`: `Idempotency-Key`), or a body error (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`)',
+        codes: [
+          'invalid_idempotency_key',
+          'invalid_json',
+          'body_too_large',
+          'unknown_field',
+          'invalid_field',
+          'invalid_body',
+        ],
+      },
+      '404': {
+        description: '`stack_not_found`: the tenant has no such Stack',
+        codes: ['stack_not_found'],
+      },
+      '409': {
+        description:
+          "`plan_changes_unavailable` (a release gate is not ready; with `gatesNotReady`; checked first), `idempotency_key_reused` (the same Idempotency-Key with another Stack or Plan), `request_in_progress` (the first request with this Idempotency-Key is still being handled: repeat it in a few seconds), then the first of these that applies, in the order of the preview's `refusals`: `cancellation_scheduled` (a cancellation is scheduled for the end of the paid period: named before and after the sweep moved the tenant to decommissioning for it), `account_closing` (the tenant is decommissioning for another cause), `billing_overdue` (the tenant is past-due or suspended: pay in the billing portal first), `subscription_not_active` (the processor does not report the subscription active, even while our state says active), `stack_not_running` (the Stack is decommissioning or torn down), `plan_unchanged` (the Stack is already on this Plan), `operation_in_progress` (another change of this Stack is past Waiting for Capacity and has not ended); and `confirm_conflict` (the Stack kept changing while the change was confirmed: read GET /v1/plan-changes?stackId=, then try again). Nothing was written. Missing capacity is never a refusal: the change queues.",
+        codes: [
+          'plan_changes_unavailable',
+          'idempotency_key_reused',
+          'request_in_progress',
+          'cancellation_scheduled',
+          'account_closing',
+          'billing_overdue',
+          'subscription_not_active',
+          'stack_not_running',
+          'plan_unchanged',
+          'operation_in_progress',
+          'confirm_conflict',
+        ],
+        schema: {
+          $ref: '#/components/schemas/PlanChangeRefusal',
+        },
+      },
+      '502': {
+        description:
+          '`processor_unavailable` or `processor_error`: the subscription could not be read; nothing was recorded',
+        codes: ['processor_unavailable', 'processor_error'],
+      },
+    },
+  },
+  PostPlanChangeCancel: {
+    description:
+      'Allowed while the change is `waiting_for_capacity` or `waiting_for_work` (`cancellable: true`); the final backup (`preparing`) closes the cancel window. The change ends `cancelled`: admission reopens on the previous Plan, a held place is given back, billing is untouched, and its workflow stops. No request body (or `{}`).',
+    parameters: [
+      {
+        name: 'changeId',
+        in: 'path',
+        required: true,
+        description: 'The change id (`pc_` and lowercase letters and digits)',
+        schema: {
+          type: 'string',
+          pattern: '^pc_[a-z0-9]{1,40}$',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'Cancelled: the record, now `cancelled`',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/PlanChange',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description:
+          "`plan_change_not_found`: the tenant has no such Plan Change (another tenant's change, or an id that is not one, answers the same)",
+        codes: ['plan_change_not_found'],
+      },
+      '409': {
+        description:
+          '`plan_change_ended` (the change already ended; its `status` at top level), `plan_change_not_cancellable` (the change is `preparing`, `switching` or `verifying`: it completes or rolls back on its own; its `status` at top level), `cancel_conflict` (the change kept moving while it was cancelled: try again)',
+        codes: ['plan_change_ended', 'plan_change_not_cancellable', 'cancel_conflict'],
+        schema: {
+          $ref: '#/components/schemas/PlanChangeRefusal',
+        },
+      },
+    },
+  },
+  GetPlanChanges: {
+    description:
+      'Every Plan Change of the tenant, ended ones included, newest confirmation first (any member of the tenant).',
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'query',
+        required: false,
+        description: "Only this Stack's changes (a Stack of another tenant, or none: 404); empty means all",
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'The Plan Changes',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['planChanges'],
+              properties: {
+                planChanges: {
+                  type: 'array',
+                  items: {
+                    $ref: '#/components/schemas/PlanChange',
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found`: `stackId` names no Stack of the tenant',
+        codes: ['stack_not_found'],
+      },
+    },
+  },
+  GetPlanChange: {
+    description:
+      'Both Plans, the status and its history, what the tenant can do next (`recovery`), the estimate shown at confirmation and, once billing committed, the exact adjustment beside it with why they differ (any member of the tenant).',
+    parameters: [
+      {
+        name: 'changeId',
+        in: 'path',
+        required: true,
+        description: 'The change id (`pc_` and lowercase letters and digits)',
+        schema: {
+          type: 'string',
+          pattern: '^pc_[a-z0-9]{1,40}$',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'The Plan Change',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/PlanChange',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description:
+          "`plan_change_not_found`: the tenant has no such Plan Change (another tenant's change, or an id that is not one, answers the same)",
+        codes: ['plan_change_not_found'],
+      },
+    },
+  },
+  GetPlanChangesExport: {
+    description:
+      'Every Plan Change of the tenant, oldest first, one JSON object a line: the same record as GET /v1/plan-changes/{changeId} (no processor id, no operator, no storage locator) plus `exportedAt`, the moment of the export (the same on every line). A tenant with no change gets an empty body. Sent as an attachment (`plan-changes.jsonl`).',
+    answers: {
+      '200': {
+        description: 'The export: each line one object of the schema below, ended by a newline',
+        headers: {
+          'Content-Disposition': {
+            schema: {
+              type: 'string',
+              example: 'attachment; filename="plan-changes.jsonl"',
+            },
+          },
+        },
+        content: {
+          'application/x-ndjson': {
+            schema: {
+              $ref: '#/components/schemas/PlanChangeExportLine',
+            },
+          },
+        },
+      },
+    },
+    refusals: {},
+  },
+  PostCredential: {
+    description:
+      "A new name creates the Credential (201); an existing one rotates it (200): new material, possibly another kind, never another Provider; an archived one comes back. The material is envelope-encrypted with a KMS data key and never returned. The Credential's validation is `pending` until the Stack's Dispatcher checks it; the desired state's version goes up. Accepted kinds: provider-a `oauth_token`, `api_key`, `ambient`; provider-b `auth_file`, `api_key`, `ambient`; provider-c `api_key`. `oauth_token`, `auth_file` and `ambient` spend the tenant's own subscription and need `consent` (who and when come from the session and the Clock); `api_key` needs none. `ambient` stores no material and is accepted only on a Stack whose Dispatcher reports it is a Local Stack using the host Executor. Refusals write nothing.",
+    parameters: [
+      {
+        name: 'name',
+        in: 'path',
+        required: true,
+        description:
+          "The Credential's name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or a digit",
+        schema: {
+          type: 'string',
+          pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
+        },
+      },
+      {
+        name: 'stackId',
+        in: 'query',
+        required: false,
+        description:
+          "The Stack the request acts on; without it (or empty), the tenant's first Stack (`primary`). A Stack of another tenant, or none: 404 `stack_not_found`",
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    requestBody: {
+      description:
+        'At most 36864 bytes (`x-max-body-bytes`): the longest `material`, JSON-escaped (a quote, a backslash or a line break takes two characters), and 4 KB for the other fields. Send other characters as they are (UTF-8), not as `\\u` escapes.',
+      fieldDescriptions: {
+        material:
+          "The secret: the token or key, or the auth file's JSON text (a JSON object with at least one field, at most 16384 bytes in UTF-8). At most 16384 characters whatever the kind (longer: 400 `invalid_field`, field `material`); a token or key is far shorter, and an auth file of 16384 bytes has at most that many characters. Required for every kind but `ambient`, which takes none.",
+        consent:
+          'The administrator consents to spending the personal subscription: exactly for `oauth_token`, `auth_file` and `ambient`',
+        'consent.textVersion':
+          'The version of the consent text shown: the current one, as GET /v1/credentials/catalog gives it (such as 2026-11)',
+        runtimeProfile: 'Left out on a rotation: the current profile stays',
+      },
+    },
+    answers: {
+      '200': {
+        description: 'Rotated',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/Credential',
+            },
+          },
+        },
+      },
+      '201': {
+        description: 'Created',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/Credential',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '400': {
+        description:
+          "`invalid_credential_name`, `kind_not_accepted` (with `accepted`), `consent_required`, `consent_not_expected`, `consent_version_unknown` (with `currentTextVersion`: `consent.textVersion` is not the current consent text's version), `material_required`, `material_not_expected` (`ambient`), `invalid_auth_file` (not JSON, not an object, empty, or over 16384 bytes), or a body error (`invalid_json`, `body_too_large` (over 36864 bytes), `unknown_field`, `invalid_field`, `invalid_body`)",
+        codes: [
+          'invalid_credential_name',
+          'kind_not_accepted',
+          'consent_required',
+          'consent_not_expected',
+          'consent_version_unknown',
+          'material_required',
+          'material_not_expected',
+          'invalid_auth_file',
+          'invalid_json',
+          'body_too_large',
+          'unknown_field',
+          'invalid_field',
+          'invalid_body',
+        ],
+        schema: {
+          $ref: '#/components/schemas/CredentialRefusal',
+        },
+      },
+      '404': {
+        description: '`stack_not_found`: `stackId` names no Stack of the tenant',
+        codes: ['stack_not_found'],
+      },
+      '409': {
+        description:
+          "`provider_change` (the name belongs to a Credential of another Provider: choose a new name), `ambient_not_available` (the Stack's Dispatcher does not report a Local Stack with the host Executor), `stack_not_running` (the Stack was torn down), `credential_conflict` (another provisioning of the same name came first: read the list, then try again)",
+        codes: ['provider_change', 'ambient_not_available', 'stack_not_running', 'credential_conflict'],
+      },
+    },
+  },
+  GetCredentials: {
+    description:
+      'Every Credential of the Stack (archived ones included), never their material, and the Guide selection (any member of the tenant).',
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'query',
+        required: false,
+        description:
+          "The Stack the request acts on; without it (or empty), the tenant's first Stack (`primary`). A Stack of another tenant, or none: 404 `stack_not_found`",
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'The Credentials',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/CredentialList',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found`: `stackId` names no Stack of the tenant',
+        codes: ['stack_not_found'],
+      },
+    },
+  },
+  GetCredentialCatalog: {
+    description:
+      "What the API accepts when provisioning a Credential (any member of the tenant): each Provider with its name, the model and effort a blank Runtime Profile falls back to, and its accepted kinds in order, each saying whether it needs the administrator's consent, is accepted only on a Local Stack using the host Executor (`ambient`), and is metered by the provider (`api_key`); the consent text, with the version a provisioning's `consent.textVersion` must name; the Runtime Profile's activities and efforts. The same for every tenant; reads nothing stored.",
+    answers: {
+      '200': {
+        description: 'The catalog',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/CredentialCatalog',
+            },
+          },
+        },
+      },
+    },
+    refusals: {},
+  },
+  PostCredentialArchive: {
+    description:
+      "The Credential stays in the list, unusable (`unusableReason`: `archived`), and can no longer be a route's Primary or Fallback nor the Guide Credential. A Guide selection naming it is cleared (reason `archived`). Archiving an archived Credential changes nothing. A new provisioning of the name brings it back.",
+    parameters: [
+      {
+        name: 'name',
+        in: 'path',
+        required: true,
+        description:
+          "The Credential's name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or a digit",
+        schema: {
+          type: 'string',
+          pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
+        },
+      },
+      {
+        name: 'stackId',
+        in: 'query',
+        required: false,
+        description:
+          "The Stack the request acts on; without it (or empty), the tenant's first Stack (`primary`). A Stack of another tenant, or none: 404 `stack_not_found`",
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'Archived',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/Credential',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found` or `credential_not_found`',
+        codes: ['stack_not_found', 'credential_not_found'],
+      },
+      '409': {
+        description: '`credential_conflict`: it changed meanwhile; try again',
+        codes: ['credential_conflict'],
+      },
+    },
+  },
+  DeleteCredential: {
+    description:
+      "Blocked (409 `credential_in_use`, with every use) while any Project's intake or dispatch route names the Credential. Otherwise a first request always answers 409 `confirmation_required` with the number of historical Threads bound to it (they become non-resumable; 0 when none is) and a token; repeating it with `confirmationToken` within 15 minutes deletes it. A token that is not the pending one answers 400 `invalid_confirmation` and keeps the pending one; the pending token after it expired, or after more Threads were bound, answers `confirmation_required` again with a new token. A Guide selection naming it is cleared (reason `deleted`).",
+    parameters: [
+      {
+        name: 'name',
+        in: 'path',
+        required: true,
+        description:
+          "The Credential's name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or a digit",
+        schema: {
+          type: 'string',
+          pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
+        },
+      },
+      {
+        name: 'stackId',
+        in: 'query',
+        required: false,
+        description:
+          "The Stack the request acts on; without it (or empty), the tenant's first Stack (`primary`). A Stack of another tenant, or none: 404 `stack_not_found`",
+        schema: {
+          type: 'string',
+        },
+      },
+      {
+        name: 'confirmationToken',
+        in: 'query',
+        required: false,
+        description: 'The token of a `confirmation_required` answer',
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'Deleted',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['name', 'deleted', 'nonResumableThreads'],
+              properties: {
+                name: {
+                  type: 'string',
+                },
+                deleted: {
+                  type: 'boolean',
+                  enum: [true],
+                },
+                nonResumableThreads: {
+                  type: 'integer',
+                  description: 'The Threads bound to it, which can no longer go on',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '400': {
+        description:
+          '`invalid_confirmation`: a `confirmationToken` that is not the pending one (none pending, or another)',
+        codes: ['invalid_confirmation'],
+        schema: {
+          $ref: '#/components/schemas/CredentialRefusal',
+        },
+      },
+      '404': {
+        description: '`stack_not_found` or `credential_not_found`',
+        codes: ['stack_not_found', 'credential_not_found'],
+      },
+      '409': {
+        description:
+          '`credential_in_use` (with `uses`; nothing written), `confirmation_required` (with `threadCount`, `confirmationToken`, `expiresAt`), `credential_conflict` (it changed meanwhile: try again)',
+        codes: ['credential_in_use', 'confirmation_required', 'credential_conflict'],
+        schema: {
+          $ref: '#/components/schemas/CredentialRefusal',
+        },
+      },
+    },
+  },
+  PutProjectCredentialRoutes: {
+    description:
+      "Replaces the Project's routes as a whole: for `intake` and for `dispatch`, a Primary and an optional Fallback, each a Credential of the same Stack that is not archived. An activity left out has no route (a new Thread for it is refused).",
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+      {
+        name: 'projectId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    requestBody: {
+      fieldDescriptions: {
+        'intake.fallback': 'Used when the Primary is not usable; must differ from it',
+        'dispatch.fallback': 'Used when the Primary is not usable; must differ from it',
+      },
+    },
+    answers: {
+      '200': {
+        description: 'The routes',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['projectId', 'stackId', 'credentialRoutes'],
+              properties: {
+                projectId: {
+                  type: 'string',
+                },
+                stackId: {
+                  type: 'string',
+                },
+                credentialRoutes: {
+                  $ref: '#/components/schemas/CredentialRoutes',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '400': {
+        description:
+          '`invalid_route` (a Fallback equal to its Primary; `field` says which), or a body error (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`)',
+        codes: [
+          'invalid_route',
+          'invalid_json',
+          'body_too_large',
+          'unknown_field',
+          'invalid_field',
+          'invalid_body',
+        ],
+      },
+      '404': {
+        description:
+          '`stack_not_found`, `project_not_found`, `credential_not_found` (a name that is no Credential of the Stack)',
+        codes: ['stack_not_found', 'project_not_found', 'credential_not_found'],
+      },
+      '409': {
+        description:
+          '`credential_archived`: an archived Credential cannot be a Primary or a Fallback (`field` says which)',
+        codes: ['credential_archived'],
+      },
+    },
+  },
+  PutGuideCredential: {
+    description:
+      'Every Guide Session of the Stack uses this one Credential, never another. `{ "name": null }` clears the selection (reason `cleared_by_administrator`). A Credential whose validation is pending can be selected (Guide Sessions wait for it); an archived one, or one whose validation failed, cannot.',
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    requestBody: {},
+    answers: {
+      '200': {
+        description: 'The Guide selection',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/GuideSelection',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found` or `credential_not_found`',
+        codes: ['stack_not_found', 'credential_not_found'],
+      },
+      '409': {
+        description: '`credential_unusable` (with `reason`: `archived` or `validation_failed`)',
+        codes: ['credential_unusable'],
+        schema: {
+          $ref: '#/components/schemas/CredentialRefusal',
+        },
+      },
+    },
+  },
+  PostStackExport: {
+    description:
+      "The Stack's Dispatcher builds an uncompressed tar (`manifest.json`, `journal.db`, `bundles/<threadId>.bundle`; see docs/exports.md) and uploads it to the control plane's private storage. Allowed while the Stack runs or is decommissioning, until its teardown; one export at a time per Stack. No body (or `{}`).",
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '202': {
+        description: 'The export, requested',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/Export',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found`: the tenant has no such Stack',
+        codes: ['stack_not_found'],
+      },
+      '409': {
+        description:
+          '`stack_torn_down` (nothing left to export), `export_in_progress` (with `exportId`, the running one)',
+        codes: ['stack_torn_down', 'export_in_progress'],
+      },
+    },
+  },
+  GetStackExports: {
+    description:
+      'The 20 newest exports of the Stack at most, newest first, each exactly as `GET /v1/stacks/{stackId}/exports/{exportId}` shows it (never where it is stored); an empty list when the Stack has none.',
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'The exports',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/ExportList',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found`: the tenant has no such Stack',
+        codes: ['stack_not_found'],
+      },
+    },
+  },
+  GetStackExport: {
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+      {
+        name: 'exportId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+          pattern: '^exp_[a-z0-9]{21}$',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'The export',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/Export',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found`, `export_not_found`',
+        codes: ['stack_not_found', 'export_not_found'],
+      },
+    },
+  },
+  PostStackExportDownload: {
+    description:
+      "The URL is on the console's own site (`https://<console domain>/exports/<opaque key>?Expires=…&Signature=…&Key-Pair-Id=…`, CloudFront with a trusted key; locally the control plane's `/_local/exports/…`), valid 5 minutes; ask again for a fresh one. It names no bucket and no storage path: only the archive's random 256-bit key. Works while decommissioning, until teardown. No body (or `{}`).",
+    parameters: [
+      {
+        name: 'stackId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+      {
+        name: 'exportId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+          pattern: '^exp_[a-z0-9]{21}$',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'Where to download the archive',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['exportId', 'url', 'expiresAt', 'sizeBytes', 'fileName'],
+              properties: {
+                exportId: {
+                  type: 'string',
+                },
+                url: {
+                  type: 'string',
+                  format: 'uri',
+                  description: 'GET it (no session needed) before `expiresAt`',
+                },
+                expiresAt: {
+                  type: 'string',
+                  format: 'date-time',
+                },
+                sizeBytes: {
+                  type: ['integer', 'null'],
+                },
+                fileName: {
+                  type: 'string',
+                  description: 'A name to save it under: `<Stack name>-<exportId>.tar`',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '404': {
+        description: '`stack_not_found`, `export_not_found`',
+        codes: ['stack_not_found', 'export_not_found'],
+      },
+      '409': {
+        description: '`export_not_ready`, `export_failed`, `stack_torn_down`',
+        codes: ['export_not_ready', 'export_failed', 'stack_torn_down'],
+      },
+      '410': {
+        description: '`export_expired`: archives are kept 7 days after they are ready',
+        codes: ['export_expired'],
+      },
+    },
+  },
+  GetDispatcherDesiredState: {
+    parameters: [
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'The desired state; ETag = its version; X-Poll-After-Seconds says when to poll next',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: [
+                'version',
+                'stack',
+                'plan',
+                'resources',
+                'run_cap',
+                'admission',
+                'lifecycle',
+                'poll_after_seconds',
+                'heartbeat_seconds',
+              ],
+              properties: {
+                version: {
+                  type: 'integer',
+                },
+                stack: {
+                  type: 'string',
+                },
+                plan: {
+                  type: 'string',
+                  enum: ['standard', 'plus', 'pro'],
+                },
+                resources: {
+                  type: 'object',
+                  required: ['vcpu', 'vcpuKind', 'memoryGb', 'storageGb'],
+                  properties: {
+                    vcpu: {
+                      type: 'integer',
+                    },
+                    vcpuKind: {
+                      type: 'string',
+                      enum: ['shared'],
+                    },
+                    memoryGb: {
+                      type: 'integer',
+                    },
+                    storageGb: {
+                      type: 'integer',
+                    },
+                  },
+                },
+                run_cap: {
+                  type: 'integer',
+                },
+                admission: {
+                  type: 'string',
+                  enum: ['open', 'paused', 'closed'],
+                  description:
+                    '`open`: take new work; `paused`: take no new work and let active runs finish (a Plan Change runs on the Stack); `closed`: no work at all',
+                },
+                lifecycle: {
+                  type: 'string',
+                  enum: ['running', 'decommissioning', 'torn_down'],
+                },
+                teardown_at: {
+                  type: 'string',
+                  format: 'date-time',
+                  description: 'Only while decommissioning: when the Stack is torn down',
+                },
+                operation: {
+                  type: 'object',
+                  description:
+                    'Only while a Plan Change runs on the Stack (then `admission` is `paused`): the step to carry out and the replacement. A later version with the same `id` and `step` is not a new step. See docs/dispatcher.md.',
+                  required: ['id', 'kind', 'step', 'target'],
+                  properties: {
+                    id: {
+                      type: 'string',
+                      description: "The Plan Change's id (pc_…)",
+                    },
+                    kind: {
+                      type: 'string',
+                      enum: ['plan_change'],
+                    },
+                    step: {
+                      type: 'string',
+                      enum: ['drain', 'backup', 'switch', 'verify'],
+                      description:
+                        '`drain`: start no new work, let active runs finish (report nothing beyond `appliedVersion` and `activeRuns`); `backup`: the final backup; `switch`: create the replacement at `target.location` with `target.resources` and `target.run_cap`, move the Durable Stack State and the Credentials; `verify`: the replacement shows it is healthy',
+                    },
+                    target: {
+                      type: 'object',
+                      required: ['plan', 'location', 'resources', 'run_cap'],
+                      properties: {
+                        plan: {
+                          type: 'string',
+                          enum: ['standard', 'plus', 'pro'],
+                        },
+                        location: {
+                          type: 'string',
+                        },
+                        resources: {
+                          type: 'object',
+                          required: ['vcpu', 'vcpuKind', 'memoryGb', 'storageGb'],
+                          properties: {
+                            vcpu: {
+                              type: 'integer',
+                            },
+                            vcpuKind: {
+                              type: 'string',
+                              enum: ['shared'],
+                            },
+                            memoryGb: {
+                              type: 'integer',
+                            },
+                            storageGb: {
+                              type: 'integer',
+                            },
+                          },
+                        },
+                        run_cap: {
+                          type: 'integer',
+                        },
+                      },
+                    },
+                  },
+                },
+                export: {
+                  type: 'object',
+                  description:
+                    'Only while an export of the Stack runs: build the archive (docs/exports.md), upload it in parts (POST /v1/dispatcher/exports/{exportId}/parts) and report the outcome (POST /v1/dispatcher/exports/{exportId}/outcome). Each `id` once.',
+                  required: ['id', 'requestedAt'],
+                  properties: {
+                    id: {
+                      type: 'string',
+                      description: "The export's id (exp_…)",
+                    },
+                    requestedAt: {
+                      type: 'string',
+                      format: 'date-time',
+                    },
+                  },
+                },
+                credentials: {
+                  type: 'array',
+                  description:
+                    'Only when some: the Credentials waiting for validation (pending, not archived), by name. For each, read the material (GET /v1/dispatcher/credentials/{name}), check it with the provider, and report the verdict for that `version` (POST /v1/dispatcher/credentials/{name}/validation). The control plane never calls a provider with a secret.',
+                  items: {
+                    type: 'object',
+                    required: ['name', 'version'],
+                    properties: {
+                      name: {
+                        type: 'string',
+                      },
+                      version: {
+                        type: 'integer',
+                        description: "The material's version (it goes up at each provisioning)",
+                      },
+                    },
+                  },
+                },
+                poll_after_seconds: {
+                  type: 'integer',
+                  description:
+                    'When to poll next: 10 s while an operation runs, 720 to 1080 s (jittered per Stack) otherwise',
+                },
+                heartbeat_seconds: {
+                  type: 'integer',
+                  description: 'Send the observed state when it changes, and at least this often',
+                },
+              },
+            },
+          },
+        },
+      },
+      '304': {
+        description: 'Unchanged since the ETag sent',
+      },
+    },
+    refusals: {
+      '401': {
+        description: '`dispatcher_credential_required` or `invalid_dispatcher_credential`',
+        codes: ['dispatcher_credential_required', 'invalid_dispatcher_credential'],
+      },
+    },
+  },
+  PutDispatcherObservedState: {
+    requestBody: {
+      fieldDescriptions: {
+        localHostExecutor:
+          'The Stack is a Local Stack using the host Executor (only then are `ambient` Credentials accepted); false when left out',
+        tornDown:
+          'The teardown is done (while decommissioning, once `teardown_at` has passed). While a Plan Change is past its cancel window (step `backup`, `switch` or `verify`) it is not taken and is stored as false: confirm it again once the change has ended.',
+        operation:
+          "The outcome of the last Plan Change step the Dispatcher carried out (`drain` has none). Report it with the observed state that applies the step's version, and keep reporting the last one on later polls. Stored as reported whatever its `id`.",
+        'operation.id': "The desired state's `operation.id` (pc_…)",
+        'operation.reason': 'Why the step failed, for operators (never shown to tenants)',
+        'operation.addressChanged':
+          "After `switch`: the replacement's public IP address differs from the old one",
+      },
+    },
+    answers: {
+      '200': {
+        description: 'Recorded',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                desiredStateVersion: {
+                  type: 'integer',
+                },
+                poll_after_seconds: {
+                  type: 'integer',
+                  description:
+                    'When to poll next: 10 s while an operation runs, 720 to 1080 s (jittered per Stack) otherwise',
+                },
+                heartbeat_seconds: {
+                  type: 'integer',
+                  description: 'Send the observed state when it changes, and at least this often',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '401': {
+        description: '`dispatcher_credential_required` or `invalid_dispatcher_credential`',
+        codes: ['dispatcher_credential_required', 'invalid_dispatcher_credential'],
+      },
+      '409': {
+        description:
+          '`unknown_version`: a version newer than published, or the Stack changed meanwhile (read the desired state again); nothing was stored',
+        codes: ['unknown_version'],
+      },
+    },
+  },
+  GetDispatcherCredential: {
+    description:
+      "Only the calling Dispatcher's own Stack's Credentials: a name of another Stack is simply not found. Check the material with the provider and report the verdict with `version`.",
+    parameters: [
+      {
+        name: 'name',
+        in: 'path',
+        required: true,
+        description:
+          "The Credential's name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or a digit",
+        schema: {
+          type: 'string',
+          pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
+        },
+      },
+    ],
+    answers: {
+      '200': {
+        description: 'The material to check',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['name', 'provider', 'kind', 'version', 'inject'],
+              properties: {
+                name: {
+                  type: 'string',
+                },
+                provider: {
+                  type: 'string',
+                  enum: ['provider-a', 'provider-b', 'provider-c'],
+                },
+                kind: {
+                  type: 'string',
+                  enum: ['oauth_token', 'auth_file', 'api_key', 'ambient'],
+                },
+                version: {
+                  type: 'integer',
+                  description: "The material's version: send it back with the verdict",
+                },
+                inject: {
+                  $ref: '#/components/schemas/Injection',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '401': {
+        description: '`dispatcher_credential_required` or `invalid_dispatcher_credential`',
+        codes: ['dispatcher_credential_required', 'invalid_dispatcher_credential'],
+      },
+      '404': {
+        description:
+          '`credential_not_found`: the Stack has no such Credential (deleted meanwhile: nothing to validate)',
+        codes: ['credential_not_found'],
+      },
+    },
+  },
+  PostDispatcherCredentialValidation: {
+    description:
+      'Counts only for the version checked. `invalid` makes the Credential unusable and clears a Guide selection naming it (reason `validation_failed`). The tenant is told our reason code (`provider_refused`) and its text, never `reason`: that is kept for operators.',
+    parameters: [
+      {
+        name: 'name',
+        in: 'path',
+        required: true,
+        description:
+          "The Credential's name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or a digit",
+        schema: {
+          type: 'string',
+          pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
+        },
+      },
+    ],
+    requestBody: {
+      fieldDescriptions: {
+        version: 'The `version` read with the material',
+        reason: 'Why it is invalid, for operators (never shown to tenants; never the material)',
+      },
+    },
+    answers: {
+      '200': {
+        description: 'Recorded',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['name', 'version', 'validation'],
+              properties: {
+                name: {
+                  type: 'string',
+                },
+                version: {
+                  type: 'integer',
+                },
+                validation: {
+                  type: 'object',
+                  required: ['state', 'checkedAt'],
+                  properties: {
+                    state: {
+                      type: 'string',
+                      enum: ['valid', 'invalid'],
+                    },
+                    reasonCode: {
+                      type: 'string',
+                      enum: ['provider_refused'],
+                      description: 'With `invalid`: what the tenant is told',
+                    },
+                    dispatcherReason: {
+                      type: 'string',
+                      description: 'With `invalid`: the `reason` sent, as recorded for operators',
+                    },
+                    checkedAt: {
+                      type: 'string',
+                      format: 'date-time',
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '401': {
+        description: '`dispatcher_credential_required` or `invalid_dispatcher_credential`',
+        codes: ['dispatcher_credential_required', 'invalid_dispatcher_credential'],
+      },
+      '404': {
+        description: '`credential_not_found`',
+        codes: ['credential_not_found'],
+      },
+      '409': {
+        description:
+          '`stale_version` (with `currentVersion`: the Credential was rotated meanwhile; validate the new material), `credential_changed` (it kept changing: report again)',
+        codes: ['stale_version', 'credential_changed'],
+        schema: {
+          $ref: '#/components/schemas/DispatcherCredentialRefusal',
+        },
+      },
+    },
+  },
+  PostDispatcherThread: {
+    description:
+      "Takes the Project's Credential Route for the activity: the Primary while usable, else the Fallback (with its own Runtime Profile). Model and effort resolve (this request's values, else the Credential's profile for the activity, else the Provider's default) and are bound to the Thread for good. The same `threadId` again answers the same binding with the bound Credential's current material, while that Credential is neither deleted, archived nor disabled by the subscription policy.",
+    requestBody: {},
+    answers: {
+      '200': {
+        description: 'The Thread, bound',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/ThreadBinding',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '401': {
+        description: '`dispatcher_credential_required` or `invalid_dispatcher_credential`',
+        codes: ['dispatcher_credential_required', 'invalid_dispatcher_credential'],
+      },
+      '404': {
+        description: '`project_not_found`: the Stack has no such Project',
+        codes: ['project_not_found'],
+      },
+      '409': {
+        description:
+          '`no_credential_route` (with `activity`), `no_usable_credential` (with `activity` and `reasons`), `thread_exists` (the `threadId` is bound to another Project or activity: use a new id), `thread_not_resumable` (with `reason` and `credential`: start a new Thread)',
+        codes: ['no_credential_route', 'no_usable_credential', 'thread_exists', 'thread_not_resumable'],
+        schema: {
+          $ref: '#/components/schemas/DispatcherCredentialRefusal',
+        },
+      },
+    },
+  },
+  PostDispatcherGuideSession: {
+    description:
+      "Uses the Stack's Guide selection and never another Credential; model and effort resolve from this request, else the Credential's `guide` profile, else the Provider's default, and are bound to the Thread for good. With no usable selection: 409 `guide_unavailable` with the reason; a selected Credential that is gone, archived, failed its validation or is disabled by the subscription policy is cleared then, keeping why. The same `threadId` again answers the same binding.",
+    requestBody: {},
+    answers: {
+      '200': {
+        description: "The Guide Session's Thread, bound (`activity` and `credential.position`: `guide`)",
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/ThreadBinding',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '401': {
+        description: '`dispatcher_credential_required` or `invalid_dispatcher_credential`',
+        codes: ['dispatcher_credential_required', 'invalid_dispatcher_credential'],
+      },
+      '409': {
+        description:
+          "`guide_unavailable` (with `reason`, and `credential` and `cleared` as they apply), `thread_exists` (the `threadId` is bound to a Project's Thread), `thread_not_resumable` (with `reason` and `credential`)",
+        codes: ['guide_unavailable', 'thread_exists', 'thread_not_resumable'],
+        schema: {
+          $ref: '#/components/schemas/DispatcherCredentialRefusal',
+        },
+      },
+    },
+  },
+  PostDispatcherExportParts: {
+    description:
+      'For the export the desired state names (`export.id`). The archive goes up as a multipart upload: PUT each part (every part but the last at least 5 MiB; at most 10,000 parts) to its URL, as it is, and keep the `ETag` each PUT answers. URLs work 15 minutes; ask again for fresh ones at any time. The first request makes the upload.',
+    parameters: [
+      {
+        name: 'exportId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+          pattern: '^exp_[a-z0-9]{21}$',
+        },
+      },
+    ],
+    requestBody: {},
+    answers: {
+      '200': {
+        description: 'One URL per part number',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['exportId', 'parts', 'expiresAt'],
+              properties: {
+                exportId: {
+                  type: 'string',
+                },
+                parts: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['partNumber', 'url'],
+                    properties: {
+                      partNumber: {
+                        type: 'integer',
+                      },
+                      url: {
+                        type: 'string',
+                        format: 'uri',
+                      },
+                    },
+                  },
+                },
+                expiresAt: {
+                  type: 'string',
+                  format: 'date-time',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '401': {
+        description: '`dispatcher_credential_required` or `invalid_dispatcher_credential`',
+        codes: ['dispatcher_credential_required', 'invalid_dispatcher_credential'],
+      },
+      '404': {
+        description: '`export_not_found`: the Stack has no such export',
+        codes: ['export_not_found'],
+      },
+      '409': {
+        description: '`export_not_running` (with `status`): it is ready or failed already',
+        codes: ['export_not_running'],
+      },
+    },
+  },
+  PostDispatcherExportOutcome: {
+    description:
+      "`ready`: the archive's size and every part's number and ETag, in order (the control plane completes the upload; S3 checks each ETag, and the stored size must equal `sizeBytes`). `failed`: why, for the tenant to read. Bodies up to 1 MiB. A repeated report of an ended export answers its status and changes nothing.",
+    parameters: [
+      {
+        name: 'exportId',
+        in: 'path',
+        required: true,
+        schema: {
+          type: 'string',
+          pattern: '^exp_[a-z0-9]{21}$',
+        },
+      },
+    ],
+    requestBody: {
+      fieldDescriptions: {
+        reason:
+          'Why the archive could not be built, for operators (never shown to tenants: they see `failureCode` `build_failed`)',
+      },
+    },
+    answers: {
+      '200': {
+        description: 'The export as the tenant sees it',
+        content: {
+          'application/json': {
+            schema: {
+              $ref: '#/components/schemas/Export',
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '401': {
+        description: '`dispatcher_credential_required` or `invalid_dispatcher_credential`',
+        codes: ['dispatcher_credential_required', 'invalid_dispatcher_credential'],
+      },
+      '404': {
+        description: '`export_not_found`',
+        codes: ['export_not_found'],
+      },
+      '409': {
+        description:
+          '`export_not_running`, `nothing_uploaded` (no part URL was asked for), `upload_incomplete` (S3 refused the parts: the export has failed), `size_mismatch` (with `storedBytes`: the export has failed)',
+        codes: ['export_not_running', 'nothing_uploaded', 'upload_incomplete', 'size_mismatch'],
+      },
+    },
+  },
+  PostDispatcherBlockingVerdict: {
+    requestBody: {},
+    answers: {
+      '200': {
+        description: 'The verdict',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                blocked: {
+                  type: 'boolean',
+                },
+                openBlockers: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '401': {
+        description: '`dispatcher_credential_required` or `invalid_dispatcher_credential`',
+        codes: ['dispatcher_credential_required', 'invalid_dispatcher_credential'],
+      },
+    },
+  },
+  PostOpsRefund: {
+    description:
+      "An operator action, not a tenant one: API Gateway's IAM authorizer lets only requests signed (SigV4) by an IAM principal allowed `execute-api:Invoke` on this route through; no session reaches it, and the local control plane (which has no IAM) answers 403 and points at `npm run ops -- refund`. The address must be the processor customer's or an administrator's (case-insensitive); the window is judged at `requestedAt` (when support received the email; default now, never later than now), inclusive up to 14 × 24 hours after the payment of the first invoice above zero; once per tenant, ever; not while decommissioning. Every payment made in the window is refunded (one refund per payment, keyed per payment), the subscription is cancelled at once (no proration) and its open invoices voided; the grant is recorded on the tenant with the confirmation email. The sweep then moves the tenant to `decommissioning` (reason `refund_granted`). A request that stopped part-way (processor failure) is continued by the same request, refunding nothing twice.",
+    requestBody: {
+      fieldDescriptions: {
+        email: 'The address the tenant wrote to support from',
+        requestedAt: 'When support received the email (default: now)',
+      },
+    },
+    answers: {
+      '200': {
+        description: 'Granted: what was refunded (minor units), and the window',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: [
+                'tenantId',
+                'slug',
+                'requestedAt',
+                'grantedAt',
+                'refundedAmount',
+                'refunds',
+                'currency',
+                'window',
+                'continued',
+              ],
+              properties: {
+                tenantId: {
+                  type: 'string',
+                },
+                slug: {
+                  type: 'string',
+                },
+                requestedAt: {
+                  type: 'string',
+                  format: 'date-time',
+                },
+                grantedAt: {
+                  type: 'string',
+                  format: 'date-time',
+                },
+                refundedAmount: {
+                  type: 'integer',
+                },
+                refunds: {
+                  type: 'integer',
+                },
+                currency: {
+                  type: 'string',
+                },
+                window: {
+                  type: 'object',
+                  required: ['from', 'until'],
+                  properties: {
+                    from: {
+                      type: 'string',
+                      format: 'date-time',
+                    },
+                    until: {
+                      type: 'string',
+                      format: 'date-time',
+                    },
+                  },
+                },
+                continued: {
+                  type: 'boolean',
+                  description: 'This request finished a grant an earlier one had started',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '400': {
+        description: '`requested_in_future`: the request time is later than now; or an invalid body',
+        codes: ['requested_in_future'],
+      },
+      '403': {
+        description:
+          "Not IAM-signed (API Gateway's own 403; locally always), `iam_required`, or `email_mismatch`: the address is neither the customer's nor an administrator's",
+        codes: ['iam_required', 'email_mismatch'],
+      },
+      '404': {
+        description: '`tenant_not_found`: no tenant has the slug',
+        codes: ['tenant_not_found'],
+      },
+      '409': {
+        description:
+          '`already_used` (once per tenant, ever), `decommissioning` (the account is already leaving), `nothing_paid` (no invoice above zero was paid when the email was received), `window_passed` (`windowEndsAt` says when it ended), or `payment_not_seen_yet` (try again in a minute)',
+        codes: ['already_used', 'decommissioning', 'nothing_paid', 'window_passed', 'payment_not_seen_yet'],
+      },
+      '502': {
+        description:
+          '`processor_unavailable` or `processor_error`: the grant stays under way; the same request continues it',
+        codes: ['processor_unavailable', 'processor_error'],
+      },
+    },
+  },
+  ProcessorWebhook: {
+    description:
+      'Called by the payment processor. The `Stripe-Signature` header is verified on the raw body (5-minute tolerance); a verified event of any type is queued and answered 200. It never changes tenant state.',
+    parameters: [
+      {
+        name: 'Stripe-Signature',
+        in: 'header',
+        required: true,
+        schema: {
+          type: 'string',
+        },
+      },
+    ],
+    requestBody: {
+      description:
+        "The event exactly as the processor sent it (its signature covers these bytes), at most 524288 bytes (`x-max-body-bytes`): the processor's events stay well below it.",
+      schema: {
+        type: 'object',
+      },
+    },
+    answers: {
+      '200': {
+        description: 'Verified and queued',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                received: {
+                  type: 'boolean',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refusals: {
+      '400': {
+        description:
+          '`missing_signature`, `invalid_signature` (tampered, other secret or stale), `invalid_payload` (correctly signed but not JSON, or not a processor event with `id`, `type` and `data.object`; nothing is queued) or `body_too_large`',
+        codes: ['missing_signature', 'invalid_signature', 'invalid_payload', 'body_too_large'],
+      },
+    },
+  },
+};
