@@ -3,6 +3,7 @@ import { CONFIRM_REFUSAL_TEXT, expiryOf, startingStatus } from '#core/plan-chang
 import type { PlanValue } from '#core/plans.ts';
 import { endPriceLock } from '#core/price-lock.ts';
 import { Refusal } from '#core/refusal.ts';
+import { crashPoint } from '#ports/crash-point.ts';
 import { logger } from '#ports/logger.ts';
 import { withProcessorDeadline } from '#ports/processor/deadline.ts';
 import { stopPlanChange } from '#ports/workflows.ts';
@@ -76,6 +77,7 @@ export const confirmPlanChange = async (params: {
       return done;
     }
     key = prior.claim;
+    crashPoint('idempotency.claimed', 'plan-change');
   }
   let decided: Awaited<ReturnType<typeof decideAndRecord>>;
   try {

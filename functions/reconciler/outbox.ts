@@ -2,6 +2,7 @@ import { afterFailedAttempt } from '#core/email-retry.ts';
 import type { EmailContent } from '#core/emails.ts';
 import { Refusal } from '#core/refusal.ts';
 import { config } from '#ports/config.ts';
+import { crashPoint } from '#ports/crash-point.ts';
 import { logger } from '#ports/logger.ts';
 import { sendEmail } from '#ports/mail.ts';
 import { RateLimiter } from '#ports/pacer.ts';
@@ -117,6 +118,7 @@ export const sendPendingEmails = async (
       return true;
     }
     await sender.afterStep?.('sent', email.key);
+    crashPoint('email.sent');
     if (!(await markEmailSent(email.key, messageId, now())))
       logger.warn('email delivered again after its lease ran out', { key: email.key, attempt });
     await sender.afterStep?.('recorded', email.key);

@@ -8,6 +8,7 @@ import { Refusal } from '#core/refusal.ts';
 import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-growth.ts';
 import { stackOnPlan } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
+import { crashPoint } from '#ports/crash-point.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
 import { withProcessorDeadline } from '#ports/processor/deadline.ts';
 import { outcomeUnknown, ProcessorError, viaProcessor } from '#ports/processor/errors.ts';
@@ -146,6 +147,7 @@ export const addStack = async (params: {
       );
       if (!prior.claimed) return prior.result as ReturnType<typeof stackView>;
       key = prior.claim;
+      crashPoint('idempotency.claimed', 'add-stack');
       // Taken over from a request that stopped midway: carry on with what it decided.
       if (key.plan.stackId) decided = key.plan as typeof decided;
     }
@@ -267,6 +269,7 @@ const addUnderLease = async (
     }
   }
   const change = sent as NonNullable<typeof sent>;
+  crashPoint('add-stack.billed');
   const stack = {
     ...stackOnPlan({
       stackId: decided.stackId,

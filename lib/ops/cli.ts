@@ -26,6 +26,7 @@ import {
   type StageSecret,
 } from '../deployment.ts';
 import { localTimeOf } from '../local/clock.ts';
+import { armCrashPoints } from '../local/crash-points.ts';
 import { standInQueueCounts } from '../local/sqs-counts.ts';
 import { awsStageCloud, MissingClient, NoCredentials, type StageCloud } from './cloud.ts';
 import { refundFailure } from './refund-exit.ts';
@@ -126,6 +127,8 @@ const useTarget = (table: string | undefined, dataDirectory: string): Target => 
     environment: Record<string, string>;
   };
   Object.assign(process.env, environment);
+  // The crash run's named kill points reach the ops CLI too (a refund killed midway).
+  armCrashPoints(dataDirectory);
   // The local control plane's time is the wall clock plus the offset it keeps in its data folder.
   return { label: `local control plane ${api}`, local: true, now: localTimeOf(dataDirectory) };
 };
