@@ -147,6 +147,8 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
     let life = 0;
     const start = async (arm: ArmedPoint[]) => {
       writeFileSync(crashPointsFile(dataDirectory), JSON.stringify({ arm }));
+      // Written again once it is up (its queue and mail stand-ins' ports change with each start).
+      rmSync(path.join(dataDirectory, 'endpoints.json'), { force: true });
       life++;
       const child = spawn(
         process.execPath,
@@ -174,7 +176,7 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
         if (child.exitCode !== null || child.signalCode !== null) return;
         try {
           const answer = await fetch(`${apiUrl}/_local/clock`, { signal: AbortSignal.timeout(2_000) });
-          if (answer.status === 200) return;
+          if (answer.status === 200 && existsSync(path.join(dataDirectory, 'endpoints.json'))) return;
         } catch {
           // Not listening yet.
         }
@@ -284,7 +286,7 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
     const killing = (async () => {
       while (driving || kills < options.kills) {
         const child = ours as ChildProcess;
-        const lifeMs = 3_000 + Math.floor(random() * 12_000);
+        const lifeMs = 5_000 + Math.floor(random() * 15_000);
         const died = await Promise.race([exited(child).then(() => true), sleep(lifeMs).then(() => false)]);
         if (!died) {
           child.kill('SIGKILL');
