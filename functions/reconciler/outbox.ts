@@ -5,6 +5,7 @@ import { config } from '#ports/config.ts';
 import { crashPoint } from '#ports/crash-point.ts';
 import { logger } from '#ports/logger.ts';
 import { sendEmail } from '#ports/mail.ts';
+import { recordCrashLeftover } from '#ports/metrics.ts';
 import { RateLimiter } from '#ports/pacer.ts';
 import {
   claimEmail,
@@ -119,8 +120,10 @@ export const sendPendingEmails = async (
     }
     await sender.afterStep?.('sent', email.key);
     crashPoint('email.sent');
-    if (!(await markEmailSent(email.key, messageId, now())))
+    if (!(await markEmailSent(email.key, messageId, now()))) {
       logger.warn('email delivered again after its lease ran out', { key: email.key, attempt });
+      recordCrashLeftover('email_sent_again');
+    }
     await sender.afterStep?.('recorded', email.key);
     run.sent++;
     return true;

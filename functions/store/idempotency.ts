@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { claimVerdict, inProgressUntil } from '#core/idempotency.ts';
 import { idempotencyKeyReused, requestInProgress } from '#core/refusal.ts';
 import { API_FUNCTION_TIMEOUT_SECONDS } from '#ports/config.ts';
+import { recordCrashLeftover } from '#ports/metrics.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
@@ -132,6 +133,8 @@ export const claimIdempotencyKey = async (
     // Another request took it over, finished it, or it was released: decide again from what is there.
     return claimIdempotencyKey(tenantId, key, fingerprint, now);
   }
+  // Its holder stopped midway (its function died or timed out): a trace an operator can count.
+  recordCrashLeftover('idempotency_claim_taken_over');
   return { claimed: true, claim: { tenantId, key, claimId, plan: existing.plan } };
 };
 
