@@ -104,10 +104,19 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
   let kills = 0;
   try {
     // The outside services: DynamoDB Local and the processor emulator, each its own process.
-    const table = await startDynamoDbLocal({
-      port: await freePort(),
-      dataDirectory: path.join(dataDirectory, 'dynamodb'),
-    });
+    // Java is slow to come up on a busy machine (a minute and more): tried three times.
+    let table: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
+    for (let attempt = 1; !table; attempt++) {
+      try {
+        table = await startDynamoDbLocal({
+          port: await freePort(),
+          dataDirectory: path.join(dataDirectory, 'dynamodb'),
+        });
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        log(`crash: DynamoDB Local did not come up (${(error as Error).message.slice(0, 80)}); again`);
+      }
+    }
     outside.push(table);
     const apiPort = await freePort();
     const apiUrl = `http://localhost:${apiPort}`;
