@@ -111,6 +111,7 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
         table = await startDynamoDbLocal({
           port: await freePort(),
           dataDirectory: path.join(dataDirectory, 'dynamodb'),
+          readyWithinMs: 180_000,
         });
       } catch (error) {
         if (attempt >= 3) throw error;
