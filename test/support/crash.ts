@@ -348,6 +348,9 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
     for (const stuck of driver.abandoned.filter((step) => step.startsWith('Plan Changes and exports end')))
       violations.push(`stuck after the kills: ${stuck}`);
     const points = Object.keys(byPoint).filter((label) => label !== 'random').length;
+    // A run whose kills all landed while nothing was being done proves nothing: said as a violation.
+    if (points === 0)
+      violations.push('no named kill point fired: the money path was not driven (see the steps given up on)');
     const line = `crash: ${kills} kills at ${points} points, ${violations.length} violations, settled in ${settledSeconds.toFixed(1)} s`;
     return {
       kills,
