@@ -5,6 +5,7 @@ import { placeablePlansFor } from '#core/placement.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { Refusal } from '#core/refusal.ts';
 import { config } from '#ports/config.ts';
+import { crashPoint } from '#ports/crash-point.ts';
 import { logger } from '#ports/logger.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
 import { checkoutSession, createCheckoutSession } from '#ports/processor/checkout.ts';
@@ -179,6 +180,7 @@ export const startCheckout = async (params: {
           attemptId,
         }),
       );
+      crashPoint('checkout.session-created');
       await recordCheckoutSession(tenant.tenantId, attemptId, session);
       // The sweep looks when the reservation lapses: it expires the session, then frees the place.
       await lookNoLaterThan(tenant.tenantId, expiresAt.toISOString());

@@ -8,6 +8,7 @@ import {
   sameEmail,
 } from '#core/money-back.ts';
 import { Refusal } from '#core/refusal.ts';
+import { crashPoint } from '#ports/crash-point.ts';
 import { customerEmail } from '#ports/processor/customers.ts';
 import { viaProcessor as viaTheProcessor } from '#ports/processor/errors.ts';
 import { invoicePayments, type Payment, settledInvoices } from '#ports/processor/payments.ts';
@@ -197,6 +198,7 @@ export const grantMoneyBack = async (params: {
     payments.push(...(await viaProcessor(() => invoicePayments(charge.invoiceId))));
   const before = continued ? refundedBefore(payments) : { amount: 0, refunds: 0 };
   const outcome = await viaProcessor(() => refundSubscription(subscriptionId, 'refund_granted', payments));
+  crashPoint('refund.refunded');
   const completion = {
     grantedAt: now.toISOString(),
     refundedAmount: before.amount + outcome.refundedAmount,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type ExportRecord, exportId, exportView, startRefusal } from '#core/exports.ts';
 import { Refusal } from '#core/refusal.ts';
+import { crashPoint } from '#ports/crash-point.ts';
 import { newObjectKey } from '#ports/export-storage.ts';
 import { endExport, getExport, startExport } from '#store/exports.ts';
 import { requireStack } from '../stacks/views.ts';
@@ -53,6 +54,7 @@ export const requestExport = async (params: {
     { ...record, objectKey: newObjectKey() },
     stack.runningExport?.exportId,
   );
+  crashPoint('export.started');
   if (!started) {
     // The Stack changed meanwhile: torn down, or another export started first.
     const now = await requireStack(params.tenantId, params.stackId);

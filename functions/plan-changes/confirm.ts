@@ -58,6 +58,7 @@ export const confirmPlanChange = async (params: {
       tenantId: tenant.tenantId,
       key: params.idempotencyKey,
       fingerprint: confirmFingerprint(params.stackId, plan),
+      label: 'plan-change',
       now: params.now,
     },
     async (key) => {

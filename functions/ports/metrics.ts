@@ -67,6 +67,9 @@ export const METRIC = {
   // API requests that failed on something that is not a refusal of ours nor a fault a retry
   // clears: our defects (each with an `unhandled error` log line).
   apiUnhandledErrors: 'ApiUnhandledErrors',
+  // What a process that died midway leaves to its successor (docs/crash.md).
+  idempotencyClaimsTakenOver: 'IdempotencyClaimsTakenOver',
+  emailsSentAgain: 'EmailsSentAgain',
 } as const;
 
 /** A fault of an external dependency that our code (or its SDK) retries, absorbs or parks. */
@@ -183,6 +186,17 @@ export const recordSweep = (summary: SweepFigures): EmfDocument => {
     ...moved,
   });
 };
+
+/**
+ * What a process that died midway left behind, found by its successor: an Idempotency-Key claim
+ * whose holder never finished, taken over by a retry; an email SES accepted whose outbox record a
+ * dead process never wrote, sent again after its lease ran out (docs/crash.md).
+ */
+export const recordCrashLeftover = (kind: 'idempotency_claim_taken_over' | 'email_sent_again'): EmfDocument =>
+  emit({
+    [kind === 'idempotency_claim_taken_over' ? METRIC.idempotencyClaimsTakenOver : METRIC.emailsSentAgain]:
+      count(1),
+  });
 
 /** One processor webhook: verified and queued, or refused for its signature (missing, wrong or too old). */
 export const recordWebhook = (outcome: WebhookOutcome): EmfDocument =>

@@ -2,8 +2,10 @@ import { afterFailedAttempt } from '#core/email-retry.ts';
 import type { EmailContent } from '#core/emails.ts';
 import { Refusal } from '#core/refusal.ts';
 import { config } from '#ports/config.ts';
+import { crashPoint } from '#ports/crash-point.ts';
 import { logger } from '#ports/logger.ts';
 import { sendEmail } from '#ports/mail.ts';
+import { recordCrashLeftover } from '#ports/metrics.ts';
 import { RateLimiter } from '#ports/pacer.ts';
 import {
   claimEmail,
@@ -117,8 +119,11 @@ export const sendPendingEmails = async (
       return true;
     }
     await sender.afterStep?.('sent', email.key);
-    if (!(await markEmailSent(email.key, messageId, now())))
+    crashPoint('email.sent');
+    if (!(await markEmailSent(email.key, messageId, now()))) {
       logger.warn('email delivered again after its lease ran out', { key: email.key, attempt });
+      recordCrashLeftover('email_sent_again');
+    }
     await sender.afterStep?.('recorded', email.key);
     run.sent++;
     return true;

@@ -19,6 +19,7 @@ import { endPriceLock, lockAtActivation } from '#core/price-lock.ts';
 import { stackName } from '#core/slug.ts';
 import { decommissioned, FIRST_STACK_ID, stackOnPlan, tornDown } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
+import { crashPoint } from '#ports/crash-point.ts';
 import { logger } from '#ports/logger.ts';
 import { expireCheckoutSession } from '#ports/processor/checkout.ts';
 import { failedPaymentAt, voidOpenInvoices } from '#ports/processor/invoices.ts';
@@ -134,6 +135,7 @@ const lapseCheckout = async (tenant: Tenant, billing: Billing | undefined, now: 
     if (status === 'complete') return;
   }
   await releaseReservation(tenant.homeRegion, tenant.tenantId);
+  crashPoint('sweep.between-writes', 'lapse');
   await clearCheckout(tenant.tenantId, checkout.attemptId);
 };
 
@@ -428,6 +430,7 @@ export const reconcileTenant = async (tenantId: string, now: Date): Promise<Reco
     record,
   });
   if (!committed) return { tenantId, transitions: [], committed };
+  crashPoint('sweep.between-writes', 'committed');
   if (state.state === 'active' && truth === 'covered' && primary && !leaving)
     await rollOutPricesQuietly(tenantId, primary.id, now);
   if (leaving) {

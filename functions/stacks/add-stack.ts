@@ -8,6 +8,7 @@ import { Refusal } from '#core/refusal.ts';
 import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-growth.ts';
 import { stackOnPlan } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
+import { crashPoint } from '#ports/crash-point.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
 import { withRequestProcessorBudget } from '#ports/processor/deadline.ts';
 import { outcomeUnknown, ProcessorError, processorRefusal, viaProcessor } from '#ports/processor/errors.ts';
@@ -140,6 +141,7 @@ export const addStack = async (params: {
         tenantId: tenant.tenantId,
         key: params.idempotencyKey,
         fingerprint: addStackFingerprint(plan),
+        label: 'add-stack',
         now,
       },
       async (key) => {
@@ -271,6 +273,7 @@ const addUnderLease = async (
     }
   }
   const change = sent as NonNullable<typeof sent>;
+  crashPoint('add-stack.billed');
   const stack = {
     ...stackOnPlan({
       stackId: decided.stackId,

@@ -4,6 +4,8 @@ import * as v from 'valibot';
 import { claimVerdict, inProgressUntil } from '#core/idempotency.ts';
 import { idempotencyKeyReused, requestInProgress } from '#core/refusal.ts';
 import { API_FUNCTION_TIMEOUT_SECONDS } from '#ports/config.ts';
+import { crashPoint } from '#ports/crash-point.ts';
+import { recordCrashLeftover } from '#ports/metrics.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
@@ -132,6 +134,8 @@ export const claimIdempotencyKey = async (
     // Another request took it over, finished it, or it was released: decide again from what is there.
     return claimIdempotencyKey(tenantId, key, fingerprint, now);
   }
+  // Its holder stopped midway (its function died or timed out): a trace an operator can count.
+  recordCrashLeftover('idempotency_claim_taken_over');
   return { claimed: true, claim: { tenantId, key, claimId, plan: existing.plan } };
 };
 
@@ -144,13 +148,21 @@ export const claimIdempotencyKey = async (
  * stay (an outcome it could not learn), left for a retry to take over at once.
  */
 export const withIdempotencyKey = async <T>(
-  request: { tenantId: string; key: string | undefined; fingerprint: string; now: Date },
+  request: {
+    tenantId: string;
+    key: string | undefined;
+    fingerprint: string;
+    now: Date;
+    /** Which request this is, for the crash run's kill point (`add-stack`, `plan-change`). */
+    label: string;
+  },
   work: (claim: IdempotencyClaim | undefined) => Promise<T>,
   options: { replay?: (result: T) => Promise<T>; keepOnFailure?: () => boolean } = {},
 ): Promise<T> => {
   if (!request.key) return work(undefined);
   const prior = await claimIdempotencyKey(request.tenantId, request.key, request.fingerprint, request.now);
   if (!prior.claimed) return options.replay ? options.replay(prior.result as T) : (prior.result as T);
+  crashPoint('idempotency.claimed', request.label);
   try {
     return await work(prior.claim);
   } catch (error) {

@@ -1,5 +1,6 @@
 import { HttpError } from '#http/errors.ts';
 import { httpHandler } from '#http/handler.ts';
+import { crashPoint } from '#ports/crash-point.ts';
 import { logger } from '#ports/logger.ts';
 import { recordWebhook } from '#ports/metrics.ts';
 import { isProcessorEvent } from '#ports/processor/events.ts';
@@ -54,6 +55,7 @@ export const handler = httpHandler(
       throw notAnEvent('The signed body is not a processor event');
     }
     await enqueueProcessorEvent({ id: event.id, type: event.type }, rawBody.toString('utf8'));
+    crashPoint('intake.enqueued');
     recordWebhook('verified');
     // The schedule is the backstop, not the pace: ask for a sweep now, once per short window
     // however many events arrive (never fatal to the intake).

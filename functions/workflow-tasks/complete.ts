@@ -1,7 +1,12 @@
 import type { PlanChangeExecution } from '#core/plan-change.ts';
 import { clock } from '#ports/clock.ts';
+import { crashPoint } from '#ports/crash-point.ts';
 import { completeChange } from '../plan-changes/complete.ts';
 
 /** Step Functions task `Complete` of the Plan Change workflow (statemachines/plan-change.asl.json). */
-export const handler = (input: PlanChangeExecution): Promise<PlanChangeExecution> =>
-  completeChange(input, clock().now());
+export const handler = async (input: PlanChangeExecution): Promise<PlanChangeExecution> => {
+  const output = await completeChange(input, clock().now());
+  // Killed here, the task did its work and the workflow never heard: its retry runs it again.
+  crashPoint('plan-change.task', 'complete');
+  return output;
+};

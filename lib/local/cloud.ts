@@ -28,6 +28,11 @@ export interface LocalCloudOptions {
   stepFunctionsPort?: number;
   kmsPort?: number;
   s3Port?: number;
+  /**
+   * An outside DynamoDB (Local) to use instead of starting one: it outlives this process, as the
+   * cloud's table does (the crash run, test/crash/run.ts). The table is created there if missing.
+   */
+  dynamoDbEndpoint?: string;
   /** Told as each part comes up: its name, what it is and where, and how long it took (ms). */
   progress?: (part: string, detail: string, ms: number) => void;
   /**
@@ -125,6 +130,11 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
   const dynamoStarting = timed(
     'table',
     async () => {
+      if (options.dynamoDbEndpoint) {
+        const endpoint = options.dynamoDbEndpoint;
+        await ensureTable(endpoint, LOCAL_TABLE_NAME);
+        return { endpoint, pid: undefined, stop: async () => undefined };
+      }
       const started = await startDynamoDbLocal({
         port: dynamoDbPort,
         ...(options.dataDirectory ? { dataDirectory: path.join(options.dataDirectory, 'dynamodb') } : {}),
@@ -137,7 +147,8 @@ export const startLocalCloud = async (options: LocalCloudOptions = {}): Promise<
       }
       return started;
     },
-    (started) => `DynamoDB Local (Java) at ${started.endpoint}, table ${LOCAL_TABLE_NAME}`,
+    (started) =>
+      `${options.dynamoDbEndpoint ? 'outside DynamoDB' : 'DynamoDB Local (Java)'} at ${started.endpoint}, table ${LOCAL_TABLE_NAME}`,
   );
   // Awaited below; a failure meanwhile (no Java) must not count as an unhandled rejection.
   dynamoStarting.catch(() => undefined);

@@ -57,11 +57,18 @@ export interface DynamoDbLocalOptions {
   port: number;
   /** Folder for the database file; in memory when absent. */
   dataDirectory?: string;
+  /** How long Java may take to answer (default 60 s; the crash run waits longer on a busy machine). */
+  readyWithinMs?: number;
 }
 
-const waitUntilReady = async (endpoint: string, process: ChildProcess, stderr: () => string) => {
+const waitUntilReady = async (
+  endpoint: string,
+  process: ChildProcess,
+  stderr: () => string,
+  readyWithinMs = 60_000,
+) => {
   const client = new DynamoDBClient({ endpoint, region: 'eu-west-1', credentials: localCredentials });
-  const deadline = performance.now() + 60_000;
+  const deadline = performance.now() + readyWithinMs;
   try {
     while (performance.now() < deadline) {
       if (process.exitCode !== null) throw new Error(`DynamoDB Local exited: ${stderr()}`);
@@ -72,7 +79,9 @@ const waitUntilReady = async (endpoint: string, process: ChildProcess, stderr: (
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    throw new Error(`DynamoDB Local did not answer on ${endpoint} within 60 s: ${stderr()}`);
+    throw new Error(
+      `DynamoDB Local did not answer on ${endpoint} within ${readyWithinMs / 1000} s: ${stderr()}`,
+    );
   } finally {
     client.destroy();
   }
@@ -110,7 +119,7 @@ export const startDynamoDbLocal = async (options: DynamoDbLocalOptions): Promise
     await exited;
   };
   try {
-    await waitUntilReady(endpoint, child, () => errorOutput);
+    await waitUntilReady(endpoint, child, () => errorOutput, options.readyWithinMs);
   } catch (error) {
     await stop();
     throw error;

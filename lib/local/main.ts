@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULTS, ENVIRONMENT } from '../../functions/ports/config.ts';
 import { REPO_ROOT } from '../constants.ts';
 import { JavaMissingError } from './dynamodb.ts';
-import { PortInUseError, startControlPlane } from './server.ts';
+import { PortInUseError, startLocalControlPlane } from './server.ts';
 
 /** `npm start`: the whole control plane on this machine, no cloud account needed. */
 const USAGE = `Usage: npm start -- [--fresh] [--port 3000] [--data-dir .local] [--sweep-every 60] [--manual-sweep] [--verbose]
@@ -12,6 +12,8 @@ const USAGE = `Usage: npm start -- [--fresh] [--port 3000] [--data-dir .local] [
   --data-dir   where the local state is kept across restarts (default .local)
   --sweep-every seconds between scheduled reconciler sweeps (default 60; processor events nudge one at once)
   --manual-sweep no scheduled or nudged sweeps: run each one with POST /_local/sweep (to step through by hand)
+  --processor-url use an outside processor emulator (node lib/local/processor/main.ts) at this URL instead of one in this process
+  --dynamodb-endpoint use an outside DynamoDB Local at this URL instead of starting one (the table is created there)
   --verbose    also a JSON line for every routine request (env REQUEST_LOG_SAMPLE_RATE=1 does the same);
                sweeps, errors, refusals of money operations and state changes are always printed`;
 
@@ -34,6 +36,8 @@ const main = async () => {
       },
       'manual-sweep': { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
+      'processor-url': { type: 'string' },
+      'dynamodb-endpoint': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -62,7 +66,9 @@ const main = async () => {
   let slowest = { part: '', ms: 0 };
   // Said with the first part (once the port is ours: a taken port is one line on stderr, no more).
   let announced = false;
-  const plane = await startControlPlane({
+  const plane = await startLocalControlPlane({
+    ...(values['processor-url'] ? { processorUrl: values['processor-url'] } : {}),
+    ...(values['dynamodb-endpoint'] ? { dynamoDbEndpoint: values['dynamodb-endpoint'] } : {}),
     port,
     dataDirectory: values['data-dir'],
     fresh: values.fresh,
@@ -88,7 +94,7 @@ const main = async () => {
 Stack Control Plane (local) ready in ${seconds.toFixed(1)} s${slow}
   Console          ${plane.url}/   (sign in through the code-host stand-in)
   API              ${plane.url}
-  Processor        ${plane.processor.url}   (Stripe API emulator, hosted Checkout, Portal and invoices)
+  Processor        ${plane.processorUrl}   (Stripe API emulator, hosted Checkout, Portal and invoices)
   Sign in (JSON)   POST ${plane.url}/_local/sign-in      {"login":"alice"}
   Pay (no browser) POST ${plane.url}/_local/processor/checkout/<sessionId>/pay   {"card":"4242 4242 4242 4242"}
   Clock            GET  ${plane.url}/_local/clock  ·  POST ${plane.url}/_local/clock/advance {"seconds":86400}

@@ -40,6 +40,7 @@ import { localRoutes } from './routes/index.ts';
 /** How often the local simulated Dispatchers poll when the control plane runs on its own. */
 const FLEET_POLL_SECONDS = 2;
 
+import { armCrashPoints } from '../crash-points.ts';
 import { MailArchive, mailFile } from './mail.ts';
 import { closeServer, listenOn } from './ports.ts';
 import type { ProcessorEmulator } from './processor/emulator.ts';
@@ -75,13 +76,27 @@ export interface ControlPlaneOptions extends LocalCloudOptions {
   host?: string;
   /** Print one line for every sweep that changed something (`npm start` does). */
   logSweeps?: boolean;
+  /**
+   * An outside processor emulator (lib/local/processor/main.ts) to use instead of starting one in
+   * this process: it outlives this process, as the processor does (the crash run). Its webhooks
+   * are its own to deliver; `POST /_local/processor/checkout/{id}/pay` is then its own route.
+   */
+  processorUrl?: string;
 }
 
-export interface RunningControlPlane {
+/** The control plane with the processor emulator in this process (every test's and the bench's). */
+export interface RunningControlPlane extends LocalControlPlane {
+  processor: ProcessorEmulator;
+}
+
+/** The control plane as `npm start` runs it: the emulator in this process, or an outside one. */
+export interface LocalControlPlane {
   url: string;
+  /** The processor's API (the emulator in this process or the outside one). */
+  processorUrl: string;
   cloud: LocalCloud;
   codeHost: LocalCodeHost;
-  processor: ProcessorEmulator;
+  processor?: ProcessorEmulator;
   sweeper: LocalSweeper;
   clock: AdjustableClock;
   gateway: LocalApiGateway;
@@ -243,7 +258,19 @@ const takeApiPort = async (server: Server, port: number, host: string): Promise<
  * adjustable clock, and every route of lib/routes.ts plus the local-only `/_local/` routes.
  * The API port is taken before anything else starts; until everything is ready it answers 503.
  */
-export const startControlPlane = async (options: ControlPlaneOptions = {}): Promise<RunningControlPlane> => {
+export const startControlPlane = async (
+  options: Omit<ControlPlaneOptions, 'processorUrl'> = {},
+): Promise<RunningControlPlane> => {
+  const plane = await startLocalControlPlane(options);
+  const { processor } = plane;
+  if (!processor) throw new Error('the processor emulator did not start');
+  return { ...plane, processor };
+};
+
+/** `npm start`'s control plane: startControlPlane, or with `processorUrl` an outside emulator's. */
+export const startLocalControlPlane = async (
+  options: ControlPlaneOptions = {},
+): Promise<LocalControlPlane> => {
   let gateway: LocalApiGateway | undefined;
   const httpServer = createApiServer((request, response) => {
     if (!gateway) {
@@ -300,20 +327,27 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     codeHost = await startCodeHost();
     progress('code host', `sign-in stand-in at ${codeHost.url}`, performance.now() - startedAt);
     startedAt = performance.now();
-    processor = await startLocalProcessor(
-      clock,
-      options.dataDirectory ? path.join(options.dataDirectory, 'processor.json') : undefined,
-    );
-    progress('processor', `Stripe emulator at ${processor.url}`, performance.now() - startedAt);
+    if (options.processorUrl) {
+      progress('processor', `outside Stripe emulator at ${options.processorUrl}`, 0);
+    } else {
+      processor = await startLocalProcessor(
+        clock,
+        options.dataDirectory ? path.join(options.dataDirectory, 'processor.json') : undefined,
+      );
+      progress('processor', `Stripe emulator at ${processor.url}`, performance.now() - startedAt);
+    }
+    const processorUrl = options.processorUrl ?? (processor as ProcessorEmulator).url;
     startedAt = performance.now();
     const board = cloud.faults;
-    if (board) processor.useFaultBoard(board);
+    if (board) processor?.useFaultBoard(board);
     Object.assign(
       process.env,
       cloud.environment,
       codeHostEnvironment(codeHost),
-      processorEnvironment(processor),
+      processorEnvironment(processorUrl),
     );
+    // The crash run's named kill points, armed from the data folder (none without its file).
+    if (options.dataDirectory) armCrashPoints(options.dataDirectory);
     process.env.STACK_DOMAIN ??= ENVIRONMENT.STACK_DOMAIN.localDefault;
     process.env.MAIL_FROM ??= ENVIRONMENT.MAIL_FROM.localDefault;
     process.env.SES_MAX_SEND_RATE ??= ENVIRONMENT.SES_MAX_SEND_RATE.localDefault;
@@ -336,7 +370,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       ],
       await loadAuthorizer(),
     );
-    deliverWebhooksTo(processor, url);
+    if (processor) deliverWebhooksTo(processor, url);
     await syncCatalog();
     progress(
       'api',
@@ -359,7 +393,7 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
       writeFileSync(
         path.join(options.dataDirectory, 'endpoints.json'),
         JSON.stringify(
-          { api: url, environment: { ...cloud.environment, ...processorEnvironment(processor) } },
+          { api: url, environment: { ...cloud.environment, ...processorEnvironment(processorUrl) } },
           null,
           2,
         ),
@@ -367,8 +401,9 @@ export const startControlPlane = async (options: ControlPlaneOptions = {}): Prom
     }
     return {
       url,
+      processorUrl,
       codeHost,
-      processor,
+      ...(processor ? { processor } : {}),
       sweeper,
       cloud,
       clock,

@@ -25,6 +25,7 @@ import {
   STAGE_SECRETS,
   type StageSecret,
 } from '../deployment.ts';
+import { armCrashPoints } from '../crash-points.ts';
 import { localTimeOf, standInQueueCounts } from '../local-data.ts';
 import { awsStageCloud, MissingClient, NoCredentials, type StageCloud } from './cloud.ts';
 import { refundFailure } from './refund-exit.ts';
@@ -528,6 +529,8 @@ const useTarget = (table: string | undefined, dataDirectory: string): Target => 
     environment: Record<string, string>;
   };
   Object.assign(process.env, environment);
+  // The crash run's named kill points reach the ops CLI too (a refund killed midway).
+  armCrashPoints(dataDirectory);
   // The local control plane's time is the wall clock plus the offset it keeps in its data folder.
   return { label: `local control plane ${api}`, local: true, now: localTimeOf(dataDirectory) };
 };

@@ -368,7 +368,7 @@ describe('how operators reach it', () => {
     const customer = subscriptionOf(tenant.tenantId).customer;
     const dataDir = opsDataFolder({
       api: api.apiUrl,
-      environment: processorEnvironment(emulator),
+      environment: processorEnvironment(emulator.url),
       offsetMs: api.clock.offsetSeconds * 1000,
     });
     const ops = (args: string[]) => runOps([...args, '--data-dir', dataDir]);

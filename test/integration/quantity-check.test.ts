@@ -316,7 +316,7 @@ describe('quantities check, the use case', () => {
 
 const ops = runOps;
 /** A local control plane's data folder whose environment points at this file's table and emulator. */
-const dataFolder = () => opsDataFolder({ environment: processorEnvironment(emulator) });
+const dataFolder = () => opsDataFolder({ environment: processorEnvironment(emulator.url) });
 
 describe('npm run ops -- quantities check', () => {
   it('exits 3 with one line naming the tenant, the Plan and the quantities; 0 once they match again', async () => {

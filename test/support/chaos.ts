@@ -1,21 +1,19 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
-import { EMAIL_RETRY_CAP_MS } from '../../functions/core/email-retry.ts';
-import { RECONCILE_BACKOFF_CAP_MS } from '../../functions/core/reconcile-backoff.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { db, tableName } from '../../functions/store/client.ts';
 import { listDueTenants } from '../../functions/store/due.ts';
 import { keys } from '../../functions/store/keys.ts';
 import { FaultBoard } from '../../lib/local/faults.ts';
+import type { ProcessorState } from '../../lib/local/processor/state.ts';
 import { type RunningControlPlane, startControlPlane } from '../../lib/local/server.ts';
 import { standInQueueCounts } from '../../lib/local-data.ts';
 import { armEveryKind, everyFaultKind } from './faults.ts';
-import { cancelInPortal, TEST_CARDS, updateCardInPortal } from './hosted-pages.ts';
+import { type Answer, moneyPathDriver, type Tenant } from './money-path.ts';
 
 /**
  * The chaos run (issue 25): tenants go through the money path while every kind of fault of the
@@ -58,66 +56,6 @@ export interface ChaosResult {
   line: string;
 }
 
-interface Tenant {
-  index: number;
-  login: string;
-  token: string;
-  tenantId: string;
-  email: string;
-  card: string;
-  stackId?: string;
-  portalUrl?: string;
-  /** What the path did to it. */
-  refunded?: boolean;
-  cancelled?: boolean;
-  planChangeId?: string;
-  exportId?: string;
-}
-
-/**
- * The least real time `until` waits by default: longer than the intake queue's visibility timeout
- * (120 s locally: an event whose apply failed comes back after it) and two reconcile backoffs.
- */
-const UNTIL_PATIENCE_MS = 130_000;
-
-/**
- * The least real time the settle waits for nothing to be owed: an event that failed three times
- * under the faults comes back 32 s after its last failure (functions/core/intake-retry.ts).
- */
-const SETTLE_PATIENCE_MS = 45_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Runs `work` over `items`, `limit` at a time. */
-const pool = async <T>(items: T[], limit: number, work: (item: T) => Promise<void>) => {
-  const queue = [...items];
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-    }),
-  );
-};
-
-/** The 409s that say to repeat the same request soon (the others are final answers). */
-const RETRY_409 = new Set(['checkout_in_progress', 'subscription_busy', 'request_in_progress']);
-
-/**
- * Answers that say the request wrote nothing and may be repeated (each route's contract): the
- * processor did not answer or was out of time (nothing charged, nothing held), the account's
- * rate limit, another change of the subscription under way. A step refused only with these is
- * the correct behaviour under sustained faults, not a step the driver failed to drive.
- */
-const NOTHING_WRITTEN = (answer: Answer): boolean =>
-  (answer.status === 502 && answer.body?.error?.code === 'processor_unavailable') ||
-  answer.status === 429 ||
-  (answer.status === 503 && answer.body?.error?.code === 'subscription_busy');
-
-interface Answer {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, read freely
-  body: any;
-}
-
 export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
   const log = options.log ?? (() => undefined);
   const share = options.share ?? 0.05;
@@ -132,102 +70,22 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
     sweepMode: 'manual',
     faults: board,
   });
-  const abandoned: string[] = [];
-  const refusedRetryably: string[] = [];
   try {
-    const call = async (
-      method: string,
-      urlPath: string,
-      body?: unknown,
-      token?: string,
-      headers: Record<string, string> = {},
-    ): Promise<Answer> => {
-      try {
-        const response = await fetch(`${plane.url}${urlPath}`, {
-          method,
-          headers: {
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-            ...(token ? { authorization: `Bearer ${token}` } : {}),
-            ...headers,
-          },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          // A route answers within its own timeout (a sweep's is 60 s); longer is a hang.
-          signal: AbortSignal.timeout(90_000),
-        });
-        const text = await response.text();
-        let parsed: unknown;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          parsed = text;
-        }
-        return { status: response.status, body: parsed };
-      } catch (error) {
-        return { status: 0, body: String(error) };
-      }
-    };
-    /**
-     * Calls until `done` holds for the answer, at most `withinMs` (a 5xx, 429, 409 or lost answer
-     * is retried with the same key, as a patient client does: a 409 such as checkout_in_progress
-     * says to repeat in a few seconds); anything else that is not done ends it. Answers the last.
-     */
-    const patiently = async (
-      what: string,
-      make: (key: string) => Promise<Answer>,
-      done: (answer: Answer) => boolean,
-      withinMs = 90_000,
-    ): Promise<Answer | undefined> => {
-      const key = `chaos-${randomBytes(8).toString('hex')}`;
-      const deadline = performance.now() + withinMs;
-      let last: Answer | undefined;
-      const seen: string[] = [];
-      let onlyNothingWritten = true;
-      for (let attempt = 0; performance.now() < deadline; attempt++) {
-        last = await make(key);
-        if (done(last)) return last;
-        if (!NOTHING_WRITTEN(last)) onlyNothingWritten = false;
-        seen.push(`${last.status}${last.body?.error?.code ? ` ${last.body.error.code}` : ''}`);
-        const retryable409 = last.status === 409 && RETRY_409.has(last.body?.error?.code);
-        if (last.status !== 0 && last.status < 500 && last.status !== 429 && !retryable409) break;
-        await sleep(Math.min(2_000, 100 * 2 ** attempt));
-      }
-      (onlyNothingWritten && seen.length > 0 ? refusedRetryably : abandoned).push(
-        `${what}: ${last?.status} ${JSON.stringify(last?.body).slice(0, 200)} (answers: ${seen.join(', ')})`,
-      );
-      return undefined;
-    };
-    const sweep = () => call('POST', '/_local/sweep');
-    const as = async (tenant: Tenant, method: string, urlPath: string, body?: unknown, key?: string) => {
-      const answer = await call(method, urlPath, body, tenant.token, key ? { 'idempotency-key': key } : {});
-      if (answer.status !== 401) return answer;
-      const again = await call('POST', '/_local/sign-in', { login: tenant.login });
-      if (again.status === 200) tenant.token = again.body.sessionToken;
-      return call(method, urlPath, body, tenant.token, key ? { 'idempotency-key': key } : {});
-    };
-    /**
-     * Sweeps (and polls the fleet) until `probe` holds: at least `rounds` times and at least
-     * UNTIL_PATIENCE_MS. Rounds alone were too short with few tenants (a round takes a fraction of
-     * a second): what failed under a fault comes back after a wait of real time, a tenant's
-     * reconciliation after its 30 s backoff (doubling), an event after its visibility timeout.
-     * Before, a tenant whose first Stack waited for either was counted as a give-up.
-     */
-    const until = async (
-      what: string,
-      probe: () => Promise<boolean>,
-      rounds = 40,
-      patienceMs = options.patienceMs ?? UNTIL_PATIENCE_MS,
-    ) => {
-      const patientUntil = performance.now() + patienceMs;
-      for (let round = 0; round < rounds || performance.now() < patientUntil; round++) {
-        if (await probe()) return true;
-        if (round >= rounds) await sleep(1_000);
-        await sweep();
-        await call('POST', '/_local/fleet/tick');
-      }
-      abandoned.push(`${what}: never held`);
-      return false;
-    };
-
+    const driver = moneyPathDriver({
+      url: () => plane.url,
+      loginPrefix: `chaos-${options.seed}`,
+      ...(options.patienceMs === undefined ? {} : { patienceMs: options.patienceMs }),
+      pay: (sessionId, card) => driver.call('POST', `/_local/processor/checkout/${sessionId}/pay`, { card }),
+      startDispatcher: (credential) => driver.call('POST', '/_local/fleet/dispatchers', { credential }),
+      tickFleet: async () => {
+        await driver.call('POST', '/_local/fleet/tick');
+      },
+      grantMoneyBack: async (tenant) => {
+        await grantMoneyBack({ slug: tenant.login, email: tenant.email, now: plane.clock.now() });
+      },
+      advanceClock: (seconds) => driver.call('POST', '/_local/clock/advance', { seconds }),
+    });
+    const { as, tenants, abandoned, refusedRetryably } = driver;
     // Room for every tenant's Stacks (the seed's totals are for a person trying it out).
     for (const slot of (await listInventory('eu')).slots)
       await setCapacityTotal(
@@ -240,222 +98,24 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       `chaos: seed ${options.seed}, ${options.tenants} tenants, ${share * 100}% of each dependency's calls fault`,
     );
 
-    const tenants: Tenant[] = [];
-    const signUp = async (index: number) => {
-      const login = `chaos-${options.seed}-${index}-${randomBytes(2).toString('hex')}`;
-      const signed = await patiently(
-        `sign in ${login}`,
-        () => call('POST', '/_local/sign-in', { login }),
-        (a) => a.status === 200,
-      );
-      if (!signed) return;
-      const tenant: Tenant = {
-        index,
-        login,
-        token: signed.body.sessionToken,
-        tenantId: signed.body.tenantId,
-        email: `${login}@users.code-host.test`,
-        // Every fourth tenant's card pays the checkout and fails the renewal.
-        card: index % 4 === 1 ? TEST_CARDS.failsLater : TEST_CARDS.succeeds,
-      };
-      const slug = await patiently(
-        `slug ${login}`,
-        () => as(tenant, 'POST', '/v1/tenant/slug', { slug: login }),
-        (a) => a.status === 200 || (a.status === 409 && a.body?.code === 'slug_already_set'),
-      );
-      if (!slug) return;
-      tenants.push(tenant);
-    };
-
-    const checkout = async (tenant: Tenant) => {
-      const started = await patiently(
-        `checkout ${tenant.login}`,
-        (key) => as(tenant, 'POST', '/v1/billing/checkout', { plan: 'standard' }, key),
-        (a) => a.status === 200 || a.status === 201,
-      );
-      if (!started) return;
-      const sessionId = new URL(started.body.url).pathname.split('/').at(-1);
-      await patiently(
-        `pay ${tenant.login}`,
-        () => call('POST', `/_local/processor/checkout/${sessionId}/pay`, { card: tenant.card }),
-        (a) => a.status === 200 || a.status === 409,
-      );
-      await until(`first Stack of ${tenant.login}`, async () => {
-        const stacks = await as(tenant, 'GET', '/v1/stacks');
-        const first = stacks.body?.stacks?.[0];
-        if (first) tenant.stackId = first.stackId;
-        return Boolean(first);
-      });
-    };
-
-    const startDispatcher = async (tenant: Tenant) => {
-      if (!tenant.stackId) return;
-      const issued = await patiently(
-        `dispatcher credential ${tenant.login}`,
-        () => as(tenant, 'POST', `/v1/stacks/${tenant.stackId}/dispatcher-credential`),
-        (a) => a.status === 201,
-      );
-      if (!issued) return;
-      await patiently(
-        `dispatcher ${tenant.login}`,
-        () => call('POST', '/_local/fleet/dispatchers', { credential: issued.body.credential }),
-        (a) => a.status === 201,
-      );
-    };
-
-    const addStack = (tenant: Tenant) =>
-      patiently(
-        `added Stack ${tenant.login}`,
-        (key) => as(tenant, 'POST', '/v1/stacks', { plan: 'standard' }, key),
-        (a) => a.status === 201,
-      );
-
-    const planChange = async (tenant: Tenant) => {
-      if (!tenant.stackId) return;
-      const confirmed = await patiently(
-        `Plan Change ${tenant.login}`,
-        (key) => as(tenant, 'POST', `/v1/stacks/${tenant.stackId}/plan-changes`, { plan: 'plus' }, key),
-        (a) => a.status === 201 || a.status === 202 || a.status === 200,
-      );
-      if (confirmed?.body?.changeId) tenant.planChangeId = confirmed.body.changeId;
-    };
-
-    const startExport = async (tenant: Tenant) => {
-      if (!tenant.stackId) return;
-      const started = await patiently(
-        `export ${tenant.login}`,
-        (key) => as(tenant, 'POST', `/v1/stacks/${tenant.stackId}/exports`, undefined, key),
-        (a) => a.status === 201 || a.status === 202 || a.status === 200,
-      );
-      if (started?.body?.exportId) tenant.exportId = started.body.exportId;
-    };
-
-    const refund = async (tenant: Tenant) => {
-      for (let attempt = 0; attempt < 12; attempt++) {
-        try {
-          await grantMoneyBack({ slug: tenant.login, email: tenant.email, now: plane.clock.now() });
-          tenant.refunded = true;
-          return;
-        } catch (error) {
-          const code = (error as { code?: string }).code;
-          if (code === 'already_granted') {
-            tenant.refunded = true;
-            return;
-          }
-          await sweep();
-        }
-      }
-      abandoned.push(`refund ${tenant.login}: never granted`);
-    };
-
-    const portalOf = async (tenant: Tenant) => {
-      const portal = await patiently(
-        `portal ${tenant.login}`,
-        () => as(tenant, 'POST', '/v1/billing/portal'),
-        (a) => a.status === 200 || a.status === 201,
-      );
-      return portal?.body?.url as string | undefined;
-    };
-
-    const started = performance.now();
-    await pool(
-      Array.from({ length: options.tenants }, (_, i) => i),
-      options.concurrency ?? 4,
-      signUp,
-    );
-    await pool(tenants, options.concurrency ?? 4, async (tenant) => {
-      await checkout(tenant);
-      await startDispatcher(tenant);
-      if (tenant.index % 3 === 0) await addStack(tenant);
-      if (tenant.index % 5 === 2) await refund(tenant);
-      else if (tenant.index % 3 === 1) await planChange(tenant);
-      if (tenant.index % 4 === 3) await startExport(tenant);
-    });
-    log(`chaos: path driven up to the renewal in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-
-    // The renewal: a month passes; the failing cards' renewals fail.
-    const advanced = await patiently(
-      'clock advance',
-      () => call('POST', '/_local/clock/advance', { seconds: 32 * 86_400 }),
-      (a) => a.status === 200,
-    );
-    if (advanced) for (let round = 0; round < 3; round++) await sweep();
-    await pool(tenants, options.concurrency ?? 4, async (tenant) => {
-      if (tenant.refunded) return;
-      const portalUrl = await portalOf(tenant);
-      if (!portalUrl) return;
-      if (tenant.card === TEST_CARDS.failsLater) {
-        // Recovery: a working card pays what is due.
-        await updateCardInPortal(portalUrl, TEST_CARDS.succeeds).catch(() => undefined);
-      } else if (tenant.index % 6 === 0) {
-        const done = await cancelInPortal(portalUrl).catch(() => undefined);
-        if (done && done.status < 400) tenant.cancelled = true;
-      }
-    });
+    await driver.drive(options.tenants, options.concurrency ?? 4, log, 'chaos');
 
     // The faults stop; the sweep settles.
     board.disarm();
     const settleStarted = performance.now();
-    await until(
-      'Plan Changes and exports end',
-      async () => {
-        for (const tenant of tenants) {
-          if (tenant.planChangeId) {
-            const change = await as(tenant, 'GET', `/v1/plan-changes/${tenant.planChangeId}`);
-            if (!['completed', 'rolled_back', 'cancelled', 'failed'].includes(change.body?.status))
-              return false;
-          }
-          if (tenant.exportId && tenant.stackId) {
-            const exported = await as(
-              tenant,
-              'GET',
-              `/v1/stacks/${tenant.stackId}/exports/${tenant.exportId}`,
-            );
-            if (!['ready', 'failed'].includes(exported.body?.status)) return false;
-          }
-        }
-        return true;
-      },
-      120,
-    );
-    // Every retry the sweep owes falls due: the longest backoff (a tenant's reconciliation, an
-    // email) passes on the clock, which is data. Then it sweeps until nothing is owed: the intake
-    // queue empty (an event that failed under a fault comes back within seconds, the retry rule of
-    // functions/core/intake-retry.ts: 2, 8, 32 s) and no tenant due. Before, a tenant whose last
-    // reconciliation failed just before the faults stopped still waited out its backoff when the
-    // invariants were read ("billing state provisioning but the processor says active").
-    await patiently(
-      'clock past every backoff',
-      () =>
-        call('POST', '/_local/clock/advance', {
-          seconds: Math.max(RECONCILE_BACKOFF_CAP_MS, EMAIL_RETRY_CAP_MS) / 1000 + 60,
-        }),
-      (a) => a.status === 200,
-    );
-    await until(
-      'nothing owed (intake empty, no tenant due)',
-      async () => {
-        const intake = await intakeCounts(plane);
-        if (intake.waiting + intake.inFlight > 0) return false;
-        return (await listDueTenants(plane.clock.now(), 1)).due.length === 0;
-      },
-      3,
-      Math.max(options.patienceMs ?? UNTIL_PATIENCE_MS, SETTLE_PATIENCE_MS),
-    );
-    // A look the sweep scheduled a moment ahead (a tenant polled again a minute later) is owed too:
-    // five minutes pass on the clock before the last sweeps. Without it, a provisioning tenant whose
-    // subscription the processor had canceled was read a minute before its look (seed 25, once).
-    await patiently(
-      'clock past the looks scheduled ahead',
-      () => call('POST', '/_local/clock/advance', { seconds: 300 }),
-      (a) => a.status === 200,
-    );
-    for (let round = 0; round < 3; round++) await sweep();
+    await driver.settle({
+      intake: () => intakeCounts(plane.cloud.endpoints.sqs, plane.cloud.environment),
+      dueCount: async () => (await listDueTenants(plane.clock.now(), 1)).due.length,
+    });
     await plane.mail.sync();
     const settledSeconds = (performance.now() - settleStarted) / 1000;
 
-    const violations = await checkInvariants(plane, tenants, as);
-    const deadLetters = await deadLettered(plane);
+    const violations = await checkInvariants(
+      { processor: plane.processor.state, mail: plane.mail.list() },
+      tenants,
+      as,
+    );
+    const deadLetters = await deadLettered(plane.cloud.endpoints.sqs, plane.cloud.environment);
     for (const letter of deadLetters) violations.push(`dead-lettered without a cause of ours: ${letter}`);
     const diagnosis = violations.length > 0 ? await owed(plane, tenants, violations) : [];
     const status = board.status();
@@ -484,15 +144,15 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
 /** Processor statuses that still bill. */
 const LIVE = new Set(['active', 'trialing', 'past_due', 'unpaid', 'incomplete', 'paused']);
 
-/** Every invariant of the issue, against the processor's records and our API (the restore drill's too). */
+/** Every invariant of the issue, against the processor's records and our API (the crash run's and the restore drill's too). */
 export const checkInvariants = async (
-  plane: RunningControlPlane,
+  records: { processor: ProcessorState; mail: { to: string; subject: string; text: string }[] },
   tenants: Pick<Tenant, 'login' | 'tenantId' | 'token'>[],
   // biome-ignore lint/suspicious/noExplicitAny: each caller's own tenant shape
   as: (tenant: any, method: string, urlPath: string) => Promise<Answer>,
 ): Promise<string[]> => {
   const violations: string[] = [];
-  const state = plane.processor.state;
+  const state = records.processor;
   const subscriptions = Object.values(state.subscriptions);
   const invoices = Object.values(state.invoices);
   const stacksBySlot = new Map<string, number>();
@@ -568,7 +228,7 @@ export const checkInvariants = async (
   }
   // Every email sent exactly once.
   const seenMail = new Map<string, number>();
-  for (const mail of plane.mail.list()) {
+  for (const mail of records.mail) {
     const key = `${mail.to}|${mail.subject}|${mail.text}`;
     seenMail.set(key, (seenMail.get(key) ?? 0) + 1);
   }
@@ -588,7 +248,7 @@ const owed = async (
   violations: string[],
 ): Promise<string[]> => {
   const lines: string[] = [];
-  const intake = await intakeCounts(plane);
+  const intake = await intakeCounts(plane.cloud.endpoints.sqs, plane.cloud.environment);
   lines.push(`intake: ${intake.waiting} waiting, ${intake.inFlight} in flight`);
   lines.push(`clock: ${plane.clock.now().toISOString()}`);
   for (const tenant of tenants) {
@@ -603,14 +263,14 @@ const owed = async (
   return lines;
 };
 
-/** An SQS client of the plane's stand-in, for `use`. */
+/** An SQS client of the queue stand-in at `endpoint` (the AWS variables of `environment`), for `use`. */
 const withQueues = async <T>(
-  plane: RunningControlPlane,
+  endpoint: string,
+  environment: Record<string, string | undefined>,
   use: (client: SQSClient) => Promise<T>,
 ): Promise<T> => {
-  const environment = plane.cloud.environment;
   const client = new SQSClient({
-    endpoint: plane.cloud.endpoints.sqs,
+    endpoint,
     region: environment.AWS_REGION ?? 'eu-west-1',
     credentials: {
       accessKeyId: environment.AWS_ACCESS_KEY_ID ?? '',
@@ -625,11 +285,11 @@ const withQueues = async <T>(
 };
 
 /** The intake queue's messages waiting (delayed ones too) and in flight. */
-const intakeCounts = (plane: RunningControlPlane) =>
-  withQueues(plane, async (client) => {
+export const intakeCounts = (endpoint: string, environment: Record<string, string | undefined>) =>
+  withQueues(endpoint, environment, async (client) => {
     const { Attributes } = await client.send(
       new GetQueueAttributesCommand({
-        QueueUrl: plane.cloud.environment.PROCESSOR_EVENTS_QUEUE_URL ?? '',
+        QueueUrl: environment.PROCESSOR_EVENTS_QUEUE_URL ?? '',
         AttributeNames: ['All'],
       }),
     );
@@ -639,9 +299,12 @@ const intakeCounts = (plane: RunningControlPlane) =>
   });
 
 /** The dead-lettered processor events, each with what it carried. */
-const deadLettered = (plane: RunningControlPlane): Promise<string[]> =>
-  withQueues(plane, async (client) => {
-    const url = plane.cloud.environment.PROCESSOR_EVENTS_DLQ_URL ?? '';
+export const deadLettered = (
+  endpoint: string,
+  environment: Record<string, string | undefined>,
+): Promise<string[]> =>
+  withQueues(endpoint, environment, async (client) => {
+    const url = environment.PROCESSOR_EVENTS_DLQ_URL ?? '';
     const { Attributes } = await client.send(
       new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }),
     );

@@ -97,7 +97,7 @@ export const testGateway = async (
     process.env.PROCESSOR_EVENTS_DLQ_URL = queues.deadLetters;
     process.env.PROCESSOR_EVENTS_QUEUE_URL = queueUrl;
     emulator = await startLocalProcessor(clock);
-    Object.assign(process.env, processorEnvironment(emulator));
+    Object.assign(process.env, processorEnvironment(emulator.url));
     await syncCatalog();
   }
   // Tests sweep when they say so (api.sweep()); intake's nudges do nothing here.

@@ -224,7 +224,11 @@ export const runRestoreDrill = async (options: DrillOptions = {}): Promise<Drill
       .slice(mailBeforeRestore.length)
       .filter((mail) => sentBefore.has(`${mail.to}|${mail.subject}|${mail.text}`))
       .map((mail) => `${mail.to}: ${mail.subject}`);
-    const violations = await checkInvariants(plane, tenants, as);
+    const violations = await checkInvariants(
+      { processor: plane.processor.state, mail: plane.mail.list() },
+      tenants,
+      as,
+    );
     // Across every tenant, known to the copy or not: one live subscription each at the processor.
     const live = new Map<string, number>();
     for (const subscription of Object.values(plane.processor.state.subscriptions))

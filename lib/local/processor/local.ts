@@ -16,9 +16,9 @@ export const startLocalProcessor = async (
   return emulator;
 };
 
-/** The environment that points the processor adapter at the emulator. */
-export const processorEnvironment = (emulator: ProcessorEmulator): Record<string, string> => ({
-  PROCESSOR_API_URL: emulator.url,
+/** The environment that points the processor adapter at the emulator (the one at `url`). */
+export const processorEnvironment = (url: string): Record<string, string> => ({
+  PROCESSOR_API_URL: url,
   PROCESSOR_API_KEY: LOCAL_PROCESSOR_API_KEY,
   PROCESSOR_WEBHOOK_SECRET: LOCAL_WEBHOOK_SECRET,
 });

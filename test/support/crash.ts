@@ -1,0 +1,373 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { CrashPointName } from '../../functions/ports/crash-point.ts';
+import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
+import { listDueTenants } from '../../functions/store/due.ts';
+import { REPO_ROOT } from '../../lib/constants.ts';
+import { localTimeOf } from '../../lib/local/clock.ts';
+import { type ArmedPoint, crashLogFile, crashPointsFile } from '../../lib/crash-points.ts';
+import { startDynamoDbLocal } from '../../lib/local/dynamodb.ts';
+import { FleetSimulator } from '../../lib/local/fleet.ts';
+import { freePort } from '../../lib/local/ports.ts';
+import type { ProcessorState } from '../../lib/local/processor/state.ts';
+import { checkInvariants, deadLettered, intakeCounts } from './chaos.ts';
+import { type Answer, moneyPathDriver, sleep } from './money-path.ts';
+
+/**
+ * The crash run (issue 37, item 2): our process (`node lib/local/main.ts`: the API, the sweep, the
+ * queue, Step Functions and mail stand-ins, the outbox) is killed with SIGKILL again and again,
+ * at random moments and at the named kill points of functions/ports/crash-point.ts, and started
+ * again on the same data folder, while tenants go through the money path. The processor emulator,
+ * DynamoDB Local and the Dispatchers are outside services, as in the cloud: they are not killed.
+ * Then the kills stop, the run settles, and the chaos run's invariant checks read the processor's
+ * records and ours. `npm run test:crash` (test/crash/run.ts) runs it.
+ */
+
+export interface CrashOptions {
+  seed: number;
+  tenants: number;
+  /** The least number of kills before the kills stop. */
+  kills: number;
+  concurrency?: number;
+  log?: (line: string) => void;
+}
+
+export interface CrashResult {
+  kills: number;
+  /** Which kill points fired, and how often (`random` for the kills from outside). */
+  byPoint: Record<string, number>;
+  points: number;
+  violations: string[];
+  abandoned: string[];
+  settledSeconds: number;
+  line: string;
+}
+
+/** A point to arm in one life of the process: its name and (for a Plan Change task) the task. */
+interface PointSpec {
+  point: CrashPointName;
+  detail?: string;
+}
+
+/** Every point the run means to see fire, in the order it arms them first. */
+export const CRASH_RUN_POINTS: readonly PointSpec[] = [
+  { point: 'checkout.session-created' },
+  { point: 'intake.enqueued' },
+  { point: 'sweep.between-writes', detail: 'committed' },
+  { point: 'email.sent' },
+  { point: 'idempotency.claimed', detail: 'add-stack' },
+  { point: 'add-stack.billed' },
+  { point: 'idempotency.claimed', detail: 'plan-change' },
+  { point: 'plan-change.task', detail: 'prepare' },
+  { point: 'plan-change.task', detail: 'switch' },
+  { point: 'plan-change.task', detail: 'verify' },
+  { point: 'plan-change.task', detail: 'commit-billing' },
+  { point: 'plan-change.task', detail: 'complete' },
+  { point: 'export.started' },
+];
+
+const pointLabel = (spec: { point: string; detail?: string }) =>
+  spec.detail ? `${spec.point}:${spec.detail}` : spec.point;
+
+/** A small seeded generator (mulberry32): a seed repeats a run's draws. */
+const seeded = (seed: number) => {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+};
+
+/** Reads the first line a child prints (the processor host's endpoints). */
+const firstLine = (child: ChildProcess): Promise<string> =>
+  new Promise((resolve, reject) => {
+    if (!child.stdout) return reject(new Error('no stdout'));
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', (line) => resolve(line));
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before it was ready`)));
+  });
+
+export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
+  const log = options.log ?? (() => undefined);
+  const random = seeded(options.seed);
+  const dataDirectory = mkdtempSync(path.join(tmpdir(), 'scp-crash-'));
+  mkdirSync(dataDirectory, { recursive: true });
+  const outside: { stop(): Promise<void> }[] = [];
+  let ours: ChildProcess | undefined;
+  const byPoint: Record<string, number> = {};
+  let kills = 0;
+  try {
+    // The outside services: DynamoDB Local and the processor emulator, each its own process.
+    // Java is slow to come up on a busy machine (a minute and more): tried three times.
+    let table: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
+    for (let attempt = 1; !table; attempt++) {
+      try {
+        table = await startDynamoDbLocal({
+          port: await freePort(),
+          dataDirectory: path.join(dataDirectory, 'dynamodb'),
+          readyWithinMs: 180_000,
+        });
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        log(`crash: DynamoDB Local did not come up (${(error as Error).message.slice(0, 80)}); again`);
+      }
+    }
+    outside.push(table);
+    const apiPort = await freePort();
+    const apiUrl = `http://localhost:${apiPort}`;
+    const processorHost = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'lib/local/processor/main.ts'),
+        '--data-dir',
+        dataDirectory,
+        '--webhook-url',
+        `${apiUrl}/v1/webhooks/processor`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    outside.push({
+      stop: async () => {
+        processorHost.kill('SIGTERM');
+        await new Promise((resolve) => processorHost.once('exit', resolve));
+      },
+    });
+    const processor = JSON.parse(await firstLine(processorHost)) as { url: string; control: string };
+    const control = async (method: string, route: string, body?: unknown): Promise<Answer> => {
+      try {
+        const response = await fetch(`${processor.control}${route}`, {
+          method,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          signal: AbortSignal.timeout(60_000),
+        });
+        return { status: response.status, body: await response.json() };
+      } catch (error) {
+        return { status: 0, body: String(error) };
+      }
+    };
+
+    // Our process: started again on the same data after every kill, with the next point armed.
+    const startLog = path.join(dataDirectory, 'control-plane.log');
+    let life = 0;
+    const start = async (arm: ArmedPoint[]) => {
+      writeFileSync(crashPointsFile(dataDirectory), JSON.stringify({ arm }));
+      // Written again once it is up (its queue and mail stand-ins' ports change with each start).
+      rmSync(path.join(dataDirectory, 'endpoints.json'), { force: true });
+      life++;
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(REPO_ROOT, 'lib/local/main.ts'),
+          '--port',
+          String(apiPort),
+          '--data-dir',
+          dataDirectory,
+          '--manual-sweep',
+          '--processor-url',
+          processor.url,
+          '--dynamodb-endpoint',
+          table.endpoint,
+        ],
+        {
+          stdio: ['ignore', 'ignore', 'pipe'],
+          env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+        },
+      );
+      child.stderr?.on('data', (chunk: Buffer) => writeFileSync(startLog, chunk, { flag: 'a' }));
+      ours = child;
+      // Up when it answers (a start takes a few seconds; it answers 503 until ready).
+      for (let waited = 0; waited < 120_000; waited += 250) {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        try {
+          const answer = await fetch(`${apiUrl}/_local/clock`, { signal: AbortSignal.timeout(2_000) });
+          if (answer.status === 200 && existsSync(path.join(dataDirectory, 'endpoints.json'))) return;
+        } catch {
+          // Not listening yet.
+        }
+        await sleep(250);
+      }
+      throw new Error(`our process did not come up within 120 s (life ${life}): see ${startLog}`);
+    };
+    const exited = (child: ChildProcess) =>
+      child.exitCode !== null || child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const pointKills = () =>
+      existsSync(crashLogFile(dataDirectory))
+        ? readFileSync(crashLogFile(dataDirectory), 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as { point: string; detail?: string })
+        : [];
+    const environment = () =>
+      (
+        JSON.parse(readFileSync(path.join(dataDirectory, 'endpoints.json'), 'utf8')) as {
+          environment: Record<string, string>;
+        }
+      ).environment;
+
+    await start([]);
+    // This process reads and writes the table too (capacity, the due tenants): the outside one.
+    Object.assign(process.env, environment(), { AWS_ENDPOINT_URL_DYNAMODB: table.endpoint });
+    const now = () => localTimeOf(dataDirectory);
+    for (const slot of (await listInventory('eu')).slots)
+      await setCapacityTotal(
+        { region: 'eu', location: slot.location, plan: slot.plan, total: slot.total + 3 * options.tenants },
+        now(),
+      );
+
+    // The Dispatchers run outside our process, as real ones do: they outlive its kills.
+    const fleet = new FleetSimulator(() => apiUrl, now, { dataDirectory: path.join(dataDirectory, 'fleet') });
+    const refundOutput = path.join(dataDirectory, 'refund.log');
+    const driver = moneyPathDriver({
+      url: () => apiUrl,
+      loginPrefix: `crash-${options.seed}`,
+      pay: (sessionId, card) => control('POST', '/pay', { sessionId, card }),
+      startDispatcher: async (credential) => {
+        try {
+          return { status: 201, body: await fleet.start(credential) };
+        } catch (error) {
+          return { status: 0, body: String(error) };
+        }
+      },
+      tickFleet: async () => {
+        await fleet.tick().catch(() => undefined);
+      },
+      // The operator's `npm run ops -- refund`: a process of its own, killed at its point too.
+      grantMoneyBack: async (tenant) => {
+        const child = spawn(
+          process.execPath,
+          [
+            path.join(REPO_ROOT, 'lib/ops/cli.ts'),
+            'refund',
+            '--slug',
+            tenant.login,
+            '--email',
+            tenant.email,
+            '--data-dir',
+            dataDirectory,
+          ],
+          { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' } },
+        );
+        let output = '';
+        child.stdout?.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+        });
+        child.stderr?.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+        });
+        await exited(child);
+        writeFileSync(refundOutput, `${tenant.login}: ${output}\n`, { flag: 'a' });
+        if (child.exitCode === 0) return;
+        const code = /\((\w+)\)/.exec(output)?.[1] ?? (child.signalCode ? 'killed' : 'failed');
+        throw Object.assign(new Error(output), { code });
+      },
+      advanceClock: async (seconds) => {
+        const advanced = await driver.call('POST', '/_local/clock/advance', { seconds });
+        // The processor bills what came due at the new time, and its webhooks go out.
+        if (advanced.status === 200) await control('POST', '/tick');
+        return advanced;
+      },
+    });
+
+    // The kills: each life of our process has a point armed (and the refund's, for the ops CLI,
+    // until it fired); a life that has not died at its point within a few seconds is killed from
+    // outside at that moment.
+    let driving = true;
+    const wanted = [...CRASH_RUN_POINTS];
+    const fired = () => new Set(pointKills().map(pointLabel));
+    const nextArming = (): ArmedPoint[] => {
+      const seen = fired();
+      const missing = wanted.filter((spec) => !seen.has(pointLabel(spec)));
+      const choice =
+        missing.length > 0 && random() < 0.75
+          ? (missing[Math.floor(random() * missing.length)] as PointSpec)
+          : (wanted[Math.floor(random() * wanted.length)] as PointSpec);
+      const arm: ArmedPoint[] = [{ ...choice, hit: 1 + Math.floor(random() * 2) }];
+      if (!seen.has('refund.refunded')) arm.push({ point: 'refund.refunded' });
+      return arm;
+    };
+    const killing = (async () => {
+      while (driving || kills < options.kills) {
+        const child = ours as ChildProcess;
+        const lifeMs = 5_000 + Math.floor(random() * 15_000);
+        const died = await Promise.race([exited(child).then(() => true), sleep(lifeMs).then(() => false)]);
+        if (!died) {
+          child.kill('SIGKILL');
+          await exited(child);
+          byPoint.random = (byPoint.random ?? 0) + 1;
+        }
+        kills++;
+        if (!driving && kills >= options.kills) break;
+        await start(nextArming());
+      }
+      // The kills stop: a last start with nothing armed.
+      await start([]);
+    })();
+    const busy = (async () => {
+      await driver.drive(options.tenants, options.concurrency ?? 6, log, 'crash');
+      driving = false;
+      // Busy until the kills stop: the sweep and the Dispatchers keep working.
+      while (kills < options.kills) {
+        await driver.sweep();
+        await fleet.tick().catch(() => undefined);
+        await sleep(500);
+      }
+    })();
+    await Promise.all([busy, killing]);
+    for (const entry of pointKills()) {
+      const label = pointLabel(entry);
+      byPoint[label] = (byPoint[label] ?? 0) + 1;
+    }
+    // The ops CLI's kills (the refund's) were not lives of our server: counted from its log.
+    kills += byPoint['refund.refunded'] ?? 0;
+    log(`crash: ${kills} kills in ${life} lives of our process; settling`);
+
+    const settleStarted = performance.now();
+    await driver.settle({
+      intake: () => intakeCounts(environment().AWS_ENDPOINT_URL_SQS ?? '', environment()),
+      dueCount: async () => (await listDueTenants(now(), 1)).due.length,
+    });
+    const settledSeconds = (performance.now() - settleStarted) / 1000;
+
+    const state = (await control('GET', '/state')).body as ProcessorState;
+    const mail = await driver.call('GET', '/_local/mail');
+    const violations = await checkInvariants(
+      { processor: state, mail: mail.body?.emails ?? [] },
+      driver.tenants,
+      driver.as,
+    );
+    for (const letter of await deadLettered(environment().AWS_ENDPOINT_URL_SQS ?? '', environment()))
+      violations.push(`dead-lettered without a cause of ours: ${letter}`);
+    for (const stuck of driver.abandoned.filter((step) => step.startsWith('Plan Changes and exports end')))
+      violations.push(`stuck after the kills: ${stuck}`);
+    const points = Object.keys(byPoint).filter((label) => label !== 'random').length;
+    // A run whose kills all landed while nothing was being done proves nothing: said as a violation.
+    if (points === 0)
+      violations.push('no named kill point fired: the money path was not driven (see the steps given up on)');
+    const line = `crash: ${kills} kills at ${points} points, ${violations.length} violations, settled in ${settledSeconds.toFixed(1)} s`;
+    return {
+      kills,
+      byPoint,
+      points,
+      violations,
+      abandoned: driver.abandoned,
+      settledSeconds,
+      line,
+    };
+  } finally {
+    if (ours && ours.exitCode === null && ours.signalCode === null) {
+      ours.kill('SIGTERM');
+      await new Promise((resolve) => ours?.once('exit', resolve));
+    }
+    for (const service of outside.reverse()) await service.stop().catch(() => undefined);
+    if (!process.env.CRASH_KEEP_DATA) rmSync(dataDirectory, { recursive: true, force: true });
+    else log(`crash: data kept in ${dataDirectory}`);
+  }
+};
