@@ -17,6 +17,7 @@ import { processorQueueStatus, sqsQueueCounts } from '../../functions/ports/queu
 import { type OutboxEntry, outboxTrouble, retryEmail } from '../../functions/reconciler/outbox.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { REPO_ROOT } from '../constants.ts';
+import { armCrashPoints } from '../crash-points.ts';
 import {
   declaredStage,
   HOME_REGION,
@@ -25,7 +26,6 @@ import {
   STAGE_SECRETS,
   type StageSecret,
 } from '../deployment.ts';
-import { armCrashPoints } from '../crash-points.ts';
 import { localTimeOf, standInQueueCounts } from '../local-data.ts';
 import { awsStageCloud, MissingClient, NoCredentials, type StageCloud } from './cloud.ts';
 import { refundFailure } from './refund-exit.ts';

@@ -7,12 +7,12 @@ import type { CrashPointName } from '../../functions/ports/crash-point.ts';
 import { listInventory, setCapacityTotal } from '../../functions/store/capacity.ts';
 import { listDueTenants } from '../../functions/store/due.ts';
 import { REPO_ROOT } from '../../lib/constants.ts';
-import { localTimeOf } from '../../lib/local/clock.ts';
 import { type ArmedPoint, crashLogFile, crashPointsFile } from '../../lib/crash-points.ts';
 import { startDynamoDbLocal } from '../../lib/local/dynamodb.ts';
 import { FleetSimulator } from '../../lib/local/fleet.ts';
 import { freePort } from '../../lib/local/ports.ts';
 import type { ProcessorState } from '../../lib/local/processor/state.ts';
+import { localTimeOf } from '../../lib/local-data.ts';
 import { checkInvariants, deadLettered, intakeCounts } from './chaos.ts';
 import { type Answer, moneyPathDriver, sleep } from './money-path.ts';
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { clockStateFile } from '../clock.ts';
+import { clockStateFile } from '../../local-data.ts';
 import { listenOn } from '../ports.ts';
 import { ProcessorEmulator, StripeApiError } from './emulator.ts';
 import { LOCAL_WEBHOOK_SECRET } from './local.ts';
