@@ -29,6 +29,49 @@ export const ErrorBodySchema = v.looseObject({
     ),
     requestId: v.string(),
   }),
+  // The facts some refusals add at the top level, beside `error` (each named where the code raises it).
+  retryAfterSeconds: v.optional(
+    v.pipe(
+      v.number(),
+      v.description('Seconds to wait before sending the request again (also `Retry-After`).'),
+    ),
+  ),
+  teardownAt: v.optional(
+    v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        '`account_closing`, `cancellation_scheduled`: when the Stacks are torn down (null until known).',
+      ),
+    ),
+  ),
+  reason: v.optional(v.pipe(v.string(), v.description('Why, in one of our words (e.g. `no_capacity`).'))),
+  availablePlans: v.optional(
+    v.pipe(v.array(v.string()), v.description('`no_capacity`: the Plans that have a free place now.')),
+  ),
+  stackCap: v.optional(
+    v.pipe(v.number(), v.description('`stack_cap_reached`: the most Stacks a tenant may run.')),
+  ),
+  watchedProjectsCap: v.optional(
+    v.pipe(v.number(), v.description('The most watched projects this Stack may have.')),
+  ),
+  gatesNotReady: v.optional(
+    v.pipe(
+      v.array(v.string()),
+      v.description('`plan_changes_unavailable`: the release gates that are down.'),
+    ),
+  ),
+  exportId: v.optional(
+    v.pipe(v.nullable(v.string()), v.description('The export already running (the one to wait for).')),
+  ),
+  slug: v.optional(v.pipe(v.string(), v.description('`slug_locked`: the slug this tenant already locked.'))),
+  newAccountFrom: v.optional(
+    v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        '`new_account_not_yet`: from when a new account may be started (null while a close is carried out).',
+      ),
+    ),
+  ),
 });
 
 export const errorBody = (error: HttpError, requestId: string) => ({

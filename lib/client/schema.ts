@@ -961,6 +961,26 @@ export interface components {
         apiHint?: string;
         requestId: string;
       };
+      /** @description Seconds to wait before sending the request again (also `Retry-After`). */
+      retryAfterSeconds?: number;
+      /** @description `account_closing`, `cancellation_scheduled`: when the Stacks are torn down (null until known). */
+      teardownAt?: string | null;
+      /** @description Why, in one of our words (e.g. `no_capacity`). */
+      reason?: string;
+      /** @description `no_capacity`: the Plans that have a free place now. */
+      availablePlans?: string[];
+      /** @description `stack_cap_reached`: the most Stacks a tenant may run. */
+      stackCap?: number;
+      /** @description The most watched projects this Stack may have. */
+      watchedProjectsCap?: number;
+      /** @description `plan_changes_unavailable`: the release gates that are down. */
+      gatesNotReady?: string[];
+      /** @description The export already running (the one to wait for). */
+      exportId?: string | null;
+      /** @description `slug_locked`: the slug this tenant already locked. */
+      slug?: string;
+      /** @description `new_account_not_yet`: from when a new account may be started (null while a close is carried out). */
+      newAccountFrom?: string | null;
     };
     Money: {
       /** @description Minor units (cents). */
@@ -1677,6 +1697,33 @@ export interface operations {
         content?: never;
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -1803,6 +1850,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'sign_in_denied';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -2013,6 +2087,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -2127,6 +2228,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'missing_session' | 'invalid_session' | 'expired_session';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -2288,9 +2416,10 @@ export interface operations {
         };
       };
       /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
+       * @description `admin_required`: a member may read the slug but only an administrator locks it
        *
        *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
+       *     - `admin_required`: "Only a tenant administrator can do this."
        */
       403: {
         headers: {
@@ -2309,7 +2438,7 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             error?: {
               /** @enum {string} */
-              code?: 'origin_mismatch';
+              code?: 'origin_mismatch' | 'admin_required';
             };
           };
         };
@@ -2383,6 +2512,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -2487,6 +2643,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'missing_session' | 'invalid_session' | 'expired_session';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -2720,6 +2903,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -2903,6 +3113,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'account_not_found';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -3122,6 +3359,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description `processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later
        *
        *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
@@ -3264,6 +3528,33 @@ export interface operations {
                 | 'account_not_found'
                 | 'invoice_pdf_not_ready'
                 | 'invoice_document_unknown';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -3532,6 +3823,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -3812,6 +4130,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -4024,6 +4369,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -4277,6 +4649,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description `processor_unavailable` or `processor_error`
        *
        *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
@@ -4419,6 +4818,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'missing_session' | 'invalid_session' | 'expired_session';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -4701,6 +5127,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description `processor_unavailable` or `processor_error`
        *
        *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
@@ -4733,6 +5186,7 @@ export interface operations {
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
        *     - `subscription_busy`: "Another change of this subscription is being made: nothing was added or charged. Try again in … s (with the same Idempotency-Key, if you sent one)."
+       *     - `processor_outcome_unknown`: "The payment processor did not answer, and whether it charged the added Stack is not known yet; no Stack was created. Retry with the same Idempotency-Key: the retry creates the Stack if it was charged, and adds it (charged once) if it was not."
        */
       503: {
         headers: {
@@ -4757,7 +5211,7 @@ export interface operations {
           }) & {
             error?: {
               /** @enum {string} */
-              code?: 'temporarily_busy' | 'subscription_busy';
+              code?: 'temporarily_busy' | 'subscription_busy' | 'processor_outcome_unknown';
             };
           };
         };
@@ -5002,6 +5456,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description `estimate_unavailable`: the processor could not estimate; no figure is shown
        *
        *     - `estimate_unavailable`: "The payment processor could not estimate the cost now, so no figure is shown; try again in a moment."
@@ -5169,6 +5650,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'stack_not_found';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -5427,6 +5935,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -5563,6 +6098,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'stack_not_found';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -5846,6 +6408,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -6051,6 +6640,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -6414,6 +7030,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -6787,6 +7430,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description `processor_unavailable` or `processor_error`: the subscription could not be read; nothing was recorded
        *
        *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
@@ -7115,6 +7785,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -7290,6 +7987,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -7459,6 +8183,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -7622,6 +8373,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'admin_required';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -8040,6 +8818,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -8209,7 +9014,7 @@ export interface operations {
        * @description `stack_not_found` or `credential_not_found`
        *
        *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       *     - `credential_not_found`: "This Stack has no Credential "…": the desired state's "credentials" lists those to validate." / "This Stack has no Credential "…": GET /v1/credentials?stackId=… lists them."
+       *     - `credential_not_found`: "This Stack has no Credential "…": …."
        */
       404: {
         headers: {
@@ -8301,6 +9106,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -8719,6 +9551,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -8868,6 +9727,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'stack_not_found';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -9027,6 +9913,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -9133,6 +10046,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'missing_session' | 'invalid_session' | 'expired_session';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -9323,7 +10263,7 @@ export interface operations {
        * @description `stack_not_found` or `credential_not_found`
        *
        *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       *     - `credential_not_found`: "This Stack has no Credential "…": the desired state's "credentials" lists those to validate." / "This Stack has no Credential "…": GET /v1/credentials?stackId=… lists them."
+       *     - `credential_not_found`: "This Stack has no Credential "…": …."
        */
       404: {
         headers: {
@@ -9413,6 +10353,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -9617,7 +10584,7 @@ export interface operations {
        *
        *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
        *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them." / "The Project was removed meanwhile." / "This Stack has no Project "…": the Project must be registered on the Stack first." / "This Stack has no Project "…"."
-       *     - `credential_not_found`: "This Stack has no Credential "…": the desired state's "credentials" lists those to validate." / "This Stack has no Credential "…": GET /v1/credentials?stackId=… lists them."
+       *     - `credential_not_found`: "This Stack has no Credential "…": …."
        */
       404: {
         headers: {
@@ -9707,6 +10674,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -9879,7 +10873,7 @@ export interface operations {
        * @description `stack_not_found` or `credential_not_found`
        *
        *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       *     - `credential_not_found`: "This Stack has no Credential "…": the desired state's "credentials" lists those to validate." / "This Stack has no Credential "…": GET /v1/credentials?stackId=… lists them."
+       *     - `credential_not_found`: "This Stack has no Credential "…": …."
        */
       404: {
         headers: {
@@ -9969,6 +10963,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -10094,6 +11115,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'stack_not_found';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -10350,6 +11398,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -10468,6 +11543,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'stack_not_found' | 'export_not_found';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -10762,6 +11864,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -10956,6 +12085,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -11201,6 +12357,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -11306,7 +12489,7 @@ export interface operations {
       /**
        * @description `credential_not_found`: the Stack has no such Credential (deleted meanwhile: nothing to validate)
        *
-       *     - `credential_not_found`: "This Stack has no Credential "…": the desired state's "credentials" lists those to validate." / "This Stack has no Credential "…": GET /v1/credentials?stackId=… lists them."
+       *     - `credential_not_found`: "This Stack has no Credential "…": …."
        */
       404: {
         headers: {
@@ -11317,7 +12500,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "credential_not_found",
-           *         "message": "This Stack has no Credential \"…\": the desired state's \"credentials\" lists those to validate.",
+           *         "message": "This Stack has no Credential \"…\": ….",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -11326,6 +12509,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'credential_not_found';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -11491,7 +12701,7 @@ export interface operations {
       /**
        * @description `credential_not_found`
        *
-       *     - `credential_not_found`: "This Stack has no Credential "…": the desired state's "credentials" lists those to validate." / "This Stack has no Credential "…": GET /v1/credentials?stackId=… lists them."
+       *     - `credential_not_found`: "This Stack has no Credential "…": …."
        */
       404: {
         headers: {
@@ -11502,7 +12712,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "credential_not_found",
-           *         "message": "This Stack has no Credential \"…\": the desired state's \"credentials\" lists those to validate.",
+           *         "message": "This Stack has no Credential \"…\": ….",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -11582,6 +12792,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -11841,6 +13078,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -12053,6 +13317,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -12295,6 +13586,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -12555,6 +13873,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -12759,6 +14104,33 @@ export interface operations {
         };
       };
       /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      /**
        * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
        *
        *     - `temporarily_busy`: "…, so this request was not saved. …"
@@ -12917,7 +14289,12 @@ export interface operations {
            *       }
            *     }
            */
-          'application/json': components['schemas']['Error'] & {
+          'application/json': (
+            | components['schemas']['Error']
+            | {
+                message: string;
+              }
+          ) & {
             error?: {
               /** @enum {string} */
               code?: 'iam_required' | 'email_mismatch';
@@ -13027,6 +14404,33 @@ export interface operations {
             error?: {
               /** @enum {string} */
               code?: 'unsupported_media_type';
+            };
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
             };
           };
         };
@@ -13167,6 +14571,33 @@ export interface operations {
            */
           'application/json': {
             message?: string;
+          };
+        };
+      };
+      /**
+       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+       *
+       *     - `internal_error`: "Something went wrong on our side; retry later."
+       */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side; retry later.",
+           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {string} */
+              code?: 'internal_error';
+            };
           };
         };
       };

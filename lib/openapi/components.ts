@@ -53,6 +53,8 @@ export const SECURITY_SCHEMES = {
 };
 
 export const SHARED_REFUSAL_WORDS = {
+  InternalError:
+    '`internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.',
   TemporarilyBusy:
     'The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.',
   Unauthenticated:

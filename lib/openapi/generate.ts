@@ -90,6 +90,7 @@ const impliedRefusals = (
         description: SHARED_REFUSAL_WORDS.UnsupportedMediaType,
       };
   }
+  implied['500'] = { codes: ['internal_error'], description: SHARED_REFUSAL_WORDS.InternalError };
   implied['503'] = { codes: ['temporarily_busy'], description: SHARED_REFUSAL_WORDS.TemporarilyBusy };
   return implied;
 };

@@ -160,6 +160,10 @@ export const OPERATIONS: Record<string, OperationDocs> = {
           "`slug_locked` (this tenant already has another slug; its `slug` is returned at top level) or `slug_taken` (another tenant holds it); on an account that has left: `new_account_not_yet` (the old account still serves or can be exported: `newAccountFrom` gives from when, null for a close still being carried out), `new_account_exists` (a new account was already started with another slug), or `slug_taken` (also for the old account's own slug)",
         codes: ['slug_locked', 'slug_taken', 'new_account_not_yet', 'new_account_exists'],
       },
+      '403': {
+        description: '`admin_required`: a member may read the slug but only an administrator locks it',
+        codes: ['admin_required'],
+      },
     },
   },
   GetBillingPlans: {
@@ -829,7 +833,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '503': {
         description:
           "`subscription_busy`: another change of the tenant's subscription items (a Plan Change's billing commit, a price move, another add) held them for more than 3 seconds; nothing was added or charged. Retry after `retryAfterSeconds` (also sent as the `Retry-After` header), with the same Idempotency-Key if one was sent.",
-        codes: ['subscription_busy'],
+        codes: ['subscription_busy', 'processor_outcome_unknown'],
         schema: {
           allOf: [
             {
@@ -2796,6 +2800,18 @@ export const OPERATIONS: Record<string, OperationDocs> = {
         description:
           "Not IAM-signed (API Gateway's own 403; locally always), `iam_required`, or `email_mismatch`: the address is neither the customer's nor an administrator's",
         codes: ['iam_required', 'email_mismatch'],
+        schema: {
+          oneOf: [
+            { $ref: '#/components/schemas/Error' },
+            {
+              type: 'object',
+              description:
+                "API Gateway's own answer to a request that is not IAM-signed (and the local run's, always).",
+              required: ['message'],
+              properties: { message: { type: 'string' } },
+            },
+          ],
+        },
       },
       '404': {
         description: '`tenant_not_found`: no tenant has the slug',

@@ -149,10 +149,8 @@ describe('the SQS stand-in killed with SIGKILL and started again on the same dat
     const back = await waitFor(
       'the in-flight message back',
       async () => (await receive(after, queues.events, 30))[0],
-      {
-        rounds: 100,
-        everyMs: 100,
-      },
+      // Looks enough to outlast the whole visibility timeout (a fast restart leaves most of it).
+      { rounds: IN_FLIGHT_SECONDS * 10 + 100, everyMs: 100 },
     );
     expect(Date.now() - inFlightSince).toBeGreaterThanOrEqual(2000);
     expect([back.Body, countOf(back)]).toEqual(['in-flight', 2]);

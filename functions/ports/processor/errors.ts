@@ -23,23 +23,23 @@ export class ProcessorError extends Error {
  * `processor_error` (refused as made). `then`, when given, says what the caller does next in place
  * of the tenant's "nothing was charged" (an operator's grant names the failure and runs again).
  */
-export const processorRefusal = (error: ProcessorError, then?: string): Refusal => {
-  const unavailable = error.kind === 'unavailable';
-  const code = unavailable ? 'processor_unavailable' : 'processor_error';
-  if (then !== undefined)
-    return new Refusal(
-      502,
-      code,
-      `The payment processor ${unavailable ? 'did not answer' : 'refused a request'} (${error.message}). ${then}`,
-    );
-  return new Refusal(
-    502,
-    code,
-    unavailable
-      ? 'The payment processor did not answer; nothing was charged. Try again in a moment.'
-      : 'The payment processor refused the request; nothing was charged. Contact support if this persists.',
-  );
-};
+export const processorRefusal = (error: ProcessorError, then?: string): Refusal =>
+  // Each code written out whole, so that the refusal list of the OpenAPI document finds it.
+  error.kind === 'unavailable'
+    ? new Refusal(
+        502,
+        'processor_unavailable',
+        then === undefined
+          ? 'The payment processor did not answer; nothing was charged. Try again in a moment.'
+          : `The payment processor did not answer (${error.message}). ${then}`,
+      )
+    : new Refusal(
+        502,
+        'processor_error',
+        then === undefined
+          ? 'The payment processor refused the request; nothing was charged. Contact support if this persists.'
+          : `The payment processor refused a request (${error.message}). ${then}`,
+      );
 
 /** Runs a processor call; its failures become 502s that say whether a retry may help (processorRefusal). */
 export const viaProcessor = async <T>(operation: () => Promise<T>, then?: string): Promise<T> => {
