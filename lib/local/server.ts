@@ -370,7 +370,6 @@ export const startLocalControlPlane = async (
       ],
       await loadAuthorizer(),
     );
-    if (processor) deliverWebhooksTo(processor, url);
     await syncCatalog();
     progress(
       'api',
@@ -378,6 +377,9 @@ export const startLocalControlPlane = async (
       performance.now() - startedAt,
     );
     gateway = ready;
+    // Only now does the webhook route answer: the events the emulator kept undelivered across a kill
+    // go out at once (earlier, each met the 503 of a starting server and waited out a retry).
+    if (processor) deliverWebhooksTo(processor, url);
     // The Step Functions stand-in keeps its executions in the data folder: the ones running when the
     // process stopped (or was killed) carry on from the last state they entered, as in the cloud.
     cloud.stepFunctions.resumeKept();
