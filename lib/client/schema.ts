@@ -982,6 +982,14 @@ export interface components {
       /** @description `new_account_not_yet`: from when a new account may be started (null while a close is carried out). */
       newAccountFrom?: string | null;
     };
+    Project: {
+      projectId?: string;
+      name?: string;
+      repository?: string;
+      /** Format: date-time */
+      registeredAt?: string;
+      credentialRoutes?: components['schemas']['CredentialRoutes'];
+    };
     Money: {
       /** @description Minor units (cents). */
       amount: number;
@@ -1254,14 +1262,14 @@ export interface components {
         total: number;
         /** @description What the card would be charged: the total less any customer credit */
         amountDue: number;
+        /** @description When the next invoice is made (the billing-cycle date is kept) */
+        invoiceAt: string | null;
         /** @description The change's own proration lines after the current discount, before tax (negative: a credit). The final adjustment is read on the same basis. Prorations already pending on that invoice (an added Stack's, an earlier change's) are in the total, never here. On changes confirmed before the tax was kept, it was before the discount too */
         adjustment: number;
         /** @description The tax estimate on the change's lines (null on changes confirmed before it was kept) */
         adjustmentTax: number | null;
         /** @description `adjustment + adjustmentTax` (null on changes confirmed before it was kept) */
         adjustmentTotal: number | null;
-        /** @description When the next invoice is made (the billing-cycle date is kept) */
-        invoiceAt: string | null;
         /** @description The change's own proration lines; `adjustment` is the sum of `amount - discount`, `adjustmentTax` the sum of `tax` (empty on changes confirmed before they were kept) */
         lines: components['schemas']['EstimateLine'][];
       } | null;
@@ -1555,14 +1563,14 @@ export interface components {
       total: number;
       /** @description What the card would be charged: the total less any customer credit */
       amountDue: number;
+      /** @description When the next invoice is made (the billing-cycle date is kept) */
+      invoiceAt: string | null;
       /** @description The change's own proration lines after the current discount, before tax (negative: a credit). The final adjustment is read on the same basis. Prorations already pending on that invoice (an added Stack's, an earlier change's) are in the total, never here */
       adjustment: number;
       /** @description The tax estimate on the change's lines */
       adjustmentTax: number;
       /** @description `adjustment + adjustmentTax`: what the change's prorations add to (or take off) the next invoice's total */
       adjustmentTotal: number;
-      /** @description When the next invoice is made (the billing-cycle date is kept) */
-      invoiceAt: string | null;
       /** @description The change's own proration lines; `adjustment` is the sum of `amount - discount`, `adjustmentTax` the sum of `tax` */
       lines: components['schemas']['EstimateLine'][];
     };
@@ -5219,10 +5227,10 @@ export interface operations {
            *         "tax": 1,
            *         "total": 1,
            *         "amountDue": 1,
+           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "adjustment": 1,
            *         "adjustmentTax": 1,
            *         "adjustmentTotal": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "lines": [
            *           {
            *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -5993,14 +6001,7 @@ export interface operations {
            */
           'application/json': {
             watchedProjectsCap?: number;
-            projects?: {
-              projectId?: string;
-              name?: string;
-              repository?: string;
-              /** Format: date-time */
-              registeredAt?: string;
-              credentialRoutes?: components['schemas']['CredentialRoutes'];
-            }[];
+            projects?: components['schemas']['Project'][];
           };
         };
       };
@@ -6168,14 +6169,7 @@ export interface operations {
            *       }
            *     }
            */
-          'application/json': {
-            projectId?: string;
-            name?: string;
-            repository?: string;
-            /** Format: date-time */
-            registeredAt?: string;
-            credentialRoutes?: components['schemas']['CredentialRoutes'];
-          };
+          'application/json': components['schemas']['Project'];
         };
       };
       /**
@@ -6719,10 +6713,10 @@ export interface operations {
            *         "tax": 1,
            *         "total": 1,
            *         "amountDue": 1,
+           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "adjustment": 1,
            *         "adjustmentTax": 1,
            *         "adjustmentTotal": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "lines": [
            *           {
            *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -7150,10 +7144,10 @@ export interface operations {
            *         "tax": 1,
            *         "total": 1,
            *         "amountDue": 1,
+           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "adjustment": 1,
            *         "adjustmentTax": 1,
            *         "adjustmentTotal": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "lines": [
            *           {
            *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -7531,10 +7525,10 @@ export interface operations {
            *         "tax": 1,
            *         "total": 1,
            *         "amountDue": 1,
+           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "adjustment": 1,
            *         "adjustmentTax": 1,
            *         "adjustmentTotal": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "lines": [
            *           {
            *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -7860,10 +7854,10 @@ export interface operations {
            *             "tax": 1,
            *             "total": 1,
            *             "amountDue": 1,
+           *             "invoiceAt": "2026-03-01T12:00:00.000Z",
            *             "adjustment": 1,
            *             "adjustmentTax": 1,
            *             "adjustmentTotal": 1,
-           *             "invoiceAt": "2026-03-01T12:00:00.000Z",
            *             "lines": [
            *               {
            *                 "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -8060,10 +8054,10 @@ export interface operations {
            *         "tax": 1,
            *         "total": 1,
            *         "amountDue": 1,
+           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "adjustment": 1,
            *         "adjustmentTax": 1,
            *         "adjustmentTotal": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "lines": [
            *           {
            *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -8254,10 +8248,10 @@ export interface operations {
            *         "tax": 1,
            *         "total": 1,
            *         "amountDue": 1,
+           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "adjustment": 1,
            *         "adjustmentTax": 1,
            *         "adjustmentTotal": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "lines": [
            *           {
            *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",

@@ -5,6 +5,11 @@
  */
 import type { GenericSchema } from 'valibot';
 import * as v from 'valibot';
+import { BILLING_STATES } from '#core/billing-state.ts';
+import { CREDENTIAL_KINDS, PROVIDERS } from '#core/credentials.ts';
+import { PLAN_VALUES } from '#core/plans.ts';
+import { PRICE_LOCK_END_REASONS } from '#core/price-lock.ts';
+import { OPERATION_STEPS, STACK_LIFECYCLES } from '#core/stacks.ts';
 import { ErrorBodySchema } from '../errors.ts';
 import * as answers from './schemas.ts';
 
@@ -39,7 +44,7 @@ export const OPERATION_ANSWERS: Record<string, OperationAnswers> = {
     answers: {
       '200': {
         'application/json': v.object({
-          billingState: v.picklist(['provisioning', 'active', 'past-due', 'suspended', 'decommissioning']),
+          billingState: v.picklist(BILLING_STATES),
           graceDeadline: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
           history: v.array(
             v.object({
@@ -124,7 +129,7 @@ export const OPERATION_ANSWERS: Record<string, OperationAnswers> = {
                   stackId: v.string(),
                   plan: v.string(),
                   endedAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-                  reason: v.picklist(['plan_change_confirmed', 'subscription_cancelled']),
+                  reason: v.picklist(PRICE_LOCK_END_REASONS),
                 }),
               ),
             }),
@@ -240,13 +245,7 @@ export const OPERATION_ANSWERS: Record<string, OperationAnswers> = {
   PostStackProject: {
     answers: {
       '201': {
-        'application/json': v.object({
-          projectId: v.optional(v.string()),
-          name: v.optional(v.string()),
-          repository: v.optional(v.string()),
-          registeredAt: v.optional(v.pipe(v.string(), v.isoTimestamp())),
-          credentialRoutes: v.optional(answers.CredentialRoutesAnswer),
-        }),
+        'application/json': answers.ProjectAnswer,
       },
     },
   },
@@ -255,17 +254,7 @@ export const OPERATION_ANSWERS: Record<string, OperationAnswers> = {
       '200': {
         'application/json': v.object({
           watchedProjectsCap: v.optional(v.pipe(v.number(), v.integer())),
-          projects: v.optional(
-            v.array(
-              v.object({
-                projectId: v.optional(v.string()),
-                name: v.optional(v.string()),
-                repository: v.optional(v.string()),
-                registeredAt: v.optional(v.pipe(v.string(), v.isoTimestamp())),
-                credentialRoutes: v.optional(answers.CredentialRoutesAnswer),
-              }),
-            ),
-          ),
+          projects: v.optional(v.array(answers.ProjectAnswer)),
         }),
       },
     },
@@ -443,7 +432,7 @@ export const OPERATION_ANSWERS: Record<string, OperationAnswers> = {
         'application/json': v.object({
           version: v.pipe(v.number(), v.integer()),
           stack: v.string(),
-          plan: v.picklist(['standard', 'plus', 'pro']),
+          plan: v.picklist(PLAN_VALUES),
           resources: v.object({
             vcpu: v.pipe(v.number(), v.integer()),
             vcpuKind: v.picklist(['shared']),
@@ -457,7 +446,7 @@ export const OPERATION_ANSWERS: Record<string, OperationAnswers> = {
               '`open`: take new work; `paused`: take no new work and let active runs finish (a Plan Change runs on the Stack); `closed`: no work at all',
             ),
           ),
-          lifecycle: v.picklist(['running', 'decommissioning', 'torn_down']),
+          lifecycle: v.picklist(STACK_LIFECYCLES),
           teardown_at: v.optional(
             v.pipe(
               v.string(),
@@ -471,13 +460,13 @@ export const OPERATION_ANSWERS: Record<string, OperationAnswers> = {
                 id: v.pipe(v.string(), v.description("The Plan Change's id (pc_…)")),
                 kind: v.picklist(['plan_change']),
                 step: v.pipe(
-                  v.picklist(['drain', 'backup', 'switch', 'verify']),
+                  v.picklist(OPERATION_STEPS),
                   v.description(
                     '`drain`: start no new work, let active runs finish (report nothing beyond `appliedVersion` and `activeRuns`); `backup`: the final backup; `switch`: create the replacement at `target.location` with `target.resources` and `target.run_cap`, move the Durable Stack State and the Credentials; `verify`: the replacement shows it is healthy',
                   ),
                 ),
                 target: v.object({
-                  plan: v.picklist(['standard', 'plus', 'pro']),
+                  plan: v.picklist(PLAN_VALUES),
                   location: v.string(),
                   resources: v.object({
                     vcpu: v.pipe(v.number(), v.integer()),
@@ -567,8 +556,8 @@ export const OPERATION_ANSWERS: Record<string, OperationAnswers> = {
       '200': {
         'application/json': v.object({
           name: v.string(),
-          provider: v.picklist(['provider-a', 'provider-b', 'provider-c']),
-          kind: v.picklist(['oauth_token', 'auth_file', 'api_key', 'ambient']),
+          provider: v.picklist(PROVIDERS),
+          kind: v.picklist(CREDENTIAL_KINDS),
           version: v.pipe(
             v.number(),
             v.integer(),

@@ -6,6 +6,15 @@
  * shape is made here, then `npm run openapi`.
  */
 import * as v from 'valibot';
+import { BILLING_STATES } from '#core/billing-state.ts';
+import { ACTIVITIES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS, ROUTED_ACTIVITIES } from '#core/credentials.ts';
+import { HEALTH_VALUES } from '#core/dispatcher.ts';
+import { EXPORT_STATUSES } from '#core/exports.ts';
+import { PLAN_CHANGE_STATUSES } from '#core/plan-change.ts';
+import { PLAN_VALUES } from '#core/plans.ts';
+import { PRICE_LOCK_END_REASONS, PRICE_LOCK_STATES } from '#core/price-lock.ts';
+import { ROLES } from '#core/sessions.ts';
+import { EXPORT_FAILURES, GUIDE_CLEARED_REASONS, PLAN_CHANGE_REASONS } from '#core/tenant-reasons.ts';
 import { ErrorBodySchema } from '../errors.ts';
 
 export const MoneyAnswer = v.object({
@@ -14,7 +23,7 @@ export const MoneyAnswer = v.object({
 });
 
 export const PlanAnswer = v.object({
-  value: v.picklist(['standard', 'plus', 'pro']),
+  value: v.picklist(PLAN_VALUES),
   name: v.string(),
   monthlyPrice: MoneyAnswer,
   resources: v.object({
@@ -34,11 +43,11 @@ export const PlanCatalogAnswer = v.object({ homeRegion: v.string(), plans: v.arr
 export const MeAnswer = v.object({
   user: v.object({ id: v.string(), login: v.string(), email: v.nullable(v.string()) }),
   tenantId: v.string(),
-  role: v.picklist(['administrator', 'member']),
+  role: v.picklist(ROLES),
   slug: v.nullable(v.string()),
   stackName: v.nullable(v.string()),
   homeRegion: v.string(),
-  billingState: v.picklist(['provisioning', 'active', 'past-due', 'suspended', 'decommissioning']),
+  billingState: v.picklist(BILLING_STATES),
   planChangeControls: v.pipe(
     v.object({ visible: v.boolean(), gates: v.record(v.string(), v.boolean()) }),
     v.description(
@@ -52,7 +61,7 @@ export const MeAnswer = v.object({
   waitlist: v.pipe(
     v.array(
       v.strictObject({
-        plan: v.picklist(['standard', 'plus', 'pro']),
+        plan: v.picklist(PLAN_VALUES),
         homeRegion: v.string(),
         joinedAt: v.pipe(v.string(), v.isoTimestamp()),
         notified: v.boolean(),
@@ -93,7 +102,7 @@ export const NoCapacityAnswer = v.intersect([
   ErrorBodySchema,
   v.object({
     reason: v.optional(v.picklist(['no_capacity'])),
-    availablePlans: v.optional(v.array(v.picklist(['standard', 'plus', 'pro']))),
+    availablePlans: v.optional(v.array(v.picklist(PLAN_VALUES))),
   }),
 ]);
 
@@ -110,7 +119,7 @@ export const ExportAnswer = v.pipe(
     exportId: v.string(),
     stackId: v.string(),
     status: v.pipe(
-      v.picklist(['requested', 'building', 'ready', 'failed']),
+      v.picklist(EXPORT_STATUSES),
       v.description(
         "`requested`: waiting for the Stack's Dispatcher; `building`: it is uploading the archive; `ready`: download it; `failed`: see `failureCode` (also an export not ready within 24 hours, or whose Stack was torn down)",
       ),
@@ -119,15 +128,7 @@ export const ExportAnswer = v.pipe(
     readyAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
     sizeBytes: v.nullable(v.pipe(v.number(), v.integer())),
     failureCode: v.pipe(
-      v.nullable(
-        v.picklist([
-          'build_failed',
-          'upload_incomplete',
-          'size_mismatch',
-          'build_timed_out',
-          'stack_torn_down',
-        ]),
-      ),
+      v.nullable(v.picklist(EXPORT_FAILURES)),
       v.description(
         "Why it failed, a code of ours (docs/exports.md); null unless `failed`. Never the Dispatcher's own words (kept for operators)",
       ),
@@ -153,13 +154,13 @@ export const ExportListAnswer = v.pipe(
 
 export const PriceLockAnswer = v.pipe(
   v.object({
-    state: v.picklist(['locked', 'ended']),
-    plan: v.pipe(v.picklist(['standard', 'plus', 'pro']), v.description('The Plan whose price is locked')),
+    state: v.picklist(PRICE_LOCK_STATES),
+    plan: v.pipe(v.picklist(PLAN_VALUES), v.description('The Plan whose price is locked')),
     monthlyPrice: v.pipe(MoneyAnswer, v.description('The monthly list price the lock keeps')),
     lockedAt: v.pipe(v.string(), v.isoTimestamp()),
     endedAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
     reason: v.pipe(
-      v.nullable(v.picklist(['plan_change_confirmed', 'subscription_cancelled'])),
+      v.nullable(v.picklist(PRICE_LOCK_END_REASONS)),
       v.description('Why it ended (null while locked)'),
     ),
   }),
@@ -173,7 +174,7 @@ export const StackAnswer = v.pipe(
     stackId: v.string(),
     name: v.pipe(v.string(), v.description('<slug>.<stack domain> for the first Stack')),
     address: v.pipe(v.string(), v.url()),
-    plan: v.picklist(['standard', 'plus', 'pro']),
+    plan: v.picklist(PLAN_VALUES),
     resources: v.record(v.string(), v.unknown()),
     caps: v.object({
       runCap: v.optional(v.pipe(v.number(), v.integer())),
@@ -185,7 +186,7 @@ export const StackAnswer = v.pipe(
     teardownAt: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp()))),
     desiredStateVersion: v.pipe(v.number(), v.integer()),
     appliedVersion: v.nullable(v.pipe(v.number(), v.integer())),
-    health: v.picklist(['healthy', 'unhealthy', 'unknown']),
+    health: v.picklist(HEALTH_VALUES),
     activeRuns: v.optional(v.pipe(v.number(), v.integer())),
     lastReportAt: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp()))),
     reportStale: v.optional(
@@ -215,18 +216,7 @@ export const StackAnswer = v.pipe(
 );
 
 export const PlanChangeStatusAnswer = v.pipe(
-  v.picklist([
-    'waiting_for_capacity',
-    'waiting_for_work',
-    'preparing',
-    'switching',
-    'verifying',
-    'completed',
-    'rolled_back',
-    'expired',
-    'superseded',
-    'cancelled',
-  ]),
+  v.picklist(PLAN_CHANGE_STATUSES),
   v.description(
     "`waiting_for_capacity` and `waiting_for_work` can be cancelled; `preparing`, `switching`, `verifying` run to completion or roll back; `completed`, `rolled_back`, `expired`, `superseded` and `cancelled` are final. Only an administrator's cancel ends a change `cancelled`; a change that can no longer go on for a reason of ours (billing overdue, the tenant leaving, the Stack torn down) is `rolled_back` (docs/plan-changes.md)",
   ),
@@ -253,15 +243,34 @@ export const EstimateLineAnswer = v.pipe(
   ),
 );
 
+/** An estimate's figures for the next invoice as a whole (the preview's, and the one a Plan Change keeps). */
+const invoiceAsAWhole = {
+  currency: v.pipe(v.string(), v.description("The processor's lowercase ISO currency code (e.g. `usd`)")),
+  subtotal: v.pipe(
+    v.number(),
+    v.integer(),
+    v.description('The whole next invoice, before its discount and tax'),
+  ),
+  discount: v.pipe(v.number(), v.integer(), v.description("The whole next invoice's discount")),
+  tax: v.pipe(v.number(), v.integer(), v.description("The whole next invoice's tax")),
+  total: v.pipe(v.number(), v.integer()),
+  amountDue: v.pipe(
+    v.number(),
+    v.integer(),
+    v.description('What the card would be charged: the total less any customer credit'),
+  ),
+  invoiceAt: v.pipe(
+    v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+    v.description('When the next invoice is made (the billing-cycle date is kept)'),
+  ),
+};
+
 export const PlanChangeAnswer = v.pipe(
   v.object({
     changeId: v.pipe(v.string(), v.regex(/^pc_[a-z0-9]{1,40}$/)),
     stackId: v.string(),
-    currentPlan: v.pipe(
-      v.picklist(['standard', 'plus', 'pro']),
-      v.description('The Plan the Stack was on at confirmation'),
-    ),
-    requestedPlan: v.picklist(['standard', 'plus', 'pro']),
+    currentPlan: v.pipe(v.picklist(PLAN_VALUES), v.description('The Plan the Stack was on at confirmation')),
+    requestedPlan: v.picklist(PLAN_VALUES),
     status: PlanChangeStatusAnswer,
     cancellable: v.pipe(
       v.boolean(),
@@ -282,28 +291,7 @@ export const PlanChangeAnswer = v.pipe(
     ),
     recovery: v.pipe(v.string(), v.description('What the tenant can do next, for the current status')),
     reasonCode: v.pipe(
-      v.nullable(
-        v.picklist([
-          'completed',
-          'completed_not_billed',
-          'drain_timed_out',
-          'backup_failed',
-          'backup_timed_out',
-          'switch_failed',
-          'switch_timed_out',
-          'verify_failed',
-          'verify_timed_out',
-          'move_failed',
-          'no_capacity_expired',
-          'cancelled_by_administrator',
-          'cancelled',
-          'billing_not_active',
-          'billing_overdue',
-          'account_closing',
-          'stack_teardown',
-          'superseded',
-        ]),
-      ),
+      v.nullable(v.picklist(PLAN_CHANGE_REASONS)),
       v.description(
         "Why the change ended (or, once a roll back is decided, why it rolls back): a code of ours (docs/plan-changes.md lists each with its text); null while it runs. Never a Dispatcher's or an operator's words",
       ),
@@ -327,23 +315,7 @@ export const PlanChangeAnswer = v.pipe(
     estimate: v.pipe(
       v.nullable(
         v.object({
-          currency: v.pipe(
-            v.string(),
-            v.description("The processor's lowercase ISO currency code (e.g. `usd`)"),
-          ),
-          subtotal: v.pipe(
-            v.number(),
-            v.integer(),
-            v.description('The whole next invoice, before its discount and tax'),
-          ),
-          discount: v.pipe(v.number(), v.integer(), v.description("The whole next invoice's discount")),
-          tax: v.pipe(v.number(), v.integer(), v.description("The whole next invoice's tax")),
-          total: v.pipe(v.number(), v.integer()),
-          amountDue: v.pipe(
-            v.number(),
-            v.integer(),
-            v.description('What the card would be charged: the total less any customer credit'),
-          ),
+          ...invoiceAsAWhole,
           adjustment: v.pipe(
             v.number(),
             v.integer(),
@@ -360,10 +332,6 @@ export const PlanChangeAnswer = v.pipe(
           adjustmentTotal: v.pipe(
             v.nullable(v.pipe(v.number(), v.integer())),
             v.description('`adjustment + adjustmentTax` (null on changes confirmed before it was kept)'),
-          ),
-          invoiceAt: v.pipe(
-            v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-            v.description('When the next invoice is made (the billing-cycle date is kept)'),
           ),
           lines: v.pipe(
             v.array(EstimateLineAnswer),
@@ -475,7 +443,7 @@ export const PlanChangeRefusalAnswer = v.pipe(
 
 export const RuntimeProfileEntryAnswer = v.strictObject({
   model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))),
-  effort: v.optional(v.picklist(['low', 'medium', 'high'])),
+  effort: v.optional(v.picklist(EFFORTS)),
 });
 
 export const RuntimeProfileAnswer = v.pipe(
@@ -492,11 +460,8 @@ export const RuntimeProfileAnswer = v.pipe(
 export const CredentialAnswer = v.pipe(
   v.object({
     name: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,62}$/)),
-    provider: v.pipe(
-      v.picklist(['provider-a', 'provider-b', 'provider-c']),
-      v.description('Kept for good: a rotation never changes it'),
-    ),
-    kind: v.picklist(['oauth_token', 'auth_file', 'api_key', 'ambient']),
+    provider: v.pipe(v.picklist(PROVIDERS), v.description('Kept for good: a rotation never changes it')),
+    kind: v.picklist(CREDENTIAL_KINDS),
     usage: v.pipe(
       v.picklist(['metered', 'personal_subscription']),
       v.description(
@@ -565,13 +530,7 @@ export const GuideSelectionAnswer = v.pipe(
       v.nullable(
         v.object({
           name: v.string(),
-          reason: v.picklist([
-            'archived',
-            'deleted',
-            'validation_failed',
-            'subscription_policy',
-            'cleared_by_administrator',
-          ]),
+          reason: v.picklist(GUIDE_CLEARED_REASONS),
           at: v.pipe(v.string(), v.isoTimestamp()),
         }),
       ),
@@ -603,16 +562,16 @@ export const CredentialCatalogAnswer = v.pipe(
     ),
     providers: v.array(
       v.object({
-        provider: v.picklist(['provider-a', 'provider-b', 'provider-c']),
+        provider: v.picklist(PROVIDERS),
         name: v.pipe(v.string(), v.description('For people, such as Provider A')),
         defaults: v.pipe(
-          v.object({ model: v.string(), effort: v.picklist(['low', 'medium', 'high']) }),
+          v.object({ model: v.string(), effort: v.picklist(EFFORTS) }),
           v.description('What a blank Runtime Profile entry falls back to'),
         ),
         kinds: v.pipe(
           v.array(
             v.object({
-              kind: v.picklist(['oauth_token', 'auth_file', 'api_key', 'ambient']),
+              kind: v.picklist(CREDENTIAL_KINDS),
               needsConsent: v.pipe(
                 v.boolean(),
                 v.description("Spends the tenant's own subscription: a provisioning needs `consent`"),
@@ -633,14 +592,8 @@ export const CredentialCatalogAnswer = v.pipe(
         ),
       }),
     ),
-    activities: v.pipe(
-      v.array(v.picklist(['intake', 'dispatch', 'guide'])),
-      v.description('The activities of a Runtime Profile'),
-    ),
-    efforts: v.pipe(
-      v.array(v.picklist(['low', 'medium', 'high'])),
-      v.description('The efforts a Runtime Profile accepts'),
-    ),
+    activities: v.pipe(v.array(v.picklist(ACTIVITIES)), v.description('The activities of a Runtime Profile')),
+    efforts: v.pipe(v.array(v.picklist(EFFORTS)), v.description('The efforts a Runtime Profile accepts')),
   }),
   v.description('The Provider catalog (docs/credentials.md)'),
 );
@@ -663,7 +616,7 @@ export const CredentialRoutesAnswer = v.pipe(
 
 export const CredentialRouteUseAnswer = v.object({
   projectId: v.string(),
-  activity: v.picklist(['intake', 'dispatch']),
+  activity: v.picklist(ROUTED_ACTIVITIES),
   position: v.picklist(['primary', 'fallback']),
 });
 
@@ -673,7 +626,7 @@ export const CredentialRefusalAnswer = v.pipe(
     v.object({
       accepted: v.optional(
         v.pipe(
-          v.array(v.picklist(['oauth_token', 'auth_file', 'api_key', 'ambient'])),
+          v.array(v.picklist(CREDENTIAL_KINDS)),
           v.description('With `kind_not_accepted`: the kinds the Provider accepts'),
         ),
       ),
@@ -744,19 +697,19 @@ export const InjectionAnswer = v.pipe(
 export const ThreadBindingAnswer = v.pipe(
   v.object({
     threadId: v.string(),
-    activity: v.picklist(['intake', 'dispatch', 'guide']),
+    activity: v.picklist(ACTIVITIES),
     projectId: v.optional(v.pipe(v.string(), v.description('Absent for a Guide Session'))),
     credential: v.object({
       name: v.string(),
-      provider: v.picklist(['provider-a', 'provider-b', 'provider-c']),
-      kind: v.picklist(['oauth_token', 'auth_file', 'api_key', 'ambient']),
+      provider: v.picklist(PROVIDERS),
+      kind: v.picklist(CREDENTIAL_KINDS),
       position: v.pipe(
         v.picklist(['primary', 'fallback', 'guide']),
         v.description('Which part of the route gave it (`guide`: the Guide selection)'),
       ),
     }),
     model: v.string(),
-    effort: v.picklist(['low', 'medium', 'high']),
+    effort: v.picklist(EFFORTS),
     inject: InjectionAnswer,
   }),
   v.description(
@@ -777,7 +730,7 @@ export const DispatcherCredentialRefusalAnswer = v.pipe(
       ),
       activity: v.optional(
         v.pipe(
-          v.picklist(['intake', 'dispatch']),
+          v.picklist(ROUTED_ACTIVITIES),
           v.description('With `no_credential_route` and `no_usable_credential`'),
         ),
       ),
@@ -819,15 +772,7 @@ export const DispatcherCredentialRefusalAnswer = v.pipe(
         v.pipe(
           v.object({
             name: v.optional(v.string()),
-            reason: v.optional(
-              v.picklist([
-                'archived',
-                'deleted',
-                'validation_failed',
-                'subscription_policy',
-                'cleared_by_administrator',
-              ]),
-            ),
+            reason: v.optional(v.picklist(GUIDE_CLEARED_REASONS)),
             at: v.optional(v.pipe(v.string(), v.isoTimestamp())),
           }),
           v.description(
@@ -844,20 +789,7 @@ export const DispatcherCredentialRefusalAnswer = v.pipe(
 
 export const InvoiceEstimateAnswer = v.pipe(
   v.object({
-    currency: v.pipe(v.string(), v.description("The processor's lowercase ISO currency code (e.g. `usd`)")),
-    subtotal: v.pipe(
-      v.number(),
-      v.integer(),
-      v.description('The whole next invoice, before its discount and tax'),
-    ),
-    discount: v.pipe(v.number(), v.integer(), v.description("The whole next invoice's discount")),
-    tax: v.pipe(v.number(), v.integer(), v.description("The whole next invoice's tax")),
-    total: v.pipe(v.number(), v.integer()),
-    amountDue: v.pipe(
-      v.number(),
-      v.integer(),
-      v.description('What the card would be charged: the total less any customer credit'),
-    ),
+    ...invoiceAsAWhole,
     adjustment: v.pipe(
       v.number(),
       v.integer(),
@@ -872,10 +804,6 @@ export const InvoiceEstimateAnswer = v.pipe(
       v.description(
         "`adjustment + adjustmentTax`: what the change's prorations add to (or take off) the next invoice's total",
       ),
-    ),
-    invoiceAt: v.pipe(
-      v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-      v.description('When the next invoice is made (the billing-cycle date is kept)'),
     ),
     lines: v.pipe(
       v.array(EstimateLineAnswer),
@@ -922,7 +850,7 @@ export const InvoiceLineAnswer = v.object({
       'The Stack the line is for; null for a proration, or a Stack billed beyond those the tenant has now.',
     ),
   ),
-  plan: v.nullable(v.picklist(['standard', 'plus', 'pro'])),
+  plan: v.nullable(v.picklist(PLAN_VALUES)),
   amount: v.pipe(
     v.number(),
     v.integer(),
@@ -988,8 +916,18 @@ export const UpcomingInvoiceAnswer = v.intersect([
   }),
 ]);
 
+/** A Project of a Stack: a repository it watches, with its credential routes. */
+export const ProjectAnswer = v.object({
+  projectId: v.optional(v.string()),
+  name: v.optional(v.string()),
+  repository: v.optional(v.string()),
+  registeredAt: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+  credentialRoutes: v.optional(CredentialRoutesAnswer),
+});
+
 /** Every named answer schema, by the name the document gives it (its components.schemas). */
 export const ANSWER_DEFINITIONS = {
+  Project: ProjectAnswer,
   Money: MoneyAnswer,
   Plan: PlanAnswer,
   PlanCatalog: PlanCatalogAnswer,
