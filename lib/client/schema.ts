@@ -982,6 +982,14 @@ export interface components {
       /** @description `new_account_not_yet`: from when a new account may be started (null while a close is carried out). */
       newAccountFrom?: string | null;
     };
+    Project: {
+      projectId?: string;
+      name?: string;
+      repository?: string;
+      /** Format: date-time */
+      registeredAt?: string;
+      credentialRoutes?: components['schemas']['CredentialRoutes'];
+    };
     Money: {
       /** @description Minor units (cents). */
       amount: number;
@@ -1030,10 +1038,7 @@ export interface components {
           [key: string]: boolean;
         };
       };
-      /**
-       * Format: date-time
-       * @description A close the tenant asked for that the sweep has not carried out yet (null: none).
-       */
+      /** @description A close the tenant asked for that the sweep has not carried out yet (null: none). */
       closeRequestedAt: string | null;
       /** @description The Plans the tenant joined the waitlist for, waiting or already told of a place. */
       waitlist: {
@@ -1047,7 +1052,6 @@ export interface components {
       /** @description Null while the account has not left. Otherwise whether a new account can be started with the same sign-in (POST /v1/tenant/slug with a new slug) and from when: the teardown time while the account still serves or can be exported, null for a close still being carried out. */
       newAccount: {
         possible: boolean;
-        /** Format: date-time */
         possibleFrom: string | null;
         /** @description The same in words, as the console shows it. */
         text: string;
@@ -1057,10 +1061,7 @@ export interface components {
         slug: string | null;
         /** @description The reason it left (a history reason). */
         leftBy: string | null;
-        /**
-         * Format: date-time
-         * @description When it was torn down.
-         */
+        /** @description When it was torn down. */
         closedAt: string | null;
       }[];
     };
@@ -1088,69 +1089,21 @@ export interface components {
       status: 'requested' | 'building' | 'ready' | 'failed';
       /** Format: date-time */
       requestedAt: string;
-      /** Format: date-time */
       readyAt: string | null;
       sizeBytes: number | null;
-      /**
-       * @description Why it failed, a code of ours (docs/exports.md); null unless `failed`. Never the Dispatcher's own words (kept for operators)
-       * @enum {string|null}
-       */
+      /** @description Why it failed, a code of ours (docs/exports.md); null unless `failed`. Never the Dispatcher's own words (kept for operators) */
       failureCode:
-        | 'build_failed'
-        | 'upload_incomplete'
-        | 'size_mismatch'
-        | 'build_timed_out'
-        | 'stack_torn_down'
+        | ('build_failed' | 'upload_incomplete' | 'size_mismatch' | 'build_timed_out' | 'stack_torn_down')
         | null;
       /** @description The text of `failureCode`: what failed and what to do next */
       failureReason: string | null;
-      /**
-       * Format: date-time
-       * @description Ready archives are kept 7 days
-       */
+      /** @description Ready archives are kept 7 days */
       availableUntil: string | null;
     };
     /** @description A Stack's exports, newest first */
     ExportList: {
       /** @description The 20 newest at most */
       exports: components['schemas']['Export'][];
-    };
-    /** @description A Stack as the tenant sees it: never a provider id, a storage locator or a credential. */
-    Stack: {
-      stackId: string;
-      /** @description <slug>.<stack domain> for the first Stack */
-      name: string;
-      /** Format: uri */
-      address: string;
-      /** @enum {string} */
-      plan: 'standard' | 'plus' | 'pro';
-      resources: Record<string, never>;
-      caps: {
-        runCap?: number;
-        reserveCap?: number;
-        watchedProjectsCap?: number;
-      };
-      location: string;
-      /** @enum {string} */
-      lifecycle: 'creating' | 'running' | 'decommissioning' | 'torn_down';
-      /** Format: date-time */
-      teardownAt?: string | null;
-      desiredStateVersion: number;
-      appliedVersion: number | null;
-      /** @enum {string} */
-      health: 'healthy' | 'unhealthy' | 'unknown';
-      activeRuns?: number;
-      /** Format: date-time */
-      lastReportAt?: string | null;
-      /** @description The Dispatcher has reported before but missed two heartbeats (docs/dispatcher.md) */
-      reportStale?: boolean;
-      projects?: number;
-      /** Format: date-time */
-      createdAt?: string;
-      /** @description The Founding Price Lock (null: the Stack never had one) */
-      priceLock?: components['schemas']['PriceLock'] | null;
-      /** @description The Stack's Dispatcher reports a host Executor (a Local Stack): only then is the `ambient` Credential kind accepted. */
-      localHostExecutor?: boolean;
     };
     /** @description The Founding Price Lock of a Stack: a founding tenant's first Stack (first subscription completed before Open Signup) keeps the monthly list price it was bought at while the subscription has no break and the Stack stays on that Plan. Confirming a Plan Change of the Stack ends it for good (even if the change then expires, is cancelled or rolls back); the subscription ending ends it too. Tax, metered usage and later changes to a Plan's capacity and quotas are outside it. */
     PriceLock: {
@@ -1165,13 +1118,72 @@ export interface components {
       monthlyPrice: components['schemas']['Money'];
       /** Format: date-time */
       lockedAt: string;
-      /** Format: date-time */
       endedAt: string | null;
-      /**
-       * @description Why it ended (null while locked)
-       * @enum {string|null}
-       */
-      reason: 'plan_change_confirmed' | 'subscription_cancelled' | null;
+      /** @description Why it ended (null while locked) */
+      reason: ('plan_change_confirmed' | 'subscription_cancelled') | null;
+    };
+    /** @description A Stack as the tenant sees it: never a provider id, a storage locator or a credential. */
+    Stack: {
+      stackId: string;
+      /** @description <slug>.<stack domain> for the first Stack */
+      name: string;
+      /** Format: uri */
+      address: string;
+      /** @enum {string} */
+      plan: 'standard' | 'plus' | 'pro';
+      resources: {
+        [key: string]: unknown;
+      };
+      caps: {
+        runCap?: number;
+        reserveCap?: number;
+        watchedProjectsCap?: number;
+      };
+      location: string;
+      /** @enum {string} */
+      lifecycle: 'creating' | 'running' | 'decommissioning' | 'torn_down';
+      teardownAt?: string | null;
+      desiredStateVersion: number;
+      appliedVersion: number | null;
+      /** @enum {string} */
+      health: 'healthy' | 'unhealthy' | 'unknown';
+      activeRuns?: number;
+      lastReportAt?: string | null;
+      /** @description The Dispatcher has reported before but missed two heartbeats (docs/dispatcher.md) */
+      reportStale?: boolean;
+      projects?: number;
+      /** Format: date-time */
+      createdAt?: string;
+      /** @description The Founding Price Lock (null: the Stack never had one) */
+      priceLock?: components['schemas']['PriceLock'] | null;
+      /** @description The Stack's Dispatcher reports a host Executor (a Local Stack): only then is the `ambient` Credential kind accepted. */
+      localHostExecutor?: boolean;
+    };
+    /**
+     * @description `waiting_for_capacity` and `waiting_for_work` can be cancelled; `preparing`, `switching`, `verifying` run to completion or roll back; `completed`, `rolled_back`, `expired`, `superseded` and `cancelled` are final. Only an administrator's cancel ends a change `cancelled`; a change that can no longer go on for a reason of ours (billing overdue, the tenant leaving, the Stack torn down) is `rolled_back` (docs/plan-changes.md)
+     * @enum {string}
+     */
+    PlanChangeStatus:
+      | 'waiting_for_capacity'
+      | 'waiting_for_work'
+      | 'preparing'
+      | 'switching'
+      | 'verifying'
+      | 'completed'
+      | 'rolled_back'
+      | 'expired'
+      | 'superseded'
+      | 'cancelled';
+    /** @description One proration line of a change, in our words (never the processor's): a credit for the unused time of what the Stacks were billed at, or a charge for the rest of the billing period on what they are billed at now. The processor credits an item's whole old quantity and charges its whole new one. */
+    EstimateLine: {
+      /** @example Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01 */
+      description: string;
+      /** @description Before the discount; negative for a credit */
+      amount: number;
+      /** @description What the current discount takes off it (negative on a credit: what was paid was discounted) */
+      discount: number;
+      /** @description The tax estimate on `amount - discount` */
+      tax: number;
     };
     /** @description A Plan Change as the tenant sees it (planChangeView): never a processor id, an operator or a storage locator. Amounts are integers in minor units (cents). */
     PlanChange: {
@@ -1204,29 +1216,28 @@ export interface components {
       }[];
       /** @description What the tenant can do next, for the current status */
       recovery: string;
-      /**
-       * @description Why the change ended (or, once a roll back is decided, why it rolls back): a code of ours (docs/plan-changes.md lists each with its text); null while it runs. Never a Dispatcher's or an operator's words
-       * @enum {string|null}
-       */
+      /** @description Why the change ended (or, once a roll back is decided, why it rolls back): a code of ours (docs/plan-changes.md lists each with its text); null while it runs. Never a Dispatcher's or an operator's words */
       reasonCode:
-        | 'completed'
-        | 'completed_not_billed'
-        | 'drain_timed_out'
-        | 'backup_failed'
-        | 'backup_timed_out'
-        | 'switch_failed'
-        | 'switch_timed_out'
-        | 'verify_failed'
-        | 'verify_timed_out'
-        | 'move_failed'
-        | 'no_capacity_expired'
-        | 'cancelled_by_administrator'
-        | 'cancelled'
-        | 'billing_not_active'
-        | 'billing_overdue'
-        | 'account_closing'
-        | 'stack_teardown'
-        | 'superseded'
+        | (
+            | 'completed'
+            | 'completed_not_billed'
+            | 'drain_timed_out'
+            | 'backup_failed'
+            | 'backup_timed_out'
+            | 'switch_failed'
+            | 'switch_timed_out'
+            | 'verify_failed'
+            | 'verify_timed_out'
+            | 'move_failed'
+            | 'no_capacity_expired'
+            | 'cancelled_by_administrator'
+            | 'cancelled'
+            | 'billing_not_active'
+            | 'billing_overdue'
+            | 'account_closing'
+            | 'stack_teardown'
+            | 'superseded'
+          )
         | null;
       /** @description The text of `reasonCode`: what happened, what it means for the Plan and billing, what the tenant can do next; null with it */
       outcome: string | null;
@@ -1251,17 +1262,14 @@ export interface components {
         total: number;
         /** @description What the card would be charged: the total less any customer credit */
         amountDue: number;
+        /** @description When the next invoice is made (the billing-cycle date is kept) */
+        invoiceAt: string | null;
         /** @description The change's own proration lines after the current discount, before tax (negative: a credit). The final adjustment is read on the same basis. Prorations already pending on that invoice (an added Stack's, an earlier change's) are in the total, never here. On changes confirmed before the tax was kept, it was before the discount too */
         adjustment: number;
         /** @description The tax estimate on the change's lines (null on changes confirmed before it was kept) */
         adjustmentTax: number | null;
         /** @description `adjustment + adjustmentTax` (null on changes confirmed before it was kept) */
         adjustmentTotal: number | null;
-        /**
-         * Format: date-time
-         * @description When the next invoice is made (the billing-cycle date is kept)
-         */
-        invoiceAt: string | null;
         /** @description The change's own proration lines; `adjustment` is the sum of `amount - discount`, `adjustmentTax` the sum of `tax` (empty on changes confirmed before they were kept) */
         lines: components['schemas']['EstimateLine'][];
       } | null;
@@ -1290,21 +1298,6 @@ export interface components {
         explanation: string;
       } | null;
     };
-    /**
-     * @description `waiting_for_capacity` and `waiting_for_work` can be cancelled; `preparing`, `switching`, `verifying` run to completion or roll back; `completed`, `rolled_back`, `expired`, `superseded` and `cancelled` are final. Only an administrator's cancel ends a change `cancelled`; a change that can no longer go on for a reason of ours (billing overdue, the tenant leaving, the Stack torn down) is `rolled_back` (docs/plan-changes.md)
-     * @enum {string}
-     */
-    PlanChangeStatus:
-      | 'waiting_for_capacity'
-      | 'waiting_for_work'
-      | 'preparing'
-      | 'switching'
-      | 'verifying'
-      | 'completed'
-      | 'rolled_back'
-      | 'expired'
-      | 'superseded'
-      | 'cancelled';
     /** @description One line of the Plan Change export: the record and the moment of the export */
     PlanChangeExportLine: components['schemas']['PlanChange'] & {
       /** Format: date-time */
@@ -1354,23 +1347,18 @@ export interface components {
       validation: {
         /** @enum {string} */
         state: 'pending' | 'valid' | 'invalid';
-        /**
-         * @description With `invalid`: why, a code of ours (docs/credentials.md). Never the Dispatcher's own words (kept for operators)
-         * @enum {string|null}
-         */
+        /** @description With `invalid`: why, a code of ours (docs/credentials.md). Never the Dispatcher's own words (kept for operators) */
         reasonCode: 'provider_refused' | null;
         /** @description The text of `reasonCode`: what failed and what to do next */
         reason: string | null;
-        /** Format: date-time */
         checkedAt: string | null;
       };
       /** @description Whether a new Thread or Guide Session can use it now */
       usable: boolean;
-      /**
-       * @description `subscription_policy`: the tenant is suspended or leaving
-       * @enum {string|null}
-       */
-      unusableReason: 'archived' | 'validation_failed' | 'validation_pending' | 'subscription_policy' | null;
+      /** @description `subscription_policy`: the tenant is suspended or leaving */
+      unusableReason:
+        | ('archived' | 'validation_failed' | 'validation_pending' | 'subscription_policy')
+        | null;
       /** @description The administrator's consent, for the kinds that spend a personal subscription; null for `api_key` */
       consent: {
         /** @description The administrator's login */
@@ -1382,26 +1370,20 @@ export interface components {
       } | null;
       /** Format: date-time */
       createdAt: string;
-      /**
-       * Format: date-time
-       * @description The last rotation (a provisioning of an existing name)
-       */
+      /** @description The last rotation (a provisioning of an existing name) */
       rotatedAt: string | null;
-      /**
-       * Format: date-time
-       * @description Archived: kept but unusable (a new provisioning of the name brings it back)
-       */
+      /** @description Archived: kept but unusable (a new provisioning of the name brings it back) */
       archivedAt: string | null;
     };
     /** @description The Stack's Guide Credential: the one Credential every Guide Session uses */
     GuideSelection: {
       /** @description The selected Credential; null when none is */
       name: string | null;
-      /** Format: date-time */
       selectedAt: string | null;
       usable: boolean;
-      /** @enum {string|null} */
-      unusableReason: 'archived' | 'validation_failed' | 'validation_pending' | 'subscription_policy' | null;
+      unusableReason:
+        | ('archived' | 'validation_failed' | 'validation_pending' | 'subscription_policy')
+        | null;
       /** @description The last time a selection was cleared: which Credential, why and when. `subscription_policy` is set by the sweep that moves the tenant to `suspended` or `decommissioning` */
       cleared: {
         name: string;
@@ -1505,7 +1487,7 @@ export interface components {
       authFile?: string;
       /**
        * @description Use the host's own runtime login
-       * @enum {boolean}
+       * @constant
        */
       ambient?: true;
     };
@@ -1568,17 +1550,6 @@ export interface components {
         at?: string;
       };
     };
-    /** @description One proration line of a change, in our words (never the processor's): a credit for the unused time of what the Stacks were billed at, or a charge for the rest of the billing period on what they are billed at now. The processor credits an item's whole old quantity and charges its whole new one. */
-    EstimateLine: {
-      /** @example Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01 */
-      description: string;
-      /** @description Before the discount; negative for a credit */
-      amount: number;
-      /** @description What the current discount takes off it (negative on a credit: what was paid was discounted) */
-      discount: number;
-      /** @description The tax estimate on `amount - discount` */
-      tax: number;
-    };
     /** @description The processor's estimate (invoices.createPreview at this moment) of the next invoice with a change applied: the invoice as a whole, and the change's own share of it after the current discount with its tax estimate and its lines. Integers in minor units (cents). */
     InvoiceEstimate: {
       /** @description The processor's lowercase ISO currency code (e.g. `usd`) */
@@ -1592,17 +1563,14 @@ export interface components {
       total: number;
       /** @description What the card would be charged: the total less any customer credit */
       amountDue: number;
+      /** @description When the next invoice is made (the billing-cycle date is kept) */
+      invoiceAt: string | null;
       /** @description The change's own proration lines after the current discount, before tax (negative: a credit). The final adjustment is read on the same basis. Prorations already pending on that invoice (an added Stack's, an earlier change's) are in the total, never here */
       adjustment: number;
       /** @description The tax estimate on the change's lines */
       adjustmentTax: number;
       /** @description `adjustment + adjustmentTax`: what the change's prorations add to (or take off) the next invoice's total */
       adjustmentTotal: number;
-      /**
-       * Format: date-time
-       * @description When the next invoice is made (the billing-cycle date is kept)
-       */
-      invoiceAt: string | null;
       /** @description The change's own proration lines; `adjustment` is the sum of `amount - discount`, `adjustmentTax` the sum of `tax` */
       lines: components['schemas']['EstimateLine'][];
     };
@@ -1622,8 +1590,7 @@ export interface components {
       periodEnd: string;
       /** @description The Stack the line is for; null for a proration, or a Stack billed beyond those the tenant has now. */
       stack: string | null;
-      /** @enum {string|null} */
-      plan: 'standard' | 'plus' | 'pro' | null;
+      plan: ('standard' | 'plus' | 'pro') | null;
       /** @description Minor units, before the discount; negative: a credit. */
       amount: number;
       discount: number;
@@ -1640,9 +1607,7 @@ export interface components {
       /** @description The status in words. */
       statusText: string;
       currency: string;
-      /** Format: date-time */
       periodStart: string | null;
-      /** Format: date-time */
       periodEnd: string | null;
       lines: components['schemas']['InvoiceLine'][];
       subtotal: number;
@@ -1655,7 +1620,6 @@ export interface components {
       amountPaid: number;
       /** @description What was refunded of its payments. */
       refunded: number;
-      /** Format: date-time */
       paidAt: string | null;
       /** @description Our reference of the invoice (not the processor's id); null on the upcoming one. */
       ref: string | null;
@@ -1665,10 +1629,7 @@ export interface components {
       pdfUrl: string | null;
     };
     UpcomingInvoice: components['schemas']['Invoice'] & {
-      /**
-       * Format: date-time
-       * @description When the processor makes and charges it.
-       */
+      /** @description When the processor makes and charges it. */
       invoiceAt: string | null;
     };
   };
@@ -2778,7 +2739,6 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             billingState: 'provisioning' | 'active' | 'past-due' | 'suspended' | 'decommissioning';
-            /** Format: date-time */
             graceDeadline: string | null;
             history: {
               /** Format: date-time */
@@ -2791,10 +2751,7 @@ export interface operations {
             /** @description Present only while decommissioning: why, when the Stacks are torn down, and what the tenant may still do. */
             closing?: {
               reason: string | null;
-              /**
-               * Format: date-time
-               * @description After a portal cancel, the end of the paid period (the Stacks serve until then); otherwise the end of the export window.
-               */
+              /** @description After a portal cancel, the end of the paid period (the Stacks serve until then); otherwise the end of the export window. */
               teardownAt: string | null;
               stacksServeUntilTeardown: boolean;
               /** @description The processor confirmed nothing more will be billed. */
@@ -2805,10 +2762,7 @@ export interface operations {
             /** @description The money-back refund: where to write (with the account's address and the slug), until when, whether it can still be asked for, the grant once made, and the reminder to export first. */
             moneyBack: {
               supportEmail: string;
-              /**
-               * Format: date-time
-               * @description 14 × 24 hours after the payment of the first invoice above zero (null until the sweep has seen one)
-               */
+              /** @description 14 × 24 hours after the payment of the first invoice above zero (null until the sweep has seen one) */
               windowEndsAt: string | null;
               /** @description Only an active account, within the window, that has not used it (nor has the person with an earlier account). */
               available: boolean;
@@ -2837,7 +2791,6 @@ export interface operations {
               ended: {
                 stackId: string;
                 plan: string;
-                /** Format: date-time */
                 endedAt: string | null;
                 /** @enum {string} */
                 reason: 'plan_change_confirmed' | 'subscription_cancelled';
@@ -3031,7 +2984,18 @@ export interface operations {
            *         "periodStart": "2026-03-01T12:00:00.000Z",
            *         "periodEnd": "2026-03-01T12:00:00.000Z",
            *         "lines": [
-           *           {}
+           *           {
+           *             "description": "string",
+           *             "item": "string",
+           *             "proration": true,
+           *             "periodStart": "2026-03-01T12:00:00.000Z",
+           *             "periodEnd": "2026-03-01T12:00:00.000Z",
+           *             "stack": "string",
+           *             "plan": "standard",
+           *             "amount": 1,
+           *             "discount": 1,
+           *             "tax": 1
+           *           }
            *         ],
            *         "subtotal": 1,
            *         "discount": 1,
@@ -4778,7 +4742,10 @@ export interface operations {
            *           "priceLock": {
            *             "state": "locked",
            *             "plan": "standard",
-           *             "monthlyPrice": {},
+           *             "monthlyPrice": {
+           *               "amount": 1,
+           *               "currency": "USD"
+           *             },
            *             "lockedAt": "2026-03-01T12:00:00.000Z",
            *             "endedAt": "2026-03-01T12:00:00.000Z",
            *             "reason": "plan_change_confirmed"
@@ -5260,10 +5227,10 @@ export interface operations {
            *         "tax": 1,
            *         "total": 1,
            *         "amountDue": 1,
+           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "adjustment": 1,
            *         "adjustmentTax": 1,
            *         "adjustmentTotal": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "lines": [
            *           {
            *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -5743,7 +5710,6 @@ export interface operations {
             credential: string;
             /** Format: date-time */
             issuedAt: string;
-            /** Format: date-time */
             previousCredentialValidUntil: string | null;
           };
         };
@@ -6035,14 +6001,7 @@ export interface operations {
            */
           'application/json': {
             watchedProjectsCap?: number;
-            projects?: {
-              projectId?: string;
-              name?: string;
-              repository?: string;
-              /** Format: date-time */
-              registeredAt?: string;
-              credentialRoutes?: components['schemas']['CredentialRoutes'];
-            }[];
+            projects?: components['schemas']['Project'][];
           };
         };
       };
@@ -6210,14 +6169,7 @@ export interface operations {
            *       }
            *     }
            */
-          'application/json': {
-            projectId?: string;
-            name?: string;
-            repository?: string;
-            /** Format: date-time */
-            registeredAt?: string;
-            credentialRoutes?: components['schemas']['CredentialRoutes'];
-          };
+          'application/json': components['schemas']['Project'];
         };
       };
       /**
@@ -6761,10 +6713,10 @@ export interface operations {
            *         "tax": 1,
            *         "total": 1,
            *         "amountDue": 1,
+           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "adjustment": 1,
            *         "adjustmentTax": 1,
            *         "adjustmentTotal": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "lines": [
            *           {
            *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -6805,14 +6757,22 @@ export interface operations {
             current?: {
               plan?: string;
               monthlyPrice?: components['schemas']['Money'];
-              resources?: Record<string, never>;
-              quotas?: Record<string, never>;
+              resources?: {
+                [key: string]: unknown;
+              };
+              quotas?: {
+                [key: string]: unknown;
+              };
             };
             requested?: {
               plan?: string;
               monthlyPrice?: components['schemas']['Money'];
-              resources?: Record<string, never>;
-              quotas?: Record<string, never>;
+              resources?: {
+                [key: string]: unknown;
+              };
+              quotas?: {
+                [key: string]: unknown;
+              };
               /**
                * @description Where the requested Plan can be placed now: in the Stack's location (the change starts at once), elsewhere in the Home Region, or nowhere (the change would queue).
                * @enum {string}
@@ -6822,7 +6782,6 @@ export interface operations {
             /** @description null when there is nothing to estimate (no subscription yet, or the same Plan) or the processor could not estimate (`estimateUnavailable` says so) */
             estimate?: components['schemas']['InvoiceEstimate'] | null;
             estimateUnavailable?: string | null;
-            /** Format: date-time */
             billingCycleDate?: string | null;
             /** @description Every refusal a confirmation would meet now, in the order the confirmation checks them (it answers the first); empty when it would be accepted */
             refusals?: {
@@ -7185,10 +7144,10 @@ export interface operations {
            *         "tax": 1,
            *         "total": 1,
            *         "amountDue": 1,
+           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "adjustment": 1,
            *         "adjustmentTax": 1,
            *         "adjustmentTotal": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "lines": [
            *           {
            *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -7566,10 +7525,10 @@ export interface operations {
            *         "tax": 1,
            *         "total": 1,
            *         "amountDue": 1,
+           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "adjustment": 1,
            *         "adjustmentTax": 1,
            *         "adjustmentTotal": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "lines": [
            *           {
            *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -7895,10 +7854,10 @@ export interface operations {
            *             "tax": 1,
            *             "total": 1,
            *             "amountDue": 1,
+           *             "invoiceAt": "2026-03-01T12:00:00.000Z",
            *             "adjustment": 1,
            *             "adjustmentTax": 1,
            *             "adjustmentTotal": 1,
-           *             "invoiceAt": "2026-03-01T12:00:00.000Z",
            *             "lines": [
            *               {
            *                 "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -8095,10 +8054,10 @@ export interface operations {
            *         "tax": 1,
            *         "total": 1,
            *         "amountDue": 1,
+           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "adjustment": 1,
            *         "adjustmentTax": 1,
            *         "adjustmentTotal": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "lines": [
            *           {
            *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -8289,10 +8248,10 @@ export interface operations {
            *         "tax": 1,
            *         "total": 1,
            *         "amountDue": 1,
+           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "adjustment": 1,
            *         "adjustmentTax": 1,
            *         "adjustmentTotal": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
            *         "lines": [
            *           {
            *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
@@ -8908,7 +8867,7 @@ export interface operations {
            */
           'application/json': {
             name: string;
-            /** @enum {boolean} */
+            /** @constant */
             deleted: true;
             /** @description The Threads bound to it, which can no longer go on */
             nonResumableThreads: number;
@@ -9637,9 +9596,18 @@ export interface operations {
            *           "kind": "oauth_token",
            *           "usage": "metered",
            *           "runtimeProfile": {
-           *             "intake": {},
-           *             "dispatch": {},
-           *             "guide": {}
+           *             "intake": {
+           *               "model": "string",
+           *               "effort": "low"
+           *             },
+           *             "dispatch": {
+           *               "model": "string",
+           *               "effort": "low"
+           *             },
+           *             "guide": {
+           *               "model": "string",
+           *               "effort": "low"
+           *             }
            *           },
            *           "validation": {
            *             "state": "pending",
@@ -9818,9 +9786,18 @@ export interface operations {
            *           "kind": "oauth_token",
            *           "usage": "metered",
            *           "runtimeProfile": {
-           *             "intake": {},
-           *             "dispatch": {},
-           *             "guide": {}
+           *             "intake": {
+           *               "model": "string",
+           *               "effort": "low"
+           *             },
+           *             "dispatch": {
+           *               "model": "string",
+           *               "effort": "low"
+           *             },
+           *             "guide": {
+           *               "model": "string",
+           *               "effort": "low"
+           *             }
            *           },
            *           "validation": {
            *             "state": "pending",
@@ -13997,7 +13974,9 @@ export interface operations {
            */
           'application/json': {
             blocked?: boolean;
-            openBlockers?: Record<string, never>[];
+            openBlockers?: {
+              [key: string]: unknown;
+            }[];
           };
         };
       };

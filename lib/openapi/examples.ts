@@ -13,7 +13,7 @@ const SAMPLE_STRING: Record<string, string> = {
 };
 
 export const exampleOf = (schema: JsonSchema, components: Record<string, JsonSchema>, depth = 0): unknown => {
-  if (depth > 8) return undefined;
+  if (depth > 10) return undefined;
   if (schema.$ref) {
     const name = String(schema.$ref).replace('#/components/schemas/', '');
     const target = components[name];

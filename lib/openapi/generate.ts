@@ -2,7 +2,8 @@
  * docs/api/openapi.json, made from the code: the route table (lib/routes.ts: ids, methods, paths,
  * summaries, authentication), each handler's contract (functions/http/handler.ts: its valibot body
  * schema, converted with @valibot/to-json-schema, its body limit, its role), the refusals each
- * operation can answer with their words (lib/openapi/refusals.ts) and the prose of
+ * operation can answer with their words (lib/openapi/refusals.ts), every answer's valibot schema
+ * (functions/http/answers/, converted by lib/openapi/answers.ts) and the prose of
  * lib/openapi/operations.ts and lib/openapi/components.ts. `npm run openapi` writes it;
  * test/unit/openapi.test.ts fails when the committed file is not what this makes.
  */
@@ -14,6 +15,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { REPO_ROOT } from '../constants.ts';
 import { type Route, routes, servedPaths } from '../routes.ts';
+import { operationAnswer, operationRefusal } from './answers.ts';
 import {
   ANSWER_SCHEMAS,
   ERROR_SCHEMA,
@@ -186,15 +188,19 @@ const operationOf = async (route: Route, id: string, aliasOf: Route | undefined)
   for (const [status, answer] of Object.entries(docs.answers)) {
     const content = answer.content
       ? Object.fromEntries(
-          Object.entries(answer.content).map(([type, media]) => [
-            type,
-            {
-              ...media,
-              ...(media.example === undefined && media.schema
-                ? { example: exampleOf(media.schema, ANSWER_SCHEMAS) }
-                : {}),
-            },
-          ]),
+          Object.entries(answer.content).map(([type, media]) => {
+            const schema = operationAnswer(route.id, status, type);
+            return [
+              type,
+              {
+                ...(schema ? { schema } : {}),
+                ...media,
+                ...(media.example === undefined && schema
+                  ? { example: exampleOf(schema, ANSWER_SCHEMAS) }
+                  : {}),
+              },
+            ];
+          }),
         )
       : undefined;
     responses[status] = { ...answer, ...(content ? { content } : {}) };
@@ -214,7 +220,7 @@ const operationOf = async (route: Route, id: string, aliasOf: Route | undefined)
       status,
       codes,
       own?.description ?? shared?.description ?? '',
-      own?.schema,
+      operationRefusal(route.id, status),
       own?.headers,
     );
   }

@@ -47,17 +47,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Signed in (JSON clients)',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['sessionToken'],
-              properties: {
-                sessionToken: {
-                  type: 'string',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
       '302': {
@@ -100,11 +90,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Who is signed in',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/Me',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -118,26 +104,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Locked',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['slug', 'stackName'],
-              properties: {
-                slug: {
-                  type: 'string',
-                },
-                stackName: {
-                  type: 'string',
-                  description: '`<slug>.<stack_domain>`',
-                },
-                newAccount: {
-                  type: 'boolean',
-                  const: true,
-                  description: 'Present when this call started a new account (a returning customer).',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -173,11 +140,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The catalog',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/PlanCatalog',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -202,191 +165,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The billing status',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['billingState', 'graceDeadline', 'history', 'moneyBack', 'priceLock'],
-              properties: {
-                billingState: {
-                  type: 'string',
-                  enum: ['provisioning', 'active', 'past-due', 'suspended', 'decommissioning'],
-                },
-                graceDeadline: {
-                  type: ['string', 'null'],
-                  format: 'date-time',
-                },
-                history: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    required: ['at', 'from', 'to', 'reason'],
-                    properties: {
-                      at: {
-                        type: 'string',
-                        format: 'date-time',
-                      },
-                      from: {
-                        type: 'string',
-                      },
-                      to: {
-                        type: 'string',
-                      },
-                      reason: {
-                        type: 'string',
-                        description:
-                          'checkout_completed, payment_failed, past_due_grace_elapsed, suspended_grace_elapsed, payment_recovered, cancelled_in_portal, cancelled_by_operator, cancelled_after_failed_payments, cancelled_payment_disputed, refund_granted, closed_by_tenant',
-                      },
-                    },
-                  },
-                },
-                closing: {
-                  type: 'object',
-                  description:
-                    'Present only while decommissioning: why, when the Stacks are torn down, and what the tenant may still do.',
-                  required: [
-                    'reason',
-                    'teardownAt',
-                    'stacksServeUntilTeardown',
-                    'billingStopped',
-                    'tornDown',
-                    'youCanStill',
-                  ],
-                  properties: {
-                    reason: {
-                      type: ['string', 'null'],
-                    },
-                    teardownAt: {
-                      type: ['string', 'null'],
-                      format: 'date-time',
-                      description:
-                        'After a portal cancel, the end of the paid period (the Stacks serve until then); otherwise the end of the export window.',
-                    },
-                    stacksServeUntilTeardown: {
-                      type: 'boolean',
-                    },
-                    billingStopped: {
-                      type: 'boolean',
-                      description: 'The processor confirmed nothing more will be billed.',
-                    },
-                    tornDown: {
-                      type: 'boolean',
-                    },
-                    youCanStill: {
-                      type: 'string',
-                    },
-                  },
-                },
-                moneyBack: {
-                  type: 'object',
-                  description:
-                    "The money-back refund: where to write (with the account's address and the slug), until when, whether it can still be asked for, the grant once made, and the reminder to export first.",
-                  required: [
-                    'supportEmail',
-                    'windowEndsAt',
-                    'available',
-                    'used',
-                    'usedByEarlierAccount',
-                    'reminder',
-                  ],
-                  properties: {
-                    supportEmail: {
-                      type: 'string',
-                    },
-                    windowEndsAt: {
-                      type: ['string', 'null'],
-                      format: 'date-time',
-                      description:
-                        '14 × 24 hours after the payment of the first invoice above zero (null until the sweep has seen one)',
-                    },
-                    available: {
-                      type: 'boolean',
-                      description:
-                        'Only an active account, within the window, that has not used it (nor has the person with an earlier account).',
-                    },
-                    used: {
-                      type: ['object', 'null'],
-                      required: ['requestedAt', 'grantedAt', 'refundedAmount', 'refunds', 'currency'],
-                      properties: {
-                        requestedAt: {
-                          type: 'string',
-                          format: 'date-time',
-                        },
-                        grantedAt: {
-                          type: 'string',
-                          format: 'date-time',
-                        },
-                        refundedAmount: {
-                          type: 'integer',
-                          description: 'Minor units',
-                        },
-                        refunds: {
-                          type: 'integer',
-                        },
-                        currency: {
-                          type: 'string',
-                        },
-                      },
-                    },
-                    reminder: {
-                      type: 'string',
-                    },
-                    usedByEarlierAccount: {
-                      type: ['object', 'null'],
-                      description:
-                        "The refund was used with the person's earlier account (it is once per person): with which (slug) and when.",
-                      required: ['slug', 'grantedAt'],
-                      properties: {
-                        slug: {
-                          type: ['string', 'null'],
-                        },
-                        grantedAt: {
-                          type: 'string',
-                          format: 'date-time',
-                        },
-                      },
-                    },
-                  },
-                },
-                priceLock: {
-                  type: 'object',
-                  description:
-                    'The Founding Price Lock: whether the tenant is founding (its first subscription completed before Open Signup), how many Stacks keep their locked price now, and the locks that ended. Stacks show theirs in GET /v1/stacks.',
-                  required: ['founding', 'lockedStacks', 'ended'],
-                  properties: {
-                    founding: {
-                      type: 'boolean',
-                    },
-                    lockedStacks: {
-                      type: 'integer',
-                    },
-                    ended: {
-                      type: 'array',
-                      items: {
-                        type: 'object',
-                        required: ['stackId', 'plan', 'endedAt', 'reason'],
-                        properties: {
-                          stackId: {
-                            type: 'string',
-                          },
-                          plan: {
-                            type: 'string',
-                          },
-                          endedAt: {
-                            type: ['string', 'null'],
-                            format: 'date-time',
-                          },
-                          reason: {
-                            type: 'string',
-                            enum: ['plan_change_confirmed', 'subscription_cancelled'],
-                          },
-                        },
-                      },
-                    },
-                  },
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -416,52 +195,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'What the tenant pays',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['paymentMethod', 'currentInvoice', 'nextInvoice'],
-              properties: {
-                paymentMethod: {
-                  type: ['object', 'null'],
-                  required: ['brand', 'last4', 'expMonth', 'expYear'],
-                  properties: {
-                    brand: {
-                      type: 'string',
-                    },
-                    last4: {
-                      type: 'string',
-                    },
-                    expMonth: {
-                      type: 'integer',
-                    },
-                    expYear: {
-                      type: 'integer',
-                    },
-                  },
-                },
-                currentInvoice: {
-                  oneOf: [
-                    {
-                      $ref: '#/components/schemas/Invoice',
-                    },
-                    {
-                      type: 'null',
-                    },
-                  ],
-                },
-                nextInvoice: {
-                  oneOf: [
-                    {
-                      $ref: '#/components/schemas/UpcomingInvoice',
-                    },
-                    {
-                      type: 'null',
-                    },
-                  ],
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -516,24 +250,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'A page of invoices',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['invoices', 'next'],
-              properties: {
-                invoices: {
-                  type: 'array',
-                  items: {
-                    $ref: '#/components/schemas/Invoice',
-                  },
-                },
-                next: {
-                  type: ['string', 'null'],
-                  description: 'The cursor of the next page; null: this is the last.',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -618,18 +335,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: "The hosted page's address",
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['url'],
-              properties: {
-                url: {
-                  type: 'string',
-                  format: 'uri',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -644,9 +350,6 @@ export const OPERATIONS: Record<string, OperationDocs> = {
           'no_capacity',
           'account_closing',
         ],
-        schema: {
-          $ref: '#/components/schemas/NoCapacity',
-        },
       },
       '502': {
         description: '`processor_unavailable` or `processor_error`: nothing was charged',
@@ -662,21 +365,13 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Already on the waitlist (the same entry)',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/WaitlistEntry',
-            },
-          },
+          'application/json': {},
         },
       },
       '201': {
         description: 'Joined',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/WaitlistEntry',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -694,18 +389,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: "The hosted page's address",
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['url'],
-              properties: {
-                url: {
-                  type: 'string',
-                  format: 'uri',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -728,21 +412,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '202': {
         description: 'The close is recorded; the account is decommissioning within a minute',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['closeRequestedAt', 'message'],
-              properties: {
-                closeRequestedAt: {
-                  type: 'string',
-                  format: 'date-time',
-                },
-                message: {
-                  type: 'string',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -763,19 +433,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The Stacks',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              properties: {
-                stacks: {
-                  type: 'array',
-                  items: {
-                    $ref: '#/components/schemas/Stack',
-                  },
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -802,11 +460,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '201': {
         description: 'The new Stack',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/Stack',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -834,25 +488,6 @@ export const OPERATIONS: Record<string, OperationDocs> = {
         description:
           "`subscription_busy`: another change of the tenant's subscription items (a Plan Change's billing commit, a price move, another add) held them for more than 3 seconds; nothing was added or charged. Retry after `retryAfterSeconds` (also sent as the `Retry-After` header), with the same Idempotency-Key if one was sent.",
         codes: ['subscription_busy', 'processor_outcome_unknown'],
-        schema: {
-          allOf: [
-            {
-              $ref: '#/components/schemas/Error',
-            },
-            {
-              type: 'object',
-              required: ['retryAfterSeconds'],
-              properties: {
-                retryAfterSeconds: {
-                  type: 'integer',
-                  minimum: 1,
-                  maximum: 30,
-                  description: 'Seconds to wait before retrying.',
-                },
-              },
-            },
-          ],
-        },
         headers: {
           'Retry-After': {
             description: 'Seconds to wait before retrying (the same as `retryAfterSeconds`).',
@@ -873,26 +508,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The estimate',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              properties: {
-                plan: {
-                  type: 'string',
-                },
-                monthlyPrice: {
-                  $ref: '#/components/schemas/Money',
-                },
-                estimatedAt: {
-                  type: 'string',
-                  format: 'date-time',
-                },
-                estimate: {
-                  $ref: '#/components/schemas/InvoiceEstimate',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -930,11 +546,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The Stack',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/Stack',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -962,28 +574,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '201': {
         description: 'The new credential',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['credentialId', 'credential', 'issuedAt', 'previousCredentialValidUntil'],
-              properties: {
-                credentialId: {
-                  type: 'string',
-                },
-                credential: {
-                  type: 'string',
-                },
-                issuedAt: {
-                  type: 'string',
-                  format: 'date-time',
-                },
-                previousCredentialValidUntil: {
-                  type: ['string', 'null'],
-                  format: 'date-time',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1018,29 +609,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '201': {
         description: 'The Project',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              properties: {
-                projectId: {
-                  type: 'string',
-                },
-                name: {
-                  type: 'string',
-                },
-                repository: {
-                  type: 'string',
-                },
-                registeredAt: {
-                  type: 'string',
-                  format: 'date-time',
-                },
-                credentialRoutes: {
-                  $ref: '#/components/schemas/CredentialRoutes',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1071,40 +640,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The Projects',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              properties: {
-                watchedProjectsCap: {
-                  type: 'integer',
-                },
-                projects: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    properties: {
-                      projectId: {
-                        type: 'string',
-                      },
-                      name: {
-                        type: 'string',
-                      },
-                      repository: {
-                        type: 'string',
-                      },
-                      registeredAt: {
-                        type: 'string',
-                        format: 'date-time',
-                      },
-                      credentialRoutes: {
-                        $ref: '#/components/schemas/CredentialRoutes',
-                      },
-                    },
-                  },
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1164,131 +700,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The preview',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              properties: {
-                stackId: {
-                  type: 'string',
-                },
-                current: {
-                  type: 'object',
-                  properties: {
-                    plan: {
-                      type: 'string',
-                    },
-                    monthlyPrice: {
-                      $ref: '#/components/schemas/Money',
-                    },
-                    resources: {
-                      type: 'object',
-                    },
-                    quotas: {
-                      type: 'object',
-                    },
-                  },
-                },
-                requested: {
-                  type: 'object',
-                  properties: {
-                    plan: {
-                      type: 'string',
-                    },
-                    monthlyPrice: {
-                      $ref: '#/components/schemas/Money',
-                    },
-                    resources: {
-                      type: 'object',
-                    },
-                    quotas: {
-                      type: 'object',
-                    },
-                    capacity: {
-                      type: 'string',
-                      enum: ['placeable_in_location', 'placeable_elsewhere_in_home_region', 'would_queue'],
-                      description:
-                        "Where the requested Plan can be placed now: in the Stack's location (the change starts at once), elsewhere in the Home Region, or nowhere (the change would queue).",
-                    },
-                  },
-                },
-                estimate: {
-                  oneOf: [
-                    {
-                      $ref: '#/components/schemas/InvoiceEstimate',
-                    },
-                    {
-                      type: 'null',
-                    },
-                  ],
-                  description:
-                    'null when there is nothing to estimate (no subscription yet, or the same Plan) or the processor could not estimate (`estimateUnavailable` says so)',
-                },
-                estimateUnavailable: {
-                  type: ['string', 'null'],
-                },
-                billingCycleDate: {
-                  type: ['string', 'null'],
-                  format: 'date-time',
-                },
-                refusals: {
-                  type: 'array',
-                  description:
-                    'Every refusal a confirmation would meet now, in the order the confirmation checks them (it answers the first); empty when it would be accepted',
-                  items: {
-                    type: 'object',
-                    required: ['code', 'message'],
-                    properties: {
-                      code: {
-                        type: 'string',
-                        enum: [
-                          'account_closing',
-                          'billing_overdue',
-                          'cancellation_scheduled',
-                          'subscription_not_active',
-                          'stack_not_running',
-                          'plan_unchanged',
-                          'operation_in_progress',
-                        ],
-                      },
-                      message: {
-                        type: 'string',
-                        description: 'What to do about it (the message the confirmation would answer)',
-                      },
-                      apiHint: {
-                        type: 'string',
-                        description:
-                          "For developers: the API call that fixes it, kept out of `message` (as in an error's `apiHint`)",
-                      },
-                    },
-                  },
-                },
-                warnings: {
-                  type: 'array',
-                  items: {
-                    type: 'string',
-                  },
-                  description:
-                    'What the tenant should know before confirming: more watched Projects than the new cap allows, and, when the Stack keeps the Founding Price Lock, that confirming ends it for good',
-                },
-                priceLock: {
-                  oneOf: [
-                    {
-                      $ref: '#/components/schemas/PriceLock',
-                    },
-                    {
-                      type: 'null',
-                    },
-                  ],
-                  description:
-                    "The Stack's Founding Price Lock; while it holds, `current.monthlyPrice` is the locked price",
-                },
-                estimatedAt: {
-                  type: 'string',
-                  format: 'date-time',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1339,11 +751,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
         description:
           'Confirmed: the change runs (`waiting_for_work`) or waits for capacity (`waiting_for_capacity`); follow it with GET /v1/plan-changes/{changeId}',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/PlanChange',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1380,9 +788,6 @@ export const OPERATIONS: Record<string, OperationDocs> = {
           'operation_in_progress',
           'confirm_conflict',
         ],
-        schema: {
-          $ref: '#/components/schemas/PlanChangeRefusal',
-        },
       },
       '502': {
         description:
@@ -1410,11 +815,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Cancelled: the record, now `cancelled`',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/PlanChange',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1428,9 +829,6 @@ export const OPERATIONS: Record<string, OperationDocs> = {
         description:
           '`plan_change_ended` (the change already ended; its `status` at top level), `plan_change_not_cancellable` (the change is `preparing`, `switching` or `verifying`: it completes or rolls back on its own; its `status` at top level), `cancel_conflict` (the change kept moving while it was cancelled: try again)',
         codes: ['plan_change_ended', 'plan_change_not_cancellable', 'cancel_conflict'],
-        schema: {
-          $ref: '#/components/schemas/PlanChangeRefusal',
-        },
       },
     },
   },
@@ -1452,20 +850,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The Plan Changes',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['planChanges'],
-              properties: {
-                planChanges: {
-                  type: 'array',
-                  items: {
-                    $ref: '#/components/schemas/PlanChange',
-                  },
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1495,11 +880,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The Plan Change',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/PlanChange',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1526,11 +907,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
           },
         },
         content: {
-          'application/x-ndjson': {
-            schema: {
-              $ref: '#/components/schemas/PlanChangeExportLine',
-            },
-          },
+          'application/x-ndjson': {},
         },
       },
     },
@@ -1579,21 +956,13 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Rotated',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/Credential',
-            },
-          },
+          'application/json': {},
         },
       },
       '201': {
         description: 'Created',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/Credential',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1616,9 +985,6 @@ export const OPERATIONS: Record<string, OperationDocs> = {
           'invalid_field',
           'invalid_body',
         ],
-        schema: {
-          $ref: '#/components/schemas/CredentialRefusal',
-        },
       },
       '404': {
         description: '`stack_not_found`: `stackId` names no Stack of the tenant',
@@ -1650,11 +1016,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The Credentials',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/CredentialList',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1672,11 +1034,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The catalog',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/CredentialCatalog',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1712,11 +1070,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Archived',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/Credential',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1770,25 +1124,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Deleted',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['name', 'deleted', 'nonResumableThreads'],
-              properties: {
-                name: {
-                  type: 'string',
-                },
-                deleted: {
-                  type: 'boolean',
-                  enum: [true],
-                },
-                nonResumableThreads: {
-                  type: 'integer',
-                  description: 'The Threads bound to it, which can no longer go on',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1797,9 +1133,6 @@ export const OPERATIONS: Record<string, OperationDocs> = {
         description:
           '`invalid_confirmation`: a `confirmationToken` that is not the pending one (none pending, or another)',
         codes: ['invalid_confirmation'],
-        schema: {
-          $ref: '#/components/schemas/CredentialRefusal',
-        },
       },
       '404': {
         description: '`stack_not_found` or `credential_not_found`',
@@ -1809,9 +1142,6 @@ export const OPERATIONS: Record<string, OperationDocs> = {
         description:
           '`credential_in_use` (with `uses`; nothing written), `confirmation_required` (with `threadCount`, `confirmationToken`, `expiresAt`), `credential_conflict` (it changed meanwhile: try again)',
         codes: ['credential_in_use', 'confirmation_required', 'credential_conflict'],
-        schema: {
-          $ref: '#/components/schemas/CredentialRefusal',
-        },
       },
     },
   },
@@ -1846,23 +1176,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The routes',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['projectId', 'stackId', 'credentialRoutes'],
-              properties: {
-                projectId: {
-                  type: 'string',
-                },
-                stackId: {
-                  type: 'string',
-                },
-                credentialRoutes: {
-                  $ref: '#/components/schemas/CredentialRoutes',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1909,11 +1223,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The Guide selection',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/GuideSelection',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1925,9 +1235,6 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '409': {
         description: '`credential_unusable` (with `reason`: `archived` or `validation_failed`)',
         codes: ['credential_unusable'],
-        schema: {
-          $ref: '#/components/schemas/CredentialRefusal',
-        },
       },
     },
   },
@@ -1948,11 +1255,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '202': {
         description: 'The export, requested',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/Export',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -1985,11 +1288,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The exports',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/ExportList',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -2024,11 +1323,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The export',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/Export',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -2065,33 +1360,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Where to download the archive',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['exportId', 'url', 'expiresAt', 'sizeBytes', 'fileName'],
-              properties: {
-                exportId: {
-                  type: 'string',
-                },
-                url: {
-                  type: 'string',
-                  format: 'uri',
-                  description: 'GET it (no session needed) before `expiresAt`',
-                },
-                expiresAt: {
-                  type: 'string',
-                  format: 'date-time',
-                },
-                sizeBytes: {
-                  type: ['integer', 'null'],
-                },
-                fileName: {
-                  type: 'string',
-                  description: 'A name to save it under: `<Stack name>-<exportId>.tar`',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -2125,171 +1394,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The desired state; ETag = its version; X-Poll-After-Seconds says when to poll next',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: [
-                'version',
-                'stack',
-                'plan',
-                'resources',
-                'run_cap',
-                'admission',
-                'lifecycle',
-                'poll_after_seconds',
-                'heartbeat_seconds',
-              ],
-              properties: {
-                version: {
-                  type: 'integer',
-                },
-                stack: {
-                  type: 'string',
-                },
-                plan: {
-                  type: 'string',
-                  enum: ['standard', 'plus', 'pro'],
-                },
-                resources: {
-                  type: 'object',
-                  required: ['vcpu', 'vcpuKind', 'memoryGb', 'storageGb'],
-                  properties: {
-                    vcpu: {
-                      type: 'integer',
-                    },
-                    vcpuKind: {
-                      type: 'string',
-                      enum: ['shared'],
-                    },
-                    memoryGb: {
-                      type: 'integer',
-                    },
-                    storageGb: {
-                      type: 'integer',
-                    },
-                  },
-                },
-                run_cap: {
-                  type: 'integer',
-                },
-                admission: {
-                  type: 'string',
-                  enum: ['open', 'paused', 'closed'],
-                  description:
-                    '`open`: take new work; `paused`: take no new work and let active runs finish (a Plan Change runs on the Stack); `closed`: no work at all',
-                },
-                lifecycle: {
-                  type: 'string',
-                  enum: ['running', 'decommissioning', 'torn_down'],
-                },
-                teardown_at: {
-                  type: 'string',
-                  format: 'date-time',
-                  description: 'Only while decommissioning: when the Stack is torn down',
-                },
-                operation: {
-                  type: 'object',
-                  description:
-                    'Only while a Plan Change runs on the Stack (then `admission` is `paused`): the step to carry out and the replacement. A later version with the same `id` and `step` is not a new step. See docs/dispatcher.md.',
-                  required: ['id', 'kind', 'step', 'target'],
-                  properties: {
-                    id: {
-                      type: 'string',
-                      description: "The Plan Change's id (pc_…)",
-                    },
-                    kind: {
-                      type: 'string',
-                      enum: ['plan_change'],
-                    },
-                    step: {
-                      type: 'string',
-                      enum: ['drain', 'backup', 'switch', 'verify'],
-                      description:
-                        '`drain`: start no new work, let active runs finish (report nothing beyond `appliedVersion` and `activeRuns`); `backup`: the final backup; `switch`: create the replacement at `target.location` with `target.resources` and `target.run_cap`, move the Durable Stack State and the Credentials; `verify`: the replacement shows it is healthy',
-                    },
-                    target: {
-                      type: 'object',
-                      required: ['plan', 'location', 'resources', 'run_cap'],
-                      properties: {
-                        plan: {
-                          type: 'string',
-                          enum: ['standard', 'plus', 'pro'],
-                        },
-                        location: {
-                          type: 'string',
-                        },
-                        resources: {
-                          type: 'object',
-                          required: ['vcpu', 'vcpuKind', 'memoryGb', 'storageGb'],
-                          properties: {
-                            vcpu: {
-                              type: 'integer',
-                            },
-                            vcpuKind: {
-                              type: 'string',
-                              enum: ['shared'],
-                            },
-                            memoryGb: {
-                              type: 'integer',
-                            },
-                            storageGb: {
-                              type: 'integer',
-                            },
-                          },
-                        },
-                        run_cap: {
-                          type: 'integer',
-                        },
-                      },
-                    },
-                  },
-                },
-                export: {
-                  type: 'object',
-                  description:
-                    'Only while an export of the Stack runs: build the archive (docs/exports.md), upload it in parts (POST /v1/dispatcher/exports/{exportId}/parts) and report the outcome (POST /v1/dispatcher/exports/{exportId}/outcome). Each `id` once.',
-                  required: ['id', 'requestedAt'],
-                  properties: {
-                    id: {
-                      type: 'string',
-                      description: "The export's id (exp_…)",
-                    },
-                    requestedAt: {
-                      type: 'string',
-                      format: 'date-time',
-                    },
-                  },
-                },
-                credentials: {
-                  type: 'array',
-                  description:
-                    'Only when some: the Credentials waiting for validation (pending, not archived), by name. For each, read the material (GET /v1/dispatcher/credentials/{name}), check it with the provider, and report the verdict for that `version` (POST /v1/dispatcher/credentials/{name}/validation). The control plane never calls a provider with a secret.',
-                  items: {
-                    type: 'object',
-                    required: ['name', 'version'],
-                    properties: {
-                      name: {
-                        type: 'string',
-                      },
-                      version: {
-                        type: 'integer',
-                        description: "The material's version (it goes up at each provisioning)",
-                      },
-                    },
-                  },
-                },
-                poll_after_seconds: {
-                  type: 'integer',
-                  description:
-                    'When to poll next: 10 s while an operation runs, 720 to 1080 s (jittered per Stack) otherwise',
-                },
-                heartbeat_seconds: {
-                  type: 'integer',
-                  description: 'Send the observed state when it changes, and at least this often',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
       '304': {
@@ -2322,25 +1427,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Recorded',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              properties: {
-                desiredStateVersion: {
-                  type: 'integer',
-                },
-                poll_after_seconds: {
-                  type: 'integer',
-                  description:
-                    'When to poll next: 10 s while an operation runs, 720 to 1080 s (jittered per Stack) otherwise',
-                },
-                heartbeat_seconds: {
-                  type: 'integer',
-                  description: 'Send the observed state when it changes, and at least this often',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -2376,32 +1463,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The material to check',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['name', 'provider', 'kind', 'version', 'inject'],
-              properties: {
-                name: {
-                  type: 'string',
-                },
-                provider: {
-                  type: 'string',
-                  enum: ['provider-a', 'provider-b', 'provider-c'],
-                },
-                kind: {
-                  type: 'string',
-                  enum: ['oauth_token', 'auth_file', 'api_key', 'ambient'],
-                },
-                version: {
-                  type: 'integer',
-                  description: "The material's version: send it back with the verdict",
-                },
-                inject: {
-                  $ref: '#/components/schemas/Injection',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -2443,43 +1505,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Recorded',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['name', 'version', 'validation'],
-              properties: {
-                name: {
-                  type: 'string',
-                },
-                version: {
-                  type: 'integer',
-                },
-                validation: {
-                  type: 'object',
-                  required: ['state', 'checkedAt'],
-                  properties: {
-                    state: {
-                      type: 'string',
-                      enum: ['valid', 'invalid'],
-                    },
-                    reasonCode: {
-                      type: 'string',
-                      enum: ['provider_refused'],
-                      description: 'With `invalid`: what the tenant is told',
-                    },
-                    dispatcherReason: {
-                      type: 'string',
-                      description: 'With `invalid`: the `reason` sent, as recorded for operators',
-                    },
-                    checkedAt: {
-                      type: 'string',
-                      format: 'date-time',
-                    },
-                  },
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -2496,9 +1522,6 @@ export const OPERATIONS: Record<string, OperationDocs> = {
         description:
           '`stale_version` (with `currentVersion`: the Credential was rotated meanwhile; validate the new material), `credential_changed` (it kept changing: report again)',
         codes: ['stale_version', 'credential_changed'],
-        schema: {
-          $ref: '#/components/schemas/DispatcherCredentialRefusal',
-        },
       },
     },
   },
@@ -2510,11 +1533,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The Thread, bound',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/ThreadBinding',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -2531,9 +1550,6 @@ export const OPERATIONS: Record<string, OperationDocs> = {
         description:
           '`no_credential_route` (with `activity`), `no_usable_credential` (with `activity` and `reasons`), `thread_exists` (the `threadId` is bound to another Project or activity: use a new id), `thread_not_resumable` (with `reason` and `credential`: start a new Thread)',
         codes: ['no_credential_route', 'no_usable_credential', 'thread_exists', 'thread_not_resumable'],
-        schema: {
-          $ref: '#/components/schemas/DispatcherCredentialRefusal',
-        },
       },
     },
   },
@@ -2545,11 +1561,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: "The Guide Session's Thread, bound (`activity` and `credential.position`: `guide`)",
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/ThreadBinding',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -2562,9 +1574,6 @@ export const OPERATIONS: Record<string, OperationDocs> = {
         description:
           "`guide_unavailable` (with `reason`, and `credential` and `cleared` as they apply), `thread_exists` (the `threadId` is bound to a Project's Thread), `thread_not_resumable` (with `reason` and `credential`)",
         codes: ['guide_unavailable', 'thread_exists', 'thread_not_resumable'],
-        schema: {
-          $ref: '#/components/schemas/DispatcherCredentialRefusal',
-        },
       },
     },
   },
@@ -2587,37 +1596,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'One URL per part number',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['exportId', 'parts', 'expiresAt'],
-              properties: {
-                exportId: {
-                  type: 'string',
-                },
-                parts: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    required: ['partNumber', 'url'],
-                    properties: {
-                      partNumber: {
-                        type: 'integer',
-                      },
-                      url: {
-                        type: 'string',
-                        format: 'uri',
-                      },
-                    },
-                  },
-                },
-                expiresAt: {
-                  type: 'string',
-                  format: 'date-time',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -2660,11 +1639,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The export as the tenant sees it',
         content: {
-          'application/json': {
-            schema: {
-              $ref: '#/components/schemas/Export',
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -2690,22 +1665,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'The verdict',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              properties: {
-                blocked: {
-                  type: 'boolean',
-                },
-                openBlockers: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                  },
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -2729,65 +1689,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Granted: what was refunded (minor units), and the window',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: [
-                'tenantId',
-                'slug',
-                'requestedAt',
-                'grantedAt',
-                'refundedAmount',
-                'refunds',
-                'currency',
-                'window',
-                'continued',
-              ],
-              properties: {
-                tenantId: {
-                  type: 'string',
-                },
-                slug: {
-                  type: 'string',
-                },
-                requestedAt: {
-                  type: 'string',
-                  format: 'date-time',
-                },
-                grantedAt: {
-                  type: 'string',
-                  format: 'date-time',
-                },
-                refundedAmount: {
-                  type: 'integer',
-                },
-                refunds: {
-                  type: 'integer',
-                },
-                currency: {
-                  type: 'string',
-                },
-                window: {
-                  type: 'object',
-                  required: ['from', 'until'],
-                  properties: {
-                    from: {
-                      type: 'string',
-                      format: 'date-time',
-                    },
-                    until: {
-                      type: 'string',
-                      format: 'date-time',
-                    },
-                  },
-                },
-                continued: {
-                  type: 'boolean',
-                  description: 'This request finished a grant an earlier one had started',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },
@@ -2800,18 +1702,6 @@ export const OPERATIONS: Record<string, OperationDocs> = {
         description:
           "Not IAM-signed (API Gateway's own 403; locally always), `iam_required`, or `email_mismatch`: the address is neither the customer's nor an administrator's",
         codes: ['iam_required', 'email_mismatch'],
-        schema: {
-          oneOf: [
-            { $ref: '#/components/schemas/Error' },
-            {
-              type: 'object',
-              description:
-                "API Gateway's own answer to a request that is not IAM-signed (and the local run's, always).",
-              required: ['message'],
-              properties: { message: { type: 'string' } },
-            },
-          ],
-        },
       },
       '404': {
         description: '`tenant_not_found`: no tenant has the slug',
@@ -2853,16 +1743,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       '200': {
         description: 'Verified and queued',
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              properties: {
-                received: {
-                  type: 'boolean',
-                },
-              },
-            },
-          },
+          'application/json': {},
         },
       },
     },

@@ -37,8 +37,11 @@ export interface OperationDocs {
     /** Only for a body the handler reads raw (no valibot schema to convert). */
     schema?: JsonSchema;
   };
-  /** The answers that are not refusals, by status. */
-  answers: Record<string, Answer>;
+  /**
+   * The answers that are not refusals, by status: their words and examples; their schemas are the
+   * operation's valibot ones (functions/http/answers/operations.ts).
+   */
+  answers: Record<string, Omit<Answer, 'content'> & { content?: Record<string, { example?: unknown }> }>;
   /**
    * The refusals the operation answers beyond those its contract implies (authentication, role,
    * body), by status: the codes, the prose that says when, the extra fields' schema and headers.
@@ -48,7 +51,6 @@ export interface OperationDocs {
     {
       description?: string;
       codes: string[];
-      schema?: JsonSchema;
       headers?: Answer['headers'];
     }
   >;
