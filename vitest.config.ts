@@ -8,7 +8,8 @@ const reporters = process.env.CI ? ['default', 'json'] : ['default'];
  * - integration: handlers and stores against DynamoDB Local and the SQS/SES stand-ins, each file
  *   on a table and an intake queue of its own (test/support/worker-env.ts);
  * - infra: the CDK stack with cdk-nag, synthesized once per run (test/support/infra-setup.ts);
- * - e2e: `npm start` over HTTP, two files at a time (a shared server each), after the other layers.
+ * - e2e: `npm start` over HTTP, two files at a time (a shared server each), after the other layers;
+ * - chaos: the short chaos run, a control plane of its own in the test's process, with e2e.
  */
 export default defineConfig({
   test: {
@@ -67,6 +68,19 @@ export default defineConfig({
           pool: 'forks',
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          name: 'chaos',
+          // The short chaos run (test/chaos/run.ts is the long one): it starts its own control
+          // plane, DynamoDB Local included, so it needs neither the integration layer's shared
+          // table nor the e2e layer's server.
+          include: ['test/chaos/**/*.test.ts'],
+          setupFiles: ['test/support/test-environment.ts'],
+          pool: 'forks',
+          testTimeout: 180_000,
           sequence: { groupOrder: 1 },
         },
       },

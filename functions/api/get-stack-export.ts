@@ -1,13 +1,8 @@
 import { httpHandler } from '#http/handler.ts';
-import { readExport } from '../exports/read.ts';
+import { exportRequest, readExport } from '../exports/read.ts';
 
 /** GET /v1/stacks/{stackId}/exports/{exportId}: an export's status (any member). */
 export const handler = httpHandler({ auth: 'session' }, async ({ principal, pathParameters, now }) => ({
   status: 200,
-  body: await readExport({
-    tenantId: principal.tenantId,
-    stackId: pathParameters.stackId ?? '',
-    exportId: pathParameters.exportId ?? '',
-    now,
-  }),
+  body: await readExport(exportRequest(principal.tenantId, pathParameters, now)),
 }));

@@ -1,5 +1,6 @@
 import { httpHandler } from '#http/handler.ts';
 import { downloadExport } from '../exports/download.ts';
+import { exportRequest } from '../exports/read.ts';
 
 /**
  * POST /v1/stacks/{stackId}/exports/{exportId}/download: a short-lived signed URL for a ready
@@ -9,12 +10,7 @@ export const handler = httpHandler(
   { auth: 'session', role: 'administrator' },
   async ({ principal, pathParameters, now }) => ({
     status: 200,
-    body: await downloadExport({
-      tenantId: principal.tenantId,
-      stackId: pathParameters.stackId ?? '',
-      exportId: pathParameters.exportId ?? '',
-      now,
-    }),
+    body: await downloadExport(exportRequest(principal.tenantId, pathParameters, now)),
     headers: { 'cache-control': 'no-store' },
   }),
 );

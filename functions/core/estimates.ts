@@ -25,15 +25,21 @@ export interface ChangeLine {
  * The processor's estimate of the next invoice with a change applied, as the port reads it
  * (functions/ports/processor/preview.ts), lines keyed by price; minor units.
  */
-export interface EstimateFacts {
+/**
+ * The next invoice as a whole, with a change applied (what else is on it included: the renewal,
+ * pending prorations), in minor units.
+ */
+export interface InvoiceWhole {
   currency: string;
-  /** The next invoice as a whole (what else is on it included: the renewal, pending prorations). */
   subtotal: number;
   discount: number;
   tax: number;
   total: number;
   /** What the card would be charged: the total less any customer credit. */
   amountDue: number;
+}
+
+export interface EstimateFacts extends InvoiceWhole {
   /**
    * The change's share: ITS proration lines (negative: a credit), those whose period starts at the
    * proration date and that are not already pending, after the current discount and before tax,
@@ -58,14 +64,7 @@ export interface EstimateLine {
   tax: number;
 }
 
-export interface EstimateView {
-  currency: string;
-  /** The whole next invoice: subtotal, discount, tax, total, and what the card is charged. */
-  subtotal: number;
-  discount: number;
-  tax: number;
-  total: number;
-  amountDue: number;
+export interface EstimateView extends InvoiceWhole {
   /** The change's own share, after the current discount, before tax. */
   adjustment: number;
   /** The tax estimate on it. */

@@ -1,4 +1,4 @@
-import type { Effort, Unusable } from '#core/credentials.ts';
+import type { Unusable } from '#core/credentials.ts';
 import { Refusal } from '#core/refusal.ts';
 import { guideClearedReason } from '#core/tenant-reasons.ts';
 import { clearGuide, getCredential, getGuideSelection, getThread } from '#store/credentials.ts';
@@ -8,6 +8,7 @@ import {
   profileFor,
   resumeThread,
   type ThreadAnswer,
+  type ThreadStart,
   whyUnusable,
 } from './threads.ts';
 
@@ -22,14 +23,7 @@ const unavailable = (message: string, extra: Record<string, unknown>) =>
  * validation stays selected (409 `validation_pending`). The profile is the Credential's `guide`
  * entry; the Thread is bound for good like any other.
  */
-export const startGuideSession = async (params: {
-  tenantId: string;
-  stackId: string;
-  threadId: string;
-  model?: string | undefined;
-  effort?: Effort | undefined;
-  now: Date;
-}): Promise<ThreadAnswer> => {
+export const startGuideSession = async (params: ThreadStart): Promise<ThreadAnswer> => {
   const { tenantId, stackId } = params;
   const existing = await getThread(tenantId, stackId, params.threadId);
   if (existing) return resumeThread(tenantId, existing, { activity: 'guide' });

@@ -115,16 +115,19 @@ export const profileFor = (
  * bound to the Thread for good; the answer says what to inject. The same thread id again answers
  * the same binding.
  */
-export const createThread = async (params: {
+/** What starting a Thread (or a Guide Session) names: where, which, and the Run's own model and effort. */
+export interface ThreadStart {
   tenantId: string;
   stackId: string;
   threadId: string;
-  projectId: string;
-  activity: RoutedActivity;
   model?: string | undefined;
   effort?: Effort | undefined;
   now: Date;
-}): Promise<ThreadAnswer> => {
+}
+
+export const createThread = async (
+  params: ThreadStart & { projectId: string; activity: RoutedActivity },
+): Promise<ThreadAnswer> => {
   const { tenantId, stackId } = params;
   const existing = await getThread(tenantId, stackId, params.threadId);
   if (existing)

@@ -1,7 +1,7 @@
 import { DOWNLOAD_URL_SECONDS, downloadRefusal, EXPORT_RETENTION_DAYS } from '#core/exports.ts';
 import { Refusal } from '#core/refusal.ts';
 import { signedDownloadUrl } from '#ports/export-storage.ts';
-import { requireExport } from './read.ts';
+import { type ExportRequest, requireExport } from './read.ts';
 
 const REFUSALS = {
   stack_torn_down: [409, 'This Stack has been torn down: its exports are gone with it.'],
@@ -23,12 +23,7 @@ const REFUSALS = {
  * A download of a ready archive (administrators), over the caller's own session: a signed URL on
  * the console's own site, valid DOWNLOAD_URL_SECONDS. Ask again for a fresh one at any time.
  */
-export const downloadExport = async (params: {
-  tenantId: string;
-  stackId: string;
-  exportId: string;
-  now: Date;
-}) => {
+export const downloadExport = async (params: ExportRequest) => {
   const { stack, record } = await requireExport(params.tenantId, params.stackId, params.exportId);
   const refusal = downloadRefusal(record, stack, params.now);
   if (refusal) {

@@ -22,12 +22,27 @@ export const requireExport = async (
 };
 
 /** An export's status (any member): never the bucket, the object key or the upload. */
-export const readExport = async (params: {
+/** Which export a request names, and when it asks. */
+export interface ExportRequest {
   tenantId: string;
   stackId: string;
   exportId: string;
   now: Date;
-}) => {
+}
+
+/** The export a request names, from a handler's session and path. */
+export const exportRequest = (
+  tenantId: string,
+  pathParameters: Record<string, string | undefined>,
+  now: Date,
+): ExportRequest => ({
+  tenantId,
+  stackId: pathParameters.stackId ?? '',
+  exportId: pathParameters.exportId ?? '',
+  now,
+});
+
+export const readExport = async (params: ExportRequest) => {
   const { stack, record } = await requireExport(params.tenantId, params.stackId, params.exportId);
   return exportView(record, stack, params.now);
 };

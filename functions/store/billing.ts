@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
-import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
+import { db, isConditionFailure, tableName, updateIf } from './client.ts';
 import { keys } from './keys.ts';
 
 /** An in-flight claim older than this is taken to have crashed and may be replaced. */
@@ -61,33 +61,28 @@ export const claimCheckout = async (
   now: Date,
   replacing: string | undefined,
 ): Promise<boolean> => {
-  return appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.billing(tenantId),
-        UpdateExpression: 'SET #type = :type, tenantId = :tenantId, checkout = :attempt',
-        ConditionExpression:
-          'attribute_not_exists(checkout) OR checkout.expiresAt <= :now OR checkout.attemptId = :replacing OR (checkout.#state = :creating AND checkout.startedAt < :stale)',
-        ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
-        ExpressionAttributeValues: {
-          ':type': 'billing',
-          ':tenantId': tenantId,
-          ':attempt': {
-            attemptId: attempt.attemptId,
-            plan: attempt.plan,
-            state: 'creating',
-            startedAt: now.toISOString(),
-            expiresAt: attempt.expiresAt.toISOString(),
-          },
-          ':now': now.toISOString(),
-          ':replacing': replacing ?? '-',
-          ':creating': 'creating',
-          ':stale': new Date(now.getTime() - STALE_CLAIM_MS).toISOString(),
-        },
-      }),
-    ),
-  );
+  return updateIf({
+    Key: keys.billing(tenantId),
+    UpdateExpression: 'SET #type = :type, tenantId = :tenantId, checkout = :attempt',
+    ConditionExpression:
+      'attribute_not_exists(checkout) OR checkout.expiresAt <= :now OR checkout.attemptId = :replacing OR (checkout.#state = :creating AND checkout.startedAt < :stale)',
+    ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
+    ExpressionAttributeValues: {
+      ':type': 'billing',
+      ':tenantId': tenantId,
+      ':attempt': {
+        attemptId: attempt.attemptId,
+        plan: attempt.plan,
+        state: 'creating',
+        startedAt: now.toISOString(),
+        expiresAt: attempt.expiresAt.toISOString(),
+      },
+      ':now': now.toISOString(),
+      ':replacing': replacing ?? '-',
+      ':creating': 'creating',
+      ':stale': new Date(now.getTime() - STALE_CLAIM_MS).toISOString(),
+    },
+  });
 };
 
 export const recordCheckoutSession = async (

@@ -1,5 +1,17 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  type PutCommandInput,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { RetryableFault } from '#core/refusal.ts';
 import { config } from '#ports/config.ts';
@@ -86,6 +98,18 @@ export const appliedUnlessConditionFails = async (write: Promise<unknown>): Prom
   }
 };
 
+/** The conditional writes of the table, each true when applied and false when its condition failed. */
+type OnTheTable<T> = Omit<T, 'TableName'>;
+export const putIf = (input: OnTheTable<PutCommandInput>): Promise<boolean> =>
+  appliedUnlessConditionFails(db().send(new PutCommand({ TableName: tableName(), ...input })));
+export const updateIf = (input: OnTheTable<UpdateCommandInput>): Promise<boolean> =>
+  appliedUnlessConditionFails(db().send(new UpdateCommand({ TableName: tableName(), ...input })));
+export const deleteIf = (input: OnTheTable<DeleteCommandInput>): Promise<boolean> =>
+  appliedUnlessConditionFails(db().send(new DeleteCommand({ TableName: tableName(), ...input })));
+/** A transaction that applies whole or not at all: false when one of its conditions failed. */
+export const transactIf = (items: TransactWriteCommandInput['TransactItems']): Promise<boolean> =>
+  appliedUnlessConditionFails(db().send(new TransactWriteCommand({ TransactItems: items })));
+
 /** One item by its key (read consistently), parsed with `schema`; undefined when there is none. */
 export const getItem = async <T extends v.GenericSchema>(
   key: { PK: string; SK: string },
@@ -97,6 +121,33 @@ export const getItem = async <T extends v.GenericSchema>(
   return Item ? v.parse(schema, Item) : undefined;
 };
 
+/**
+ * Each page of a consistent query of one partition's items whose sort key starts with `prefix`;
+ * `filter` narrows them (its values beside), `count` asks for counts only.
+ */
+export async function* prefixPages(
+  pk: string,
+  prefix: string,
+  more: { filter?: string; values?: Record<string, unknown>; count?: boolean } = {},
+) {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ...(more.filter ? { FilterExpression: more.filter } : {}),
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ...more.values },
+        ...(more.count ? { Select: 'COUNT' as const } : {}),
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    yield page;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
 /** Every item of one partition whose sort key starts with `prefix`, page after page, parsed with `schema`. */
 export const queryPrefix = async <T extends v.GenericSchema>(
   pk: string,
@@ -104,19 +155,7 @@ export const queryPrefix = async <T extends v.GenericSchema>(
   schema: T,
 ): Promise<v.InferOutput<T>[]> => {
   const items: v.InferOutput<T>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of prefixPages(pk, prefix))
     for (const item of page.Items ?? []) items.push(v.parse(schema, item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
   return items;
 };

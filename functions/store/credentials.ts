@@ -1,8 +1,18 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ACTIVITIES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credentials.ts';
 import { VALIDATION_FAILURES } from '#core/tenant-reasons.ts';
-import { appliedUnlessConditionFails, db, getItem, queryPrefix, tableName } from './client.ts';
+import {
+  appliedUnlessConditionFails,
+  db,
+  deleteIf,
+  getItem,
+  prefixPages,
+  putIf,
+  queryPrefix,
+  tableName,
+  updateIf,
+} from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -126,33 +136,23 @@ export const updateCredential = async (
     names[`#r${index}`] = name;
     return `#r${index}`;
   });
-  return appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.credential(tenantId, read.stackId, read.name),
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: 'attribute_exists(PK) AND #version = :read',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    ),
-  );
+  return updateIf({
+    Key: keys.credential(tenantId, read.stackId, read.name),
+    UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+    ConditionExpression: 'attribute_exists(PK) AND #version = :read',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  });
 };
 
 /** Deletes a Credential, only if it is still the version read. */
 export const deleteCredential = async (tenantId: string, read: StoredCredential): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.credential(tenantId, read.stackId, read.name),
-        ConditionExpression: '#version = :read',
-        ExpressionAttributeNames: { '#version': 'version' },
-        ExpressionAttributeValues: { ':read': read.version },
-      }),
-    ),
-  );
+  deleteIf({
+    Key: keys.credential(tenantId, read.stackId, read.name),
+    ConditionExpression: '#version = :read',
+    ExpressionAttributeNames: { '#version': 'version' },
+    ExpressionAttributeValues: { ':read': read.version },
+  });
 
 const GuideSchema = v.object({
   /** The selected Credential's name, or absent when none is selected. */
@@ -243,15 +243,10 @@ export type ThreadBinding = v.InferOutput<typeof ThreadSchema>;
 
 /** Binds a Thread for good: the first binding of a Thread id wins. */
 export const bindThread = async (tenantId: string, binding: ThreadBinding): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.thread(tenantId, binding.stackId, binding.threadId), type: 'thread', ...binding },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    ),
-  );
+  putIf({
+    Item: { ...keys.thread(tenantId, binding.stackId, binding.threadId), type: 'thread', ...binding },
+    ConditionExpression: 'attribute_not_exists(PK)',
+  });
 
 export const getThread = (
   tenantId: string,
@@ -266,25 +261,11 @@ export const countThreadsBoundTo = async (
   name: string,
 ): Promise<number> => {
   let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        FilterExpression: 'credentialName = :name',
-        ExpressionAttributeValues: {
-          ':pk': keys.tenant(tenantId).PK,
-          ':prefix': keys.threadPrefix(stackId),
-          ':name': name,
-        },
-        Select: 'COUNT',
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of prefixPages(keys.tenant(tenantId).PK, keys.threadPrefix(stackId), {
+    filter: 'credentialName = :name',
+    values: { ':name': name },
+    count: true,
+  }))
     count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
   return count;
 };

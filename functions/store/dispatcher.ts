@@ -1,6 +1,6 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { appliedUnlessConditionFails, db, tableName } from './client.ts';
+import { db, tableName, transactIf } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -93,5 +93,5 @@ export const issueDispatcherCredential = async (params: {
       },
     });
   }
-  return appliedUnlessConditionFails(db().send(new TransactWriteCommand({ TransactItems: items })));
+  return transactIf(items);
 };

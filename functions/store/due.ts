@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { appliedUnlessConditionFails, db, tableName } from './client.ts';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName, updateIf } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -97,23 +97,18 @@ export const recordReconcileFailure = async (
 ): Promise<boolean> => {
   const dueAt = retryAt.toISOString();
   const due = dueIndexKeys(entry.tenantId, dueAt);
-  return appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.tenant(entry.tenantId),
-        UpdateExpression:
-          'SET reconcileFailures = :failures, lastReconcileFailureAt = :now, dueAt = :dueAt, GSI2PK = :pk, GSI2SK = :sk',
-        ConditionExpression: 'dueAt = :dueRead',
-        ExpressionAttributeValues: {
-          ':failures': failures,
-          ':now': now.toISOString(),
-          ':dueAt': dueAt,
-          ':pk': due.GSI2PK,
-          ':sk': due.GSI2SK,
-          ':dueRead': entry.dueAt,
-        },
-      }),
-    ),
-  );
+  return updateIf({
+    Key: keys.tenant(entry.tenantId),
+    UpdateExpression:
+      'SET reconcileFailures = :failures, lastReconcileFailureAt = :now, dueAt = :dueAt, GSI2PK = :pk, GSI2SK = :sk',
+    ConditionExpression: 'dueAt = :dueRead',
+    ExpressionAttributeValues: {
+      ':failures': failures,
+      ':now': now.toISOString(),
+      ':dueAt': dueAt,
+      ':pk': due.GSI2PK,
+      ':sk': due.GSI2SK,
+      ':dueRead': entry.dueAt,
+    },
+  });
 };

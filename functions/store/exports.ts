@@ -1,8 +1,8 @@
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { EXPORT_STATUSES, type ExportRecord } from '#core/exports.ts';
 import { EXPORT_FAILURES, type ExportFailure } from '#core/tenant-reasons.ts';
-import { appliedUnlessConditionFails, db, getItem, tableName } from './client.ts';
+import { db, getItem, tableName, transactIf, updateIf } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -71,44 +71,38 @@ export const startExport = (
   record: ExportRecord & { objectKey: string },
   previous: string | undefined,
 ): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.stackExport(tenantId, record.stackId, record.exportId),
-                type: 'export',
-                tenantId,
-                ...record,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.stack(tenantId, record.stackId),
-              UpdateExpression: 'SET runningExport = :running ADD desiredVersion :one',
-              ConditionExpression: `attribute_exists(PK) AND lifecycle <> :tornDown AND ${
-                previous === undefined
-                  ? 'attribute_not_exists(runningExport)'
-                  : '(attribute_not_exists(runningExport) OR runningExport.exportId = :previous)'
-              }`,
-              ExpressionAttributeValues: {
-                ':running': { exportId: record.exportId, requestedAt: record.requestedAt },
-                ':one': 1,
-                ':tornDown': 'torn_down',
-                ...(previous === undefined ? {} : { ':previous': previous }),
-              },
-            },
-          },
-        ],
-      }),
-    ),
-  );
+  transactIf([
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.stackExport(tenantId, record.stackId, record.exportId),
+          type: 'export',
+          tenantId,
+          ...record,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.stack(tenantId, record.stackId),
+        UpdateExpression: 'SET runningExport = :running ADD desiredVersion :one',
+        ConditionExpression: `attribute_exists(PK) AND lifecycle <> :tornDown AND ${
+          previous === undefined
+            ? 'attribute_not_exists(runningExport)'
+            : '(attribute_not_exists(runningExport) OR runningExport.exportId = :previous)'
+        }`,
+        ExpressionAttributeValues: {
+          ':running': { exportId: record.exportId, requestedAt: record.requestedAt },
+          ':one': 1,
+          ':tornDown': 'torn_down',
+          ...(previous === undefined ? {} : { ':previous': previous }),
+        },
+      },
+    },
+  ]);
 
 /** The multipart upload is made: the export is building. Only the first one is kept. */
 export const recordUpload = (
@@ -117,23 +111,17 @@ export const recordUpload = (
   exportId: string,
   uploadId: string,
 ): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.stackExport(tenantId, stackId, exportId),
-        UpdateExpression: 'SET uploadId = :upload, #status = :building',
-        ConditionExpression:
-          'attribute_exists(PK) AND #status = :requested AND attribute_not_exists(uploadId)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':upload': uploadId,
-          ':building': 'building',
-          ':requested': 'requested',
-        },
-      }),
-    ),
-  );
+  updateIf({
+    Key: keys.stackExport(tenantId, stackId, exportId),
+    UpdateExpression: 'SET uploadId = :upload, #status = :building',
+    ConditionExpression: 'attribute_exists(PK) AND #status = :requested AND attribute_not_exists(uploadId)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':upload': uploadId,
+      ':building': 'building',
+      ':requested': 'requested',
+    },
+  });
 
 /**
  * Ends a running export (ready with its size, or failed with the reason); false when it had ended
@@ -160,29 +148,19 @@ export const endExport = async (
     values[`:f${index}`] = value;
     sets.push(`#f${index} = :f${index}`);
   }
-  const ended = await appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.stackExport(tenantId, stackId, exportId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK) AND #status IN (:requested, :building)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    ),
-  );
+  const ended = await updateIf({
+    Key: keys.stackExport(tenantId, stackId, exportId),
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ConditionExpression: 'attribute_exists(PK) AND #status IN (:requested, :building)',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  });
   // A crash before this leaves the pointer naming an ended export: the next start replaces it.
-  await appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.stack(tenantId, stackId),
-        UpdateExpression: 'REMOVE runningExport',
-        ConditionExpression: 'runningExport.exportId = :id',
-        ExpressionAttributeValues: { ':id': exportId },
-      }),
-    ),
-  );
+  await updateIf({
+    Key: keys.stack(tenantId, stackId),
+    UpdateExpression: 'REMOVE runningExport',
+    ConditionExpression: 'runningExport.exportId = :id',
+    ExpressionAttributeValues: { ':id': exportId },
+  });
   return ended;
 };

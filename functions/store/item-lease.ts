@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { appliedUnlessConditionFails, db, tableName } from './client.ts';
+import { appliedUnlessConditionFails, db, tableName, updateIf } from './client.ts';
 import { keys } from './keys.ts';
 import { type LeaseBusy, releaseLease, takeLease } from './lease.ts';
 import type { TransactItem } from './transact.ts';
@@ -142,18 +142,13 @@ const entryName = (owner: string) => ({ '#entries': 'entries', '#owner': owner }
  * lease (a holder whose time ran out must not send). False when it no longer does.
  */
 export const recordItemChange = (lease: ItemLease, entry: ItemChangeEntry, now: Date): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: leaseKey(lease.tenantId),
-        UpdateExpression: 'SET #entries.#owner = :entry',
-        ConditionExpression: 'holder = :holder AND leaseUntil > :now',
-        ExpressionAttributeNames: entryName(entry.owner),
-        ExpressionAttributeValues: { ':entry': entry, ':holder': lease.holder, ':now': now.toISOString() },
-      }),
-    ),
-  );
+  updateIf({
+    Key: leaseKey(lease.tenantId),
+    UpdateExpression: 'SET #entries.#owner = :entry',
+    ConditionExpression: 'holder = :holder AND leaseUntil > :now',
+    ExpressionAttributeNames: entryName(entry.owner),
+    ExpressionAttributeValues: { ':entry': entry, ':holder': lease.holder, ':now': now.toISOString() },
+  });
 
 /**
  * Records the definite answer to a journal entry (`applied`, with a commit's result, or `refused`),
@@ -165,32 +160,27 @@ export const settleItemChange = (
   key: string,
   outcome: { state: 'applied'; result?: ItemChangeEntry['result'] } | { state: 'refused' },
 ): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: leaseKey(lease.tenantId),
-        UpdateExpression:
-          outcome.state === 'applied' && outcome.result
-            ? 'SET #entries.#owner.#state = :state, #entries.#owner.#result = :result'
-            : 'SET #entries.#owner.#state = :state',
-        ConditionExpression: 'holder = :holder AND #entries.#owner.#request.#key = :key',
-        ExpressionAttributeNames: {
-          ...entryName(owner),
-          '#state': 'state',
-          '#request': 'request',
-          '#key': 'key',
-          ...(outcome.state === 'applied' && outcome.result ? { '#result': 'result' } : {}),
-        },
-        ExpressionAttributeValues: {
-          ':state': outcome.state,
-          ':holder': lease.holder,
-          ':key': key,
-          ...(outcome.state === 'applied' && outcome.result ? { ':result': outcome.result } : {}),
-        },
-      }),
-    ),
-  );
+  updateIf({
+    Key: leaseKey(lease.tenantId),
+    UpdateExpression:
+      outcome.state === 'applied' && outcome.result
+        ? 'SET #entries.#owner.#state = :state, #entries.#owner.#result = :result'
+        : 'SET #entries.#owner.#state = :state',
+    ConditionExpression: 'holder = :holder AND #entries.#owner.#request.#key = :key',
+    ExpressionAttributeNames: {
+      ...entryName(owner),
+      '#state': 'state',
+      '#request': 'request',
+      '#key': 'key',
+      ...(outcome.state === 'applied' && outcome.result ? { '#result': 'result' } : {}),
+    },
+    ExpressionAttributeValues: {
+      ':state': outcome.state,
+      ':holder': lease.holder,
+      ':key': key,
+      ...(outcome.state === 'applied' && outcome.result ? { ':result': outcome.result } : {}),
+    },
+  });
 
 /**
  * The write that removes an owner's journal entry (the request with `key`) once the owner recorded

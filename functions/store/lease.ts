@@ -1,6 +1,6 @@
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { appliedUnlessConditionFails, db, getItem, isConditionFailure, tableName } from './client.ts';
+import { db, deleteIf, getItem, isConditionFailure, tableName, updateIf } from './client.ts';
 import type { Key } from './keys.ts';
 
 /**
@@ -66,28 +66,18 @@ export const releaseLease = async (
   holder: string,
   deleteOnlyIf?: { condition: string; values: Record<string, unknown> },
 ): Promise<void> => {
-  const deleted = await appliedUnlessConditionFails(
-    db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: key,
-        ConditionExpression: deleteOnlyIf
-          ? `holder = :holder AND (${deleteOnlyIf.condition})`
-          : 'holder = :holder',
-        ExpressionAttributeValues: { ':holder': holder, ...deleteOnlyIf?.values },
-      }),
-    ),
-  );
+  const deleted = await deleteIf({
+    Key: key,
+    ConditionExpression: deleteOnlyIf
+      ? `holder = :holder AND (${deleteOnlyIf.condition})`
+      : 'holder = :holder',
+    ExpressionAttributeValues: { ':holder': holder, ...deleteOnlyIf?.values },
+  });
   if (deleted || !deleteOnlyIf) return;
-  await appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'REMOVE holder, leaseUntil',
-        ConditionExpression: 'holder = :holder',
-        ExpressionAttributeValues: { ':holder': holder },
-      }),
-    ),
-  );
+  await updateIf({
+    Key: key,
+    UpdateExpression: 'REMOVE holder, leaseUntil',
+    ConditionExpression: 'holder = :holder',
+    ExpressionAttributeValues: { ':holder': holder },
+  });
 };

@@ -1,6 +1,6 @@
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { LifecycleState, Transition } from '#core/lifecycle.ts';
-import { appliedUnlessConditionFails, db, tableName } from './client.ts';
+import { db, tableName, transactIf } from './client.ts';
 import { dueIndexKeys } from './due.ts';
 import { keys } from './keys.ts';
 import type { Tenant } from './tenants.ts';
@@ -76,7 +76,7 @@ export const commitReconciliation = async (params: {
     })),
     ...(params.extra ?? []),
   ];
-  return appliedUnlessConditionFails(db().send(new TransactWriteCommand({ TransactItems: items })));
+  return transactIf(items);
 };
 
 /** Deletes of every waitlist entry of the tenant (a leaving tenant is told of no capacity any more). */

@@ -1,5 +1,4 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { appliedUnlessConditionFails, db, tableName } from './client.ts';
+import { tableName, transactIf } from './client.ts';
 import { keys } from './keys.ts';
 import { newTenantItem, slugClaimPut } from './tenants.ts';
 
@@ -26,87 +25,81 @@ export const startNewAccount = async (params: {
 }): Promise<boolean> => {
   const { userId, oldTenantId, newTenantId, slug, now } = params;
   const at = now.toISOString();
-  return appliedUnlessConditionFails(
-    db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...newTenantItem(newTenantId, now),
-                slug,
-                slugLockedAt: at,
-                returning: params.carried,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          slugClaimPut(slug, newTenantId, now),
-          {
-            ConditionCheck: {
-              TableName: tableName(),
-              Key: keys.tenant(oldTenantId),
-              ConditionExpression: 'attribute_exists(tornDownAt)',
-            },
-          },
+  return transactIf([
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...newTenantItem(newTenantId, now),
+          slug,
+          slugLockedAt: at,
+          returning: params.carried,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    slugClaimPut(slug, newTenantId, now),
+    {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: keys.tenant(oldTenantId),
+        ConditionExpression: 'attribute_exists(tornDownAt)',
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.user(userId),
+        UpdateExpression:
+          'SET tenantId = :new, formerTenantIds = list_append(if_not_exists(formerTenantIds, :none), :old)',
+        ConditionExpression: 'tenantId = :oldId',
+        ExpressionAttributeValues: {
+          ':new': newTenantId,
+          ':none': [],
+          ':old': [oldTenantId],
+          ':oldId': oldTenantId,
+        },
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.member(oldTenantId, userId),
+        UpdateExpression: 'SET formerAt = :at',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(formerAt)',
+        ExpressionAttributeValues: { ':at': at },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.member(newTenantId, userId),
+          type: 'member',
+          tenantId: newTenantId,
+          userId,
+          role: 'administrator',
+          createdAt: at,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    ...(params.sessionTokenHash
+      ? [
           {
             Update: {
               TableName: tableName(),
-              Key: keys.user(userId),
-              UpdateExpression:
-                'SET tenantId = :new, formerTenantIds = list_append(if_not_exists(formerTenantIds, :none), :old)',
-              ConditionExpression: 'tenantId = :oldId',
+              Key: keys.session(params.sessionTokenHash),
+              UpdateExpression: 'SET tenantId = :new',
+              ConditionExpression: 'tenantId = :oldId AND userId = :user',
               ExpressionAttributeValues: {
                 ':new': newTenantId,
-                ':none': [],
-                ':old': [oldTenantId],
                 ':oldId': oldTenantId,
+                ':user': userId,
               },
             },
           },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.member(oldTenantId, userId),
-              UpdateExpression: 'SET formerAt = :at',
-              ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(formerAt)',
-              ExpressionAttributeValues: { ':at': at },
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.member(newTenantId, userId),
-                type: 'member',
-                tenantId: newTenantId,
-                userId,
-                role: 'administrator',
-                createdAt: at,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          ...(params.sessionTokenHash
-            ? [
-                {
-                  Update: {
-                    TableName: tableName(),
-                    Key: keys.session(params.sessionTokenHash),
-                    UpdateExpression: 'SET tenantId = :new',
-                    ConditionExpression: 'tenantId = :oldId AND userId = :user',
-                    ExpressionAttributeValues: {
-                      ':new': newTenantId,
-                      ':oldId': oldTenantId,
-                      ':user': userId,
-                    },
-                  },
-                },
-              ]
-            : []),
-        ],
-      }),
-    ),
-  );
+        ]
+      : []),
+  ]);
 };

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { EMAIL_MAX_ATTEMPTS } from '#core/email-retry.ts';
 import type { EmailContent } from '#core/emails.ts';
-import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
+import { db, isConditionFailure, tableName, updateIf } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -140,19 +140,13 @@ export const claimEmail = async (
  * this answers false: the recipient got it twice, the price of never losing one.
  */
 export const markEmailSent = async (key: string, messageId: string, now: Date): Promise<boolean> => {
-  return appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.outbox(key),
-        UpdateExpression:
-          'SET #status = :sent, messageId = :id, sentAt = :now REMOVE GSI2PK, GSI2SK, leaseUntil',
-        ConditionExpression: 'attribute_exists(PK) AND #status <> :sent',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':sent': 'sent', ':id': messageId, ':now': now.toISOString() },
-      }),
-    ),
-  );
+  return updateIf({
+    Key: keys.outbox(key),
+    UpdateExpression: 'SET #status = :sent, messageId = :id, sentAt = :now REMOVE GSI2PK, GSI2SK, leaseUntil',
+    ConditionExpression: 'attribute_exists(PK) AND #status <> :sent',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':sent': 'sent', ':id': messageId, ':now': now.toISOString() },
+  });
 };
 
 /**
@@ -166,24 +160,19 @@ export const releaseEmail = async (
   error: string,
   retryAt: Date,
 ): Promise<void> => {
-  await appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.outbox(key),
-        UpdateExpression: 'SET #status = :pending, lastError = :error, GSI2SK = :sk REMOVE leaseUntil',
-        ConditionExpression: '#status = :sending AND attempts = :attempt',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':pending': 'pending',
-          ':sending': 'sending',
-          ':attempt': attempt,
-          ':error': error,
-          ':sk': `${retryAt.toISOString()}#${key}`,
-        },
-      }),
-    ),
-  );
+  await updateIf({
+    Key: keys.outbox(key),
+    UpdateExpression: 'SET #status = :pending, lastError = :error, GSI2SK = :sk REMOVE leaseUntil',
+    ConditionExpression: '#status = :sending AND attempts = :attempt',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':pending': 'pending',
+      ':sending': 'sending',
+      ':attempt': attempt,
+      ':error': error,
+      ':sk': `${retryAt.toISOString()}#${key}`,
+    },
+  });
 };
 
 /**
@@ -200,30 +189,25 @@ export const parkEmail = async (
   now: Date,
   how: 'after_failed_attempt' | 'lease_ran_out',
 ): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.outbox(key),
-        UpdateExpression:
-          'SET #status = :failed, lastError = :error, failedAt = :now, GSI2PK = :parked, GSI2SK = :sk REMOVE leaseUntil',
-        ConditionExpression:
-          how === 'after_failed_attempt'
-            ? '#status = :sending AND attempts = :attempt'
-            : '#status = :sending AND attempts = :attempt AND leaseUntil <= :now',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':failed': 'failed',
-          ':sending': 'sending',
-          ':attempt': attempt,
-          ':error': error,
-          ':now': now.toISOString(),
-          ':parked': FAILED,
-          ':sk': `${now.toISOString()}#${key}`,
-        },
-      }),
-    ),
-  );
+  updateIf({
+    Key: keys.outbox(key),
+    UpdateExpression:
+      'SET #status = :failed, lastError = :error, failedAt = :now, GSI2PK = :parked, GSI2SK = :sk REMOVE leaseUntil',
+    ConditionExpression:
+      how === 'after_failed_attempt'
+        ? '#status = :sending AND attempts = :attempt'
+        : '#status = :sending AND attempts = :attempt AND leaseUntil <= :now',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':failed': 'failed',
+      ':sending': 'sending',
+      ':attempt': attempt,
+      ':error': error,
+      ':now': now.toISOString(),
+      ':parked': FAILED,
+      ':sk': `${now.toISOString()}#${key}`,
+    },
+  });
 
 /** Reads a whole sparse index partition, page by page (for the operators: never on a hot path). */
 const readPartition = async (partition: string, filter?: string): Promise<OutboxEmail[]> => {
@@ -272,22 +256,17 @@ export const getEmail = async (key: string): Promise<OutboxEmail | undefined> =>
  * when the email is not parked (any more).
  */
 export const retryParkedEmail = async (key: string, now: Date): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.outbox(key),
-        UpdateExpression:
-          'SET #status = :pending, attemptLimit = attempts + :max, GSI2PK = :pendingIndex, GSI2SK = :sk REMOVE failedAt',
-        ConditionExpression: '#status = :failed',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':pending': 'pending',
-          ':failed': 'failed',
-          ':max': EMAIL_MAX_ATTEMPTS,
-          ':pendingIndex': PENDING,
-          ':sk': `${now.toISOString()}#${key}`,
-        },
-      }),
-    ),
-  );
+  updateIf({
+    Key: keys.outbox(key),
+    UpdateExpression:
+      'SET #status = :pending, attemptLimit = attempts + :max, GSI2PK = :pendingIndex, GSI2SK = :sk REMOVE failedAt',
+    ConditionExpression: '#status = :failed',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':pending': 'pending',
+      ':failed': 'failed',
+      ':max': EMAIL_MAX_ATTEMPTS,
+      ':pendingIndex': PENDING,
+      ':sk': `${now.toISOString()}#${key}`,
+    },
+  });

@@ -1,9 +1,9 @@
-import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_CHANGE_STATUSES, PLAN_CHANGE_STEPS, TERMINAL_STATUSES } from '#core/plan-change.ts';
 import { PLAN_VALUES } from '#core/plans.ts';
 import { PLAN_CHANGE_REASONS } from '#core/tenant-reasons.ts';
-import { appliedUnlessConditionFails, db, getItem, queryPrefix, tableName } from './client.ts';
+import { db, getItem, queryPrefix, tableName, updateIf } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -183,16 +183,11 @@ export const listStartsOwed = async (
  * applies). False when the change is gone.
  */
 export const recordStartAnswered = (tenantId: string, changeId: string): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.planChange(tenantId, changeId),
-        UpdateExpression: 'REMOVE GSI2PK, GSI2SK',
-        ConditionExpression: 'attribute_exists(PK)',
-      }),
-    ),
-  );
+  updateIf({
+    Key: keys.planChange(tenantId, changeId),
+    UpdateExpression: 'REMOVE GSI2PK, GSI2SK',
+    ConditionExpression: 'attribute_exists(PK)',
+  });
 
 /**
  * The write that moves a change on from what was read: its new fields, one more history entry when

@@ -1,6 +1,5 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { appliedUnlessConditionFails, db, getItem, queryPrefix, tableName } from './client.ts';
+import { getItem, queryPrefix, tableName, transactIf, updateIf } from './client.ts';
 import { keys } from './keys.ts';
 
 const ProjectSchema = v.object({
@@ -26,82 +25,70 @@ export type Project = v.InferOutput<typeof ProjectSchema>;
  * repository, so concurrent registrations never exceed the cap nor register a repository twice.
  */
 export const registerProject = async (tenantId: string, project: Project, cap: number): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.stack(tenantId, project.stackId),
-              UpdateExpression: 'SET projectCount = if_not_exists(projectCount, :zero) + :one',
-              ConditionExpression:
-                'attribute_exists(PK) AND lifecycle = :running AND (attribute_not_exists(projectCount) OR projectCount < :cap)',
-              ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':cap': cap, ':running': 'running' },
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.project(tenantId, project.stackId, project.projectId),
-                type: 'project',
-                ...project,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.projectRepository(tenantId, project.stackId, project.repository),
-                type: 'project_repository',
-                projectId: project.projectId,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-        ],
-      }),
-    ),
-  );
+  transactIf([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.stack(tenantId, project.stackId),
+        UpdateExpression: 'SET projectCount = if_not_exists(projectCount, :zero) + :one',
+        ConditionExpression:
+          'attribute_exists(PK) AND lifecycle = :running AND (attribute_not_exists(projectCount) OR projectCount < :cap)',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':cap': cap, ':running': 'running' },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.project(tenantId, project.stackId, project.projectId),
+          type: 'project',
+          ...project,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.projectRepository(tenantId, project.stackId, project.repository),
+          type: 'project_repository',
+          projectId: project.projectId,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+  ]);
 
 export const listProjects = (tenantId: string, stackId: string): Promise<Project[]> =>
   queryPrefix(keys.tenant(tenantId).PK, keys.projectPrefix(stackId), ProjectSchema);
 
 /** Removes a Project, frees its place under the cap and its repository. False when it was not there. */
 export const removeProject = async (tenantId: string, project: Project): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: keys.project(tenantId, project.stackId, project.projectId),
-              ConditionExpression: 'attribute_exists(PK)',
-            },
-          },
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: keys.projectRepository(tenantId, project.stackId, project.repository),
-            },
-          },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.stack(tenantId, project.stackId),
-              UpdateExpression: 'SET projectCount = projectCount - :one',
-              ConditionExpression: 'projectCount >= :one',
-              ExpressionAttributeValues: { ':one': 1 },
-            },
-          },
-        ],
-      }),
-    ),
-  );
+  transactIf([
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: keys.project(tenantId, project.stackId, project.projectId),
+        ConditionExpression: 'attribute_exists(PK)',
+      },
+    },
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: keys.projectRepository(tenantId, project.stackId, project.repository),
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.stack(tenantId, project.stackId),
+        UpdateExpression: 'SET projectCount = projectCount - :one',
+        ConditionExpression: 'projectCount >= :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      },
+    },
+  ]);
 
 /** Sets a Project's Credential Routes (the Project must exist). */
 export const setCredentialRoutes = async (
@@ -110,17 +97,12 @@ export const setCredentialRoutes = async (
   projectId: string,
   routes: Project['credentialRoutes'],
 ): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.project(tenantId, stackId, projectId),
-        UpdateExpression: 'SET credentialRoutes = :routes',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':routes': routes },
-      }),
-    ),
-  );
+  updateIf({
+    Key: keys.project(tenantId, stackId, projectId),
+    UpdateExpression: 'SET credentialRoutes = :routes',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':routes': routes },
+  });
 
 export const getProject = (
   tenantId: string,

@@ -1,11 +1,11 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { HEALTH_VALUES, type ObservedState, OPERATION_OUTCOMES } from '#core/dispatcher.ts';
 import { PLAN_CHANGE_STATUSES } from '#core/plan-change.ts';
 import { PLAN_VALUES } from '#core/plans.ts';
 import { PRICE_LOCK_END_REASONS, PRICE_LOCK_STATES, type PriceLock } from '#core/price-lock.ts';
 import { OPERATION_STEPS, renderDesiredState, STACK_LIFECYCLES, type StackRecord } from '#core/stacks.ts';
-import { appliedUnlessConditionFails, db, tableName } from './client.ts';
+import { db, tableName, updateIf } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -145,17 +145,12 @@ export const recordObservedState = async (
   stackId: string,
   observed: ObservedState,
 ): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.stack(tenantId, stackId),
-        UpdateExpression: 'SET observed = :observed',
-        ConditionExpression: 'attribute_exists(PK) AND desiredVersion >= :applied',
-        ExpressionAttributeValues: { ':observed': observed, ':applied': observed.appliedVersion },
-      }),
-    ),
-  );
+  updateIf({
+    Key: keys.stack(tenantId, stackId),
+    UpdateExpression: 'SET observed = :observed',
+    ConditionExpression: 'attribute_exists(PK) AND desiredVersion >= :applied',
+    ExpressionAttributeValues: { ':observed': observed, ':applied': observed.appliedVersion },
+  });
 
 export const listStacks = async (tenantId: string): Promise<StoredStack[]> => {
   const { Items } = await db().send(
@@ -359,43 +354,28 @@ export const recordPriceMove = (
   stored: StoredStack,
   move: NonNullable<StoredStack['priceMove']>,
 ): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.stack(tenantId, stored.stackId),
-        UpdateExpression: 'SET priceMove = :move',
-        ConditionExpression:
-          'attribute_exists(PK) AND attribute_not_exists(priceMove) AND billedPriceId = :billed AND attribute_not_exists(openChange)',
-        ExpressionAttributeValues: { ':move': move, ':billed': stored.billedPriceId },
-      }),
-    ),
-  );
+  updateIf({
+    Key: keys.stack(tenantId, stored.stackId),
+    UpdateExpression: 'SET priceMove = :move',
+    ConditionExpression:
+      'attribute_exists(PK) AND attribute_not_exists(priceMove) AND billedPriceId = :billed AND attribute_not_exists(openChange)',
+    ExpressionAttributeValues: { ':move': move, ':billed': stored.billedPriceId },
+  });
 
 /** A decided move that no longer fits the Stack (billed at another price since) is dropped. */
 export const discardPriceMove = (tenantId: string, stackId: string, toPriceId: string): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.stack(tenantId, stackId),
-        UpdateExpression: 'REMOVE priceMove',
-        ConditionExpression: 'attribute_exists(PK) AND priceMove.toPriceId = :to',
-        ExpressionAttributeValues: { ':to': toPriceId },
-      }),
-    ),
-  );
+  updateIf({
+    Key: keys.stack(tenantId, stackId),
+    UpdateExpression: 'REMOVE priceMove',
+    ConditionExpression: 'attribute_exists(PK) AND priceMove.toPriceId = :to',
+    ExpressionAttributeValues: { ':to': toPriceId },
+  });
 
 /** The move is made at the processor: the Stack is billed at its new price from now on. */
 export const completePriceMove = (tenantId: string, stackId: string, toPriceId: string): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.stack(tenantId, stackId),
-        UpdateExpression: 'SET billedPriceId = :to REMOVE priceMove',
-        ConditionExpression: 'attribute_exists(PK) AND priceMove.toPriceId = :to',
-        ExpressionAttributeValues: { ':to': toPriceId },
-      }),
-    ),
-  );
+  updateIf({
+    Key: keys.stack(tenantId, stackId),
+    UpdateExpression: 'SET billedPriceId = :to REMOVE priceMove',
+    ConditionExpression: 'attribute_exists(PK) AND priceMove.toPriceId = :to',
+    ExpressionAttributeValues: { ':to': toPriceId },
+  });

@@ -1,13 +1,12 @@
 import {
   GetCommand,
   QueryCommand,
-  TransactWriteCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { BILLING_STATES } from '#core/billing-state.ts';
-import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
+import { db, isConditionFailure, tableName, transactIf, updateIf } from './client.ts';
 import { dueIndexKeys } from './due.ts';
 import { keys } from './keys.ts';
 
@@ -122,30 +121,24 @@ export const slugClaimPut = (slug: string, tenantId: string, now: Date) => ({
  * condition failed; the caller re-reads the tenant to say why.
  */
 export const lockSlug = async (tenantId: string, slug: string, now: Date): Promise<boolean> => {
-  return appliedUnlessConditionFails(
-    db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          slugClaimPut(slug, tenantId, now),
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.tenant(tenantId),
-              UpdateExpression: 'SET #slug = :slug, slugLockedAt = :now, #version = #version + :one',
-              ConditionExpression: 'attribute_exists(PK) AND attribute_type(#slug, :null)',
-              ExpressionAttributeNames: { '#slug': 'slug', '#version': 'version' },
-              ExpressionAttributeValues: {
-                ':slug': slug,
-                ':now': now.toISOString(),
-                ':one': 1,
-                ':null': 'NULL',
-              },
-            },
-          },
-        ],
-      }),
-    ),
-  );
+  return transactIf([
+    slugClaimPut(slug, tenantId, now),
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.tenant(tenantId),
+        UpdateExpression: 'SET #slug = :slug, slugLockedAt = :now, #version = #version + :one',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_type(#slug, :null)',
+        ExpressionAttributeNames: { '#slug': 'slug', '#version': 'version' },
+        ExpressionAttributeValues: {
+          ':slug': slug,
+          ':now': now.toISOString(),
+          ':one': 1,
+          ':null': 'NULL',
+        },
+      },
+    },
+  ]);
 };
 
 /**
@@ -176,23 +169,18 @@ export const lookNoLaterThan = async (tenantId: string, at: string): Promise<voi
 export const requestClose = async (tenantId: string, now: Date): Promise<boolean> => {
   const at = now.toISOString();
   const due = dueIndexKeys(tenantId, at);
-  return appliedUnlessConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.tenant(tenantId),
-        UpdateExpression:
-          'SET closeRequestedAt = if_not_exists(closeRequestedAt, :at), dueAt = :at, GSI2PK = :pk, GSI2SK = :sk',
-        ConditionExpression: 'attribute_exists(PK) AND billingState = :provisioning',
-        ExpressionAttributeValues: {
-          ':at': at,
-          ':pk': due.GSI2PK,
-          ':sk': due.GSI2SK,
-          ':provisioning': 'provisioning',
-        },
-      }),
-    ),
-  );
+  return updateIf({
+    Key: keys.tenant(tenantId),
+    UpdateExpression:
+      'SET closeRequestedAt = if_not_exists(closeRequestedAt, :at), dueAt = :at, GSI2PK = :pk, GSI2SK = :sk',
+    ConditionExpression: 'attribute_exists(PK) AND billingState = :provisioning',
+    ExpressionAttributeValues: {
+      ':at': at,
+      ':pk': due.GSI2PK,
+      ':sk': due.GSI2SK,
+      ':provisioning': 'provisioning',
+    },
+  });
 };
 
 /**
@@ -286,28 +274,21 @@ export const completeMoneyBack = async (
   completion: { grantedAt: string; refundedAmount: number; refunds: number; currency: string },
   email: TransactItem,
 ): Promise<boolean> =>
-  appliedUnlessConditionFails(
-    db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.tenant(tenantId),
-              UpdateExpression:
-                'SET moneyBack.grantedAt = :grantedAt, moneyBack.refundedAmount = :amount, moneyBack.refunds = :refunds, moneyBack.currency = :currency',
-              ConditionExpression:
-                'attribute_exists(moneyBack) AND attribute_not_exists(moneyBack.grantedAt)',
-              ExpressionAttributeValues: {
-                ':grantedAt': completion.grantedAt,
-                ':amount': completion.refundedAmount,
-                ':refunds': completion.refunds,
-                ':currency': completion.currency,
-              },
-            },
-          },
-          email,
-        ],
-      }),
-    ),
-  );
+  transactIf([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.tenant(tenantId),
+        UpdateExpression:
+          'SET moneyBack.grantedAt = :grantedAt, moneyBack.refundedAmount = :amount, moneyBack.refunds = :refunds, moneyBack.currency = :currency',
+        ConditionExpression: 'attribute_exists(moneyBack) AND attribute_not_exists(moneyBack.grantedAt)',
+        ExpressionAttributeValues: {
+          ':grantedAt': completion.grantedAt,
+          ':amount': completion.refundedAmount,
+          ':refunds': completion.refunds,
+          ':currency': completion.currency,
+        },
+      },
+    },
+    email,
+  ]);

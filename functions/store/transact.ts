@@ -1,5 +1,5 @@
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { appliedUnlessConditionFails, db } from './client.ts';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { transactIf } from './client.ts';
 
 /**
  * DynamoDB transactions of the store: the type of one write of a transaction, which every store
@@ -9,5 +9,4 @@ import { appliedUnlessConditionFails, db } from './client.ts';
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Applies writes built by the store modules in one transaction: all of them, or none (false). */
-export const applyStackWrites = (writes: TransactItem[]): Promise<boolean> =>
-  appliedUnlessConditionFails(db().send(new TransactWriteCommand({ TransactItems: writes })));
+export const applyStackWrites = (writes: TransactItem[]): Promise<boolean> => transactIf(writes);

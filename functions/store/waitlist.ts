@@ -1,13 +1,7 @@
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
-import { appliedUnlessConditionFails, db, isConditionFailure, queryPrefix, tableName } from './client.ts';
+import { db, isConditionFailure, queryPrefix, tableName, transactIf } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -126,26 +120,20 @@ export const notifyWaitlistEntry = async (
   email: TransactItem,
   now: Date,
 ): Promise<boolean> => {
-  return appliedUnlessConditionFails(
-    db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.waitlist(entry.tenantId, entry.plan),
-              UpdateExpression: 'SET notifiedAt = :now REMOVE GSI1PK, GSI1SK',
-              // The entry as read: not notified, and not re-armed since (that one gets its own email).
-              ConditionExpression:
-                'attribute_exists(PK) AND attribute_not_exists(notifiedAt) AND joinedAt = :joinedAt',
-              ExpressionAttributeValues: { ':now': now.toISOString(), ':joinedAt': entry.joinedAt },
-            },
-          },
-          email,
-        ],
-      }),
-    ),
-  );
+  return transactIf([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.waitlist(entry.tenantId, entry.plan),
+        UpdateExpression: 'SET notifiedAt = :now REMOVE GSI1PK, GSI1SK',
+        // The entry as read: not notified, and not re-armed since (that one gets its own email).
+        ConditionExpression:
+          'attribute_exists(PK) AND attribute_not_exists(notifiedAt) AND joinedAt = :joinedAt',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':joinedAt': entry.joinedAt },
+      },
+    },
+    email,
+  ]);
 };
 
 /** What the sweep last saw of the waitlist, and the joins counted since (functions/reconciler/waitlist.ts). */

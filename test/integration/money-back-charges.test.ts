@@ -16,7 +16,7 @@ import { processorView } from '../support/processor-view.ts';
  */
 
 const { api, emulator } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
-const { subscriptionOf } = processorView(emulator);
+const { subscriptionOf, invoicesOf } = processorView(emulator);
 
 const DAY_S = 86_400;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -24,10 +24,6 @@ const nowSeconds = () => Math.floor(api.clock.now().getTime() / 1000);
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
 type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
 
-const invoicesOf = (tenantId: string) =>
-  Object.values(emulator.state.invoices)
-    .filter((i) => i.subscription === subscriptionOf(tenantId).id)
-    .sort((a, b) => a.created - b.created);
 const paymentOf = (invoice: InvoiceRecord | undefined) => {
   const payment = Object.values(emulator.state.invoicePayments).find((p) => p.invoice === invoice?.id);
   if (!payment) throw new Error(`no payment of ${invoice?.id}`);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountBudget, budgetShape, type ProcessorShare, placesFor } from '#ports/rate-limit.ts';
 import { claimProcessorPlace } from '#store/processor-budget.ts';
 import { ensureTable } from '../../lib/local/dynamodb.ts';
+import { busiestSecond } from '../support/busiest-second.ts';
 
 /*
  * One processor budget per account (issue 23): callers in several processes (here three budgets,
@@ -21,17 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await new DynamoDBClient({}).send(new DeleteTableCommand({ TableName: table }));
 });
-
-/** The largest number of starts in any window [t, t + 1 s). */
-const busiestSecond = (starts: number[]): number => {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (j < sorted.length && (sorted[j] ?? 0) < (sorted[i] ?? 0) + 1000) j++;
-    most = Math.max(most, j - i);
-  }
-  return most;
-};
 
 describe('the processor budget in the table', () => {
   it('a sweep, API handlers and a Plan Change task in three processes never exceed the live limit together', async () => {

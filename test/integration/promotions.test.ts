@@ -16,7 +16,7 @@ import { processorView } from '../support/processor-view.ts';
 
 const { api, emulator } = gatewayForFile({ processor: true, stepFunctions: { waitMs: 10 } });
 const { until } = planChangeWorld(api);
-const { subscriptionOf } = processorView(emulator);
+const { subscriptionOf, invoicesOf } = processorView(emulator);
 const nowSeconds = () => Math.floor(api.clock.now().getTime() / 1000);
 const price = (plan: PlanValue) => listPriceOf(plan, process.env.PLAN_PRICES).amount;
 
@@ -55,11 +55,6 @@ const as = async (tenant: Tenant, method: string, url: string, body?: unknown) =
   tenant.sessionToken = (await api.signIn(tenant.login)).sessionToken;
   return api.call(method, url, { token: tenant.sessionToken, ...(body === undefined ? {} : { body }) });
 };
-/** The tenant's invoices in order: the checkout's, then one per renewal. */
-const invoicesOf = (tenantId: string) =>
-  Object.values(emulator.state.invoices)
-    .filter((i) => i.subscription === subscriptionOf(tenantId).id)
-    .sort((a, b) => a.created - b.created);
 /** Time to just past the period end: the renewal is billed, then the sweep looks. */
 const renew = async (tenant: Tenant) => {
   api.clock.advance(subscriptionOf(tenant.tenantId).currentPeriodEnd - nowSeconds() + 60);

@@ -21,7 +21,7 @@ import { type Answer, moneyPathDriver, type Tenant } from './money-path.ts';
  * invariants are checked against the processor emulator's own records and our API. The driver is
  * a patient client: a call that failed (a 5xx, a lost answer) is made again with the same
  * Idempotency-Key, as the console does. `npm run test:chaos` (test/chaos/run.ts) and the short
- * version (test/e2e/chaos.test.ts) both run this.
+ * version (test/chaos/short.test.ts) both run this.
  */
 
 export interface ChaosOptions {

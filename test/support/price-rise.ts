@@ -15,7 +15,7 @@ type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
  * `environmentForFile({ OPEN_SIGNUP_AT: undefined, PLAN_PRICES: undefined })`.
  */
 export const priceRise = (api: TestControlPlane, emulator: ProcessorEmulator) => {
-  const { subscriptionOf } = processorView(emulator);
+  const { subscriptionOf, invoicesOf } = processorView(emulator);
   const nowSeconds = () => Math.floor(api.clock.now().getTime() / 1000);
 
   /** Open Signup `seconds` from now (negative: it already opened). */
@@ -53,10 +53,6 @@ export const priceRise = (api: TestControlPlane, emulator: ProcessorEmulator) =>
       .items.map((item) => `${emulator.state.prices[item.price]?.unitAmount}x${item.quantity}`)
       .sort();
   const numeric = (amounts: number[]) => [...amounts].sort((a, b) => a - b);
-  const invoicesOf = (tenantId: string, reason: string) =>
-    Object.values(emulator.state.invoices)
-      .filter((i) => i.subscription === subscriptionOf(tenantId).id && i.billingReason === reason)
-      .sort((a, b) => a.created - b.created);
   /** The full-period lines of an invoice (no prorations), as amounts. */
   const periodLines = (invoice: { lines: { amount: number; proration: boolean }[] } | undefined) =>
     (invoice?.lines ?? [])

@@ -12,6 +12,15 @@ export const processorView = (emulator: ProcessorEmulator) => {
     if (!found) throw new Error(`no subscription for ${tenantId}`);
     return found;
   };
+  /** The tenant's invoices, oldest first (only those of one billing reason, when given). */
+  const invoicesOf = (tenantId: string, reason?: string) =>
+    Object.values(emulator.state.invoices)
+      .filter(
+        (invoice) =>
+          invoice.subscription === subscriptionOf(tenantId).id &&
+          (reason === undefined || invoice.billingReason === reason),
+      )
+      .sort((a, b) => a.created - b.created);
   /** The Plan a price bills (from its lookup key), undefined for a price that is no Plan's. */
   const planOfPrice = (priceId: string) =>
     /^stack_plan_(\w+)_monthly$/.exec(emulator.state.prices[priceId]?.lookupKey ?? '')?.[1];
@@ -45,6 +54,7 @@ export const processorView = (emulator: ProcessorEmulator) => {
     Object.values(emulator.state.checkoutSessions).filter((s) => s.clientReferenceId === tenantId);
   return {
     subscriptionOf,
+    invoicesOf,
     planOfPrice,
     itemsByPlan,
     priceOf,

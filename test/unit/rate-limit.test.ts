@@ -9,17 +9,7 @@ import {
   processorAccount,
   processorCallsPerSecond,
 } from '#ports/rate-limit.ts';
-
-/** The largest number of starts in any window [t, t + 1 s). */
-const busiestSecond = (starts: number[]): number => {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (j < sorted.length && (sorted[j] ?? 0) < (sorted[i] ?? 0) + 1000) j++;
-    most = Math.max(most, j - i);
-  }
-  return most;
-};
+import { busiestSecond } from '../support/busiest-second.ts';
 
 /** Processes sharing one account: each its own budget, all claiming slots in one shared table. */
 const account = (perSecond: number, processes: number, claimMs = 3) => {

@@ -5,12 +5,13 @@ import { everyFaultKind } from '../support/faults.ts';
  * The short chaos run (issue 25; `npm run test:chaos` is the long one): a few tenants through the
  * whole money path while every fault kind of the board is armed on a share of the calls, then the
  * faults stop, the sweep settles, and no invariant is violated. Its own control plane in this
- * process (the board is reached directly), not the shared server.
+ * process (the board is reached directly): no `npm start` and no shared DynamoDB Local, so it is a
+ * layer of its own (vitest's `chaos` project), beside the long run (test/chaos/run.ts).
  */
 
 describe('the money path under faults (short chaos run)', () => {
   it('a few tenants, every fault kind armed: no invariant violated once settled', {
-    timeout: 150_000,
+    timeout: 240_000,
   }, async () => {
     process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
     const { runChaos } = await import('../support/chaos.ts');
