@@ -316,8 +316,8 @@ class SimulatedDispatcher {
       work.status = answer.status;
       work.sizeBytes = uploaded.sizeBytes;
       work.parts = uploaded.parts.length;
-      work.state = answer.data ? 'ready' : 'failed';
-      if (!answer.data) work.reason = `the outcome answered ${answer.status}: ${JSON.stringify(answer.body)}`;
+      work.state = answer.ok ? 'ready' : 'failed';
+      if (!answer.ok) work.reason = `the outcome answered ${answer.status}: ${JSON.stringify(answer.body)}`;
     } catch (error) {
       const reason = (error as Error).message.slice(0, 500);
       work.status = (await outcome({ outcome: 'failed', reason })).status;
