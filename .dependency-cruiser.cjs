@@ -146,6 +146,14 @@ module.exports = {
       to: { pathNot: '^lib/console/' },
     },
     {
+      name: 'client-is-self-contained',
+      comment:
+        'lib/client is the package a tenant app installs: it imports only its own files and openapi-fetch (the reference Dispatcher imports it, never the other way).',
+      severity: 'error',
+      from: { path: '^lib/client/' },
+      to: { pathNot: '^lib/client/|(^|/)node_modules/openapi-fetch/' },
+    },
+    {
       name: 'no-circular',
       comment: 'No import cycle anywhere (type-only imports count: two modules that know each other).',
       severity: 'error',

@@ -5,12 +5,15 @@
  * state. It validates the Stack's Credentials the desired state lists (valid unless told
  * otherwise per Credential) and asks for Threads and Guide Sessions. Tests and the README start and
  * finish simulated runs, inject faults, set validation answers and ask for Threads through
- * `/_local/fleet/...`.
+ * `/_local/fleet/...`. It calls the Dispatcher routes through the typed client a tenant app uses
+ * (lib/client): its bearer credential, its retries of 429 and 503 after Retry-After, and the
+ * document's types for what it sends and reads.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { OperationReport } from '../../functions/core/dispatcher.ts';
+import { type ApiClient, createClient, type paths, Refusal } from '../client/index.ts';
 import { StackData, type ThreadSeed } from './stack-data.ts';
 import { packArchive, partSizeFor, stageArchive, uploadInParts } from './stack-export.ts';
 
@@ -38,30 +41,9 @@ export interface StepFault {
   sticky?: boolean;
 }
 
-interface DesiredOperation {
-  id: string;
-  kind: 'plan_change';
-  step: FaultStep;
-  target: { plan: string; location: string; resources: unknown; run_cap: number };
-}
-
-interface DesiredDocument {
-  version: number;
-  stack: string;
-  plan: string;
-  run_cap: number;
-  admission: 'open' | 'paused' | 'closed';
-  lifecycle: 'running' | 'decommissioning' | 'torn_down';
-  teardown_at?: string;
-  operation?: DesiredOperation;
-  /** Credentials waiting for validation: the name and the version of the material to check. */
-  credentials?: { name: string; version: number }[];
-  /** An export archive to build and upload (docs/exports.md). */
-  export?: { id: string; requestedAt: string };
-  poll_after_seconds: number;
-  /** The observed state is sent at least this often, changed or not. */
-  heartbeat_seconds?: number;
-}
+/** The desired state as the API documents it (the client's types, from docs/api/openapi.json). */
+type DesiredDocument =
+  paths['/v1/dispatcher/desired-state']['get']['responses'][200]['content']['application/json'];
 
 /** An export the Dispatcher works on or worked on. */
 export interface ExportWork {
@@ -147,6 +129,37 @@ export interface DispatcherStatus {
   lastError: string | null;
 }
 
+/** What the control plane answered: its status and body, a refusal's included (the client throws those). */
+interface Answer<T> {
+  status: number;
+  ok: boolean;
+  /** The typed answer of a 2xx. */
+  data: T | undefined;
+  /** The body as it came, a refusal's included. */
+  body: unknown;
+  headers: Headers | undefined;
+}
+
+/** Reads a client call's answer, a refusal (a `Refusal` thrown by the client) as its status and body. */
+const answerOf = async <T>(
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<Answer<T>> => {
+  try {
+    const { data, error, response } = await call;
+    const ok = response.ok ? data : undefined;
+    return {
+      status: response.status,
+      ok: response.ok,
+      data: ok,
+      body: ok ?? error,
+      headers: response.headers,
+    };
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    return { status: error.status, ok: false, data: undefined, body: error.body, headers: undefined };
+  }
+};
+
 const DEFAULT_REASONS: Record<FaultStep, string> = {
   drain: 'simulated fault: active runs do not finish',
   backup: 'simulated fault: the final backup failed',
@@ -156,7 +169,8 @@ const DEFAULT_REASONS: Record<FaultStep, string> = {
 
 class SimulatedDispatcher {
   readonly id: string;
-  private readonly credential: string;
+  /** The typed client, with the Stack's credential as its bearer token (the API's URL per call). */
+  private readonly api: ApiClient;
   readonly localHostExecutor: boolean;
   private etag: string | undefined;
   private desired: DesiredDocument | undefined;
@@ -200,7 +214,7 @@ class SimulatedDispatcher {
     },
   ) {
     this.id = id;
-    this.credential = credential;
+    this.api = createClient({ baseUrl: 'http://unset.invalid', token: credential });
     this.localHostExecutor = options.localHostExecutor;
     this.location = options.location;
     this.dataRoot = options.dataRoot;
@@ -252,8 +266,17 @@ class SimulatedDispatcher {
     wanted: { id: string; requestedAt: string },
     work: ExportWork,
   ): Promise<void> {
-    const outcome = (body: unknown) =>
-      this.request(apiUrl, 'POST', `/v1/dispatcher/exports/${encodeURIComponent(wanted.id)}/outcome`, body);
+    const exportId = { path: { exportId: wanted.id } };
+    type Outcome =
+      paths['/v1/dispatcher/exports/{exportId}/outcome']['post']['requestBody']['content']['application/json'];
+    const outcome = (body: Outcome) =>
+      answerOf(
+        this.api.POST('/v1/dispatcher/exports/{exportId}/outcome', {
+          baseUrl: apiUrl,
+          params: exportId,
+          body,
+        }),
+      );
     const fault = this.exportFault;
     if (fault !== null) {
       this.exportFault = null;
@@ -273,15 +296,16 @@ class SimulatedDispatcher {
         packArchive(staged),
         partSizeFor(staged.tarBytes),
         async (partNumbers) => {
-          const response = await this.request(
-            apiUrl,
-            'POST',
-            `/v1/dispatcher/exports/${encodeURIComponent(wanted.id)}/parts`,
-            { partNumbers },
+          const answer = await answerOf(
+            this.api.POST('/v1/dispatcher/exports/{exportId}/parts', {
+              baseUrl: apiUrl,
+              params: exportId,
+              body: { partNumbers },
+            }),
           );
-          if (!response.ok)
-            throw new Error(`part URLs answered ${response.status}: ${await response.text()}`);
-          return ((await response.json()) as { parts: { partNumber: number; url: string }[] }).parts;
+          if (!answer.data)
+            throw new Error(`part URLs answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+          return answer.data.parts;
         },
       );
       const answer = await outcome({
@@ -293,7 +317,7 @@ class SimulatedDispatcher {
       work.sizeBytes = uploaded.sizeBytes;
       work.parts = uploaded.parts.length;
       work.state = answer.ok ? 'ready' : 'failed';
-      if (!answer.ok) work.reason = `the outcome answered ${answer.status}: ${await answer.text()}`;
+      if (!answer.ok) work.reason = `the outcome answered ${answer.status}: ${JSON.stringify(answer.body)}`;
     } catch (error) {
       const reason = (error as Error).message.slice(0, 500);
       work.status = (await outcome({ outcome: 'failed', reason })).status;
@@ -307,24 +331,6 @@ class SimulatedDispatcher {
     return this.desired?.stack ?? null;
   }
 
-  private request(
-    apiUrl: string,
-    method: string,
-    path: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ) {
-    return fetch(`${apiUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.credential}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  }
-
   /** One poll (a poll asked for while one runs is that same poll: steps count real polls). */
   poll(apiUrl: string, now: Date): Promise<void> {
     this.inFlight ??= this.pollOnce(apiUrl, now).finally(() => {
@@ -335,12 +341,15 @@ class SimulatedDispatcher {
 
   /** Read the desired state, apply it and carry out its step (unless a fault says otherwise), report. */
   private async pollOnce(apiUrl: string, now: Date): Promise<void> {
-    const read = await this.request(apiUrl, 'GET', '/v1/dispatcher/desired-state', undefined, {
-      ...(this.etag ? { 'if-none-match': this.etag } : {}),
-    });
+    const read = await answerOf(
+      this.api.GET('/v1/dispatcher/desired-state', {
+        baseUrl: apiUrl,
+        params: { header: this.etag ? { 'If-None-Match': this.etag } : {} },
+      }),
+    );
     if (read.status === 200) {
-      this.desired = (await read.json()) as DesiredDocument;
-      this.etag = read.headers.get('etag') ?? undefined;
+      this.desired = read.data;
+      this.etag = read.headers?.get('etag') ?? undefined;
     } else if (read.status !== 304) {
       this.lastError = `desired state answered ${read.status}`;
       return;
@@ -365,14 +374,15 @@ class SimulatedDispatcher {
     // An export is built beside the polls (it may take a while); each id once.
     if (!this.tornDown) this.startExport(apiUrl, desired);
     await this.validateCredentials(apiUrl, desired);
-    const body = JSON.stringify({
+    const observed = {
       appliedVersion: this.appliedVersion,
       health: this.health(),
       activeRuns: this.activeRuns,
       localHostExecutor: this.localHostExecutor,
       tornDown: this.tornDown,
       ...(this.lastOperation ? { operation: this.lastOperation } : {}),
-    });
+    };
+    const body = JSON.stringify(observed);
     // Sent when it changed, while work is in flight (an operation, an export, a new desired state
     // read), and as a heartbeat otherwise; an idle Stack's poll is one 304 and nothing else.
     const heartbeatMs = (desired.heartbeat_seconds ?? 7200) * 1000;
@@ -387,11 +397,9 @@ class SimulatedDispatcher {
       this.reportsSkipped += 1;
       return;
     }
-    const report = await fetch(`${apiUrl}/v1/dispatcher/observed-state`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${this.credential}`, 'content-type': 'application/json' },
-      body,
-    });
+    const report = await answerOf(
+      this.api.PUT('/v1/dispatcher/observed-state', { baseUrl: apiUrl, body: observed }),
+    );
     this.reportsSent += 1;
     this.lastReport = report.ok ? { body, at: now.getTime() } : undefined;
     this.lastError = report.ok ? null : `observed state answered ${report.status}`;
@@ -453,22 +461,30 @@ class SimulatedDispatcher {
   private async validateCredentials(apiUrl: string, desired: DesiredDocument): Promise<void> {
     for (const { name, version } of desired.credentials ?? []) {
       if (this.validated.get(name)?.version === version) continue;
-      const path = `/v1/dispatcher/credentials/${encodeURIComponent(name)}`;
-      const read = await this.request(apiUrl, 'GET', path);
+      const params = { path: { name } };
+      const read = await answerOf(
+        this.api.GET('/v1/dispatcher/credentials/{name}', { baseUrl: apiUrl, params }),
+      );
       if (read.status === 404) continue; // deleted meanwhile: nothing to validate
-      if (!read.ok) {
+      if (!read.data) {
         this.lastError = `credential ${name} answered ${read.status}`;
         continue;
       }
       // What a real Dispatcher would hand the provider; the simulation only needs to have read it.
-      const material = (await read.json()) as { version: number };
+      const material = read.data;
       const answer = this.answers.get(name) ?? { outcome: 'valid' };
       const verdict = {
         version: material.version,
         outcome: answer.outcome,
         ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
       };
-      const posted = await this.request(apiUrl, 'POST', `${path}/validation`, verdict);
+      const posted = await answerOf(
+        this.api.POST('/v1/dispatcher/credentials/{name}/validation', {
+          baseUrl: apiUrl,
+          params,
+          body: verdict,
+        }),
+      );
       // A refused verdict (409 stale_version: a rotation came first) is not retried for that version.
       this.validated.set(name, { name, ...verdict, status: posted.status });
       if (!posted.ok && posted.status !== 409)
@@ -482,14 +498,18 @@ class SimulatedDispatcher {
 
   /** Asks the control plane for a new Thread (or the same one again) and relays its answer. */
   async createThread(apiUrl: string, request: ThreadRequest): Promise<ControlPlaneAnswer> {
-    const response = await this.request(apiUrl, 'POST', '/v1/dispatcher/threads', request);
-    return { status: response.status, body: await response.json() };
+    const { status, body } = await answerOf(
+      this.api.POST('/v1/dispatcher/threads', { baseUrl: apiUrl, body: request }),
+    );
+    return { status, body };
   }
 
   /** Asks the control plane for a Guide Session and relays its answer. */
   async startGuideSession(apiUrl: string, request: GuideSessionRequest): Promise<ControlPlaneAnswer> {
-    const response = await this.request(apiUrl, 'POST', '/v1/dispatcher/guide-sessions', request);
-    return { status: response.status, body: await response.json() };
+    const { status, body } = await answerOf(
+      this.api.POST('/v1/dispatcher/guide-sessions', { baseUrl: apiUrl, body: request }),
+    );
+    return { status, body };
   }
 
   private takeFault(step: FaultStep): StepFault | null {

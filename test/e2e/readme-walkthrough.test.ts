@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -30,14 +30,16 @@ const run = promisify(execFile);
 const README = readFileSync(path.join(REPO, 'README.md'), 'utf8');
 const MARK = '@@@ end of block @@@';
 
-/** The fenced ```sh blocks of a `### ` section of the README (up to the next heading). */
-const sectionBlocks = (heading: string): string[] => {
+/** The fenced ```sh (or other `language`) blocks of a `### ` section of the README (up to the next heading). */
+const sectionBlocks = (heading: string, language = 'sh'): string[] => {
   const start = README.indexOf(`### ${heading}`);
   if (start < 0) throw new Error(`README.md has no "### ${heading}" section`);
   const rest = README.slice(start + 1);
   const end = rest.search(/\n#{2,3} /);
   const section = end < 0 ? rest : rest.slice(0, end);
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+  return [...section.matchAll(new RegExp(`\`\`\`${language}\n([\\s\\S]*?)\`\`\``, 'g'))].map(
+    (match) => match[1] ?? '',
+  );
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: the walkthrough's answers are read freely
@@ -257,6 +259,59 @@ describe('the README "Coming back" section: a tenant leaves, time passes, the sa
     expect(oldInvoices.invoices.length).toBeGreaterThan(0);
     // Tenant-facing text carries our words only: no processor ids.
     expect(JSON.stringify([me, status])).not.toMatch(/\b(cus|sub|in|acct)_[A-Za-z0-9]/);
+  });
+});
+
+describe('the README "Through the typed client" section: its TypeScript, run as the README says', () => {
+  const blocks = sectionBlocks('Through the typed client', 'ts');
+  const cloud = localClient(() => server as Running);
+  // biome-ignore lint/suspicious/noExplicitAny: the README's answers are read freely
+  let answers: any[] = [];
+
+  beforeAll(async () => {
+    const port = new URL((server as Running).url).port;
+    // `npx node client-walkthrough.ts` at the repository's root, as the README says; here in the
+    // run's data folder (nothing written into the checkout), so the client's import names its file.
+    const file = path.join(dataDirectory, 'client-walkthrough.mts');
+    const source = (blocks[0] ?? '')
+      .replaceAll('localhost:3000', `localhost:${port}`)
+      .replace("'./lib/client/index.ts'", JSON.stringify(path.join(REPO, 'lib/client/index.ts')));
+    writeFileSync(file, source);
+    const { stdout } = await run(NODE, [file], { cwd: REPO, env: userEnvironment(), timeout: 60_000 });
+    answers = jsonLines(stdout);
+  }, 90_000);
+
+  it('has the one block it documents, importing the client from lib/client', () => {
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toContain("from './lib/client/index.ts'");
+  });
+
+  it('lists the Plans, locks the slug and pays through the client: active', () => {
+    const [plans, slug, status] = answers;
+    expect(plans).toEqual({ plans: ['standard', 'plus', 'pro'] });
+    expect(slug).toEqual({ slug: 'frank-co', stackName: 'frank-co.stacks.localhost' });
+    expect(status).toEqual({ billingState: 'active' });
+  });
+
+  it('a refusal comes back as a Refusal: the code, the server’s words and the request id', async () => {
+    const refused = answers[3];
+    const { sessionToken } = await cloud.signIn('frank');
+    const raw = await cloud.as(
+      { login: 'frank', token: sessionToken, tenantId: '', email: '' },
+      'POST',
+      '/v1/tenant/slug',
+      {
+        slug: 'frank-again',
+      },
+    );
+    expect(raw.status).toBe(409);
+    expect(refused).toEqual({
+      status: 409,
+      code: raw.body.error.code,
+      message: raw.body.error.message,
+      requestId: expect.stringMatching(/\S/),
+    });
+    expect(refused.code).toBe('slug_locked');
   });
 });
 

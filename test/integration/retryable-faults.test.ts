@@ -185,3 +185,39 @@ describe('a throttle the SDK could not retry away', () => {
     expect((await checkout()).status).toBe(200);
   });
 });
+
+describe('the reference Dispatcher meets a 503 temporarily_busy', () => {
+  it('its typed client sends the report again after Retry-After, within the same poll', async () => {
+    const tenant = await api.subscribe({ plan: 'plus' });
+    const issued = await api.call('POST', '/v1/stacks/primary/dispatcher-credential', {
+      token: tenant.sessionToken,
+    });
+    const started = await api.call('POST', '/_local/fleet/dispatchers', {
+      body: { credential: issued.json.credential },
+    });
+    const dispatcherId = started.json.dispatcherId as string;
+    // A run started: the next poll has something to report (an UpdateItem of the Stack).
+    await api.call('POST', `/_local/fleet/dispatchers/${dispatcherId}/runs`, { body: { start: 1 } });
+    const warn = vi.spyOn(logger, 'warn');
+    try {
+      // Every attempt the SDK makes is throttled until the control plane has answered one 503.
+      board.arm({ dependency: 'table', operation: 'UpdateItem', fault: 'throttle', times: 20 });
+      const ticking = api.call('POST', '/_local/fleet/tick', { body: { dispatcherIds: [dispatcherId] } });
+      await vi.waitFor(
+        () =>
+          expect(warn.mock.calls.map((call) => call[0])).toContain(
+            'retryable table fault: answered 503 temporarily_busy',
+          ),
+        { timeout: 20_000, interval: 50 },
+      );
+      board.disarm();
+      const [dispatcher] = (await ticking).json.dispatchers;
+      expect(dispatcher).toMatchObject({ dispatcherId, activeRuns: 1, lastError: null });
+    } finally {
+      board.disarm();
+      warn.mockRestore();
+    }
+    const stack = await api.call('GET', '/v1/stacks/primary', { token: tenant.sessionToken });
+    expect(stack.json).toMatchObject({ activeRuns: 1, health: 'healthy' });
+  }, 60_000);
+});
