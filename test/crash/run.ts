@@ -25,7 +25,14 @@ if (!Number.isInteger(seed) || !Number.isInteger(tenants) || tenants < 1 || !Num
   console.error('Usage: npm run test:crash -- [--seed <integer>] [--short] [--tenants <n>] [--kills <n>]');
   process.exit(2);
 }
-const result = await runCrash({ seed, tenants, kills, log: (line) => console.log(line) });
+const result = await runCrash({
+  seed,
+  tenants,
+  kills,
+  // The short run's lives are shorter: its few minutes must see several points.
+  ...(values.short ? { randomLifeMs: [1_000, 4_000] as [number, number], pointLifeMs: 10_000 } : {}),
+  log: (line) => console.log(`[${(performance.now() / 1000).toFixed(0).padStart(4)} s] ${line}`),
+});
 console.log('kills per point:');
 for (const [point, count] of Object.entries(result.byPoint)) console.log(`  ${point.padEnd(36)} ${count}`);
 if (result.abandoned.length) {
