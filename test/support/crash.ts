@@ -36,13 +36,22 @@ export interface CrashOptions {
   randomLifeMs?: [number, number];
   /** How long a point life works before it is killed from outside, if no point fired (ms). */
   pointLifeMs?: number;
+  /** The share of lives that arm no point and are killed at a random moment (default 0.35). */
+  randomShare?: number;
+  /** Fewer named points than this reached is a violation of the run (default 1). */
+  leastPoints?: number;
+  /**
+   * The short run: the kills stop once counted even if the path is still driven (which then
+   * ends without them), and the drive stops before the renewal.
+   */
+  short?: boolean;
   log?: (line: string) => void;
 }
 
 /** Node's compile cache for our process's restarts and the ops CLI (Node 22.1+; ignored before). */
 const COMPILE_CACHE = path.join(tmpdir(), 'scp-crash-compile-cache');
 
-/** The share of lives that arm no point and are killed at a random moment. */
+/** The share of lives that arm no point and are killed at a random moment, by default. */
 const RANDOM_LIFE_SHARE = 0.35;
 
 export interface CrashResult {
@@ -80,7 +89,45 @@ export const CRASH_RUN_POINTS: readonly PointSpec[] = [
   { point: 'export.started' },
 ];
 
-const pointLabel = (spec: { point: string; detail?: string }) =>
+/** What one life of our process does: the points it arms, and how long it works. */
+export interface LifePlan {
+  arm: ArmedPoint[];
+  kind: 'point' | 'random';
+  workMs: number;
+}
+
+/**
+ * One life's plan from three draws of the seed (kind, pick, time) and the points fired so far: a
+ * random life (share `randomShare`) arms nothing and works `randomLifeMs[0]` plus up to
+ * `randomLifeMs[1]`; a point life arms every point of CRASH_RUN_POINTS not yet fired, on its
+ * first pass (a point that has fired is not armed again: the others get their turn), or, once
+ * all have fired, one drawn at random on its first to third pass; it works up to `pointLifeMs`.
+ */
+export const planLife = (
+  [kindDraw, pickDraw, timeDraw]: [number, number, number],
+  fired: ReadonlySet<string>,
+  {
+    randomShare,
+    randomLifeMs,
+    pointLifeMs,
+  }: { randomShare: number; randomLifeMs: [number, number]; pointLifeMs: number },
+): LifePlan => {
+  if (kindDraw < randomShare)
+    return { arm: [], kind: 'random', workMs: randomLifeMs[0] + timeDraw * randomLifeMs[1] };
+  const missing = CRASH_RUN_POINTS.filter((spec) => !fired.has(pointLabel(spec)));
+  const arm: ArmedPoint[] =
+    missing.length > 0
+      ? missing.map((spec) => ({ ...spec, hit: 1 }))
+      : [
+          {
+            ...(CRASH_RUN_POINTS[Math.floor(pickDraw * CRASH_RUN_POINTS.length)] as PointSpec),
+            hit: 1 + Math.floor(timeDraw * 3),
+          },
+        ];
+  return { arm, kind: 'point', workMs: pointLifeMs };
+};
+
+export const pointLabel = (spec: { point: string; detail?: string }) =>
   spec.detail ? `${spec.point}:${spec.detail}` : spec.point;
 
 /** A small seeded generator (mulberry32): a seed repeats a run's draws. */
@@ -270,7 +317,11 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
       // The operator's `npm run ops -- refund`: a process of its own, killed at its point too.
       grantMoneyBack: async (tenant) => {
         // The CLI reads endpoints.json, gone while our process restarts: it waits for it.
-        for (let waited = 0; waited < 60_000 && !existsSync(path.join(dataDirectory, 'endpoints.json')); waited += 500)
+        for (
+          let waited = 0;
+          waited < 60_000 && !existsSync(path.join(dataDirectory, 'endpoints.json'));
+          waited += 500
+        )
           await sleep(500);
         const child = spawn(
           process.execPath,
@@ -320,24 +371,13 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
     // before it served anything (the kills then land while nothing is driven).
     let driving = true;
     const fired = () => new Set(pointKills().map(pointLabel));
-    const nextArming = (): { arm: ArmedPoint[]; kind: 'point' | 'random'; workMs: number } => {
+    const nextArming = () =>
       // Three draws every life, whatever they decide: a seed repeats each life's kind and time.
-      const [kindDraw, pickDraw, timeDraw] = [random(), random(), random()];
-      if (kindDraw < RANDOM_LIFE_SHARE)
-        return { arm: [], kind: 'random', workMs: randomLifeMs[0] + timeDraw * randomLifeMs[1] };
-      const seen = fired();
-      const missing = CRASH_RUN_POINTS.filter((spec) => !seen.has(pointLabel(spec)));
-      const arm: ArmedPoint[] =
-        missing.length > 0
-          ? missing.map((spec) => ({ ...spec, hit: 1 }))
-          : [
-              {
-                ...(CRASH_RUN_POINTS[Math.floor(pickDraw * CRASH_RUN_POINTS.length)] as PointSpec),
-                hit: 1 + Math.floor(timeDraw * 3),
-              },
-            ];
-      return { arm, kind: 'point', workMs: pointLifeMs };
-    };
+      planLife([random(), random(), random()], fired(), {
+        randomShare: options.randomShare ?? RANDOM_LIFE_SHARE,
+        randomLifeMs,
+        pointLifeMs,
+      });
     /** Answers our API gave the driver in this life, and when the first came. */
     let work: { answers: number; since?: number } = { answers: 0 };
     answered = () => {
@@ -346,7 +386,7 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
     };
     const dead = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
     const killing = (async () => {
-      let plan: ReturnType<typeof nextArming> = { arm: [], kind: 'random', workMs: randomLifeMs[0] };
+      let plan: LifePlan = { arm: [], kind: 'random', workMs: randomLifeMs[0] };
       while (true) {
         const child = ours as ChildProcess;
         const upAt = performance.now();
@@ -362,16 +402,14 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
           how = `killed from outside after ${((performance.now() - from) / 1000).toFixed(1)} s of work`;
         } else {
           const at = pointKills().find((entry) => entry.pid === child.pid);
-          how = at
-            ? `died at ${pointLabel(at)}`
-            : `exited by itself (${child.exitCode ?? child.signalCode})`;
+          how = at ? `died at ${pointLabel(at)}` : `exited by itself (${child.exitCode ?? child.signalCode})`;
           if (!at) selfExits.push(`life ${life}: our process ${how}; see ${startLog}`);
         }
         kills = (byPoint.random ?? 0) + pointKills().length;
         log(
           `crash: life ${life} (up in ${upIn.toFixed(1)} s; ${plan.kind === 'random' ? 'random' : `armed ${plan.arm.length}`}; ${work.answers} answers) ${how}; ${kills} kills`,
         );
-        if (!driving && kills >= options.kills) break;
+        if ((!driving || options.short) && kills >= options.kills) break;
         plan = nextArming();
         await start(plan.arm);
         work = { answers: 0 };
@@ -380,7 +418,9 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
       await start([]);
     })();
     const busy = (async () => {
-      await driver.drive(options.tenants, options.concurrency ?? 6, log, 'crash');
+      await driver.drive(options.tenants, options.concurrency ?? 6, log, 'crash', {
+        renewal: !options.short,
+      });
       driving = false;
       // Busy until the kills stop: the sweep and the Dispatchers keep working.
       while (kills < options.kills) {
@@ -420,8 +460,10 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
       violations.push(`stuck after the kills: ${stuck}`);
     const points = Object.keys(byPoint).filter((label) => label !== 'random').length;
     // A run whose kills all landed while nothing was being done proves nothing: said as a violation.
-    if (points === 0)
-      violations.push('no named kill point fired: the money path was not driven (see the steps given up on)');
+    if (points < (options.leastPoints ?? 1))
+      violations.push(
+        `the kills reached ${points} named points, fewer than ${options.leastPoints ?? 1}: the money path was not driven far enough (see the steps given up on)`,
+      );
     const line = `crash: ${kills} kills at ${points} points, ${violations.length} violations, settled in ${settledSeconds.toFixed(1)} s`;
     return {
       kills,

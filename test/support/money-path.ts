@@ -317,8 +317,17 @@ export const moneyPathDriver = (world: MoneyPathWorld) => {
     );
     return portal?.body?.url as string | undefined;
   };
-  /** `count` tenants through the path, `concurrency` at a time, up to the renewal and after it. */
-  const drive = async (count: number, concurrency: number, log: (line: string) => void, label: string) => {
+  /**
+   * `count` tenants through the path, `concurrency` at a time, up to the renewal and (unless
+   * `renewal` is false: the crash run's short version) after it.
+   */
+  const drive = async (
+    count: number,
+    concurrency: number,
+    log: (line: string) => void,
+    label: string,
+    { renewal = true }: { renewal?: boolean } = {},
+  ) => {
     const started = performance.now();
     await pool(
       Array.from({ length: count }, (_, i) => i),
@@ -334,6 +343,7 @@ export const moneyPathDriver = (world: MoneyPathWorld) => {
       if (tenant.index % 4 === 3) await startExport(tenant);
     });
     log(`${label}: path driven up to the renewal in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    if (!renewal) return;
 
     // The renewal: a month passes; the failing cards' renewals fail.
     const advanced = await patiently(
