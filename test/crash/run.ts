@@ -35,7 +35,7 @@ const result = await runCrash({
     ? {
         short: true,
         randomLifeMs: [1_000, 3_000] as [number, number],
-        pointLifeMs: 8_000,
+        pointLifeMs: 12_000,
         randomShare: 0.2,
         leastPoints: 3,
       }

@@ -167,22 +167,8 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
   const byPoint: Record<string, number> = {};
   let kills = 0;
   try {
-    // The outside services: DynamoDB Local and the processor emulator, each its own process.
-    // Java is slow to come up on a busy machine (a minute and more): tried three times.
-    let table: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
-    for (let attempt = 1; !table; attempt++) {
-      try {
-        table = await startDynamoDbLocal({
-          port: await freePort(),
-          dataDirectory: path.join(dataDirectory, 'dynamodb'),
-          readyWithinMs: 180_000,
-        });
-      } catch (error) {
-        if (attempt >= 3) throw error;
-        log(`crash: DynamoDB Local did not come up (${(error as Error).message.slice(0, 80)}); again`);
-      }
-    }
-    outside.push(table);
+    // The outside services: DynamoDB Local and the processor emulator, each its own process,
+    // started together (each takes seconds to tens of seconds on a loaded machine).
     const apiPort = await freePort();
     const apiUrl = `http://localhost:${apiPort}`;
     const processorHost = spawn(
@@ -202,7 +188,24 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
         await new Promise((resolve) => processorHost.once('exit', resolve));
       },
     });
-    const processor = JSON.parse(await firstLine(processorHost)) as { url: string; control: string };
+    const processorReady = firstLine(processorHost);
+    processorReady.catch(() => undefined);
+    // Java is slow to come up on a busy machine (a minute and more): tried three times.
+    let table: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
+    for (let attempt = 1; !table; attempt++) {
+      try {
+        table = await startDynamoDbLocal({
+          port: await freePort(),
+          dataDirectory: path.join(dataDirectory, 'dynamodb'),
+          readyWithinMs: 180_000,
+        });
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        log(`crash: DynamoDB Local did not come up (${(error as Error).message.slice(0, 80)}); again`);
+      }
+    }
+    outside.push(table);
+    const processor = JSON.parse(await processorReady) as { url: string; control: string };
     const control = async (method: string, route: string, body?: unknown): Promise<Answer> => {
       try {
         const response = await fetch(`${processor.control}${route}`, {
@@ -253,7 +256,11 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
       ours = child;
       // Up when it answers (a start takes a few seconds; it answers 503 until ready).
       for (let waited = 0; waited < 120_000; waited += 250) {
-        if (child.exitCode !== null || child.signalCode !== null) return;
+        if (child.exitCode !== null || child.signalCode !== null) {
+          // Died while it started (a Plan Change task the workflow stand-in resumed reached its point).
+          upIn = Number.NaN;
+          return;
+        }
         try {
           const answer = await fetch(`${apiUrl}/_local/clock`, { signal: AbortSignal.timeout(2_000) });
           if (answer.status === 200 && existsSync(path.join(dataDirectory, 'endpoints.json'))) {
@@ -407,7 +414,7 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
         }
         kills = (byPoint.random ?? 0) + pointKills().length;
         log(
-          `crash: life ${life} (up in ${upIn.toFixed(1)} s; ${plan.kind === 'random' ? 'random' : `armed ${plan.arm.length}`}; ${work.answers} answers) ${how}; ${kills} kills`,
+          `crash: life ${life} (${Number.isNaN(upIn) ? 'died while starting' : `up in ${upIn.toFixed(1)} s`}; ${plan.kind === 'random' ? 'random' : `armed ${plan.arm.length}`}; ${work.answers} answers) ${how}; ${kills} kills`,
         );
         if ((!driving || options.short) && kills >= options.kills) break;
         plan = nextArming();
