@@ -41,8 +41,8 @@ export interface CrashOptions {
   /** Fewer named points than this reached is a violation of the run (default 1). */
   leastPoints?: number;
   /**
-   * The short run: the kills stop once counted even if the path is still driven (which then
-   * ends without them), and the drive stops before the renewal.
+   * The short run: the kills stop once counted and `leastPoints` points have fired, even if the
+   * path is still driven (which then ends without them), and the drive stops before the renewal.
    */
   short?: boolean;
   log?: (line: string) => void;
@@ -416,7 +416,10 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
         log(
           `crash: life ${life} (${Number.isNaN(upIn) ? 'died while starting' : `up in ${upIn.toFixed(1)} s`}; ${plan.kind === 'random' ? 'random' : `armed ${plan.arm.length}`}; ${work.answers} answers) ${how}; ${kills} kills`,
         );
-        if ((!driving || options.short) && kills >= options.kills) break;
+        // The full run kills while the path is driven; the short run stops once it has its kills
+        // and its named points (or the path has been driven).
+        const enoughPoints = options.short && fired().size >= (options.leastPoints ?? 1);
+        if ((!driving || enoughPoints) && kills >= options.kills) break;
         plan = nextArming();
         await start(plan.arm);
         work = { answers: 0 };
