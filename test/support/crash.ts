@@ -32,8 +32,27 @@ export interface CrashOptions {
   /** The least number of kills before the kills stop. */
   kills: number;
   concurrency?: number;
+  /** A random life's work: at least the first, plus up to the second (ms). Default 2 to 10 s. */
+  randomLifeMs?: [number, number];
+  /** How long a point life works before it is killed from outside, if no point fired (ms). */
+  pointLifeMs?: number;
+  /** The share of lives that arm no point and are killed at a random moment (default 0.35). */
+  randomShare?: number;
+  /** Fewer named points than this reached is a violation of the run (default 1). */
+  leastPoints?: number;
+  /**
+   * The short run: the kills stop once counted and `leastPoints` points have fired, even if the
+   * path is still driven (which then ends without them), and the drive stops before the renewal.
+   */
+  short?: boolean;
   log?: (line: string) => void;
 }
+
+/** Node's compile cache for our process's restarts and the ops CLI (Node 22.1+; ignored before). */
+const COMPILE_CACHE = path.join(tmpdir(), 'scp-crash-compile-cache');
+
+/** The share of lives that arm no point and are killed at a random moment, by default. */
+const RANDOM_LIFE_SHARE = 0.35;
 
 export interface CrashResult {
   kills: number;
@@ -55,6 +74,7 @@ interface PointSpec {
 /** Every point the run means to see fire, in the order it arms them first. */
 export const CRASH_RUN_POINTS: readonly PointSpec[] = [
   { point: 'checkout.session-created' },
+  { point: 'refund.refunded' },
   { point: 'intake.enqueued' },
   { point: 'sweep.between-writes', detail: 'committed' },
   { point: 'email.sent' },
@@ -69,7 +89,45 @@ export const CRASH_RUN_POINTS: readonly PointSpec[] = [
   { point: 'export.started' },
 ];
 
-const pointLabel = (spec: { point: string; detail?: string }) =>
+/** What one life of our process does: the points it arms, and how long it works. */
+export interface LifePlan {
+  arm: ArmedPoint[];
+  kind: 'point' | 'random';
+  workMs: number;
+}
+
+/**
+ * One life's plan from three draws of the seed (kind, pick, time) and the points fired so far: a
+ * random life (share `randomShare`) arms nothing and works `randomLifeMs[0]` plus up to
+ * `randomLifeMs[1]`; a point life arms every point of CRASH_RUN_POINTS not yet fired, on its
+ * first pass (a point that has fired is not armed again: the others get their turn), or, once
+ * all have fired, one drawn at random on its first to third pass; it works up to `pointLifeMs`.
+ */
+export const planLife = (
+  [kindDraw, pickDraw, timeDraw]: [number, number, number],
+  fired: ReadonlySet<string>,
+  {
+    randomShare,
+    randomLifeMs,
+    pointLifeMs,
+  }: { randomShare: number; randomLifeMs: [number, number]; pointLifeMs: number },
+): LifePlan => {
+  if (kindDraw < randomShare)
+    return { arm: [], kind: 'random', workMs: randomLifeMs[0] + timeDraw * randomLifeMs[1] };
+  const missing = CRASH_RUN_POINTS.filter((spec) => !fired.has(pointLabel(spec)));
+  const arm: ArmedPoint[] =
+    missing.length > 0
+      ? missing.map((spec) => ({ ...spec, hit: 1 }))
+      : [
+          {
+            ...(CRASH_RUN_POINTS[Math.floor(pickDraw * CRASH_RUN_POINTS.length)] as PointSpec),
+            hit: 1 + Math.floor(timeDraw * 3),
+          },
+        ];
+  return { arm, kind: 'point', workMs: pointLifeMs };
+};
+
+export const pointLabel = (spec: { point: string; detail?: string }) =>
   spec.detail ? `${spec.point}:${spec.detail}` : spec.point;
 
 /** A small seeded generator (mulberry32): a seed repeats a run's draws. */
@@ -96,6 +154,12 @@ const firstLine = (child: ChildProcess): Promise<string> =>
 export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
   const log = options.log ?? (() => undefined);
   const random = seeded(options.seed);
+  const randomLifeMs = options.randomLifeMs ?? [2_000, 8_000];
+  const pointLifeMs = options.pointLifeMs ?? 20_000;
+  /** Set once the kills begin: told of each answer our API gives the driver. */
+  let answered: (status: number) => void = () => undefined;
+  /** Lives that ended without a kill of ours: our process exited by itself. */
+  const selfExits: string[] = [];
   const dataDirectory = mkdtempSync(path.join(tmpdir(), 'scp-crash-'));
   mkdirSync(dataDirectory, { recursive: true });
   const outside: { stop(): Promise<void> }[] = [];
@@ -103,22 +167,8 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
   const byPoint: Record<string, number> = {};
   let kills = 0;
   try {
-    // The outside services: DynamoDB Local and the processor emulator, each its own process.
-    // Java is slow to come up on a busy machine (a minute and more): tried three times.
-    let table: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
-    for (let attempt = 1; !table; attempt++) {
-      try {
-        table = await startDynamoDbLocal({
-          port: await freePort(),
-          dataDirectory: path.join(dataDirectory, 'dynamodb'),
-          readyWithinMs: 180_000,
-        });
-      } catch (error) {
-        if (attempt >= 3) throw error;
-        log(`crash: DynamoDB Local did not come up (${(error as Error).message.slice(0, 80)}); again`);
-      }
-    }
-    outside.push(table);
+    // The outside services: DynamoDB Local and the processor emulator, each its own process,
+    // started together (each takes seconds to tens of seconds on a loaded machine).
     const apiPort = await freePort();
     const apiUrl = `http://localhost:${apiPort}`;
     const processorHost = spawn(
@@ -138,7 +188,24 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
         await new Promise((resolve) => processorHost.once('exit', resolve));
       },
     });
-    const processor = JSON.parse(await firstLine(processorHost)) as { url: string; control: string };
+    const processorReady = firstLine(processorHost);
+    processorReady.catch(() => undefined);
+    // Java is slow to come up on a busy machine (a minute and more): tried three times.
+    let table: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
+    for (let attempt = 1; !table; attempt++) {
+      try {
+        table = await startDynamoDbLocal({
+          port: await freePort(),
+          dataDirectory: path.join(dataDirectory, 'dynamodb'),
+          readyWithinMs: 180_000,
+        });
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        log(`crash: DynamoDB Local did not come up (${(error as Error).message.slice(0, 80)}); again`);
+      }
+    }
+    outside.push(table);
+    const processor = JSON.parse(await processorReady) as { url: string; control: string };
     const control = async (method: string, route: string, body?: unknown): Promise<Answer> => {
       try {
         const response = await fetch(`${processor.control}${route}`, {
@@ -155,7 +222,10 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
     // Our process: started again on the same data after every kill, with the next point armed.
     const startLog = path.join(dataDirectory, 'control-plane.log');
     let life = 0;
+    /** How long the last start took, from the spawn to its first 200 (s). */
+    let upIn = 0;
     const start = async (arm: ArmedPoint[]) => {
+      const spawnedAt = performance.now();
       writeFileSync(crashPointsFile(dataDirectory), JSON.stringify({ arm }));
       // Written again once it is up (its queue and mail stand-ins' ports change with each start).
       rmSync(path.join(dataDirectory, 'endpoints.json'), { force: true });
@@ -175,18 +245,28 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
           table.endpoint,
         ],
         {
-          stdio: ['ignore', 'ignore', 'pipe'],
-          env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          // The compile cache (kept across runs) makes each restart cheaper on a loaded machine.
+          env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR', NODE_COMPILE_CACHE: COMPILE_CACHE },
         },
       );
-      child.stderr?.on('data', (chunk: Buffer) => writeFileSync(startLog, chunk, { flag: 'a' }));
+      writeFileSync(startLog, `── life ${life + 1}: ${JSON.stringify(arm)}\n`, { flag: 'a' });
+      for (const stream of [child.stdout, child.stderr])
+        stream?.on('data', (chunk: Buffer) => writeFileSync(startLog, chunk, { flag: 'a' }));
       ours = child;
       // Up when it answers (a start takes a few seconds; it answers 503 until ready).
       for (let waited = 0; waited < 120_000; waited += 250) {
-        if (child.exitCode !== null || child.signalCode !== null) return;
+        if (child.exitCode !== null || child.signalCode !== null) {
+          // Died while it started (a Plan Change task the workflow stand-in resumed reached its point).
+          upIn = Number.NaN;
+          return;
+        }
         try {
           const answer = await fetch(`${apiUrl}/_local/clock`, { signal: AbortSignal.timeout(2_000) });
-          if (answer.status === 200 && existsSync(path.join(dataDirectory, 'endpoints.json'))) return;
+          if (answer.status === 200 && existsSync(path.join(dataDirectory, 'endpoints.json'))) {
+            upIn = (performance.now() - spawnedAt) / 1000;
+            return;
+          }
         } catch {
           // Not listening yet.
         }
@@ -203,7 +283,7 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
         ? readFileSync(crashLogFile(dataDirectory), 'utf8')
             .split('\n')
             .filter(Boolean)
-            .map((line) => JSON.parse(line) as { point: string; detail?: string })
+            .map((line) => JSON.parse(line) as { point: string; detail?: string; pid?: number })
         : [];
     const environment = () =>
       (
@@ -228,6 +308,8 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
     const driver = moneyPathDriver({
       url: () => apiUrl,
       loginPrefix: `crash-${options.seed}`,
+      retryWithinMs: 300_000,
+      answered: (status) => answered(status),
       pay: (sessionId, card) => control('POST', '/pay', { sessionId, card }),
       startDispatcher: async (credential) => {
         try {
@@ -241,6 +323,13 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
       },
       // The operator's `npm run ops -- refund`: a process of its own, killed at its point too.
       grantMoneyBack: async (tenant) => {
+        // The CLI reads endpoints.json, gone while our process restarts: it waits for it.
+        for (
+          let waited = 0;
+          waited < 60_000 && !existsSync(path.join(dataDirectory, 'endpoints.json'));
+          waited += 500
+        )
+          await sleep(500);
         const child = spawn(
           process.execPath,
           [
@@ -253,7 +342,10 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
             '--data-dir',
             dataDirectory,
           ],
-          { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' } },
+          {
+            stdio: ['ignore', 'pipe', 'pipe'],
+            env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_COMPILE_CACHE: COMPILE_CACHE },
+          },
         );
         let output = '';
         child.stdout?.on('data', (chunk: Buffer) => {
@@ -276,42 +368,69 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
       },
     });
 
-    // The kills: each life of our process has a point armed (and the refund's, for the ops CLI,
-    // until it fired); a life that has not died at its point within a few seconds is killed from
-    // outside at that moment.
+    // The kills. Each life of our process is one of two kinds (the seed draws which, and how long):
+    // - a point life arms every named point that has not fired yet (once every one has, one drawn
+    //   at random, on its first to third pass), so the first of them the work reaches kills it; the
+    //   ops CLI's refund reads the same file. If none is reached within its time, it is killed there.
+    // - a random life arms nothing and is killed from outside at a moment drawn from the seed.
+    // A life's time runs from its first answer to the driver (when it is doing work), not from its
+    // spawn: on a loaded machine a start takes seconds, and a life timed from the spawn could end
+    // before it served anything (the kills then land while nothing is driven).
     let driving = true;
-    const wanted = [...CRASH_RUN_POINTS];
     const fired = () => new Set(pointKills().map(pointLabel));
-    const nextArming = (): ArmedPoint[] => {
-      const seen = fired();
-      const missing = wanted.filter((spec) => !seen.has(pointLabel(spec)));
-      const choice =
-        missing.length > 0 && random() < 0.75
-          ? (missing[Math.floor(random() * missing.length)] as PointSpec)
-          : (wanted[Math.floor(random() * wanted.length)] as PointSpec);
-      const arm: ArmedPoint[] = [{ ...choice, hit: 1 + Math.floor(random() * 2) }];
-      if (!seen.has('refund.refunded')) arm.push({ point: 'refund.refunded' });
-      return arm;
+    const nextArming = () =>
+      // Three draws every life, whatever they decide: a seed repeats each life's kind and time.
+      planLife([random(), random(), random()], fired(), {
+        randomShare: options.randomShare ?? RANDOM_LIFE_SHARE,
+        randomLifeMs,
+        pointLifeMs,
+      });
+    /** Answers our API gave the driver in this life, and when the first came. */
+    let work: { answers: number; since?: number } = { answers: 0 };
+    answered = () => {
+      work.answers++;
+      work.since ??= performance.now();
     };
+    const dead = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
     const killing = (async () => {
-      while (driving || kills < options.kills) {
+      let plan: LifePlan = { arm: [], kind: 'random', workMs: randomLifeMs[0] };
+      while (true) {
         const child = ours as ChildProcess;
-        const lifeMs = 5_000 + Math.floor(random() * 15_000);
-        const died = await Promise.race([exited(child).then(() => true), sleep(lifeMs).then(() => false)]);
-        if (!died) {
+        const upAt = performance.now();
+        // Its time starts with its first answer (or, when nothing is driven, 10 s after it is up).
+        while (!dead(child) && work.since === undefined && performance.now() - upAt < 10_000) await sleep(50);
+        const from = work.since ?? performance.now();
+        while (!dead(child) && performance.now() - from < plan.workMs) await sleep(50);
+        let how: string;
+        if (!dead(child)) {
           child.kill('SIGKILL');
           await exited(child);
           byPoint.random = (byPoint.random ?? 0) + 1;
+          how = `killed from outside after ${((performance.now() - from) / 1000).toFixed(1)} s of work`;
+        } else {
+          const at = pointKills().find((entry) => entry.pid === child.pid);
+          how = at ? `died at ${pointLabel(at)}` : `exited by itself (${child.exitCode ?? child.signalCode})`;
+          if (!at) selfExits.push(`life ${life}: our process ${how}; see ${startLog}`);
         }
-        kills++;
-        if (!driving && kills >= options.kills) break;
-        await start(nextArming());
+        kills = (byPoint.random ?? 0) + pointKills().length;
+        log(
+          `crash: life ${life} (${Number.isNaN(upIn) ? 'died while starting' : `up in ${upIn.toFixed(1)} s`}; ${plan.kind === 'random' ? 'random' : `armed ${plan.arm.length}`}; ${work.answers} answers) ${how}; ${kills} kills`,
+        );
+        // The full run kills while the path is driven; the short run stops once it has its kills
+        // and its named points (or the path has been driven).
+        const enoughPoints = options.short && fired().size >= (options.leastPoints ?? 1);
+        if ((!driving || enoughPoints) && kills >= options.kills) break;
+        plan = nextArming();
+        await start(plan.arm);
+        work = { answers: 0 };
       }
       // The kills stop: a last start with nothing armed.
       await start([]);
     })();
     const busy = (async () => {
-      await driver.drive(options.tenants, options.concurrency ?? 6, log, 'crash');
+      await driver.drive(options.tenants, options.concurrency ?? 6, log, 'crash', {
+        renewal: !options.short,
+      });
       driving = false;
       // Busy until the kills stop: the sweep and the Dispatchers keep working.
       while (kills < options.kills) {
@@ -325,8 +444,9 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
       const label = pointLabel(entry);
       byPoint[label] = (byPoint[label] ?? 0) + 1;
     }
-    // The ops CLI's kills (the refund's) were not lives of our server: counted from its log.
-    kills += byPoint['refund.refunded'] ?? 0;
+    // Every kill: those from outside, and one line in the crash log for each that died at its
+    // point (our server's lives and the ops CLI's refunds alike).
+    kills = (byPoint.random ?? 0) + pointKills().length;
     log(`crash: ${kills} kills in ${life} lives of our process; settling`);
 
     const settleStarted = performance.now();
@@ -345,12 +465,15 @@ export const runCrash = async (options: CrashOptions): Promise<CrashResult> => {
     );
     for (const letter of await deadLettered(environment().AWS_ENDPOINT_URL_SQS ?? '', environment()))
       violations.push(`dead-lettered without a cause of ours: ${letter}`);
+    violations.push(...selfExits);
     for (const stuck of driver.abandoned.filter((step) => step.startsWith('Plan Changes and exports end')))
       violations.push(`stuck after the kills: ${stuck}`);
     const points = Object.keys(byPoint).filter((label) => label !== 'random').length;
     // A run whose kills all landed while nothing was being done proves nothing: said as a violation.
-    if (points === 0)
-      violations.push('no named kill point fired: the money path was not driven (see the steps given up on)');
+    if (points < (options.leastPoints ?? 1))
+      violations.push(
+        `the kills reached ${points} named points, fewer than ${options.leastPoints ?? 1}: the money path was not driven far enough (see the steps given up on)`,
+      );
     const line = `crash: ${kills} kills at ${points} points, ${violations.length} violations, settled in ${settledSeconds.toFixed(1)} s`;
     return {
       kills,

@@ -20,6 +20,12 @@ export interface MoneyPathWorld {
   loginPrefix: string;
   /** The least real time `until` waits by default (ms). */
   patienceMs?: number;
+  /**
+   * How long a step is retried before the driver gives it up (ms; default 90 s). The crash run's
+   * is longer: each restart of our process takes seconds on a loaded machine, and a step may meet
+   * several in a row.
+   */
+  retryWithinMs?: number;
   /** Pays a Checkout Session (the hosted page's form): 200 paid, 409 no longer open. */
   pay: (sessionId: string, card: string) => Promise<Answer>;
   /** Starts a Dispatcher with a Stack's credential: 201 started. */
@@ -30,6 +36,8 @@ export interface MoneyPathWorld {
   grantMoneyBack: (tenant: Tenant) => Promise<void>;
   /** Moves the clock on (and the processor's billing with it): 200 when done. */
   advanceClock: (seconds: number) => Promise<Answer>;
+  /** Told of every answer our API gave (not of a refused or lost connection): the crash run times a life's work by it. */
+  answered?: (status: number) => void;
 }
 
 export interface Tenant {
@@ -116,6 +124,7 @@ export const moneyPathDriver = (world: MoneyPathWorld) => {
         signal: AbortSignal.timeout(90_000),
       });
       const text = await response.text();
+      world.answered?.(response.status);
       let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;
@@ -136,7 +145,7 @@ export const moneyPathDriver = (world: MoneyPathWorld) => {
     what: string,
     make: (key: string) => Promise<Answer>,
     done: (answer: Answer) => boolean,
-    withinMs = 90_000,
+    withinMs = world.retryWithinMs ?? 90_000,
   ): Promise<Answer | undefined> => {
     const key = `chaos-${randomBytes(8).toString('hex')}`;
     const deadline = performance.now() + withinMs;
@@ -280,7 +289,10 @@ export const moneyPathDriver = (world: MoneyPathWorld) => {
   };
 
   const refund = async (tenant: Tenant) => {
-    for (let attempt = 0; attempt < 12; attempt++) {
+    // Twelve tries at least, and (where steps are retried longer) until the step's time is out.
+    const deadline = performance.now() + (world.retryWithinMs ?? 0);
+    for (let attempt = 0; attempt < 12 || performance.now() < deadline; attempt++) {
+      if (attempt >= 12) await sleep(2_000);
       try {
         await world.grantMoneyBack(tenant);
         tenant.refunded = true;
@@ -305,8 +317,17 @@ export const moneyPathDriver = (world: MoneyPathWorld) => {
     );
     return portal?.body?.url as string | undefined;
   };
-  /** `count` tenants through the path, `concurrency` at a time, up to the renewal and after it. */
-  const drive = async (count: number, concurrency: number, log: (line: string) => void, label: string) => {
+  /**
+   * `count` tenants through the path, `concurrency` at a time, up to the renewal and (unless
+   * `renewal` is false: the crash run's short version) after it.
+   */
+  const drive = async (
+    count: number,
+    concurrency: number,
+    log: (line: string) => void,
+    label: string,
+    { renewal = true }: { renewal?: boolean } = {},
+  ) => {
     const started = performance.now();
     await pool(
       Array.from({ length: count }, (_, i) => i),
@@ -322,6 +343,7 @@ export const moneyPathDriver = (world: MoneyPathWorld) => {
       if (tenant.index % 4 === 3) await startExport(tenant);
     });
     log(`${label}: path driven up to the renewal in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    if (!renewal) return;
 
     // The renewal: a month passes; the failing cards' renewals fail.
     const advanced = await patiently(
