@@ -67,7 +67,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The signed-in user, tenant, role, slug and billing state; when a new account can be started, and the former accounts */
+    /**
+     * The signed-in user, tenant, role, slug and billing state; when a new account can be started, and the former accounts
+     * @description Who is signed in (the user, the tenant and the role), the tenant's slug and billing state, whether a new account can be started, and the person's former accounts. Any member; reads only.
+     */
     get: operations['GetMe'];
     put?: never;
     post?: never;
@@ -284,7 +287,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The tenant's Stacks: Plan, resources, caps, location, lifecycle, versions, health */
+    /**
+     * The tenant's Stacks: Plan, resources, caps, location, lifecycle, versions, health
+     * @description Every Stack of the tenant, each with its Plan, resources and caps, location, lifecycle, versions and health. Any member; reads only.
+     */
     get: operations['GetStacks'];
     put?: never;
     /**
@@ -325,7 +331,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One Stack of the tenant */
+    /**
+     * One Stack of the tenant
+     * @description One Stack of the tenant, in the same shape as an item of GET /v1/stacks. Any member; a Stack of another tenant is answered as one that does not exist (404 `stack_not_found`).
+     */
     get: operations['GetStack'];
     put?: never;
     post?: never;
@@ -362,10 +371,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A Stack's Projects and its Watched-Projects cap */
+    /**
+     * A Stack's Projects and its Watched-Projects cap
+     * @description A Stack's Projects and its Watched-Projects cap. Any member; reads only.
+     */
     get: operations['GetStackProjects'];
     put?: never;
-    /** Registers a Project on a Stack, under its Watched-Projects cap (administrators) */
+    /**
+     * Registers a Project on a Stack, under its Watched-Projects cap (administrators)
+     * @description Registers a Project (a repository on the code host, `owner/name`) on a running Stack, while the Stack watches fewer Projects than its Plan's Watched-Projects cap. Administrators only. Refused with 409 when the cap is reached (`watchedProjectsCap` says it), when the Project is already there, or when the Stack is not running; nothing is written then.
+     */
     post: operations['PostStackProject'];
     delete?: never;
     options?: never;
@@ -383,7 +398,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Removes a Project from a Stack (administrators) */
+    /**
+     * Removes a Project from a Stack (administrators)
+     * @description Removes a Project from a Stack, which frees a place under its Watched-Projects cap. Administrators only. A Project that is not there (or was removed meanwhile) is 404 `project_not_found`.
+     */
     delete: operations['DeleteStackProject'];
     options?: never;
     head?: never;
@@ -705,7 +723,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An export's status: requested, building, ready (size, until when) or failed (why) */
+    /**
+     * An export's status: requested, building, ready (size, until when) or failed (why)
+     * @description An export's status: `requested`, `building`, `ready` (its size, and until when it can be downloaded) or `failed` (why). Any member; poll it after POST /v1/stacks/{stackId}/exports.
+     */
     get: operations['GetStackExport'];
     put?: never;
     post?: never;
@@ -742,7 +763,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The calling Dispatcher's Stack as it must be (ETag; 304 when unchanged) */
+    /**
+     * The calling Dispatcher's Stack as it must be (ETag; 304 when unchanged)
+     * @description For a Stack's Dispatcher (its Dispatcher credential): what its Stack must be now (version, Plan, Credentials, any Plan Change step to carry out). The ETag is the desired state's version: send it back in If-None-Match and an unchanged state is 304 with no body. `X-Poll-After-Seconds` says when to ask again.
+     */
     get: operations['GetDispatcherDesiredState'];
     put?: never;
     post?: never;
@@ -760,7 +784,10 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** What the calling Dispatcher applied: version, health, active runs */
+    /**
+     * What the calling Dispatcher applied: version, health, active runs
+     * @description For a Stack's Dispatcher: what it applied and sees (the version it applied, health, active runs, the outcome of its last Plan Change step, a finished teardown). A version the Stack never published, or a Stack that changed meanwhile, is 409 `unknown_version` and nothing is stored: read the desired state again and report the version applied.
+     */
     put: operations['PutDispatcherObservedState'];
     post?: never;
     delete?: never;
@@ -898,7 +925,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The blocking verdict for an issue from its three sources */
+    /**
+     * The blocking verdict for an issue from its three sources
+     * @description For a Stack's Dispatcher: the one blocking rule, applied to an issue from its three sources (the code host's native dependencies, the relationship edges, and the `## Blocked by` section of the issue's body, with the known states of the issues they name). Answers whether the issue is blocked and which blockers are open. Reads and writes nothing.
+     */
     post: operations['PostDispatcherBlockingVerdict'];
     delete?: never;
     options?: never;
@@ -1696,6 +1726,22 @@ export interface operations {
         };
         content?: never;
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -1851,6 +1897,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'sign_in_denied';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -2086,6 +2148,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -2229,6 +2307,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'missing_session' | 'invalid_session' | 'expired_session';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -2516,6 +2610,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -2644,6 +2754,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'missing_session' | 'invalid_session' | 'expired_session';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -2902,6 +3028,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -3031,7 +3173,18 @@ export interface operations {
            *         "periodStart": "2026-03-01T12:00:00.000Z",
            *         "periodEnd": "2026-03-01T12:00:00.000Z",
            *         "lines": [
-           *           {}
+           *           {
+           *             "description": "string",
+           *             "item": "string",
+           *             "proration": true,
+           *             "periodStart": "2026-03-01T12:00:00.000Z",
+           *             "periodEnd": "2026-03-01T12:00:00.000Z",
+           *             "stack": "string",
+           *             "plan": "standard",
+           *             "amount": 1,
+           *             "discount": 1,
+           *             "tax": 1
+           *           }
            *         ],
            *         "subtotal": 1,
            *         "discount": 1,
@@ -3114,6 +3267,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'account_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -3358,6 +3527,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -3529,6 +3714,22 @@ export interface operations {
                 | 'invoice_pdf_not_ready'
                 | 'invoice_document_unknown';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -3824,6 +4025,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -4129,6 +4346,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -4370,6 +4603,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -4648,6 +4897,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -4778,7 +5043,10 @@ export interface operations {
            *           "priceLock": {
            *             "state": "locked",
            *             "plan": "standard",
-           *             "monthlyPrice": {},
+           *             "monthlyPrice": {
+           *               "amount": 1,
+           *               "currency": "USD"
+           *             },
            *             "lockedAt": "2026-03-01T12:00:00.000Z",
            *             "endedAt": "2026-03-01T12:00:00.000Z",
            *             "reason": "plan_change_confirmed"
@@ -4819,6 +5087,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'missing_session' | 'invalid_session' | 'expired_session';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -5123,6 +5407,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -5455,6 +5755,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -5651,6 +5967,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'stack_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -5934,6 +6266,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -6021,12 +6369,12 @@ export interface operations {
            *           "registeredAt": "2026-03-01T12:00:00.000Z",
            *           "credentialRoutes": {
            *             "intake": {
-           *               "primary": "string",
-           *               "fallback": "string"
+           *               "primary": "acme",
+           *               "fallback": "acme"
            *             },
            *             "dispatch": {
-           *               "primary": "string",
-           *               "fallback": "string"
+           *               "primary": "acme",
+           *               "fallback": "acme"
            *             }
            *           }
            *         }
@@ -6099,6 +6447,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'stack_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -6175,7 +6539,7 @@ export interface operations {
         /**
          * @example {
          *       "name": "string",
-         *       "repository": "string"
+         *       "repository": "acme/web-app"
          *     }
          */
         'application/json': {
@@ -6200,12 +6564,12 @@ export interface operations {
            *       "registeredAt": "2026-03-01T12:00:00.000Z",
            *       "credentialRoutes": {
            *         "intake": {
-           *           "primary": "string",
-           *           "fallback": "string"
+           *           "primary": "acme",
+           *           "fallback": "acme"
            *         },
            *         "dispatch": {
-           *           "primary": "string",
-           *           "fallback": "string"
+           *           "primary": "acme",
+           *           "fallback": "acme"
            *         }
            *       }
            *     }
@@ -6404,6 +6768,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -6641,6 +7021,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -7034,6 +7430,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -7155,7 +7567,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "changeId": "string",
+           *       "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
            *       "stackId": "string",
            *       "currentPlan": "standard",
            *       "requestedPlan": "standard",
@@ -7429,6 +7841,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -7536,7 +7964,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "changeId": "string",
+           *       "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
            *       "stackId": "string",
            *       "currentPlan": "standard",
            *       "requestedPlan": "standard",
@@ -7784,6 +8212,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -7865,7 +8309,7 @@ export interface operations {
            * @example {
            *       "planChanges": [
            *         {
-           *           "changeId": "string",
+           *           "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
            *           "stackId": "string",
            *           "currentPlan": "standard",
            *           "requestedPlan": "standard",
@@ -7986,6 +8430,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -8065,7 +8525,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "changeId": "string",
+           *       "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
            *       "stackId": "string",
            *       "currentPlan": "standard",
            *       "requestedPlan": "standard",
@@ -8182,6 +8642,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -8259,7 +8735,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "changeId": "string",
+           *       "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
            *       "stackId": "string",
            *       "currentPlan": "standard",
            *       "requestedPlan": "standard",
@@ -8377,6 +8853,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -8458,7 +8950,7 @@ export interface operations {
          *       "kind": "oauth_token",
          *       "material": "string",
          *       "consent": {
-         *         "textVersion": "string"
+         *         "textVersion": "v1.2.3"
          *       },
          *       "runtimeProfile": {
          *         "intake": {
@@ -8518,7 +9010,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "name": "string",
+           *       "name": "acme",
            *       "provider": "provider-a",
            *       "kind": "oauth_token",
            *       "usage": "metered",
@@ -8565,7 +9057,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "name": "string",
+           *       "name": "acme",
            *       "provider": "provider-a",
            *       "kind": "oauth_token",
            *       "usage": "metered",
@@ -8814,6 +9306,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -9110,6 +9618,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -9191,7 +9715,7 @@ export interface operations {
          *       "kind": "oauth_token",
          *       "material": "string",
          *       "consent": {
-         *         "textVersion": "string"
+         *         "textVersion": "v1.2.3"
          *       },
          *       "runtimeProfile": {
          *         "intake": {
@@ -9251,7 +9775,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "name": "string",
+           *       "name": "acme",
            *       "provider": "provider-a",
            *       "kind": "oauth_token",
            *       "usage": "metered",
@@ -9298,7 +9822,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "name": "string",
+           *       "name": "acme",
            *       "provider": "provider-a",
            *       "kind": "oauth_token",
            *       "usage": "metered",
@@ -9550,6 +10074,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -9632,14 +10172,23 @@ export interface operations {
            *       "stackId": "string",
            *       "credentials": [
            *         {
-           *           "name": "string",
+           *           "name": "acme",
            *           "provider": "provider-a",
            *           "kind": "oauth_token",
            *           "usage": "metered",
            *           "runtimeProfile": {
-           *             "intake": {},
-           *             "dispatch": {},
-           *             "guide": {}
+           *             "intake": {
+           *               "model": "string",
+           *               "effort": "low"
+           *             },
+           *             "dispatch": {
+           *               "model": "string",
+           *               "effort": "low"
+           *             },
+           *             "guide": {
+           *               "model": "string",
+           *               "effort": "low"
+           *             }
            *           },
            *           "validation": {
            *             "state": "pending",
@@ -9728,6 +10277,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'stack_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -9813,14 +10378,23 @@ export interface operations {
            *       "stackId": "string",
            *       "credentials": [
            *         {
-           *           "name": "string",
+           *           "name": "acme",
            *           "provider": "provider-a",
            *           "kind": "oauth_token",
            *           "usage": "metered",
            *           "runtimeProfile": {
-           *             "intake": {},
-           *             "dispatch": {},
-           *             "guide": {}
+           *             "intake": {
+           *               "model": "string",
+           *               "effort": "low"
+           *             },
+           *             "dispatch": {
+           *               "model": "string",
+           *               "effort": "low"
+           *             },
+           *             "guide": {
+           *               "model": "string",
+           *               "effort": "low"
+           *             }
            *           },
            *           "validation": {
            *             "state": "pending",
@@ -9909,6 +10483,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'stack_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -10050,6 +10640,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -10132,7 +10738,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "name": "string",
+           *       "name": "acme",
            *       "provider": "provider-a",
            *       "kind": "oauth_token",
            *       "usage": "metered",
@@ -10357,6 +10963,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -10431,12 +11053,12 @@ export interface operations {
         /**
          * @example {
          *       "intake": {
-         *         "primary": "string",
-         *         "fallback": "string"
+         *         "primary": "acme",
+         *         "fallback": "acme"
          *       },
          *       "dispatch": {
-         *         "primary": "string",
-         *         "fallback": "string"
+         *         "primary": "acme",
+         *         "fallback": "acme"
          *       }
          *     }
          */
@@ -10467,12 +11089,12 @@ export interface operations {
            *       "stackId": "string",
            *       "credentialRoutes": {
            *         "intake": {
-           *           "primary": "string",
-           *           "fallback": "string"
+           *           "primary": "acme",
+           *           "fallback": "acme"
            *         },
            *         "dispatch": {
-           *           "primary": "string",
-           *           "fallback": "string"
+           *           "primary": "acme",
+           *           "fallback": "acme"
            *         }
            *       }
            *     }
@@ -10678,6 +11300,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -10750,7 +11388,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "string"
+         *       "name": "acme"
          *     }
          */
         'application/json': {
@@ -10967,6 +11605,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -11116,6 +11770,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'stack_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -11397,6 +12067,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -11544,6 +12230,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'stack_not_found' | 'export_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -11863,6 +12565,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -12086,6 +12804,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -12356,6 +13090,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -12510,6 +13260,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'credential_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -12796,6 +13562,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -12866,7 +13648,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "threadId": "string",
+         *       "threadId": "deploy_key",
          *       "projectId": "string",
          *       "activity": "intake",
          *       "model": "string",
@@ -13077,6 +13859,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -13147,7 +13945,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "threadId": "string",
+         *       "threadId": "deploy_key",
          *       "model": "string",
          *       "effort": "low"
          *     }
@@ -13318,6 +14116,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -13587,6 +14401,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -13872,6 +14702,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -13943,7 +14789,7 @@ export interface operations {
         /**
          * @example {
          *       "issue": {
-         *         "repository": "string",
+         *         "repository": "acme/web-app",
          *         "number": 1
          *       },
          *       "nativeDependencies": [],
@@ -14100,6 +14946,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -14408,6 +15270,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -14567,6 +15445,22 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request Entity Too Large"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
            *     }
            */
           'application/json': {
