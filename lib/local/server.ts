@@ -153,6 +153,7 @@ const serveConsole = (file: string, response: ServerResponse): boolean => {
 export const REFERENCE_FILES: Record<string, { file: string; type: string }> = {
   '/docs': { file: 'lib/reference/index.html', type: 'text/html; charset=utf-8' },
   '/docs/reference.js': { file: 'lib/reference/reference.js', type: 'text/javascript; charset=utf-8' },
+  '/docs/reference.css': { file: 'lib/reference/reference.css', type: 'text/css; charset=utf-8' },
   '/docs/scalar.js': {
     file: 'node_modules/@scalar/api-reference/dist/browser/standalone.js',
     type: 'text/javascript; charset=utf-8',
