@@ -67,7 +67,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The signed-in user, tenant, role, slug and billing state; when a new account can be started, and the former accounts */
+    /**
+     * The signed-in user, tenant, role, slug and billing state; when a new account can be started, and the former accounts
+     * @description Who is signed in (the user, the tenant and the role), the tenant's slug and billing state, whether a new account can be started, and the person's former accounts. Any member; reads only.
+     */
     get: operations['GetMe'];
     put?: never;
     post?: never;
@@ -284,7 +287,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The tenant's Stacks: Plan, resources, caps, location, lifecycle, versions, health */
+    /**
+     * The tenant's Stacks: Plan, resources, caps, location, lifecycle, versions, health
+     * @description Every Stack of the tenant, each with its Plan, resources and caps, location, lifecycle, versions and health. Any member; reads only.
+     */
     get: operations['GetStacks'];
     put?: never;
     /**
@@ -325,7 +331,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One Stack of the tenant */
+    /**
+     * One Stack of the tenant
+     * @description One Stack of the tenant, in the same shape as an item of GET /v1/stacks. Any member; a Stack of another tenant is answered as one that does not exist (404 `stack_not_found`).
+     */
     get: operations['GetStack'];
     put?: never;
     post?: never;
@@ -362,10 +371,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A Stack's Projects and its Watched-Projects cap */
+    /**
+     * A Stack's Projects and its Watched-Projects cap
+     * @description A Stack's Projects and its Watched-Projects cap. Any member; reads only.
+     */
     get: operations['GetStackProjects'];
     put?: never;
-    /** Registers a Project on a Stack, under its Watched-Projects cap (administrators) */
+    /**
+     * Registers a Project on a Stack, under its Watched-Projects cap (administrators)
+     * @description Registers a Project (a repository on the code host, `owner/name`) on a running Stack, while the Stack watches fewer Projects than its Plan's Watched-Projects cap. Administrators only. Refused with 409 when the cap is reached (`watchedProjectsCap` says it), when the Project is already there, or when the Stack is not running; nothing is written then.
+     */
     post: operations['PostStackProject'];
     delete?: never;
     options?: never;
@@ -383,7 +398,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Removes a Project from a Stack (administrators) */
+    /**
+     * Removes a Project from a Stack (administrators)
+     * @description Removes a Project from a Stack, which frees a place under its Watched-Projects cap. Administrators only. A Project that is not there (or was removed meanwhile) is 404 `project_not_found`.
+     */
     delete: operations['DeleteStackProject'];
     options?: never;
     head?: never;
@@ -705,7 +723,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An export's status: requested, building, ready (size, until when) or failed (why) */
+    /**
+     * An export's status: requested, building, ready (size, until when) or failed (why)
+     * @description An export's status: `requested`, `building`, `ready` (its size, and until when it can be downloaded) or `failed` (why). Any member; poll it after POST /v1/stacks/{stackId}/exports.
+     */
     get: operations['GetStackExport'];
     put?: never;
     post?: never;
@@ -742,7 +763,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The calling Dispatcher's Stack as it must be (ETag; 304 when unchanged) */
+    /**
+     * The calling Dispatcher's Stack as it must be (ETag; 304 when unchanged)
+     * @description For a Stack's Dispatcher (its Dispatcher credential): what its Stack must be now (version, Plan, Credentials, any Plan Change step to carry out). The ETag is the desired state's version: send it back in If-None-Match and an unchanged state is 304 with no body. `X-Poll-After-Seconds` says when to ask again.
+     */
     get: operations['GetDispatcherDesiredState'];
     put?: never;
     post?: never;
@@ -760,7 +784,10 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** What the calling Dispatcher applied: version, health, active runs */
+    /**
+     * What the calling Dispatcher applied: version, health, active runs
+     * @description For a Stack's Dispatcher: what it applied and sees (the version it applied, health, active runs, the outcome of its last Plan Change step, a finished teardown). A version the Stack never published, or a Stack that changed meanwhile, is 409 `unknown_version` and nothing is stored: read the desired state again and report the version applied.
+     */
     put: operations['PutDispatcherObservedState'];
     post?: never;
     delete?: never;
@@ -898,7 +925,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The blocking verdict for an issue from its three sources */
+    /**
+     * The blocking verdict for an issue from its three sources
+     * @description For a Stack's Dispatcher: the one blocking rule, applied to an issue from its three sources (the code host's native dependencies, the relationship edges, and the `## Blocked by` section of the issue's body, with the known states of the issues they name). Answers whether the issue is blocked and which blockers are open. Reads and writes nothing.
+     */
     post: operations['PostDispatcherBlockingVerdict'];
     delete?: never;
     options?: never;
@@ -1657,6 +1687,22 @@ export interface operations {
         };
         content?: never;
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -1812,6 +1858,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'sign_in_denied';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -2047,6 +2109,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -2190,6 +2268,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'missing_session' | 'invalid_session' | 'expired_session';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -2477,6 +2571,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -2605,6 +2715,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'missing_session' | 'invalid_session' | 'expired_session';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -2855,6 +2981,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -3078,6 +3220,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'account_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -3322,6 +3480,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -3493,6 +3667,22 @@ export interface operations {
                 | 'invoice_pdf_not_ready'
                 | 'invoice_document_unknown';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -3788,6 +3978,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -4093,6 +4299,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -4334,6 +4556,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -4612,6 +4850,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -4786,6 +5040,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'missing_session' | 'invalid_session' | 'expired_session';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -5090,6 +5360,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -5422,6 +5708,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -5618,6 +5920,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'stack_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -5900,6 +6218,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -5987,12 +6321,12 @@ export interface operations {
            *           "registeredAt": "2026-03-01T12:00:00.000Z",
            *           "credentialRoutes": {
            *             "intake": {
-           *               "primary": "string",
-           *               "fallback": "string"
+           *               "primary": "acme",
+           *               "fallback": "acme"
            *             },
            *             "dispatch": {
-           *               "primary": "string",
-           *               "fallback": "string"
+           *               "primary": "acme",
+           *               "fallback": "acme"
            *             }
            *           }
            *         }
@@ -6058,6 +6392,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'stack_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -6134,7 +6484,7 @@ export interface operations {
         /**
          * @example {
          *       "name": "string",
-         *       "repository": "string"
+         *       "repository": "acme/web-app"
          *     }
          */
         'application/json': {
@@ -6159,12 +6509,12 @@ export interface operations {
            *       "registeredAt": "2026-03-01T12:00:00.000Z",
            *       "credentialRoutes": {
            *         "intake": {
-           *           "primary": "string",
-           *           "fallback": "string"
+           *           "primary": "acme",
+           *           "fallback": "acme"
            *         },
            *         "dispatch": {
-           *           "primary": "string",
-           *           "fallback": "string"
+           *           "primary": "acme",
+           *           "fallback": "acme"
            *         }
            *       }
            *     }
@@ -6356,6 +6706,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -6593,6 +6959,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -6993,6 +7375,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -7114,7 +7512,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "changeId": "string",
+           *       "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
            *       "stackId": "string",
            *       "currentPlan": "standard",
            *       "requestedPlan": "standard",
@@ -7388,6 +7786,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -7495,7 +7909,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "changeId": "string",
+           *       "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
            *       "stackId": "string",
            *       "currentPlan": "standard",
            *       "requestedPlan": "standard",
@@ -7743,6 +8157,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -7824,7 +8254,7 @@ export interface operations {
            * @example {
            *       "planChanges": [
            *         {
-           *           "changeId": "string",
+           *           "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
            *           "stackId": "string",
            *           "currentPlan": "standard",
            *           "requestedPlan": "standard",
@@ -7945,6 +8375,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -8024,7 +8470,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "changeId": "string",
+           *       "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
            *       "stackId": "string",
            *       "currentPlan": "standard",
            *       "requestedPlan": "standard",
@@ -8141,6 +8587,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -8218,7 +8680,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "changeId": "string",
+           *       "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
            *       "stackId": "string",
            *       "currentPlan": "standard",
            *       "requestedPlan": "standard",
@@ -8336,6 +8798,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -8417,7 +8895,7 @@ export interface operations {
          *       "kind": "oauth_token",
          *       "material": "string",
          *       "consent": {
-         *         "textVersion": "string"
+         *         "textVersion": "v1.2.3"
          *       },
          *       "runtimeProfile": {
          *         "intake": {
@@ -8477,7 +8955,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "name": "string",
+           *       "name": "acme",
            *       "provider": "provider-a",
            *       "kind": "oauth_token",
            *       "usage": "metered",
@@ -8524,7 +9002,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "name": "string",
+           *       "name": "acme",
            *       "provider": "provider-a",
            *       "kind": "oauth_token",
            *       "usage": "metered",
@@ -8773,6 +9251,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -9069,6 +9563,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -9150,7 +9660,7 @@ export interface operations {
          *       "kind": "oauth_token",
          *       "material": "string",
          *       "consent": {
-         *         "textVersion": "string"
+         *         "textVersion": "v1.2.3"
          *       },
          *       "runtimeProfile": {
          *         "intake": {
@@ -9210,7 +9720,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "name": "string",
+           *       "name": "acme",
            *       "provider": "provider-a",
            *       "kind": "oauth_token",
            *       "usage": "metered",
@@ -9257,7 +9767,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "name": "string",
+           *       "name": "acme",
            *       "provider": "provider-a",
            *       "kind": "oauth_token",
            *       "usage": "metered",
@@ -9509,6 +10019,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -9591,7 +10117,7 @@ export interface operations {
            *       "stackId": "string",
            *       "credentials": [
            *         {
-           *           "name": "string",
+           *           "name": "acme",
            *           "provider": "provider-a",
            *           "kind": "oauth_token",
            *           "usage": "metered",
@@ -9696,6 +10222,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'stack_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -9781,7 +10323,7 @@ export interface operations {
            *       "stackId": "string",
            *       "credentials": [
            *         {
-           *           "name": "string",
+           *           "name": "acme",
            *           "provider": "provider-a",
            *           "kind": "oauth_token",
            *           "usage": "metered",
@@ -9886,6 +10428,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'stack_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -10027,6 +10585,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -10109,7 +10683,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "name": "string",
+           *       "name": "acme",
            *       "provider": "provider-a",
            *       "kind": "oauth_token",
            *       "usage": "metered",
@@ -10334,6 +10908,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -10408,12 +10998,12 @@ export interface operations {
         /**
          * @example {
          *       "intake": {
-         *         "primary": "string",
-         *         "fallback": "string"
+         *         "primary": "acme",
+         *         "fallback": "acme"
          *       },
          *       "dispatch": {
-         *         "primary": "string",
-         *         "fallback": "string"
+         *         "primary": "acme",
+         *         "fallback": "acme"
          *       }
          *     }
          */
@@ -10444,12 +11034,12 @@ export interface operations {
            *       "stackId": "string",
            *       "credentialRoutes": {
            *         "intake": {
-           *           "primary": "string",
-           *           "fallback": "string"
+           *           "primary": "acme",
+           *           "fallback": "acme"
            *         },
            *         "dispatch": {
-           *           "primary": "string",
-           *           "fallback": "string"
+           *           "primary": "acme",
+           *           "fallback": "acme"
            *         }
            *       }
            *     }
@@ -10655,6 +11245,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -10727,7 +11333,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "string"
+         *       "name": "acme"
          *     }
          */
         'application/json': {
@@ -10944,6 +11550,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -11093,6 +11715,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'stack_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -11374,6 +12012,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -11521,6 +12175,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'stack_not_found' | 'export_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -11840,6 +12510,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -12063,6 +12749,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -12333,6 +13035,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -12487,6 +13205,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'credential_not_found';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -12773,6 +13507,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -12843,7 +13593,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "threadId": "string",
+         *       "threadId": "deploy_key",
          *       "projectId": "string",
          *       "activity": "intake",
          *       "model": "string",
@@ -13054,6 +13804,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -13124,7 +13890,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "threadId": "string",
+         *       "threadId": "deploy_key",
          *       "model": "string",
          *       "effort": "low"
          *     }
@@ -13295,6 +14061,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -13564,6 +14346,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -13849,6 +14647,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -13920,7 +14734,7 @@ export interface operations {
         /**
          * @example {
          *       "issue": {
-         *         "repository": "string",
+         *         "repository": "acme/web-app",
          *         "number": 1
          *       },
          *       "nativeDependencies": [],
@@ -14079,6 +14893,22 @@ export interface operations {
               /** @enum {string} */
               code?: 'unsupported_media_type';
             };
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
           };
         };
       };
@@ -14387,6 +15217,22 @@ export interface operations {
           };
         };
       };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
       /**
        * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
        *
@@ -14546,6 +15392,22 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request Entity Too Large"
+           *     }
+           */
+          'application/json': {
+            message?: string;
+          };
+        };
+      };
+      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too Many Requests"
            *     }
            */
           'application/json': {

@@ -21,6 +21,7 @@ import {
 } from '../console-headers.ts';
 import { REPO_ROOT } from '../constants.ts';
 import { clockStateFile } from '../local-data.ts';
+import { REFERENCE_FILES, REFERENCE_PATH } from '../reference-page.ts';
 import { routes } from '../routes.ts';
 import { AdjustableClock } from './clock.ts';
 import { type LocalCloud, type LocalCloudOptions, startLocalCloud } from './cloud.ts';
@@ -146,22 +147,9 @@ const serveConsole = (file: string, response: ServerResponse): boolean => {
   return true;
 };
 
-/**
- * The API reference (`/docs`): its page and script (lib/reference), Scalar's bundled standalone
- * script, and the document itself; the same files the console's site ships in the cloud.
- */
-export const REFERENCE_FILES: Record<string, { file: string; type: string }> = {
-  '/docs': { file: 'lib/reference/index.html', type: 'text/html; charset=utf-8' },
-  '/docs/reference.js': { file: 'lib/reference/reference.js', type: 'text/javascript; charset=utf-8' },
-  '/docs/scalar.js': {
-    file: 'node_modules/@scalar/api-reference/dist/browser/standalone.js',
-    type: 'text/javascript; charset=utf-8',
-  },
-  '/docs/openapi.json': { file: 'docs/api/openapi.json', type: 'application/json' },
-};
-
+/** The API reference (/docs): lib/reference-page.ts's files, read where they are (the cloud deploys the same). */
 const serveReference = (pathname: string, response: ServerResponse): boolean => {
-  const found = REFERENCE_FILES[pathname === '/docs/' ? '/docs' : pathname];
+  const found = REFERENCE_FILES[pathname === `${REFERENCE_PATH}/` ? REFERENCE_PATH : pathname];
   if (!found) return false;
   response
     .writeHead(200, {

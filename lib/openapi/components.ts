@@ -9,7 +9,10 @@ import type { JsonSchema } from './types.ts';
 export const ERROR_SCHEMA: JsonSchema = COMPONENT_SCHEMAS.Error as JsonSchema;
 
 export const INFO = {
-  license: { name: 'Proprietary: for tenants of the Stack Control Plane' },
+  license: {
+    name: 'Proprietary: for tenants of the Stack Control Plane',
+    identifier: 'LicenseRef-Proprietary',
+  },
   title: 'Stack Control Plane API',
   version: '1.0.0',
   description:
@@ -18,8 +21,11 @@ export const INFO = {
 
 export const SERVERS = [
   {
-    url: 'http://localhost:3000',
-    description: 'npm start',
+    // Relative: the site the reference page (/docs) and this document are served from, which
+    // reaches the API (the console's site in the cloud sends /v1/* and /credentials* on to it;
+    // npm start answers at http://localhost:3000).
+    url: '/',
+    description: 'This site: the console site of a deployed stage, or npm start (http://localhost:3000)',
   },
 ];
 
@@ -62,6 +68,8 @@ export const SHARED_REFUSAL_WORDS = {
     '`admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)',
   UnsupportedMediaType:
     '`unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.',
+  Throttled:
+    'API Gateway\'s own throttle (the stage\'s rate, or a Dispatcher route\'s, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does).',
   PayloadTooLarge:
     'A body over API Gateway\'s 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers\' 16 KB limit are 400 `body_too_large`.',
 };

@@ -12,8 +12,27 @@ const SAMPLE_STRING: Record<string, string> = {
   email: 'admin@example.com',
 };
 
+/**
+ * A value for each pattern a string field of ours has (an id's or a name's shape): a pattern
+ * without one here and without an example of its own stops `npm run openapi`, so every example
+ * matches its schema (Redocly's no-invalid-media-type-examples).
+ */
+const SAMPLE_BY_PATTERN: Record<string, string> = {
+  '^[A-Za-z0-9-]{1,39}\\/[A-Za-z0-9._-]{1,100}$': 'acme/web-app',
+  '^[A-Za-z0-9_.-]+\\/[A-Za-z0-9_.-]+$': 'acme/web-app',
+  '^[A-Za-z0-9_-]{1,64}$': 'deploy_key',
+  '^[\\w.-]{1,32}$': 'v1.2.3',
+  '^[\\x21-\\x7E]{1,255}$': 'deploy-key-1',
+  '^[a-z0-9][a-z0-9-]{0,62}$': 'acme',
+  '^exp_[a-z0-9]{21}$': 'exp_0k3m9q2w7x5v1b8n4c6z0',
+  '^pc_[a-z0-9]{1,40}$': 'pc_0k3m9q2w7x5v1b8n4c6z',
+};
+
+/** Schemas met deeper than this (a schema that holds itself) get no example. */
+const MAX_DEPTH = 24;
+
 export const exampleOf = (schema: JsonSchema, components: Record<string, JsonSchema>, depth = 0): unknown => {
-  if (depth > 10) return undefined;
+  if (depth > MAX_DEPTH) return undefined;
   if (schema.$ref) {
     const name = String(schema.$ref).replace('#/components/schemas/', '');
     const target = components[name];
@@ -52,6 +71,12 @@ export const exampleOf = (schema: JsonSchema, components: Record<string, JsonSch
     case 'boolean':
       return true;
     case 'string': {
+      if (typeof schema.pattern === 'string') {
+        const sample = SAMPLE_BY_PATTERN[schema.pattern];
+        if (sample === undefined || !new RegExp(schema.pattern, 'u').test(sample))
+          throw new Error(`lib/openapi/examples.ts has no sample for the pattern ${schema.pattern}: add one`);
+        return sample;
+      }
       const sample = SAMPLE_STRING[schema.format] ?? 'string';
       const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
       return sample.length >= min ? sample : sample.padEnd(min, 'x');

@@ -125,9 +125,18 @@ const refusalAnswer = (
   const body: JsonSchema = {
     allOf: [
       schema ?? { $ref: '#/components/schemas/Error' },
+      // This part says only which codes; the error's other fields are the first part's (a
+      // validator that closes objects by default, as Redocly's example check does, must not
+      // read this part as the whole error object).
       {
         type: 'object',
-        properties: { error: { type: 'object', properties: { code: { type: 'string', enum: codes } } } },
+        properties: {
+          error: {
+            type: 'object',
+            properties: { code: { type: 'string', enum: codes } },
+            unevaluatedProperties: true,
+          },
+        },
       },
     ],
   };
@@ -183,6 +192,7 @@ const describeFields = (schema: JsonSchema, words: Record<string, string>, at = 
 const operationOf = async (route: Route, id: string, aliasOf: Route | undefined) => {
   const docs = OPERATIONS[route.id];
   if (!docs) throw new Error(`lib/openapi/operations.ts has no entry for ${route.id}`);
+  if (!docs.description) throw new Error(`lib/openapi/operations.ts: ${route.id} has no description`);
   const contract = await contractOf(route);
   const responses: Record<string, Answer | { $ref: string }> = {};
   for (const [status, answer] of Object.entries(docs.answers)) {
@@ -234,6 +244,16 @@ const operationOf = async (route: Route, id: string, aliasOf: Route | undefined)
         },
       },
     };
+  // API Gateway's own throttle (the stage's rate, or a Dispatcher route's): any route, before our code.
+  responses['429'] = {
+    description: SHARED_REFUSAL_WORDS.Throttled,
+    content: {
+      'application/json': {
+        schema: { type: 'object', properties: { message: { type: 'string' } } },
+        example: { message: 'Too Many Requests' },
+      },
+    },
+  };
   const converted = bodySchemaOf(contract);
   const bodySchema = converted
     ? describeFields(converted, docs.requestBody?.fieldDescriptions ?? {})

@@ -86,6 +86,8 @@ export const OPERATIONS: Record<string, OperationDocs> = {
     refusals: {},
   },
   GetMe: {
+    description:
+      "Who is signed in (the user, the tenant and the role), the tenant's slug and billing state, whether a new account can be started, and the person's former accounts. Any member; reads only.",
     answers: {
       '200': {
         description: 'Who is signed in',
@@ -429,6 +431,8 @@ export const OPERATIONS: Record<string, OperationDocs> = {
     },
   },
   GetStacks: {
+    description:
+      'Every Stack of the tenant, each with its Plan, resources and caps, location, lifecycle, versions and health. Any member; reads only.',
     answers: {
       '200': {
         description: 'The Stacks',
@@ -532,6 +536,8 @@ export const OPERATIONS: Record<string, OperationDocs> = {
     },
   },
   GetStack: {
+    description:
+      'One Stack of the tenant, in the same shape as an item of GET /v1/stacks. Any member; a Stack of another tenant is answered as one that does not exist (404 `stack_not_found`).',
     parameters: [
       {
         name: 'stackId',
@@ -590,6 +596,8 @@ export const OPERATIONS: Record<string, OperationDocs> = {
     },
   },
   PostStackProject: {
+    description:
+      "Registers a Project (a repository on the code host, `owner/name`) on a running Stack, while the Stack watches fewer Projects than its Plan's Watched-Projects cap. Administrators only. Refused with 409 when the cap is reached (`watchedProjectsCap` says it), when the Project is already there, or when the Stack is not running; nothing is written then.",
     parameters: [
       {
         name: 'stackId',
@@ -626,6 +634,7 @@ export const OPERATIONS: Record<string, OperationDocs> = {
     },
   },
   GetStackProjects: {
+    description: "A Stack's Projects and its Watched-Projects cap. Any member; reads only.",
     parameters: [
       {
         name: 'stackId',
@@ -652,6 +661,8 @@ export const OPERATIONS: Record<string, OperationDocs> = {
     },
   },
   DeleteStackProject: {
+    description:
+      'Removes a Project from a Stack, which frees a place under its Watched-Projects cap. Administrators only. A Project that is not there (or was removed meanwhile) is 404 `project_not_found`.',
     parameters: [
       {
         name: 'stackId',
@@ -1300,6 +1311,8 @@ export const OPERATIONS: Record<string, OperationDocs> = {
     },
   },
   GetStackExport: {
+    description:
+      "An export's status: `requested`, `building`, `ready` (its size, and until when it can be downloaded) or `failed` (why). Any member; poll it after POST /v1/stacks/{stackId}/exports.",
     parameters: [
       {
         name: 'stackId',
@@ -1380,6 +1393,8 @@ export const OPERATIONS: Record<string, OperationDocs> = {
     },
   },
   GetDispatcherDesiredState: {
+    description:
+      "For a Stack's Dispatcher (its Dispatcher credential): what its Stack must be now (version, Plan, Credentials, any Plan Change step to carry out). The ETag is the desired state's version: send it back in If-None-Match and an unchanged state is 304 with no body. `X-Poll-After-Seconds` says when to ask again.",
     parameters: [
       {
         name: 'If-None-Match',
@@ -1409,6 +1424,8 @@ export const OPERATIONS: Record<string, OperationDocs> = {
     },
   },
   PutDispatcherObservedState: {
+    description:
+      "For a Stack's Dispatcher: what it applied and sees (the version it applied, health, active runs, the outcome of its last Plan Change step, a finished teardown). A version the Stack never published, or a Stack that changed meanwhile, is 409 `unknown_version` and nothing is stored: read the desired state again and report the version applied.",
     requestBody: {
       fieldDescriptions: {
         localHostExecutor:
@@ -1660,6 +1677,8 @@ export const OPERATIONS: Record<string, OperationDocs> = {
     },
   },
   PostDispatcherBlockingVerdict: {
+    description:
+      "For a Stack's Dispatcher: the one blocking rule, applied to an issue from its three sources (the code host's native dependencies, the relationship edges, and the `## Blocked by` section of the issue's body, with the known states of the issues they name). Answers whether the issue is blocked and which blockers are open. Reads and writes nothing.",
     requestBody: {},
     answers: {
       '200': {

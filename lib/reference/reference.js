@@ -12,3 +12,21 @@ Scalar.createApiReference('#reference', {
   telemetry: false,
   documentDownloadType: 'json',
 });
+
+// Scalar's copy buttons (on every code block) are icons without a name: a screen reader would
+// announce only "button". Each gets one as Scalar draws it (operations are drawn as they scroll in).
+const COPY_BUTTONS = 'button[class*="copy-button"]:not([aria-label])';
+const nameCopyButtons = (root) => {
+  for (const button of root.querySelectorAll(COPY_BUTTONS))
+    button.setAttribute('aria-label', 'Copy to the clipboard');
+};
+let pending = false;
+new MutationObserver(() => {
+  if (pending) return;
+  pending = true;
+  queueMicrotask(() => {
+    pending = false;
+    nameCopyButtons(document);
+  });
+}).observe(document.body, { childList: true, subtree: true });
+nameCopyButtons(document);

@@ -4,9 +4,22 @@ import { App } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_CACHE_CONTROL, CONSOLE_CSP, CONSOLE_SECURITY_HEADERS } from '../../lib/console-headers.ts';
+import {
+  CONSOLE_CACHE_CONTROL,
+  CONSOLE_CSP,
+  CONSOLE_SECURITY_HEADERS,
+  REFERENCE_SECURITY_HEADERS,
+} from '../../lib/console-headers.ts';
+import { REPO_ROOT } from '../../lib/constants.ts';
 import { buildApp, synthCheckContext } from '../../lib/infra/app.ts';
 import { API_PATH_PATTERN, apiPathPatterns, CONSOLE_DIRECTORY } from '../../lib/infra/constructs/console.ts';
+import {
+  REFERENCE_FILES,
+  REFERENCE_INDEX_FUNCTION_CODE,
+  REFERENCE_KEY_PREFIX,
+  REFERENCE_PATH,
+  referenceFileName,
+} from '../../lib/reference-page.ts';
 import { routes, servedPaths } from '../../lib/routes.ts';
 import {
   flattenedApp,
@@ -59,6 +72,22 @@ const distribution = (from = template): [string, DistributionConfig] => {
 const originOf = (config: DistributionConfig, behavior: Behavior | undefined) =>
   config.Origins.find((origin) => origin.Id === behavior?.TargetOriginId);
 
+/** The folder of the asset a deployment copies (by its object key), as the assembly staged it. */
+const stagedAsset = (key: string | undefined): string => {
+  const manifest = JSON.parse(
+    readFileSync(path.join(assemblyDirectory, 'StackControlPlane-synth-check.assets.json'), 'utf8'),
+  ) as {
+    files: Record<string, { source: { path: string }; destinations: Record<string, { objectKey: string }> }>;
+  };
+  const asset = Object.values(manifest.files).find((file) =>
+    Object.values(file.destinations).some((destination) => destination.objectKey === key),
+  );
+  expect(asset, 'the deployed asset').toBeDefined();
+  return path.join(assemblyDirectory, asset?.source.path ?? '');
+};
+
+const files = (directory: string) => readdirSync(directory, { recursive: true, encoding: 'utf8' }).sort();
+
 const lambdaEnvironments = (from: Template): Record<string, unknown>[] =>
   entries('AWS::Lambda::Function', from)
     .map(
@@ -91,7 +120,10 @@ describe("the console's bucket", () => {
 
   it('is filled from lib/console/: the page at the root, the other files under console/, revalidated every time', () => {
     const bucketId = consoleBucket();
-    const deployments = entries('Custom::CDKBucketDeployment').map(([, deployment]) => deployment.Properties);
+    // The third deploys the API reference under docs/ (below).
+    const deployments = entries('Custom::CDKBucketDeployment')
+      .map(([, deployment]) => deployment.Properties)
+      .filter((deployment) => deployment.DestinationBucketKeyPrefix !== REFERENCE_KEY_PREFIX);
     expect(deployments).toHaveLength(2);
     for (const deployment of deployments) {
       expect(deployment.DestinationBucketName).toEqual({ Ref: bucketId });
@@ -106,21 +138,8 @@ describe("the console's bucket", () => {
     const keys = new Set(deployments.map((deployment) => JSON.stringify(deployment.SourceObjectKeys)));
     expect(keys.size).toBe(1);
     const [key] = (page?.SourceObjectKeys as string[] | undefined) ?? [];
-    const manifest = JSON.parse(
-      readFileSync(path.join(assemblyDirectory, 'StackControlPlane-synth-check.assets.json'), 'utf8'),
-    ) as {
-      files: Record<
-        string,
-        { source: { path: string }; destinations: Record<string, { objectKey: string }> }
-      >;
-    };
-    const asset = Object.values(manifest.files).find((file) =>
-      Object.values(file.destinations).some((destination) => destination.objectKey === key),
-    );
-    expect(asset, 'the deployed asset').toBeDefined();
     // Every file, in the folders of lib/console/ too (the screens' modules).
-    const files = (directory: string) => readdirSync(directory, { recursive: true, encoding: 'utf8' }).sort();
-    const staged = files(path.join(assemblyDirectory, asset?.source.path ?? ''));
+    const staged = files(stagedAsset(key));
     expect(staged).toEqual(files(CONSOLE_DIRECTORY));
     expect(staged).toContain('index.html');
     expect(staged).toContain(path.join('screens', 'stacks.js'));
@@ -153,9 +172,10 @@ describe("the console's distribution", () => {
 
   it("answers the console's files with the same CSP and security headers as npm start", () => {
     const [, config] = distribution();
-    // Two policies: the files' (this one) and the API's and downloads' (test/infra/edge-transport.test.ts).
+    // Three policies: the files' (this one), the API reference's (below) and the API's and
+    // downloads' (test/infra/edge-transport.test.ts).
     const policies = entries('AWS::CloudFront::ResponseHeadersPolicy');
-    expect(policies).toHaveLength(2);
+    expect(policies).toHaveLength(3);
     const [policyId, policy] = policies.find(([id]) => id.startsWith('ConsoleHeaders')) as [string, Resource];
     expect(config.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual({ Ref: policyId });
     const security = (policy.Properties.ResponseHeadersPolicyConfig as { SecurityHeadersConfig: unknown })
@@ -201,7 +221,7 @@ describe("the console's distribution", () => {
   it('keeps /exports/* on the exports bucket, signed URLs only, and nothing else', () => {
     const [, config] = distribution();
     expect(config.CacheBehaviors.map((behavior) => behavior.PathPattern).sort()).toEqual(
-      ['/exports/*', ...apiPathPatterns()].sort(),
+      [`${REFERENCE_PATH}*`, '/exports/*', ...apiPathPatterns()].sort(),
     );
     const exportsBehavior = config.CacheBehaviors.find((behavior) => behavior.PathPattern === '/exports/*');
     expect(exportsBehavior?.TrustedKeyGroups).toBeDefined();
@@ -218,6 +238,104 @@ describe("the console's distribution", () => {
     );
     expect(handlers.size).toBe(1);
     expect(nagViolations(assemblyDirectory)).toEqual([]);
+  });
+});
+
+describe('the API reference on the site (/docs, issue 39)', () => {
+  const referenceBehavior = () => {
+    const [, config] = distribution();
+    const behavior = config.CacheBehaviors.find(
+      (candidate) => candidate.PathPattern === `${REFERENCE_PATH}*`,
+    );
+    expect(behavior, `${REFERENCE_PATH}*`).toBeDefined();
+    return [config, behavior as Behavior] as const;
+  };
+
+  it('deploys under docs/ exactly the files npm start serves at /docs (lib/reference-page.ts), byte for byte', () => {
+    const bucketId = consoleBucket();
+    const deployments = entries('Custom::CDKBucketDeployment')
+      .map(([, deployment]) => deployment.Properties)
+      .filter((deployment) => deployment.DestinationBucketKeyPrefix === REFERENCE_KEY_PREFIX);
+    expect(deployments).toHaveLength(1);
+    const [deployment] = deployments;
+    expect(deployment).toMatchObject({
+      DestinationBucketName: { Ref: bucketId },
+      Prune: true,
+      SystemMetadata: { 'cache-control': CONSOLE_CACHE_CONTROL },
+    });
+    const directory = stagedAsset((deployment?.SourceObjectKeys as string[] | undefined)?.[0]);
+    const served = Object.entries(REFERENCE_FILES);
+    expect(files(directory)).toEqual(served.map(([at]) => referenceFileName(at)).sort());
+    expect(files(directory)).toEqual(
+      expect.arrayContaining(['index.html', 'reference.js', 'reference.css', 'scalar.js', 'openapi.json']),
+    );
+    for (const [at, { file }] of served)
+      expect(
+        readFileSync(path.join(directory, referenceFileName(at))).equals(
+          readFileSync(path.join(REPO_ROOT, file)),
+        ),
+        at,
+      ).toBe(true);
+  });
+
+  it('is read from the console bucket through origin access control, GET and HEAD, over HTTPS', () => {
+    const [config, behavior] = referenceBehavior();
+    expect(originOf(config, behavior)).toBe(originOf(config, config.DefaultCacheBehavior));
+    expect(behavior).toMatchObject({
+      ViewerProtocolPolicy: 'redirect-to-https',
+      AllowedMethods: ['GET', 'HEAD'],
+    });
+    expect(behavior.TrustedKeyGroups).toBeUndefined();
+  });
+
+  it("answers with npm start's reference headers: a CSP that loads nothing from outside the site", () => {
+    const [, behavior] = referenceBehavior();
+    const [policyId, policy] = entries('AWS::CloudFront::ResponseHeadersPolicy').find(([id]) =>
+      id.startsWith('ConsoleReferenceHeaders'),
+    ) as [string, Resource];
+    expect(behavior.ResponseHeadersPolicyId).toEqual({ Ref: policyId });
+    const csp = REFERENCE_SECURITY_HEADERS['content-security-policy'];
+    expect(
+      (policy.Properties.ResponseHeadersPolicyConfig as { SecurityHeadersConfig: unknown })
+        .SecurityHeadersConfig,
+    ).toMatchObject({
+      ContentSecurityPolicy: { ContentSecurityPolicy: csp, Override: true },
+      ContentTypeOptions: { Override: true },
+      ReferrerPolicy: { ReferrerPolicy: REFERENCE_SECURITY_HEADERS['referrer-policy'], Override: true },
+    });
+    // Every source is the site itself, inline styles (Scalar's) or data: URLs; no host anywhere.
+    const sources = csp.split(';').flatMap((directive) => directive.trim().split(/\s+/).slice(1));
+    for (const source of sources)
+      expect(["'self'", "'none'", "'unsafe-inline'", 'data:'], source).toContain(source);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self'");
+  });
+
+  it('answers /docs and /docs/ with the page (a viewer-request function), every other path as it is', () => {
+    const [, behavior] = referenceBehavior();
+    const [functionId, fn] = entries('AWS::CloudFront::Function').find(
+      ([, candidate]) => candidate.Properties.FunctionCode === REFERENCE_INDEX_FUNCTION_CODE,
+    ) as [string, Resource];
+    expect(fn.Properties).toMatchObject({
+      FunctionConfig: { Runtime: 'cloudfront-js-2.0' },
+      AutoPublish: true,
+    });
+    expect(
+      (behavior.FunctionAssociations as { EventType: string; FunctionARN: unknown }[]).map((association) => [
+        association.EventType,
+        association.FunctionARN,
+      ]),
+    ).toEqual([['viewer-request', { 'Fn::GetAtt': [functionId, 'FunctionARN'] }]]);
+    const run = new Function(`${REFERENCE_INDEX_FUNCTION_CODE}\nreturn handler;`)() as (event: {
+      request: { uri: string };
+    }) => { uri: string };
+    for (const [uri, to] of [
+      ['/docs', '/docs/index.html'],
+      ['/docs/', '/docs/index.html'],
+      ['/docs/scalar.js', '/docs/scalar.js'],
+      ['/docs/openapi.json', '/docs/openapi.json'],
+    ])
+      expect(run({ request: { uri: uri as string } }).uri, uri).toBe(to);
   });
 });
 

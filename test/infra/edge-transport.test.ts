@@ -7,6 +7,7 @@ import {
   AUTHORIZER_IDENTITY_SOURCE,
   EDGE_SESSION_FUNCTION_CODE,
 } from '../../lib/infra/edge-session.ts';
+import { REFERENCE_INDEX_FUNCTION_CODE, REFERENCE_PATH } from '../../lib/reference-page.ts';
 import { synthesizedStack } from '../support/synthesized-stack.ts';
 
 /**
@@ -53,9 +54,9 @@ describe('HSTS and the security headers', () => {
   it('every behaviour of the distribution has a response headers policy with HSTS (two years, subdomains, overriding the origin)', () => {
     const config = distributionConfig();
     const behaviors = [config.DefaultCacheBehavior, ...config.CacheBehaviors];
-    // The console's files, the API's patterns and the export downloads.
+    // The console's files, the API reference, the API's patterns and the export downloads.
     expect(behaviors.map((b) => b.PathPattern ?? 'default').sort()).toEqual(
-      ['default', '/exports/*', ...apiPathPatterns()].sort(),
+      ['default', `${REFERENCE_PATH}*`, '/exports/*', ...apiPathPatterns()].sort(),
     );
     const policies = new Map(
       resources().filter(([, r]) => r.Type === 'AWS::CloudFront::ResponseHeadersPolicy'),
@@ -97,7 +98,11 @@ describe('the session authorizer', () => {
 
   it("every API behaviour of the site runs the session-header function on the viewer's request; the downloads and the files do not", () => {
     const config = distributionConfig();
-    const functions = resources().filter(([, r]) => r.Type === 'AWS::CloudFront::Function');
+    // The other function is the API reference page's (test/infra/console-hosting.test.ts).
+    const functions = resources().filter(
+      ([, r]) =>
+        r.Type === 'AWS::CloudFront::Function' && r.Properties.FunctionCode !== REFERENCE_INDEX_FUNCTION_CODE,
+    );
     expect(functions).toHaveLength(1);
     const [functionId, fn] = functions[0] as [string, Resource];
     expect(fn.Properties).toMatchObject({
@@ -112,7 +117,8 @@ describe('the session authorizer', () => {
       ]);
       if (apiPathPatterns().includes(behavior.PathPattern ?? ''))
         expect(associated, behavior.PathPattern).toEqual([['viewer-request', functionId]]);
-      else expect(associated, behavior.PathPattern).toEqual([]);
+      else if (behavior.PathPattern !== `${REFERENCE_PATH}*`)
+        expect(associated, behavior.PathPattern).toEqual([]);
     }
   });
 

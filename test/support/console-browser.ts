@@ -149,20 +149,28 @@ export const redrawn = async (page: Page, title: string | RegExp, action: () => 
 export const check = async (page: Page, name: string, title: string) => {
   await drawn(page, title);
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  expect(await page.innerText('body')).not.toMatch(PROCESSOR_ID);
+};
+
+/** axe-core's serious and critical violations on the page as it is now (axe injected past the CSP). */
+export const seriousAxeViolations = async (page: Page) => {
   await page.addScriptTag({ content: AXE });
   const violations = (await page.evaluate(async () => {
     // biome-ignore lint/suspicious/noExplicitAny: axe is injected at run time; this runs in the page
     const page = globalThis as any;
     const result = await page.axe.run(page.document);
-    return result.violations.map((v: { id: string; impact: string; help: string; nodes: unknown[] }) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.length,
-    }));
+    return result.violations.map(
+      (v: { id: string; impact: string; help: string; nodes: { target: string[] }[] }) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.length,
+        first: v.nodes[0]?.target.join(' '),
+      }),
+    );
   })) as { id: string; impact: string }[];
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
-  expect(await page.innerText('body')).not.toMatch(PROCESSOR_ID);
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 };
 
 /** Pays on the emulator's hosted Checkout page with the card that succeeds; back on the console. */

@@ -38,7 +38,8 @@ describe('the OpenAPI document is made from the code', () => {
     for (const methods of Object.values(document.paths as Record<string, Record<string, Json>>))
       for (const operation of Object.values(methods))
         for (const [status, answer] of Object.entries(operation.responses as Record<string, Json>)) {
-          if (Number(status) < 400 || status === '413') continue;
+          // 413 and 429 are API Gateway's own answers, not the error shape.
+          if (Number(status) < 400 || status === '413' || status === '429') continue;
           const codes: string[] =
             answer.content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
           expect(codes.length, `${operation.operationId} ${status}`).toBeGreaterThan(0);
@@ -49,6 +50,45 @@ describe('the OpenAPI document is made from the code', () => {
             expect(answer.description).toContain(`\`${code}\``);
           }
         }
+  });
+});
+
+describe('what the reference page shows of each operation (issue 39; Redocly checks it too in npm run lint)', () => {
+  // biome-ignore lint/suspicious/noExplicitAny: the test reads the document's JSON freely
+  type Json = any;
+  const operations = Object.values(document.paths as Record<string, Record<string, Json>>).flatMap(
+    (methods) => Object.values(methods),
+  );
+
+  it('every operation has a summary, a description and its error answers (4xx, 500, 503)', () => {
+    expect(operations.length).toBeGreaterThanOrEqual(routes.length);
+    for (const operation of operations) {
+      expect(operation.summary, operation.operationId).toBeTruthy();
+      expect(operation.description, operation.operationId).toBeTruthy();
+      const statuses = Object.keys(operation.responses);
+      expect(
+        statuses.some((status) => status.startsWith('4')),
+        operation.operationId,
+      ).toBe(true);
+      expect(statuses, operation.operationId).toEqual(expect.arrayContaining(['429', '500', '503']));
+    }
+  });
+
+  it('every request and answer body has an example', () => {
+    for (const operation of operations) {
+      const bodies = [
+        ...Object.entries(operation.requestBody?.content ?? {}).map(([type, media]) => [
+          'request',
+          type,
+          media,
+        ]),
+        ...Object.entries(operation.responses as Record<string, Json>).flatMap(([status, answer]) =>
+          Object.entries(answer.content ?? {}).map(([type, media]) => [status, type, media]),
+        ),
+      ] as [string, string, Json][];
+      for (const [at, type, media] of bodies)
+        expect(media.example ?? media.examples, `${operation.operationId} ${at} ${type}`).toBeDefined();
+    }
   });
 });
 

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -32,9 +35,17 @@ import {
   API_SECURITY_HEADERS,
   CONSOLE_CACHE_CONTROL,
   CONSOLE_SECURITY_HEADERS,
+  REFERENCE_SECURITY_HEADERS,
   STRICT_TRANSPORT_SECURITY,
 } from '../../console-headers.ts';
 import { REPO_ROOT } from '../../constants.ts';
+import {
+  REFERENCE_FILES,
+  REFERENCE_INDEX_FUNCTION_CODE,
+  REFERENCE_KEY_PREFIX,
+  REFERENCE_PATH,
+  referenceFileName,
+} from '../../reference-page.ts';
 import { type Route, routes, servedPaths } from '../../routes.ts';
 import { EDGE_SESSION_FUNCTION_CODE } from '../edge-session.ts';
 import { pinStateful } from '../stateful.ts';
@@ -66,6 +77,36 @@ export const apiPathPatterns = (table: readonly Route[] = routes): string[] => [
   ),
 ];
 
+/**
+ * The API reference page's files (lib/reference-page.ts, the ones `npm start` serves) in one folder
+ * under the names the bucket keeps them at below `docs/`, for the deployment's asset: staged from
+ * the repository's files at synth, into a folder named after their content (so a synth reuses it,
+ * and a folder is never seen half written).
+ */
+export const stageReferencePage = (): string => {
+  const files = Object.entries(REFERENCE_FILES).map(([served, { file }]) => ({
+    name: referenceFileName(served),
+    source: path.join(REPO_ROOT, file),
+  }));
+  const hash = createHash('sha256');
+  for (const { name, source } of files) hash.update(name).update('\0').update(readFileSync(source));
+  const staged = path.join(tmpdir(), `stack-control-plane-reference-${hash.digest('hex').slice(0, 16)}`);
+  if (existsSync(staged)) return staged;
+  const staging = mkdtempSync(`${staged}.`);
+  for (const { name, source } of files) {
+    mkdirSync(path.dirname(path.join(staging, name)), { recursive: true });
+    copyFileSync(source, path.join(staging, name));
+  }
+  try {
+    renameSync(staging, staged);
+  } catch (error) {
+    // Another synth staged it meanwhile: the same files.
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync(staged)) throw error;
+  }
+  return staged;
+};
+
 export interface ConsoleSiteProps {
   /** The console's own domain on the distribution, with its certificate (us-east-1). */
   consoleDomainName?: string | undefined;
@@ -85,6 +126,8 @@ const referrerPolicy = Object.values(HeadersReferrerPolicy).find(
  * - default behaviour: a private bucket (no public access, TLS only, encrypted) holding
  *   lib/console/ (`/` and `/index.html` the page, `/console/<file>` its assets), read through
  *   origin access control, with the security headers of lib/console-headers.ts;
+ * - `/docs*`: the API reference page (lib/reference-page.ts) from the same bucket, under `docs/`,
+ *   with its own security headers;
  * - `/v1/*` and the specification's own paths (`/credentials*`; routeApi, apiPathPatterns): the
  *   HTTP API, uncached, every method, with the viewer's cookies, query strings and headers
  *   (except Host, which must be the API's own);
@@ -96,6 +139,8 @@ export class ConsoleSite extends Construct {
   readonly responseHeadersPolicy: ResponseHeadersPolicy;
   /** The API's and the export downloads' security headers (HSTS among them): every other behaviour. */
   readonly apiResponseHeadersPolicy: ResponseHeadersPolicy;
+  /** The API reference page's (/docs): the console's, but Scalar's inline styles allowed. */
+  readonly referenceResponseHeadersPolicy: ResponseHeadersPolicy;
   /** One origin access control for every bucket the distribution reads. */
   readonly originAccessControl: S3OriginAccessControl;
   /** `https://<console domain>`: the custom domain when given, else the distribution's. */
@@ -125,33 +170,33 @@ export class ConsoleSite extends Construct {
       includeSubdomains: STRICT_TRANSPORT_SECURITY.includeSubdomains,
       override: true,
     };
-    this.responseHeadersPolicy = new ResponseHeadersPolicy(this, 'Headers', {
-      comment: "The console's security headers (lib/console-headers.ts, the same as npm start's)",
-      securityHeadersBehavior: {
-        contentSecurityPolicy: {
-          contentSecurityPolicy: CONSOLE_SECURITY_HEADERS['content-security-policy'],
-          override: true,
+    const securityHeaders = (id: string, comment: string, contentSecurityPolicy: string) =>
+      new ResponseHeadersPolicy(this, id, {
+        comment,
+        securityHeadersBehavior: {
+          contentSecurityPolicy: { contentSecurityPolicy, override: true },
+          contentTypeOptions: { override: true },
+          referrerPolicy: { referrerPolicy, override: true },
+          // frame-ancestors 'none' says the same to browsers that read the CSP.
+          frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+          strictTransportSecurity,
         },
-        contentTypeOptions: { override: true },
-        referrerPolicy: { referrerPolicy, override: true },
-        // frame-ancestors 'none' says the same to browsers that read the CSP.
-        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
-        strictTransportSecurity,
-      },
-    });
-    this.apiResponseHeadersPolicy = new ResponseHeadersPolicy(this, 'ApiHeaders', {
-      comment: "The API's and export downloads' security headers (lib/console-headers.ts)",
-      securityHeadersBehavior: {
-        contentSecurityPolicy: {
-          contentSecurityPolicy: API_SECURITY_HEADERS['content-security-policy'],
-          override: true,
-        },
-        contentTypeOptions: { override: true },
-        referrerPolicy: { referrerPolicy, override: true },
-        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
-        strictTransportSecurity,
-      },
-    });
+      });
+    this.responseHeadersPolicy = securityHeaders(
+      'Headers',
+      "The console's security headers (lib/console-headers.ts, the same as npm start's)",
+      CONSOLE_SECURITY_HEADERS['content-security-policy'],
+    );
+    this.apiResponseHeadersPolicy = securityHeaders(
+      'ApiHeaders',
+      "The API's and export downloads' security headers (lib/console-headers.ts)",
+      API_SECURITY_HEADERS['content-security-policy'],
+    );
+    this.referenceResponseHeadersPolicy = securityHeaders(
+      'ReferenceHeaders',
+      "The API reference page's security headers (lib/console-headers.ts, the same as npm start's)",
+      REFERENCE_SECURITY_HEADERS['content-security-policy'],
+    );
 
     const customDomain =
       props.consoleDomainName && props.consoleCertificateArn
@@ -165,14 +210,15 @@ export class ConsoleSite extends Construct {
             minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
           }
         : {};
+    const filesOrigin = S3BucketOrigin.withOriginAccessControl(this.bucket, {
+      originAccessControl: this.originAccessControl,
+    });
     this.distribution = new Distribution(this, 'Distribution', {
       comment:
-        "The console's site: its files, the API under /v1/* (and /credentials*), export downloads under /exports/* (signed URLs only)",
+        "The console's site: its files, the API reference under /docs, the API under /v1/* (and /credentials*), export downloads under /exports/* (signed URLs only)",
       defaultRootObject: 'index.html',
       defaultBehavior: {
-        origin: S3BucketOrigin.withOriginAccessControl(this.bucket, {
-          originAccessControl: this.originAccessControl,
-        }),
+        origin: filesOrigin,
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
         // The objects say `Cache-Control: no-cache`; the edge keeps them a second at most.
@@ -230,7 +276,29 @@ export class ConsoleSite extends Construct {
       prune: true,
       cacheControl,
     });
-    this.acknowledgeDeployment(page, assets);
+    // The API reference (/docs, issue 39): the files npm start serves (lib/reference-page.ts) under
+    // docs/, with its own security headers (Scalar sets styles inline); /docs and /docs/ are its page.
+    const reference = new BucketDeployment(this, 'DeployReference', {
+      sources: [Source.asset(stageReferencePage())],
+      destinationBucket: this.bucket,
+      destinationKeyPrefix: REFERENCE_KEY_PREFIX,
+      prune: true,
+      cacheControl,
+    });
+    const referenceIndex = new EdgeFunction(this, 'ReferenceIndex', {
+      functionName: `${Stack.of(this).stackName}-reference-index`,
+      comment: 'Answers /docs and /docs/ with the API reference page (docs/index.html)',
+      code: FunctionCode.fromInline(REFERENCE_INDEX_FUNCTION_CODE),
+      runtime: FunctionRuntime.JS_2_0,
+    });
+    this.distribution.addBehavior(`${REFERENCE_PATH}*`, filesOrigin, {
+      viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+      cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+      responseHeadersPolicy: this.referenceResponseHeadersPolicy,
+      functionAssociations: [{ function: referenceIndex, eventType: FunctionEventType.VIEWER_REQUEST }],
+    });
+    this.acknowledgeDeployment(page, assets, reference);
     new CfnOutput(scope, 'ConsoleDistributionDomain', { value: this.distribution.distributionDomainName });
     new CfnOutput(scope, 'ConsoleUrl', { value: `${this.url}/` });
   }
