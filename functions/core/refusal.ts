@@ -42,6 +42,17 @@ export class Refusal extends Error {
   }
 }
 
+/**
+ * 404 `project_not_found`: the Stack has no such Project (never registered, or removed, even
+ * meanwhile). One text wherever a Project is named (a Thread, its routes, its removal).
+ */
+export const projectNotFound = (stackId: string, projectId: string): Refusal =>
+  new Refusal(
+    404,
+    'project_not_found',
+    `This Stack has no Project "${projectId}": GET /v1/stacks/${stackId}/projects lists them.`,
+  );
+
 /** The same Idempotency-Key with another request body. */
 export const idempotencyKeyReused = (): Refusal =>
   new Refusal(

@@ -1,5 +1,5 @@
 import { ROUTED_ACTIVITIES } from '#core/credentials.ts';
-import { Refusal } from '#core/refusal.ts';
+import { projectNotFound, Refusal } from '#core/refusal.ts';
 import { getProject, setCredentialRoutes } from '#store/projects.ts';
 import type { Tenant } from '#store/tenants.ts';
 import { requireStack } from '../stacks/views.ts';
@@ -23,12 +23,7 @@ export const setProjectCredentialRoutes = async (params: {
   const { tenant } = params;
   const stack = await requireStack(tenant.tenantId, params.stackId);
   const project = await getProject(tenant.tenantId, stack.stackId, params.projectId);
-  if (!project)
-    throw new Refusal(
-      404,
-      'project_not_found',
-      `This Stack has no Project "${params.projectId}": GET /v1/stacks/${stack.stackId}/projects lists them.`,
-    );
+  if (!project) throw projectNotFound(stack.stackId, params.projectId);
   for (const activity of ROUTED_ACTIVITIES) {
     const route = params.routes[activity];
     if (!route) continue;
@@ -67,6 +62,6 @@ export const setProjectCredentialRoutes = async (params: {
     }),
   );
   if (!(await setCredentialRoutes(tenant.tenantId, stack.stackId, project.projectId, routes)))
-    throw new Refusal(404, 'project_not_found', 'The Project was removed meanwhile.');
+    throw projectNotFound(stack.stackId, project.projectId);
   return { projectId: project.projectId, stackId: stack.stackId, credentialRoutes: routes };
 };

@@ -122,7 +122,7 @@ export const provisionCredential = async (params: {
   requireCredentialName(name);
   const stack = await credentialStack(tenant.tenantId, params.stackId);
   if (stack.lifecycle === 'torn_down')
-    throw new Refusal(409, 'stack_not_running', 'This Stack was torn down: it can hold no Credential.');
+    throw new Refusal(409, 'stack_torn_down', 'This Stack was torn down: it can hold no Credential.');
   const existing = await getCredential(tenant.tenantId, stack.stackId, name);
   if (!existing && RESERVED_CREDENTIAL_NAMES.includes(name))
     throw new Refusal(

@@ -7,7 +7,7 @@ import {
   type Unusable,
   unusableReason,
 } from '#core/credentials.ts';
-import { Refusal } from '#core/refusal.ts';
+import { projectNotFound, Refusal } from '#core/refusal.ts';
 import { PROVIDER_CATALOG } from '#ports/config.ts';
 import {
   bindThread,
@@ -134,12 +134,7 @@ export const createThread = async (
     return resumeThread(tenantId, existing, { activity: params.activity, projectId: params.projectId });
 
   const project = await getProject(tenantId, stackId, params.projectId);
-  if (!project)
-    throw new Refusal(
-      404,
-      'project_not_found',
-      `This Stack has no Project "${params.projectId}": the Project must be registered on the Stack first.`,
-    );
+  if (!project) throw projectNotFound(stackId, params.projectId);
   const route = project.credentialRoutes[params.activity];
   if (!route)
     throw new Refusal(

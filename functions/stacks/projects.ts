@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Refusal } from '#core/refusal.ts';
+import { projectNotFound, Refusal } from '#core/refusal.ts';
 import { listProjects, type Project, registerProject, removeProject } from '#store/projects.ts';
 import { requireStack } from './views.ts';
 
@@ -81,5 +81,5 @@ export const deleteProject = async (params: { tenantId: string; stackId: string;
     (p) => p.projectId === params.projectId,
   );
   if (!project || !(await removeProject(params.tenantId, project)))
-    throw new Refusal(404, 'project_not_found', `This Stack has no Project "${params.projectId}".`);
+    throw projectNotFound(params.stackId, params.projectId);
 };

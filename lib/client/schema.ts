@@ -6150,7 +6150,7 @@ export interface operations {
       /**
        * @description `stack_torn_down` or `credential_rotation_in_progress`
        *
-       *     - `stack_torn_down`: "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
        *     - `credential_rotation_in_progress`: "Another rotation of this credential just happened: retry."
        */
       409: {
@@ -6162,7 +6162,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "stack_torn_down",
-           *         "message": "This Stack has been torn down: its exports are gone with it.",
+           *         "message": "This Stack was torn down: it can hold no Credential.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -6642,7 +6642,7 @@ export interface operations {
        *
        *     - `watched_projects_cap_reached`: "This Stack watches … Projects, its Plan's cap: remove one with its Remove button, or change the Stack to a larger Plan (DELETE /v1/stacks/…/projects/{projectId})."
        *     - `project_exists`: "The repository … is already a Project of this Stack."
-       *     - `stack_not_running`: "This Stack was torn down: it can hold no Credential." / "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
+       *     - `stack_not_running`: "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
        */
       409: {
         headers: {
@@ -6895,7 +6895,7 @@ export interface operations {
        * @description `stack_not_found` or `project_not_found`
        *
        *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them." / "The Project was removed meanwhile." / "This Stack has no Project "…": the Project must be registered on the Stack first." / "This Stack has no Project "…"."
+       *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them."
        */
       404: {
         headers: {
@@ -7705,7 +7705,7 @@ export interface operations {
        *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
        *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
        *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
-       *     - `stack_not_running`: "This Stack was torn down: it can hold no Credential." / "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
+       *     - `stack_not_running`: "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
        *     - `plan_unchanged`: "The Stack is already on this Plan: choose another Plan."
        *     - `operation_in_progress`: "Another change is already being carried out on this Stack: wait until it completes or rolls back (GET /v1/plan-changes?stackId=...)."
        *     - `confirm_conflict`: "The Stack kept changing while the change was confirmed: read GET /v1/plan-changes?stackId=..., then try again."
@@ -9178,11 +9178,11 @@ export interface operations {
         };
       };
       /**
-       * @description `provider_change` (the name belongs to a Credential of another Provider: choose a new name), `ambient_not_available` (the Stack's Dispatcher does not report a Local Stack with the host Executor), `stack_not_running` (the Stack was torn down), `credential_conflict` (another provisioning of the same name came first: read the list, then try again)
+       * @description `provider_change` (the name belongs to a Credential of another Provider: choose a new name), `ambient_not_available` (the Stack's Dispatcher does not report a Local Stack with the host Executor), `stack_torn_down` (the Stack was torn down), `credential_conflict` (another provisioning of the same name came first: read the list, then try again)
        *
        *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
        *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
-       *     - `stack_not_running`: "This Stack was torn down: it can hold no Credential." / "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
+       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
        *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
        */
       409: {
@@ -9202,11 +9202,7 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             error?: {
               /** @enum {string} */
-              code?:
-                | 'provider_change'
-                | 'ambient_not_available'
-                | 'stack_not_running'
-                | 'credential_conflict';
+              code?: 'provider_change' | 'ambient_not_available' | 'stack_torn_down' | 'credential_conflict';
             };
           };
         };
@@ -9943,11 +9939,11 @@ export interface operations {
         };
       };
       /**
-       * @description `provider_change` (the name belongs to a Credential of another Provider: choose a new name), `ambient_not_available` (the Stack's Dispatcher does not report a Local Stack with the host Executor), `stack_not_running` (the Stack was torn down), `credential_conflict` (another provisioning of the same name came first: read the list, then try again)
+       * @description `provider_change` (the name belongs to a Credential of another Provider: choose a new name), `ambient_not_available` (the Stack's Dispatcher does not report a Local Stack with the host Executor), `stack_torn_down` (the Stack was torn down), `credential_conflict` (another provisioning of the same name came first: read the list, then try again)
        *
        *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
        *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
-       *     - `stack_not_running`: "This Stack was torn down: it can hold no Credential." / "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
+       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
        *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
        */
       409: {
@@ -9967,11 +9963,7 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             error?: {
               /** @enum {string} */
-              code?:
-                | 'provider_change'
-                | 'ambient_not_available'
-                | 'stack_not_running'
-                | 'credential_conflict';
+              code?: 'provider_change' | 'ambient_not_available' | 'stack_torn_down' | 'credential_conflict';
             };
           };
         };
@@ -11150,7 +11142,7 @@ export interface operations {
        * @description `stack_not_found`, `project_not_found`, `credential_not_found` (a name that is no Credential of the Stack)
        *
        *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them." / "The Project was removed meanwhile." / "This Stack has no Project "…": the Project must be registered on the Stack first." / "This Stack has no Project "…"."
+       *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them."
        *     - `credential_not_found`: "This Stack has no Credential "…": …."
        */
       404: {
@@ -11944,7 +11936,7 @@ export interface operations {
       /**
        * @description `stack_torn_down` (nothing left to export), `export_in_progress` (with `exportId`, the running one)
        *
-       *     - `stack_torn_down`: "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
        *     - `export_in_progress`: "An export of this Stack is under way: follow it with GET /v1/stacks/{stackId}/exports/{exportId}."
        */
       409: {
@@ -11956,7 +11948,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "stack_torn_down",
-           *         "message": "This Stack has been torn down: its exports are gone with it.",
+           *         "message": "This Stack was torn down: it can hold no Credential.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -12416,7 +12408,7 @@ export interface operations {
        *
        *     - `export_not_ready`: "The archive is not ready yet: follow GET /v1/stacks/{stackId}/exports/{exportId}."
        *     - `export_failed`: "This export failed (GET shows why): start a new one with POST /v1/stacks/{stackId}/exports."
-       *     - `stack_torn_down`: "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
        */
       409: {
         headers: {
@@ -13703,7 +13695,7 @@ export interface operations {
       /**
        * @description `project_not_found`: the Stack has no such Project
        *
-       *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them." / "The Project was removed meanwhile." / "This Stack has no Project "…": the Project must be registered on the Stack first." / "This Stack has no Project "…"."
+       *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them."
        */
       404: {
         headers: {

@@ -1003,8 +1003,8 @@ export const OPERATIONS: Record<string, OperationDocs> = {
       },
       '409': {
         description:
-          "`provider_change` (the name belongs to a Credential of another Provider: choose a new name), `ambient_not_available` (the Stack's Dispatcher does not report a Local Stack with the host Executor), `stack_not_running` (the Stack was torn down), `credential_conflict` (another provisioning of the same name came first: read the list, then try again)",
-        codes: ['provider_change', 'ambient_not_available', 'stack_not_running', 'credential_conflict'],
+          "`provider_change` (the name belongs to a Credential of another Provider: choose a new name), `ambient_not_available` (the Stack's Dispatcher does not report a Local Stack with the host Executor), `stack_torn_down` (the Stack was torn down), `credential_conflict` (another provisioning of the same name came first: read the list, then try again)",
+        codes: ['provider_change', 'ambient_not_available', 'stack_torn_down', 'credential_conflict'],
       },
     },
   },

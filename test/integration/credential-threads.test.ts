@@ -481,7 +481,7 @@ describe('Threads', () => {
     expect(noProject.status).toBe(404);
     expect(noProject.json.error).toMatchObject({
       code: 'project_not_found',
-      message: 'This Stack has no Project "prj_nothere": the Project must be registered on the Stack first.',
+      message: `This Stack has no Project "prj_nothere": GET /v1/stacks/${setup.stackId}/projects lists them.`,
     });
   });
 

@@ -372,7 +372,7 @@ describe('provisioning', () => {
     expect((await getCredential(tenant.tenantId, 'primary', 'raced'))?.materialVersion).toBe(applied);
   });
 
-  it('a Stack that was torn down holds no Credential: 409 stack_not_running, not even a rotation, nothing written', async () => {
+  it('a Stack that was torn down holds no Credential: 409 stack_torn_down, not even a rotation, nothing written', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
     await provisionKeys(tenant, ['held']);
     // The lifecycle a finished teardown leaves (the teardown itself is test/integration/fleet.test.ts's).
@@ -390,7 +390,7 @@ describe('provisioning', () => {
       kind: 'api_key',
       material: secret('k'),
     });
-    expectRefused(rotation, 409, 'stack_not_running');
+    expectRefused(rotation, 409, 'stack_torn_down');
     expect(rotation.json.error.message).toBe('This Stack was torn down: it can hold no Credential.');
     expect(await storedSnapshot(tenant)).toBe(tornDown);
   });
