@@ -89,7 +89,7 @@ const drawCredentials = async () => {
     api('GET', '/v1/credentials/catalog'),
   ]);
   const again = () => drawCredentials();
-  // A torn-down Stack holds no new Credential (the API refuses `stack_not_running`): no form, no Rotate.
+  // A torn-down Stack holds no new Credential (the API refuses `stack_torn_down`): no form, no Rotate.
   const tornDown = chosen.lifecycle === 'torn_down';
   const provision = tornDown
     ? {
