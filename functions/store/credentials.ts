@@ -2,17 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ACTIVITIES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credentials.ts';
 import { VALIDATION_FAILURES } from '#core/tenant-reasons.ts';
-import {
-  appliedUnlessConditionFails,
-  db,
-  deleteIf,
-  getItem,
-  prefixPages,
-  putIf,
-  queryPrefix,
-  tableName,
-  updateIf,
-} from './client.ts';
+import { db, deleteIf, getItem, prefixPages, putIf, queryPrefix, tableName, updateIf } from './client.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -205,8 +195,7 @@ export const clearGuide = async (
   name: string,
   reason: string,
   now: Date,
-): Promise<boolean> =>
-  appliedUnlessConditionFails(db().send(new PutCommand(guideClearPut(tenantId, stackId, name, reason, now))));
+): Promise<boolean> => putIf(guideClearPut(tenantId, stackId, name, reason, now));
 
 /**
  * The writes that clear every selection of these Stacks that names a Credential, keeping why, for a

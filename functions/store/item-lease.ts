@@ -1,6 +1,6 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { appliedUnlessConditionFails, db, tableName, updateIf } from './client.ts';
+import { db, tableName, updateIf } from './client.ts';
 import { keys } from './keys.ts';
 import { type LeaseBusy, releaseLease, takeLease } from './lease.ts';
 import type { TransactItem } from './transact.ts';
@@ -200,7 +200,7 @@ export const consumeItemChangeWrite = (tenantId: string, owner: string, key: str
 /** Removes an owner's journal entry on its own (when no other write records its outcome). */
 export const consumeItemChange = async (tenantId: string, owner: string, key: string): Promise<boolean> => {
   const { Update } = consumeItemChangeWrite(tenantId, owner, key);
-  return appliedUnlessConditionFails(db().send(new UpdateCommand(Update as NonNullable<typeof Update>)));
+  return updateIf(Update as NonNullable<typeof Update>);
 };
 
 /**

@@ -189,6 +189,17 @@ const describeFields = (schema: JsonSchema, words: Record<string, string>, at = 
   return described;
 };
 
+/** An answer API Gateway gives itself, before any code of ours: `{ "message" }`, not the error shape. */
+const gatewayAnswer = (description: string, message: string): Answer => ({
+  description,
+  content: {
+    'application/json': {
+      schema: { type: 'object', properties: { message: { type: 'string' } } },
+      example: { message },
+    },
+  },
+});
+
 const operationOf = async (route: Route, id: string, aliasOf: Route | undefined) => {
   const docs = OPERATIONS[route.id];
   if (!docs) throw new Error(`lib/openapi/operations.ts has no entry for ${route.id}`);
@@ -235,25 +246,9 @@ const operationOf = async (route: Route, id: string, aliasOf: Route | undefined)
     );
   }
   if (UNSAFE.has(route.method))
-    responses['413'] = {
-      description: SHARED_REFUSAL_WORDS.PayloadTooLarge,
-      content: {
-        'application/json': {
-          schema: { type: 'object', properties: { message: { type: 'string' } } },
-          example: { message: 'Request Entity Too Large' },
-        },
-      },
-    };
+    responses['413'] = gatewayAnswer(SHARED_REFUSAL_WORDS.PayloadTooLarge, 'Request Entity Too Large');
   // API Gateway's own throttle (the stage's rate, or a Dispatcher route's): any route, before our code.
-  responses['429'] = {
-    description: SHARED_REFUSAL_WORDS.Throttled,
-    content: {
-      'application/json': {
-        schema: { type: 'object', properties: { message: { type: 'string' } } },
-        example: { message: 'Too Many Requests' },
-      },
-    },
-  };
+  responses['429'] = gatewayAnswer(SHARED_REFUSAL_WORDS.Throttled, 'Too Many Requests');
   const converted = bodySchemaOf(contract);
   const bodySchema = converted
     ? describeFields(converted, docs.requestBody?.fieldDescriptions ?? {})
