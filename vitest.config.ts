@@ -65,6 +65,8 @@ export default defineConfig({
           // files at a time, each on a shared server it claims (test/support/local-cloud.ts):
           // tests step their server's clock and sweep, so two files never share one.
           globalSetup: ['test/support/e2e-setup.ts'],
+          // Gives a file's claimed server back when its tests are done (test/support/e2e-file.ts).
+          setupFiles: ['test/support/e2e-file.ts'],
           pool: 'forks',
           testTimeout: 60_000,
           hookTimeout: 120_000,

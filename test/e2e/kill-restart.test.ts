@@ -44,10 +44,10 @@ const executionStatus = async (changeId: string) => {
 };
 
 describe('npm start killed with SIGKILL and started again on the same data', () => {
-  // Skipped for a while on 2026-11-28 (the event was not swept after the restart on a machine at a
-  // load average of 20 to 30); at a load average near 18 it passed twice in a row, once with the kept
-  // webhooks delivered before the API answered, so the order of lib/local/server.ts is not what it
-  // guards: it guards the queue, the workflow and the webhooks outliving a SIGKILL, end to end.
+  // Failed on the CI machine, then on an idle one: the processor emulator wrote a paid checkout to
+  // disk 250 ms after the write, and delivered its webhooks at once; killed in between, it came back
+  // without the payment while our queue held the event. It now writes before each delivery
+  // (test/unit/processor-commits-before-it-notifies.test.ts guards that alone).
   it('sweeps the event left in the queue once, carries on the waiting Plan Change, loses nothing and does nothing twice', async () => {
     current = await start(['--fresh']);
     // A Plan Change that waits: no place for Pro anywhere in the Home Region.

@@ -25,6 +25,28 @@ export { DAY };
 
 /** The shared server this test process claimed (index into the setup's list), once claimed. */
 let claimed: number | undefined;
+/** The claim's folder, while this process holds it. */
+let claimFolder: string | undefined;
+
+/**
+ * How long a file waits for a server: one file's tests at most, as a claim is given back when a
+ * file is done (the longest e2e file takes about three minutes on the CI machine).
+ */
+const CLAIM_WAIT_MS = 5 * 60_000;
+
+/** Gives the claimed shared server back (when the file's tests are done); nothing when none is held. */
+export const releaseServer = (): void => {
+  if (claimFolder === undefined) return;
+  const folder = claimFolder;
+  claimFolder = undefined;
+  claimed = undefined;
+  try {
+    if (Number(readFileSync(path.join(folder, 'pid'), 'utf8')) !== process.pid) return;
+  } catch {
+    return;
+  }
+  rmSync(folder, { recursive: true, force: true });
+};
 
 const alive = (pid: number): boolean => {
   try {
@@ -37,15 +59,18 @@ const alive = (pid: number): boolean => {
 
 /**
  * Claims a shared server no other running test file holds: a claim is a folder in the run's folder
- * (made atomically, naming this process), given back when this process exits; one whose process
- * is gone is taken over. Two files run at once (vitest.config.ts) and there are as many servers,
- * so a claim waits only while the previous file's process is still exiting. (Vitest's
- * VITEST_POOL_ID is no help: both e2e workers report 1.)
+ * (made atomically, naming this process), given back when the file's tests are done
+ * (`releaseServer`, an afterAll of test/support/e2e-file.ts) or, failing that, when this process
+ * exits; one whose process is gone is taken over, and so is one this process holds from an earlier
+ * file. Two files run at once (vitest.config.ts) and there are as many servers. (Given back only at
+ * exit, a claim outlived its file for as long as Vitest took to stop the worker, which it does not
+ * wait for: on the CI machine files waited more than a minute for servers no test was using.)
+ * (Vitest's VITEST_POOL_ID is no help: both e2e workers report 1.)
  */
 const claimServer = (count: number): number => {
   if (claimed !== undefined) return claimed;
   const runDirectory = inject('e2eRunDirectory');
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + CLAIM_WAIT_MS;
   for (;;) {
     for (let index = 0; index < count; index++) {
       const claim = path.join(runDirectory, `claim-${index}`);
@@ -53,16 +78,19 @@ const claimServer = (count: number): number => {
         mkdirSync(claim);
       } catch {
         const holder = Number(readFileSync(path.join(claim, 'pid'), { encoding: 'utf8', flag: 'a+' }));
-        if (holder === 0 || alive(holder)) continue;
-        // Its process is gone without giving it back: taken over.
+        if (holder === 0 || (holder !== process.pid && alive(holder))) continue;
+        // Its process is gone without giving it back, or is this one: taken over.
       }
       writeFileSync(path.join(claim, 'pid'), String(process.pid));
       claimed = index;
-      process.once('exit', () => rmSync(claim, { recursive: true, force: true }));
+      claimFolder = claim;
+      process.once('exit', releaseServer);
       return index;
     }
     if (Date.now() > deadline)
-      throw new Error(`no shared server came free in a minute (claims in ${runDirectory})`);
+      throw new Error(
+        `no shared server came free in ${CLAIM_WAIT_MS / 60_000} minutes (claims in ${runDirectory})`,
+      );
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
   }
 };

@@ -76,6 +76,9 @@ export class ProcessorEmulator implements EmulatorContext {
         this.state.pendingWebhooks = (this.state.pendingWebhooks ?? []).filter((pending) => pending !== id);
         this.save();
       },
+      // A kill right after a delivery must not leave our intake an event whose write (a payment,
+      // a subscription) the processor then forgets: the state goes to disk before each delivery.
+      () => this.saveBeforeAnswer(),
     );
     this.deliverPending();
     this.http = new HttpFront({

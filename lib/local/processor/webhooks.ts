@@ -33,15 +33,22 @@ export class WebhookQueue {
   private readonly settled: (id: string) => void;
   /** Events queued in this process and not settled yet. */
   private readonly queued = new Set<string>();
+  /**
+   * Called before each delivery attempt: the emulator writes its state, so the write that emitted
+   * the event is on disk before anyone hears of it (a real processor commits, then notifies).
+   */
+  private readonly beforeSend: () => void;
 
   constructor(
     nowSeconds: () => number,
     target?: WebhookTarget,
     settled: (id: string) => void = () => undefined,
+    beforeSend: () => void = () => undefined,
   ) {
     this.nowSeconds = nowSeconds;
     this.target = target;
     this.settled = settled;
+    this.beforeSend = beforeSend;
   }
 
   /** Queues `payload` (an event's JSON) behind every event queued before it (once while queued). */
@@ -63,6 +70,7 @@ export class WebhookQueue {
     if (!target) return false;
     for (let attempt = 0; attempt < 4; attempt++) {
       try {
+        this.beforeSend();
         const timestamp = this.nowSeconds();
         const response = await fetch(target.url, {
           method: 'POST',

@@ -59,6 +59,8 @@ export const payRoute = (emulator: ProcessorEmulator): AdapterRoute => ({
           'This Checkout Session is no longer open (paid already, or expired): start a new one with POST /v1/billing/checkout.',
         );
       } finally {
+        // On disk before it is answered, as the emulator's own HTTP front does for its writes.
+        emulator.saveBeforeAnswer();
         await emulator.flushWebhooks();
       }
       if (!result.ok)

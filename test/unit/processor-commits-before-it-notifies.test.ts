@@ -1,0 +1,64 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeServer, listenOn } from '../../lib/local/ports.ts';
+import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+
+/**
+ * The processor emulator writes its state before it delivers a webhook: a real processor has
+ * committed a payment before it tells anyone. Without this, `npm start` killed right after a
+ * checkout was paid came back with the event in our intake queue and a processor that no longer
+ * knew the payment (its state was written 250 ms later): the restarted sweep found the Checkout
+ * Session still open and the tenant never became active (test/e2e/kill-restart.test.ts on CI).
+ */
+
+const directory = mkdtempSync(path.join(tmpdir(), 'processor-commits-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+describe('the processor emulator commits before it notifies', () => {
+  it('has the event, and the write that emitted it, on disk when its webhook arrives', async () => {
+    const stateFile = path.join(directory, 'processor.json');
+    /** For each delivery: the event id, and whether the state file then held it and its object. */
+    const seen: { id: string; eventOnDisk: boolean; objectOnDisk: boolean }[] = [];
+    const endpoint = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      request.on('end', () => {
+        const event = JSON.parse(body) as { id: string; data: { object: { id: string } } };
+        let onDisk: { events?: Record<string, unknown>; paymentMethods?: Record<string, unknown> } = {};
+        try {
+          onDisk = JSON.parse(readFileSync(stateFile, 'utf8'));
+        } catch {
+          // no file yet: nothing on disk
+        }
+        seen.push({
+          id: event.id,
+          eventOnDisk: Boolean(onDisk.events?.[event.id]),
+          objectOnDisk: Boolean(onDisk.paymentMethods?.[event.data.object.id]),
+        });
+        response.writeHead(200).end();
+      });
+    });
+    const port = await listenOn(endpoint, 0, '127.0.0.1');
+    const emulator = new ProcessorEmulator({ now: () => new Date('2026-11-28T00:00:00Z'), stateFile });
+    try {
+      emulator.setWebhook({ url: `http://127.0.0.1:${port}/webhooks`, secret: 'whsec_commits' });
+      const customer = emulator.route('POST', '/v1/customers', { email: 'commits@example.test' }) as {
+        id: string;
+      };
+      // A card saved in the Portal: a write and its event (payment_method.attached), as a paid
+      // Checkout is, without the Checkout's fixtures.
+      expect(emulator.updatePaymentMethod(customer.id, '4242424242424242')).toBeUndefined();
+      await emulator.flushWebhooks();
+      expect(seen).toHaveLength(1);
+      expect(seen).toEqual([{ id: expect.stringMatching(/^evt_/), eventOnDisk: true, objectOnDisk: true }]);
+    } finally {
+      await emulator.stop();
+      await closeServer(endpoint);
+    }
+  });
+});
