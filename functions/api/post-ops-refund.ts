@@ -31,7 +31,7 @@ export const handler = httpHandler(
   async ({ body, now, event }) => {
     const caller = (event.requestContext.authorizer as IamAuthorizer | undefined)?.iam;
     if (!caller?.userArn && !caller?.callerId)
-      throw new Refusal(403, 'iam_required', 'Operators only: sign the request with IAM (SigV4).');
+      throw new Refusal('forbidden', 'iam_required', 'Operators only: sign the request with IAM (SigV4).');
     const grant = await grantMoneyBack({
       slug: body.slug,
       email: body.email,

@@ -23,28 +23,33 @@ export const completeSignIn = async (params: {
   now: Date;
 }): Promise<{ sessionToken: string; expiresAt: string }> => {
   const { state, now } = params;
-  if (!state) throw new Refusal(400, 'invalid_state', `The sign-in response has no state. ${START_AGAIN}`);
+  if (!state)
+    throw new Refusal('invalid', 'invalid_state', `The sign-in response has no state. ${START_AGAIN}`);
   // Consumed first: a state is good for one attempt, whatever its outcome.
   const pending = await consumeOAuthState(hashSessionToken(state));
   if (!pending)
     throw new Refusal(
-      400,
+      'invalid',
       'invalid_state',
       `This sign-in was already completed or is unknown. ${START_AGAIN}`,
     );
   if (!isOAuthStateFresh(pending, now))
-    throw new Refusal(400, 'state_expired', `This sign-in took longer than 10 minutes. ${START_AGAIN}`);
+    throw new Refusal('invalid', 'state_expired', `This sign-in took longer than 10 minutes. ${START_AGAIN}`);
   if (params.browserState !== state)
-    throw new Refusal(400, 'invalid_state', `This sign-in was started in another browser. ${START_AGAIN}`);
+    throw new Refusal(
+      'invalid',
+      'invalid_state',
+      `This sign-in was started in another browser. ${START_AGAIN}`,
+    );
   if (params.error) {
     const reason =
       params.error === 'access_denied'
         ? 'You declined access on the code host.'
         : `The code host said: ${params.error}.`;
-    throw new Refusal(403, 'sign_in_denied', `${reason} ${START_AGAIN}`);
+    throw new Refusal('forbidden', 'sign_in_denied', `${reason} ${START_AGAIN}`);
   }
   if (!params.code)
-    throw new Refusal(400, 'invalid_request', `The sign-in response has no code. ${START_AGAIN}`);
+    throw new Refusal('invalid', 'invalid_request', `The sign-in response has no code. ${START_AGAIN}`);
   const code = params.code;
 
   let account: Awaited<ReturnType<typeof fetchAccount>>;
@@ -59,19 +64,19 @@ export const completeSignIn = async (params: {
     if (!(error instanceof CodeHostError)) throw error;
     if (error.kind === 'unavailable')
       throw new Refusal(
-        502,
+        'upstream_failed',
         'code_host_unavailable',
         `The code host did not answer; try again shortly. ${START_AGAIN}`,
       );
     throw new Refusal(
-      400,
+      'invalid',
       'code_exchange_failed',
       `The code host refused the sign-in (${error.message}). ${START_AGAIN}`,
     );
   }
   if (!account.email) {
     throw new Refusal(
-      400,
+      'invalid',
       'email_unverified',
       'Your code-host account has no verified primary email address: verify it there, then sign in again.',
     );

@@ -28,14 +28,14 @@ import { expireOpenSessions, hasLiveSubscription } from './sessions.ts';
 
 const subscriptionExists = () =>
   new Refusal(
-    409,
+    'conflict',
     'subscription_exists',
     'This tenant already has a subscription: add Stacks or change a Plan instead.',
   );
 
 const noCapacity = (plan: PlanValue, availablePlans: PlanValue[]) =>
   new Refusal(
-    409,
+    'conflict',
     'no_capacity',
     `The ${plan} Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for ${plan}.`,
     { extra: { reason: 'no_capacity', availablePlans } },
@@ -43,7 +43,7 @@ const noCapacity = (plan: PlanValue, availablePlans: PlanValue[]) =>
 
 const inProgress = () =>
   new Refusal(
-    409,
+    'conflict',
     'checkout_in_progress',
     'A checkout for this tenant is being prepared; repeat the request in a few seconds.',
   );
@@ -85,13 +85,13 @@ export const startCheckout = async (params: {
   if (leaving) throw leaving;
   if (tenant.closeRequestedAt)
     throw new Refusal(
-      409,
+      'conflict',
       'account_closing',
       'This account is being closed, as its administrator asked: nothing new can be bought.',
     );
   if (!tenant.slug)
     throw new Refusal(
-      409,
+      'conflict',
       'slug_required',
       'Lock in your slug first (POST /v1/tenant/slug), then check out.',
     );
@@ -217,7 +217,7 @@ const refuseWhenSubscribedElsewhere = async (formerTenantIds: string[], tenantId
     const former = (await getBilling(formerId))?.customerId;
     if (former && (await viaProcessor(() => hasLiveSubscription(former))))
       throw new Refusal(
-        409,
+        'conflict',
         'subscription_exists',
         'Your former account still has a subscription that can bill: nothing new can be bought until it has ended. Write to support.',
       );

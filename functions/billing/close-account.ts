@@ -8,7 +8,7 @@ import { expireOpenSessions, hasLiveSubscription } from './sessions.ts';
 
 const paidMeanwhile = () =>
   new Refusal(
-    409,
+    'conflict',
     'subscription_exists',
     'A checkout of this account has been paid: it becomes active within a minute. To leave, cancel in the billing portal (POST /v1/billing/portal).',
   );
@@ -26,7 +26,7 @@ export const closeAccount = async (params: { tenant: Tenant; now: Date }) => {
   if (leaving) throw leaving;
   if (tenant.billingState !== 'provisioning')
     throw new Refusal(
-      409,
+      'conflict',
       'close_in_portal',
       'This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes.',
     );
@@ -43,7 +43,7 @@ export const closeAccount = async (params: { tenant: Tenant; now: Date }) => {
   }
   if (!(await requestClose(tenant.tenantId, now)))
     throw new Refusal(
-      409,
+      'conflict',
       'close_in_portal',
       'This account is no longer provisioning: reload and try again.',
     );

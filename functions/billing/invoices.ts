@@ -106,13 +106,18 @@ export const listInvoices = async (
 ) => {
   const limit = params.limit === undefined ? INVOICES_PAGE_DEFAULT : Number(params.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > INVOICES_PAGE_MAX)
-    throw new Refusal(400, 'invalid_field', `limit must be a whole number from 1 to ${INVOICES_PAGE_MAX}.`, {
-      field: 'limit',
-    });
+    throw new Refusal(
+      'invalid',
+      'invalid_field',
+      `limit must be a whole number from 1 to ${INVOICES_PAGE_MAX}.`,
+      {
+        field: 'limit',
+      },
+    );
   const start = params.cursor === undefined ? undefined : invoiceCursor.parse(params.cursor);
   if (start === null)
     throw new Refusal(
-      400,
+      'invalid',
       'invalid_field',
       'cursor must be the `next` of the page before, as it was given.',
       {
@@ -133,7 +138,7 @@ export const listInvoices = async (
 
 const noSuchInvoice = () =>
   new Refusal(
-    404,
+    'not_found',
     'invoice_not_found',
     'None of your invoices has this reference: open the invoice from your list of invoices (GET /v1/billing/invoices).',
   );
@@ -150,7 +155,7 @@ export const invoiceDocumentUrl = async (
   const document = INVOICE_DOCUMENTS.find((known) => known === params.document);
   if (!document)
     throw new Refusal(
-      404,
+      'not_found',
       'invoice_document_unknown',
       'An invoice is shown as `view` (its page) or `pdf`: use one of those.',
     );
@@ -162,6 +167,10 @@ export const invoiceDocumentUrl = async (
   const address = addresses[document];
   if (address) return address;
   throw document === 'pdf'
-    ? new Refusal(404, 'invoice_pdf_not_ready', 'This invoice has no PDF yet: view the invoice instead.')
+    ? new Refusal(
+        'not_found',
+        'invoice_pdf_not_ready',
+        'This invoice has no PDF yet: view the invoice instead.',
+      )
     : noSuchInvoice();
 };

@@ -45,8 +45,8 @@ export interface MoneyBackGrant {
 export const moneyBackEmailKey = (tenantId: string): string => `money-back:${tenantId}`;
 
 const refused = (code: MoneyBackRefusal, facts: MoneyBackRefusalFacts): Refusal => {
-  const { status, message } = moneyBackRefusalMessage(code, facts);
-  return new Refusal(status, code, message, {
+  const { kind, message } = moneyBackRefusalMessage(code, facts);
+  return new Refusal(kind, code, message, {
     extra: {
       ...(facts.windowUntil !== undefined ? { windowEndsAt: facts.windowUntil } : {}),
       ...(facts.grantedAt ? { grantedAt: facts.grantedAt } : {}),
@@ -57,7 +57,7 @@ const refused = (code: MoneyBackRefusal, facts: MoneyBackRefusalFacts): Refusal 
 
 const paymentNotSeenYet = () =>
   new Refusal(
-    409,
+    'conflict',
     'payment_not_seen_yet',
     'The first payment is not recorded yet (the sweep records it within a minute of the payment): try again in a minute.',
   );
@@ -126,7 +126,7 @@ export const grantMoneyBack = async (params: {
   const tenantId = await tenantIdOfSlug(params.slug.trim().toLowerCase());
   const tenant = tenantId ? await getTenant(tenantId) : undefined;
   if (!tenant)
-    throw new Refusal(404, 'tenant_not_found', `No tenant has the slug "${params.slug}".`, {
+    throw new Refusal('not_found', 'tenant_not_found', `No tenant has the slug "${params.slug}".`, {
       field: 'slug',
     });
   const billing = await getBilling(tenant.tenantId);

@@ -13,7 +13,7 @@ export const openPortal = async (params: { tenant: Tenant; requestId: string }):
   const customerId = (await getBilling(params.tenant.tenantId))?.customerId;
   if (!customerId) {
     throw new Refusal(
-      409,
+      'conflict',
       'no_customer',
       'There is no billing account yet: complete a checkout first (POST /v1/billing/checkout).',
     );

@@ -13,7 +13,7 @@ export const leavingRefusal = (tenant: {
   if (tenant.billingState !== 'decommissioning') return undefined;
   const until = tenant.teardownAt ? ` until ${tenant.teardownAt}` : ' until teardown';
   return new Refusal(
-    409,
+    'conflict',
     'account_closing',
     `This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data${until}.`,
     { extra: { teardownAt: tenant.teardownAt ?? null } },
@@ -47,6 +47,6 @@ export const cancellationScheduledRefusal = (
   tenant: { teardownAt?: string | undefined },
   what: string,
 ): Refusal =>
-  new Refusal(409, 'cancellation_scheduled', cancellationScheduledText(what), {
+  new Refusal('conflict', 'cancellation_scheduled', cancellationScheduledText(what), {
     extra: { teardownAt: tenant.teardownAt ?? null },
   });

@@ -1,9 +1,11 @@
+import type { RefusalKind } from './refusals/kinds.ts';
+
 /**
- * A refused request, as the use cases say it: an HTTP status, a stable code, a message that says
- * what to do (in the words of the console; an API call named in parentheses in it goes to
- * `apiHint` instead), and the extra top-level fields the spec names (e.g. `reason`, `availablePlans`).
- * The HTTP layer renders it (functions/http/errors.ts calls it HttpError); use cases, Step Functions
- * tasks and ops commands throw it without depending on the HTTP layer.
+ * A refused request, as the use cases say it: its kind (the HTTP edge chooses the status from it,
+ * functions/http/refusal-status.ts), a stable code, a message that says what to do (in the words of
+ * the console; an API call named in parentheses in it goes to `apiHint` instead), and the extra
+ * top-level fields the spec names (e.g. `reason`, `availablePlans`). Use cases, Step Functions
+ * tasks and ops commands throw it without depending on the HTTP layer, which renders it.
  */
 /** An API call named in a message, in parentheses: `(DELETE /v1/stacks/{stackId}/projects/{projectId})`. */
 const API_HINT = /\s*\(((?:GET|POST|PUT|PATCH|DELETE) \/[^)]*)\)/g;
@@ -18,7 +20,7 @@ export const splitApiHint = (text: string): { message: string; apiHint: string |
 };
 
 export class Refusal extends Error {
-  readonly status: number;
+  readonly kind: RefusalKind;
   readonly code: string;
   readonly field: string | undefined;
   readonly extra: Record<string, unknown>;
@@ -26,7 +28,7 @@ export class Refusal extends Error {
   readonly apiHint: string | undefined;
 
   constructor(
-    status: number,
+    kind: RefusalKind,
     code: string,
     text: string,
     options: { field?: string; extra?: Record<string, unknown> } = {},
@@ -34,7 +36,7 @@ export class Refusal extends Error {
     const { message, apiHint } = splitApiHint(text);
     super(message);
     this.name = 'Refusal';
-    this.status = status;
+    this.kind = kind;
     this.code = code;
     this.field = options.field;
     this.extra = options.extra ?? {};
@@ -48,7 +50,7 @@ export class Refusal extends Error {
  */
 export const projectNotFound = (stackId: string, projectId: string): Refusal =>
   new Refusal(
-    404,
+    'not_found',
     'project_not_found',
     `This Stack has no Project "${projectId}": GET /v1/stacks/${stackId}/projects lists them.`,
   );
@@ -56,14 +58,18 @@ export const projectNotFound = (stackId: string, projectId: string): Refusal =>
 /** The same Idempotency-Key with another request body. */
 export const idempotencyKeyReused = (): Refusal =>
   new Refusal(
-    409,
+    'conflict',
     'idempotency_key_reused',
     'This Idempotency-Key was used with another request body: use a new key for a new request.',
   );
 
 /** The first request with this Idempotency-Key has not finished yet. */
 export const requestInProgress = (): Refusal =>
-  new Refusal(409, 'request_in_progress', 'This request is being handled: repeat it in a few seconds.');
+  new Refusal(
+    'conflict',
+    'request_in_progress',
+    'This request is being handled: repeat it in a few seconds.',
+  );
 
 /**
  * A table fault that a retry clears: two writers met on one item in a transaction (DynamoDB's
@@ -96,7 +102,7 @@ export const tryAgain = (
   const after = RETRY_AFTER_SECONDS[fault];
   const wait = `in ${after} second${after === 1 ? '' : 's'}`;
   const refusal = new Refusal(
-    503,
+    'unavailable',
     'temporarily_busy',
     `${TRY_AGAIN_CAUSE[fault]}, so this request was not saved. ${options.retry ?? `Send it again ${wait} (with the same Idempotency-Key, if you sent one).`}`,
     { extra: { retryAfterSeconds: after } },

@@ -16,7 +16,7 @@ export const archiveCredential = async (params: {
   if (credential.archivedAt === undefined) {
     const at = params.now.toISOString();
     if (!(await updateCredential(params.tenant.tenantId, credential, { archivedAt: at })))
-      throw new Refusal(409, 'credential_conflict', 'This Credential changed meanwhile: try again.');
+      throw new Refusal('conflict', 'credential_conflict', 'This Credential changed meanwhile: try again.');
     archived = { ...credential, archivedAt: at, version: credential.version + 1 };
   }
   await clearGuide(params.tenant.tenantId, stack.stackId, params.name, 'archived', params.now);

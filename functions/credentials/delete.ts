@@ -46,7 +46,7 @@ export const deleteCredential = async (params: {
   const decision = deletionDecision({ uses, threadCount, confirmed });
   if (decision.kind === 'blocked')
     throw new Refusal(
-      409,
+      'conflict',
       'credential_in_use',
       `Credential Routes name "${credential.name}": change each one listed (PUT /v1/stacks/${stack.stackId}/projects/{projectId}/credential-routes), then delete it.`,
       { extra: { uses: decision.uses } },
@@ -59,7 +59,7 @@ export const deleteCredential = async (params: {
       (pending === undefined || pending.tokenHash !== hash(params.confirmationToken))
     )
       throw new Refusal(
-        400,
+        'invalid',
         'invalid_confirmation',
         'This confirmation token is not the one issued for this Credential: use the latest token, or ask again without one.',
       );
@@ -70,16 +70,16 @@ export const deleteCredential = async (params: {
         deletion: { tokenHash: hash(token), threadCount, expiresAt },
       }))
     )
-      throw new Refusal(409, 'credential_conflict', 'This Credential changed meanwhile: try again.');
+      throw new Refusal('conflict', 'credential_conflict', 'This Credential changed meanwhile: try again.');
     throw new Refusal(
-      409,
+      'conflict',
       'confirmation_required',
       `${threadCount === 0 ? `No Thread is bound to "${credential.name}": none becomes non-resumable.` : `${threadCount} Thread${threadCount === 1 ? ' is' : 's are'} bound to "${credential.name}" and will no longer be resumable.`} Repeat the request with confirmationToken=<the token> within ${CONFIRMATION_MINUTES} minutes to delete it.`,
       { extra: { threadCount, confirmationToken: token, expiresAt } },
     );
   }
   if (!(await deleteStored(tenant.tenantId, credential)))
-    throw new Refusal(409, 'credential_conflict', 'This Credential changed meanwhile: try again.');
+    throw new Refusal('conflict', 'credential_conflict', 'This Credential changed meanwhile: try again.');
   await clearGuide(tenant.tenantId, stack.stackId, credential.name, 'deleted', now);
   return { name: credential.name, deleted: true, nonResumableThreads: threadCount };
 };

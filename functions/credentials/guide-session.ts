@@ -13,7 +13,7 @@ import {
 } from './threads.ts';
 
 const unavailable = (message: string, extra: Record<string, unknown>) =>
-  new Refusal(409, 'guide_unavailable', message, { extra });
+  new Refusal('conflict', 'guide_unavailable', message, { extra });
 
 /**
  * THE Guide Session start: only the Stack's Guide selection, never another Credential. With none

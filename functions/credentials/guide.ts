@@ -30,7 +30,7 @@ export const chooseGuideCredential = async (params: {
     });
     if (unusable === 'archived' || unusable === 'validation_failed')
       throw new Refusal(
-        409,
+        'conflict',
         'credential_unusable',
         `"${credential.name}" cannot be the Guide Credential: it is ${unusable === 'archived' ? 'archived' : 'refused by its validation'}. Provision it again or choose another.`,
         { extra: { reason: unusable } },

@@ -29,7 +29,7 @@ export const setProjectCredentialRoutes = async (params: {
     if (!route) continue;
     if (route.fallback !== undefined && route.fallback === route.primary)
       throw new Refusal(
-        400,
+        'invalid',
         'invalid_route',
         `The ${activity} route's Fallback must differ from its Primary.`,
         {
@@ -44,7 +44,7 @@ export const setProjectCredentialRoutes = async (params: {
       const credential = await requireCredential(tenant.tenantId, stack.stackId, name);
       if (credential.archivedAt !== undefined)
         throw new Refusal(
-          409,
+          'conflict',
           'credential_archived',
           `"${name}" is archived: it cannot be the ${activity} ${position}.`,
           {

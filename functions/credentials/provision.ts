@@ -25,7 +25,7 @@ import { credentialStack, credentialView } from './views.ts';
 
 export const requireCredentialName = (name: string): void => {
   if (!CREDENTIAL_NAME.test(name))
-    throw new Refusal(400, 'invalid_credential_name', `A Credential name is ${CREDENTIAL_NAME_RULE}.`, {
+    throw new Refusal('invalid', 'invalid_credential_name', `A Credential name is ${CREDENTIAL_NAME_RULE}.`, {
       field: 'name',
     });
 };
@@ -39,41 +39,41 @@ const refusalOf = (
   switch (refusal.code) {
     case 'kind_not_accepted':
       return new Refusal(
-        400,
+        'invalid',
         'kind_not_accepted',
         `${providerName} accepts ${refusal.accepted.join(', ')}; "${kind}" is not one of them.`,
         { field: 'kind', extra: { accepted: refusal.accepted } },
       );
     case 'consent_required':
       return new Refusal(
-        400,
+        'invalid',
         'consent_required',
         `A ${kind} Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }.`,
         { field: 'consent' },
       );
     case 'consent_not_expected':
       return new Refusal(
-        400,
+        'invalid',
         'consent_not_expected',
         'An api_key needs no consent (its usage is metered by the provider): leave consent out.',
         { field: 'consent' },
       );
     case 'consent_version_unknown':
       return new Refusal(
-        400,
+        'invalid',
         'consent_version_unknown',
         `The consent text is at version "${refusal.current}", not "${refusal.given}": show the current text (GET /v1/credentials/catalog) and send consent: { "textVersion": "${refusal.current}" }.`,
         { field: 'consent', extra: { currentTextVersion: refusal.current } },
       );
     case 'ambient_not_available':
       return new Refusal(
-        409,
+        'conflict',
         'ambient_not_available',
         "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack.",
       );
     case 'material_required':
       return new Refusal(
-        400,
+        'invalid',
         'material_required',
         `A ${kind} Credential needs its material: send it as "material".`,
         {
@@ -82,14 +82,14 @@ const refusalOf = (
       );
     case 'material_not_expected':
       return new Refusal(
-        400,
+        'invalid',
         'material_not_expected',
         'An ambient Credential stores no authentication value: leave "material" out.',
         { field: 'material' },
       );
     case 'provider_change':
       return new Refusal(
-        409,
+        'conflict',
         'provider_change',
         'A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider.',
       );
@@ -122,11 +122,11 @@ export const provisionCredential = async (params: {
   requireCredentialName(name);
   const stack = await credentialStack(tenant.tenantId, params.stackId);
   if (stack.lifecycle === 'torn_down')
-    throw new Refusal(409, 'stack_torn_down', 'This Stack was torn down: it can hold no Credential.');
+    throw new Refusal('conflict', 'stack_torn_down', 'This Stack was torn down: it can hold no Credential.');
   const existing = await getCredential(tenant.tenantId, stack.stackId, name);
   if (!existing && RESERVED_CREDENTIAL_NAMES.includes(name))
     throw new Refusal(
-      400,
+      'invalid',
       'invalid_credential_name',
       `"${name}" is a word the API keeps (GET /v1/credentials/${name}); choose another name.`,
       { field: 'name' },
@@ -144,7 +144,7 @@ export const provisionCredential = async (params: {
   if (request.kind === 'auth_file' && request.material !== undefined) {
     const problem = authFileProblem(request.material);
     if (problem)
-      throw new Refusal(400, 'invalid_auth_file', `The auth file was refused: ${problem}.`, {
+      throw new Refusal('invalid', 'invalid_auth_file', `The auth file was refused: ${problem}.`, {
         field: 'material',
       });
   }
@@ -180,7 +180,7 @@ export const provisionCredential = async (params: {
   ]);
   if (!written)
     throw new Refusal(
-      409,
+      'conflict',
       'credential_conflict',
       'This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again.',
     );

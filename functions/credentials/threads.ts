@@ -61,7 +61,7 @@ export const resumeThread = async (
 ): Promise<ThreadAnswer> => {
   if (binding.activity !== expected.activity || binding.projectId !== expected.projectId)
     throw new Refusal(
-      409,
+      'conflict',
       'thread_exists',
       `Thread "${binding.threadId}" is already bound to ${binding.activity === 'guide' ? 'the Guide' : `Project "${binding.projectId}" for ${binding.activity}`}: use a new thread id.`,
     );
@@ -71,7 +71,7 @@ export const resumeThread = async (
     : ('credential_deleted' as const);
   if (reason === 'credential_deleted' || reason === 'archived' || reason === 'subscription_policy')
     throw new Refusal(
-      409,
+      'conflict',
       'thread_not_resumable',
       `Thread "${binding.threadId}" is bound to Credential "${binding.credentialName}", which ${reason === 'credential_deleted' ? 'was deleted' : reason === 'archived' ? 'is archived' : 'the subscription policy disables'}: start a new Thread.`,
       { extra: { reason, credential: binding.credentialName } },
@@ -138,7 +138,7 @@ export const createThread = async (
   const route = project.credentialRoutes[params.activity];
   if (!route)
     throw new Refusal(
-      409,
+      'conflict',
       'no_credential_route',
       `Project "${params.projectId}" has no Credential Route for ${params.activity}: an administrator sets one with PUT /v1/stacks/{stackId}/projects/{projectId}/credential-routes.`,
       { extra: { activity: params.activity } },
@@ -154,7 +154,7 @@ export const createThread = async (
   });
   if (picked.name === undefined)
     throw new Refusal(
-      409,
+      'conflict',
       'no_usable_credential',
       `No Credential of Project "${params.projectId}"'s ${params.activity} route is usable now: ${picked.reasons.map((r) => `${r.position} "${r.name}": ${r.reason}`).join('; ')}.`,
       { extra: { activity: params.activity, reasons: picked.reasons } },

@@ -35,14 +35,18 @@ export const reportValidation = async (params: {
     const stored = await requireStackCredential(params.tenantId, params.stackId, params.name);
     if (stored.materialVersion !== params.version)
       throw new Refusal(
-        409,
+        'conflict',
         'stale_version',
         `Version ${params.version} is not the Credential's current material (version ${stored.materialVersion}): it was rotated; read it again and validate the new one.`,
         { extra: { currentVersion: stored.materialVersion } },
       );
     if (await updateCredential(params.tenantId, stored, { validation })) break;
     if (attempt >= ATTEMPTS)
-      throw new Refusal(409, 'credential_changed', 'The Credential kept changing meanwhile: report again.');
+      throw new Refusal(
+        'conflict',
+        'credential_changed',
+        'The Credential kept changing meanwhile: report again.',
+      );
   }
   if (invalid) {
     logger.warn('a Dispatcher found a Credential invalid', {

@@ -23,7 +23,11 @@ export const requireCredential = async (
 ): Promise<StoredCredential> => {
   const found = CREDENTIAL_NAME.test(name) ? await getCredential(tenantId, stackId, name) : undefined;
   if (!found)
-    throw new Refusal(404, 'credential_not_found', `This Stack has no Credential "${name}": ${listedBy}.`);
+    throw new Refusal(
+      'not_found',
+      'credential_not_found',
+      `This Stack has no Credential "${name}": ${listedBy}.`,
+    );
   return found;
 };
 

@@ -22,9 +22,14 @@ import { requireExport } from './read.ts';
  */
 
 const notRunning = (exportId: string, status: string) =>
-  new Refusal(409, 'export_not_running', `Export "${exportId}" is ${status}: there is nothing to upload.`, {
-    extra: { status },
-  });
+  new Refusal(
+    'conflict',
+    'export_not_running',
+    `Export "${exportId}" is ${status}: there is nothing to upload.`,
+    {
+      extra: { status },
+    },
+  );
 
 /** Presigned URLs for the parts asked for; the first request makes the multipart upload. */
 export const exportPartUrls = async (params: {
@@ -36,7 +41,7 @@ export const exportPartUrls = async (params: {
 }) => {
   const problem = partNumbersProblem(params.partNumbers);
   if (problem)
-    throw new Refusal(400, 'invalid_field', `Field "partNumbers" is invalid: ${problem}.`, {
+    throw new Refusal('invalid', 'invalid_field', `Field "partNumbers" is invalid: ${problem}.`, {
       field: 'partNumbers',
     });
   const { stack, record } = await requireExport(params.tenantId, params.stackId, params.exportId);
@@ -107,16 +112,22 @@ export const reportExportOutcome = async (params: {
   }
   const problem = uploadedPartsProblem(report.parts);
   if (problem)
-    throw new Refusal(400, 'invalid_field', `Field "parts" is invalid: ${problem}.`, { field: 'parts' });
+    throw new Refusal('invalid', 'invalid_field', `Field "parts" is invalid: ${problem}.`, {
+      field: 'parts',
+    });
   if (!record.uploadId)
-    throw new Refusal(409, 'nothing_uploaded', 'No part was uploaded: ask for part URLs first.');
+    throw new Refusal('conflict', 'nothing_uploaded', 'No part was uploaded: ask for part URLs first.');
   let size: number;
   try {
     size = await completeUpload(record.objectKey, record.uploadId, report.parts);
   } catch (error) {
     if (!(error instanceof UploadRefused)) throw error;
     await fail('upload_incomplete');
-    throw new Refusal(409, 'upload_incomplete', `${error.message}: the export has failed; start a new one.`);
+    throw new Refusal(
+      'conflict',
+      'upload_incomplete',
+      `${error.message}: the export has failed; start a new one.`,
+    );
   }
   if (size !== report.sizeBytes) {
     logger.warn('an export archive is not the size its Dispatcher reported', {
@@ -127,7 +138,7 @@ export const reportExportOutcome = async (params: {
     });
     await fail('size_mismatch');
     throw new Refusal(
-      409,
+      'conflict',
       'size_mismatch',
       'The stored archive is not the size reported: the export has failed.',
       {

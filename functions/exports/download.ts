@@ -4,17 +4,17 @@ import { signedDownloadUrl } from '#ports/export-storage.ts';
 import { type ExportRequest, requireExport } from './read.ts';
 
 const REFUSALS = {
-  stack_torn_down: [409, 'This Stack has been torn down: its exports are gone with it.'],
+  stack_torn_down: ['conflict', 'This Stack has been torn down: its exports are gone with it.'],
   export_not_ready: [
-    409,
+    'conflict',
     'The archive is not ready yet: follow GET /v1/stacks/{stackId}/exports/{exportId}.',
   ],
   export_failed: [
-    409,
+    'conflict',
     'This export failed (GET shows why): start a new one with POST /v1/stacks/{stackId}/exports.',
   ],
   export_expired: [
-    410,
+    'gone',
     `Archives are kept ${EXPORT_RETENTION_DAYS} days: start a new export with POST /v1/stacks/{stackId}/exports.`,
   ],
 } as const;
@@ -27,8 +27,8 @@ export const downloadExport = async (params: ExportRequest) => {
   const { stack, record } = await requireExport(params.tenantId, params.stackId, params.exportId);
   const refusal = downloadRefusal(record, stack, params.now);
   if (refusal) {
-    const [status, message] = REFUSALS[refusal];
-    throw new Refusal(status, refusal, message);
+    const [kind, message] = REFUSALS[refusal];
+    throw new Refusal(kind, refusal, message);
   }
   const expiresAt = new Date(params.now.getTime() + DOWNLOAD_URL_SECONDS * 1000);
   return {

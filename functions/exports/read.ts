@@ -14,7 +14,7 @@ export const requireExport = async (
   const record = await getExport(tenantId, stackId, exportId);
   if (!record)
     throw new Refusal(
-      404,
+      'not_found',
       'export_not_found',
       `This Stack has no export "${exportId}": start one with POST /v1/stacks/${stackId}/exports.`,
     );

@@ -24,13 +24,13 @@ export const requestExport = async (params: {
   const refusal = startRefusal(stack, running, params.now);
   if (refusal?.code === 'stack_torn_down')
     throw new Refusal(
-      409,
+      'conflict',
       'stack_torn_down',
       'This Stack has been torn down: its data is gone, so there is nothing left to export.',
     );
   if (refusal?.code === 'export_in_progress')
     throw new Refusal(
-      409,
+      'conflict',
       'export_in_progress',
       'An export of this Stack is under way: follow it with GET /v1/stacks/{stackId}/exports/{exportId}.',
       { extra: { exportId: refusal.exportId } },
@@ -60,12 +60,12 @@ export const requestExport = async (params: {
     const now = await requireStack(params.tenantId, params.stackId);
     if (now.lifecycle === 'torn_down')
       throw new Refusal(
-        409,
+        'conflict',
         'stack_torn_down',
         'This Stack has been torn down: there is nothing left to export.',
       );
     throw new Refusal(
-      409,
+      'conflict',
       'export_in_progress',
       'An export of this Stack is under way: follow it with GET /v1/stacks/{stackId}/exports/{exportId}.',
       { extra: { exportId: now.runningExport?.exportId ?? null } },

@@ -4,11 +4,7 @@
  * `extra` carries the fields the spec names at top level (e.g. `reason`, `availablePlans`).
  */
 import * as v from 'valibot';
-import { Refusal } from '#core/refusal.ts';
-
-/** The HTTP layer's name for a refusal: one class, so use cases can refuse without importing HTTP. */
-export const HttpError = Refusal;
-export type HttpError = Refusal;
+import type { Refusal } from '#core/refusal.ts';
 
 /**
  * The body of every refusal, as valibot reads it: the document's `Error` schema is made from it
@@ -74,7 +70,7 @@ export const ErrorBodySchema = v.looseObject({
   ),
 });
 
-export const errorBody = (error: HttpError, requestId: string) => ({
+export const errorBody = (error: Refusal, requestId: string) => ({
   error: {
     code: error.code,
     message: error.message,
@@ -90,7 +86,7 @@ export const errorBody = (error: HttpError, requestId: string) => ({
  * try again (`retryAfterSeconds`, e.g. 503 `subscription_busy`), so clients and proxies that read
  * only the header wait as long as the body says.
  */
-export const errorHeaders = (error: HttpError): Record<string, string> => {
+export const errorHeaders = (error: Refusal): Record<string, string> => {
   const after = error.extra.retryAfterSeconds;
   return typeof after === 'number' && Number.isFinite(after) && after > 0
     ? { 'retry-after': String(Math.ceil(after)) }

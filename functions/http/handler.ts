@@ -1,7 +1,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
-import { tryAgain } from '#core/refusal.ts';
+import { Refusal, tryAgain } from '#core/refusal.ts';
 import { requestLineKept, sampleRateOf } from '#core/request-log.ts';
 import type { Role } from '#core/sessions.ts';
 import { clock } from '#ports/clock.ts';
@@ -9,8 +9,9 @@ import { config, DEFAULTS } from '#ports/config.ts';
 import { logger } from '#ports/logger.ts';
 import { recordUnhandledError } from '#ports/metrics.ts';
 import { tableFaultOf } from '#store/client.ts';
-import { errorBody, errorHeaders, HttpError } from './errors.ts';
+import { errorBody, errorHeaders } from './errors.ts';
 import type { AuthorizerContext, DispatcherPrincipal, Principal, SessionRejection } from './principal.ts';
+import { statusOf } from './refusal-status.ts';
 import { describeIssue, fieldName, issueCode } from './validation.ts';
 
 /** Largest request body accepted, in bytes (after base64 decoding). */
@@ -78,12 +79,12 @@ type AuthKind = 'session' | 'dispatcher' | 'none';
 
 const authenticate = (event: ApiEvent): Principal => {
   const context = event.requestContext.authorizer?.lambda;
-  if (!context) throw new HttpError(401, 'missing_session', rejectionMessages.missing_session);
+  if (!context) throw new Refusal('unauthenticated', 'missing_session', rejectionMessages.missing_session);
   if (!context.authenticated)
-    throw new HttpError(401, context.rejection, rejectionMessages[context.rejection]);
+    throw new Refusal('unauthenticated', context.rejection, rejectionMessages[context.rejection]);
   if (context.kind === 'dispatcher')
-    throw new HttpError(
-      401,
+    throw new Refusal(
+      'unauthenticated',
       'missing_session',
       'A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.',
     );
@@ -96,9 +97,9 @@ const authenticateDispatcher = (event: ApiEvent): DispatcherPrincipal => {
   if (context?.authenticated && context.kind === 'dispatcher')
     return { tenantId: context.tenantId, stackId: context.stackId };
   if (context && !context.authenticated && context.rejection === 'invalid_dispatcher_credential')
-    throw new HttpError(401, context.rejection, rejectionMessages[context.rejection]);
-  throw new HttpError(
-    401,
+    throw new Refusal('unauthenticated', context.rejection, rejectionMessages[context.rejection]);
+  throw new Refusal(
+    'unauthenticated',
     'dispatcher_credential_required',
     "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route.",
   );
@@ -114,8 +115,8 @@ const assertSameOrigin = (event: ApiEvent): void => {
   if (SAFE_METHODS.has(event.requestContext.http.method.toUpperCase())) return;
   const origin = event.headers?.origin;
   if (origin !== config.tenantAppOrigin()) {
-    throw new HttpError(
-      403,
+    throw new Refusal(
+      'forbidden',
       'origin_mismatch',
       'This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer.',
     );
@@ -126,7 +127,7 @@ const readRawBody = (event: ApiEvent, maxBytes: number): Buffer => {
   if (event.body === undefined || event.body === null || event.body === '') return Buffer.alloc(0);
   const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
   if (raw.byteLength > maxBytes) {
-    throw new HttpError(400, 'body_too_large', `The request body must be at most ${maxBytes} bytes.`);
+    throw new Refusal('invalid', 'body_too_large', `The request body must be at most ${maxBytes} bytes.`);
   }
   return raw;
 };
@@ -137,7 +138,7 @@ const readJsonBody = (event: ApiEvent, maxBytes: number): unknown => {
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {
-    throw new HttpError(400, 'invalid_json', 'The request body is not valid JSON.');
+    throw new Refusal('invalid', 'invalid_json', 'The request body is not valid JSON.');
   }
 };
 
@@ -155,8 +156,8 @@ const assertJsonContentType = (event: ApiEvent): void => {
     ([name]) => name.toLowerCase() === 'content-type',
   )?.[1];
   if (isJsonContentType(contentType)) return;
-  throw new HttpError(
-    415,
+  throw new Refusal(
+    'unsupported_media',
     'unsupported_media_type',
     `The request body must be JSON: send Content-Type: application/json (received ${contentType ? `"${contentType.slice(0, 100)}"` : 'no Content-Type'}).`,
   );
@@ -166,13 +167,15 @@ const parseBody = (event: ApiEvent, schema: BodySchema | undefined, maxBytes: nu
   assertJsonContentType(event);
   const json = readJsonBody(event, maxBytes);
   if (json !== undefined && (typeof json !== 'object' || json === null || Array.isArray(json))) {
-    throw new HttpError(400, 'invalid_body', 'The request body must be a JSON object.', { field: 'body' });
+    throw new Refusal('invalid', 'invalid_body', 'The request body must be a JSON object.', {
+      field: 'body',
+    });
   }
   const effective = schema ?? emptyBody;
   const result = v.safeParse(effective, json ?? {});
   if (result.success) return result.output;
   const issue = result.issues[0];
-  throw new HttpError(400, issueCode(issue), describeIssue(issue), { field: fieldName(issue) });
+  throw new Refusal('invalid', issueCode(issue), describeIssue(issue), { field: fieldName(issue) });
 };
 
 /**
@@ -181,16 +184,16 @@ const parseBody = (event: ApiEvent, schema: BodySchema | undefined, maxBytes: nu
  * as what it is; anything else 500 `internal_error`, logged `unhandled error` and counted
  * (`ApiUnhandledErrors`): only those are our defects.
  */
-const shapeError = (error: unknown, event: ApiEvent): HttpError => {
+const shapeError = (error: unknown, event: ApiEvent): Refusal => {
   // A use case may answer the fault in its own words (a sign-in starts again): its cause says so.
-  const fault = tableFaultOf(error instanceof HttpError ? error.cause : error);
+  const fault = tableFaultOf(error instanceof Refusal ? error.cause : error);
   if (fault)
     logger.warn('retryable table fault: answered 503 temporarily_busy', { fault, route: event.routeKey });
-  if (error instanceof HttpError) return error;
+  if (error instanceof Refusal) return error;
   if (fault) return tryAgain(fault);
   logger.error('unhandled error', { error: error ?? undefined });
   recordUnhandledError();
-  return new HttpError(500, 'internal_error', 'Something went wrong on our side; retry later.');
+  return new Refusal('internal', 'internal_error', 'Something went wrong on our side; retry later.');
 };
 
 /** Request id on every response and log line; errors in the shape of errors.ts. */
@@ -233,7 +236,7 @@ const httpConventions = (): MiddlewareObj<ApiEvent, ApiResult, Error, Context> =
       const requestId = requestIdOf(request.event);
       const shaped = shapeError(request.error, request.event);
       request.response = {
-        statusCode: shaped.status,
+        statusCode: statusOf(shaped),
         headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...errorHeaders(shaped) },
         body: JSON.stringify(errorBody(shaped, requestId)),
       };
@@ -284,7 +287,7 @@ const handlerOf = <TSchema extends BodySchema | undefined, TAuth extends AuthKin
       const dispatcher = options.auth === 'dispatcher' ? authenticateDispatcher(event) : undefined;
       if (principal?.via === 'cookie') assertSameOrigin(event);
       if (principal && options.role === 'administrator' && principal.role !== 'administrator') {
-        throw new HttpError(403, 'admin_required', 'Only a tenant administrator can do this.');
+        throw new Refusal('forbidden', 'admin_required', 'Only a tenant administrator can do this.');
       }
       const rawBody = options.rawBody ? readRawBody(event, options.rawBody.maxBytes) : Buffer.alloc(0);
       const body = options.rawBody

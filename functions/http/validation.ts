@@ -32,7 +32,7 @@ export const idempotencyKeyOf = (headers: Record<string, string | undefined>): s
   const key = headers['idempotency-key'];
   if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key))
     throw new Refusal(
-      400,
+      'invalid',
       'invalid_idempotency_key',
       'Idempotency-Key must be 1 to 255 visible ASCII characters.',
       {

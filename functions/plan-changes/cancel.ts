@@ -16,14 +16,14 @@ export const cancelPlanChange = async (params: { tenantId: string; changeId: str
   for (let attempt = 0; attempt < 4; attempt++) {
     if (isTerminal(change.status))
       throw new Refusal(
-        409,
+        'conflict',
         'plan_change_ended',
         `This change has already ended (${change.status}); there is nothing to cancel.`,
         { extra: { status: change.status } },
       );
     if (!isCancellable(change.status))
       throw new Refusal(
-        409,
+        'conflict',
         'plan_change_not_cancellable',
         `This change is ${change.status}: the cancel window closed when the final backup began (Preparing). It completes or rolls back on its own.`,
         { extra: { status: change.status } },
@@ -44,5 +44,9 @@ export const cancelPlanChange = async (params: { tenantId: string; changeId: str
     // The change moved on meanwhile (its workflow took a step): decide again on what it is now.
     change = await requirePlanChange(params.tenantId, params.changeId);
   }
-  throw new Refusal(409, 'cancel_conflict', 'The change kept moving while it was cancelled: try again.');
+  throw new Refusal(
+    'conflict',
+    'cancel_conflict',
+    'The change kept moving while it was cancelled: try again.',
+  );
 };

@@ -106,7 +106,7 @@ const decideAndRecord = async (params: {
     const open = stack.openChange ? await getPlanChange(tenant.tenantId, stack.openChange.id) : undefined;
     const refusals = refusalsFor({ tenant, stack, plan, subscription, openStatus: open?.status, now });
     const refusal = refusals[0];
-    if (refusal) throw new Refusal(409, refusal, CONFIRM_REFUSAL_TEXT[refusal]);
+    if (refusal) throw new Refusal('conflict', refusal, CONFIRM_REFUSAL_TEXT[refusal]);
     const { estimate } =
       subscriptionId !== undefined
         ? await estimateChange(subscriptionId, stack.plan, plan, now, stack.billedPriceId)
@@ -195,7 +195,7 @@ const decideAndRecord = async (params: {
     // The Stack, its open change or the slot changed meanwhile: read again and decide again.
   }
   throw new Refusal(
-    409,
+    'conflict',
     'confirm_conflict',
     'The Stack kept changing while the change was confirmed: read GET /v1/plan-changes?stackId=..., then try again.',
   );

@@ -15,7 +15,7 @@ export const requireGatesReady = (): void => {
     .filter(([, ready]) => !ready)
     .map(([gate]) => gate);
   throw new Refusal(
-    409,
+    'conflict',
     'plan_changes_unavailable',
     `Plan Changes are not available yet: these release gates are not ready: ${down.join(', ')}.`,
     { extra: { gatesNotReady: down } },

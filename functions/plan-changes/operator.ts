@@ -11,7 +11,8 @@ import { planChangeView, requirePlanChange } from './record.ts';
  */
 export const operatorPlanChange = async (params: { slug: string; changeId: string }) => {
   const tenantId = await tenantIdOfSlug(params.slug);
-  if (!tenantId) throw new Refusal(404, 'tenant_not_found', `No tenant has the slug "${params.slug}".`);
+  if (!tenantId)
+    throw new Refusal('not_found', 'tenant_not_found', `No tenant has the slug "${params.slug}".`);
   const change = await requirePlanChange(tenantId, params.changeId);
   return {
     tenantId,

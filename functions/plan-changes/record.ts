@@ -103,7 +103,7 @@ export const requirePlanChange = async (tenantId: string, changeId: string): Pro
   const change = /^pc_[a-z0-9]{1,40}$/.test(changeId) ? await getPlanChange(tenantId, changeId) : undefined;
   if (!change)
     throw new Refusal(
-      404,
+      'not_found',
       'plan_change_not_found',
       `This tenant has no Plan Change "${changeId}": GET /v1/plan-changes lists them.`,
     );

@@ -1,6 +1,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { BILLING_STATES, type BillingState } from '#core/billing-state.ts';
 import { Refusal } from '#core/refusal.ts';
+import { FAILURE_KINDS } from '#core/refusals/kinds.ts';
 import { config } from './config.ts';
 
 /**
@@ -219,7 +220,7 @@ export const recordCheckout = (outcome: CheckoutOutcome): EmfDocument =>
  */
 export const recordCheckoutRefusal = (error: unknown): EmfDocument | undefined => {
   if (error instanceof Refusal && error.code === 'no_capacity') return recordCheckout('no_capacity');
-  if (!(error instanceof Refusal) || error.status >= 500) return recordCheckout('failed');
+  if (!(error instanceof Refusal) || FAILURE_KINDS.has(error.kind)) return recordCheckout('failed');
   return undefined;
 };
 

@@ -192,18 +192,22 @@ export const retryEmail = async (key: string, now: Date): Promise<OutboxEntry> =
   const email = await getEmail(key);
   if (!email)
     throw new Refusal(
-      404,
+      'not_found',
       'not_found',
       `No email in the outbox has the key "${key}": copy it from \`outbox list\`.`,
     );
   if (email.status !== 'failed')
     throw new Refusal(
-      409,
+      'conflict',
       'not_parked',
       `The email "${key}" is ${email.status === 'sent' ? 'sent already: it is never sent twice' : `${email.status}, not parked: the sweep is still trying it`}. Only a parked (failed) email can be retried.`,
     );
   if (!(await retryParkedEmail(key, now)))
-    throw new Refusal(409, 'not_parked', `The email "${key}" changed meanwhile: run \`outbox list\` again.`);
+    throw new Refusal(
+      'conflict',
+      'not_parked',
+      `The email "${key}" changed meanwhile: run \`outbox list\` again.`,
+    );
   const retried = await getEmail(key);
   return entryOf(retried ?? email, now.toISOString());
 };

@@ -40,7 +40,7 @@ const RESERVATION_MINUTES = 10;
 
 const notActive = (state: string) =>
   new Refusal(
-    409,
+    'conflict',
     state === 'provisioning' ? 'no_subscription' : 'billing_overdue',
     state === 'provisioning'
       ? 'Stacks can be added once the first checkout is paid (POST /v1/billing/checkout).'
@@ -49,7 +49,7 @@ const notActive = (state: string) =>
 
 const noCapacity = (plan: PlanValue, availablePlans: PlanValue[]) =>
   new Refusal(
-    409,
+    'conflict',
     'no_capacity',
     `The ${plan} Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for ${plan} (POST /v1/billing/waitlist).`,
     { extra: { reason: 'no_capacity', availablePlans } },
@@ -80,7 +80,7 @@ const checkMayAdd = async (tenant: Tenant, plan: PlanValue, stackCap: number, no
     throw cancellationScheduledRefusal(tenant, NO_NEW_STACK);
   if (subscription.status !== 'active')
     throw new Refusal(
-      409,
+      'conflict',
       'subscription_not_active',
       'The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is.',
     );
@@ -88,7 +88,7 @@ const checkMayAdd = async (tenant: Tenant, plan: PlanValue, stackCap: number, no
   const counted = stacks.filter((s) => s.lifecycle !== 'torn_down').length;
   if (counted >= stackCap)
     throw new Refusal(
-      409,
+      'conflict',
       'stack_cap_reached',
       `A tenant can have ${stackCap} Stacks: this one has ${counted}.`,
       {
@@ -107,7 +107,7 @@ const LEASE_WAIT_MS = 3_000;
 /** Another change of the subscription items kept the lease past the wait: nothing was written. */
 const subscriptionBusy = (retryAfterSeconds: number) =>
   new Refusal(
-    503,
+    'unavailable',
     'subscription_busy',
     `Another change of this subscription is being made: nothing was added or charged. Try again in ${retryAfterSeconds} s (with the same Idempotency-Key, if you sent one).`,
     { extra: { retryAfterSeconds } },
@@ -310,7 +310,7 @@ const addUnderLease = async (
     if (existing) return stackView(existing);
     await releaseReservation(tenant.homeRegion, holder);
     throw new Refusal(
-      409,
+      'conflict',
       'add_conflict',
       'The tenant changed meanwhile (another Stack was added, its place was taken, or billing changed): read GET /v1/stacks, then try again.',
     );
@@ -357,7 +357,7 @@ export const previewAddStack = async (params: {
     } catch (error) {
       if (!(error instanceof ProcessorError)) throw error;
       throw new Refusal(
-        502,
+        'upstream_failed',
         'estimate_unavailable',
         'The payment processor could not estimate the cost now, so no figure is shown; try again in a moment.',
       );

@@ -13,7 +13,11 @@ import { requireStack } from './views.ts';
 export const issueStackCredential = async (params: { tenantId: string; stackId: string; now: Date }) => {
   const stack = await requireStack(params.tenantId, params.stackId);
   if (stack.lifecycle === 'torn_down')
-    throw new Refusal(409, 'stack_torn_down', 'This Stack is torn down: it has no Dispatcher any more.');
+    throw new Refusal(
+      'conflict',
+      'stack_torn_down',
+      'This Stack is torn down: it has no Dispatcher any more.',
+    );
   const credential = `${DISPATCHER_CREDENTIAL_PREFIX}${randomBytes(32).toString('base64url')}`;
   const credentialId = randomBytes(6).toString('hex');
   const retiresAt = new Date(params.now.getTime() + CREDENTIAL_OVERLAP_SECONDS * 1000);
@@ -28,7 +32,7 @@ export const issueStackCredential = async (params: { tenantId: string; stackId: 
   });
   if (!issued)
     throw new Refusal(
-      409,
+      'conflict',
       'credential_rotation_in_progress',
       'Another rotation of this credential just happened: retry.',
     );

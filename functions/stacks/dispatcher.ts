@@ -78,7 +78,8 @@ export const reportObservedState = async (params: {
 }) => {
   const stack = await requireStack(params.tenantId, params.stackId);
   const problem = reportProblem(params.report, stack.desiredVersion);
-  if (problem) throw new Refusal(409, 'unknown_version', `${problem}: report the version you applied.`);
+  if (problem)
+    throw new Refusal('conflict', 'unknown_version', `${problem}: report the version you applied.`);
   // Past the cancel window (backup, switch, verify) a Plan Change finishes before the teardown: a
   // teardown confirmation now is not taken (nor stored, so no sweep takes it either); the
   // Dispatcher confirms again on a later poll, once the change has ended.
@@ -91,7 +92,11 @@ export const reportObservedState = async (params: {
     reportedAt: params.now.toISOString(),
   };
   if (!(await recordObservedState(params.tenantId, params.stackId, observed)))
-    throw new Refusal(409, 'unknown_version', 'The Stack changed meanwhile: read the desired state again.');
+    throw new Refusal(
+      'conflict',
+      'unknown_version',
+      'The Stack changed meanwhile: read the desired state again.',
+    );
   const teardownDue =
     stack.lifecycle === 'decommissioning' &&
     stack.teardownAt !== undefined &&

@@ -26,13 +26,13 @@ export const addProject = async (params: {
   const stack = await requireStack(params.tenantId, params.stackId);
   if (stack.lifecycle !== 'running')
     throw new Refusal(
-      409,
+      'conflict',
       'stack_not_running',
       `This Stack is ${stack.lifecycle}: no new Project can be registered.`,
     );
   const capReached = () =>
     new Refusal(
-      409,
+      'conflict',
       'watched_projects_cap_reached',
       `This Stack watches ${stack.watchedProjectsCap} Projects, its Plan's cap: remove one with its Remove button, or change the Stack to a larger Plan (DELETE /v1/stacks/${stack.stackId}/projects/{projectId}).`,
       { extra: { watchedProjectsCap: stack.watchedProjectsCap } },
@@ -55,12 +55,12 @@ export const addProject = async (params: {
     )
   )
     throw new Refusal(
-      409,
+      'conflict',
       'project_exists',
       `The repository ${params.repository} is already a Project of this Stack.`,
     );
   throw new Refusal(
-    409,
+    'conflict',
     'stack_not_running',
     'This Stack changed meanwhile: read it again (GET /v1/stacks).',
   );

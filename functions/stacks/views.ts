@@ -56,7 +56,7 @@ export const requireStack = async (
   const stack = await getStack(tenantId, stackId, options);
   if (!stack)
     throw new Refusal(
-      404,
+      'not_found',
       'stack_not_found',
       `This tenant has no Stack "${stackId}": GET /v1/stacks lists its Stacks.`,
     );

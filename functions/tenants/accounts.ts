@@ -35,7 +35,7 @@ export const readableTenant = async (
 ): Promise<Tenant> => {
   const notFound = () =>
     new Refusal(
-      404,
+      'not_found',
       'account_not_found',
       'You have no account with this slug: leave `account` out for your current one.',
       {
@@ -46,7 +46,8 @@ export const readableTenant = async (
   if (!tenantId) throw notFound();
   if (tenantId !== principal.tenantId && !(await getMembership(tenantId, principal.userId))) throw notFound();
   const tenant = await getTenant(tenantId);
-  if (!tenant) throw new Refusal(404, 'tenant_not_found', 'The tenant of this session no longer exists.');
+  if (!tenant)
+    throw new Refusal('not_found', 'tenant_not_found', 'The tenant of this session no longer exists.');
   return tenant;
 };
 

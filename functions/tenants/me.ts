@@ -11,6 +11,6 @@ import { accountsView } from './accounts.ts';
  */
 export const meView = async (userId: string, tenantId: string, tenantRead: Promise<Tenant>) => {
   const [user, tenant, waitlist] = await Promise.all([getUser(userId), tenantRead, tenantWaitlist(tenantId)]);
-  if (!user) throw new Refusal(404, 'user_not_found', 'The user of this session no longer exists.');
+  if (!user) throw new Refusal('not_found', 'user_not_found', 'The user of this session no longer exists.');
   return { user, tenant, waitlist, accounts: await accountsView(user, tenant) };
 };

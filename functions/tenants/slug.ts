@@ -16,7 +16,7 @@ const answer = (slug: string, extra: { newAccount?: true } = {}) => ({
 
 const lockedOther = (current: string) =>
   new Refusal(
-    409,
+    'conflict',
     'slug_locked',
     `This tenant's slug is "${current}" and is permanent; it cannot be changed.`,
     {
@@ -25,9 +25,10 @@ const lockedOther = (current: string) =>
   );
 
 const taken = (slug: string) =>
-  new Refusal(409, 'slug_taken', `The slug "${slug}" belongs to another tenant; choose another.`);
+  new Refusal('conflict', 'slug_taken', `The slug "${slug}" belongs to another tenant; choose another.`);
 
-const adminRequired = () => new Refusal(403, 'admin_required', 'Only a tenant administrator can do this.');
+const adminRequired = () =>
+  new Refusal('forbidden', 'admin_required', 'Only a tenant administrator can do this.');
 
 /**
  * THE slug use case: locks the tenant's slug, once and forever. The same slug again is an
@@ -45,7 +46,7 @@ export const lockTenantSlug = async (params: {
   const opening = params.caller ? newAccountOpening(tenant) : undefined;
   if (!opening && params.caller && params.caller.role !== 'administrator') throw adminRequired();
   const problem = slugProblem(slug);
-  if (problem) throw new Refusal(400, problem.code, problem.message, { field: 'slug' });
+  if (problem) throw new Refusal('invalid', problem.code, problem.message, { field: 'slug' });
   if (opening && params.caller) return startReturningAccount({ ...params, caller: params.caller, opening });
   const intent = slugLockIntent(tenant.slug, slug);
   if (intent === 'already_locked_same') return answer(slug);
@@ -74,13 +75,13 @@ const startReturningAccount = async (params: {
 }) => {
   const { tenant, slug, now, caller, opening } = params;
   if (!opening.possible)
-    throw new Refusal(409, 'new_account_not_yet', newAccountText(tenant, opening), {
+    throw new Refusal('conflict', 'new_account_not_yet', newAccountText(tenant, opening), {
       extra: { newAccountFrom: opening.from },
     });
   const holder = await tenantIdOfSlug(slug);
   if (holder === tenant.tenantId)
     throw new Refusal(
-      409,
+      'conflict',
       'slug_taken',
       `The slug "${slug}" stays with your former account for good; choose another for the new one.`,
     );
@@ -91,7 +92,7 @@ const startReturningAccount = async (params: {
     const current = await getTenant(user.tenantId);
     if (current?.slug === slug) return answer(slug, { newAccount: true });
     throw new Refusal(
-      409,
+      'conflict',
       'new_account_exists',
       `You already started a new account${current?.slug ? ` with the slug "${current.slug}"` : ''}: sign in again to use it.`,
     );

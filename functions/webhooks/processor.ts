@@ -1,4 +1,4 @@
-import { HttpError } from '#http/errors.ts';
+import { Refusal } from '#core/refusal.ts';
 import { httpHandler } from '#http/handler.ts';
 import { crashPoint } from '#ports/crash-point.ts';
 import { logger } from '#ports/logger.ts';
@@ -13,8 +13,8 @@ import { nudgeSweep } from '../reconciler/nudge.ts';
 export const MAX_WEBHOOK_BYTES = 512 * 1024;
 
 const notAnEvent = (what: string) =>
-  new HttpError(
-    400,
+  new Refusal(
+    'invalid',
     'invalid_payload',
     `${what}: send a processor event, a JSON object with "id", "type" and "data.object".`,
   );
@@ -29,7 +29,7 @@ export const handler = httpHandler(
     const signature = headers['stripe-signature'];
     if (!signature) {
       recordWebhook('signature_failure');
-      throw new HttpError(400, 'missing_signature', 'The Stripe-Signature header is required.');
+      throw new Refusal('invalid', 'missing_signature', 'The Stripe-Signature header is required.');
     }
     let event: unknown;
     try {
@@ -44,8 +44,8 @@ export const handler = httpHandler(
       }
       logger.warn('processor webhook refused', { reason: (error as Error).message });
       recordWebhook('signature_failure');
-      throw new HttpError(
-        400,
+      throw new Refusal(
+        'invalid',
         'invalid_signature',
         'The signature does not match the payload, or it is too old.',
       );

@@ -1,7 +1,7 @@
 /**
  * The refusals the code can answer, with their status and words: the adapter the OpenAPI
  * generator (lib/openapi/generate.ts) reads them through. Until the code has one refusal catalog,
- * it reads them from the code itself: every `new Refusal(status, 'code', words)` (or `HttpError`)
+ * it reads them from the code itself: every `new Refusal(status, 'code', words)` (or `Refusal`)
  * under functions/, the tables such a call reads its words from (`TABLE[code]`), the
  * `{ code: [status, words] }` tables, and `{ code, message }` results that a refusal is built
  * from. When the catalog lands, this module returns the catalog's entries instead; nothing else
@@ -11,6 +11,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { MONEY_BACK_REFUSALS, moneyBackRefusalMessage } from '#core/money-back.ts';
+import { STATUS_OF_KIND } from '#http/refusal-status.ts';
+import { Refusal } from '../../functions/core/refusal.ts';
 import { REPO_ROOT } from '../constants.ts';
 
 export interface RefusalEntry {
@@ -44,6 +46,12 @@ const wordsOf = (node: ts.Expression | undefined): string | undefined => {
 const propertyName = (name: ts.PropertyName): string | undefined =>
   ts.isIdentifier(name) || ts.isStringLiteral(name) ? name.text : undefined;
 
+/** The status a refusal's kind (a string literal naming one) is answered with. */
+const statusFrom = (node: ts.Expression | undefined): number | undefined =>
+  node && ts.isStringLiteral(node) && node.text in STATUS_OF_KIND
+    ? STATUS_OF_KIND[node.text as keyof typeof STATUS_OF_KIND]
+    : undefined;
+
 let cached: Map<string, RefusalEntry> | undefined;
 
 /** Every refusal code the code answers, by code. */
@@ -57,7 +65,7 @@ export const refusalCatalog = (): Map<string, RefusalEntry> => {
     if (words !== undefined && !entry.words.includes(words)) entry.words.push(words);
     found.set(code, entry);
   };
-  // Object literal tables by name, for `new Refusal(status, code, TABLE[code])`.
+  // Object literal tables by name, for `new Refusal(kind, code, TABLE[code])`.
   const tables = new Map<string, ts.ObjectLiteralExpression>();
   const tableReads: { table: string; status: number }[] = [];
   for (const file of sourceFiles(path.join(REPO_ROOT, 'functions'))) {
@@ -75,7 +83,7 @@ export const refusalCatalog = (): Map<string, RefusalEntry> => {
           ts.isAsExpression(node.initializer) ? node.initializer.expression : node.initializer
         ) as ts.ObjectLiteralExpression;
         tables.set(node.name.text, literal);
-        // `{ code: [status, words] }`
+        // `{ code: [kind, words] }`
         for (const property of literal.properties) {
           if (!ts.isPropertyAssignment(property)) continue;
           const name = propertyName(property.name);
@@ -84,9 +92,9 @@ export const refusalCatalog = (): Map<string, RefusalEntry> => {
             name &&
             ts.isArrayLiteralExpression(value) &&
             value.elements.length === 2 &&
-            ts.isNumericLiteral(value.elements[0] as ts.Expression)
+            statusFrom(value.elements[0]) !== undefined
           )
-            add(name, Number((value.elements[0] as ts.NumericLiteral).text), wordsOf(value.elements[1]));
+            add(name, statusFrom(value.elements[0]), wordsOf(value.elements[1]));
         }
       }
       // `{ code: 'x', message: '…' }`: a refusal's parts handed to one that builds it.
@@ -106,10 +114,10 @@ export const refusalCatalog = (): Map<string, RefusalEntry> => {
       if (
         ts.isNewExpression(node) &&
         ts.isIdentifier(node.expression) &&
-        (node.expression.text === 'Refusal' || node.expression.text === 'HttpError')
+        node.expression.text === 'Refusal'
       ) {
-        const [status, code, text] = node.arguments ?? [];
-        const statusValue = status && ts.isNumericLiteral(status) ? Number(status.text) : undefined;
+        const [kind, code, text] = node.arguments ?? [];
+        const statusValue = statusFrom(kind);
         if (code && ts.isStringLiteral(code)) add(code.text, statusValue, wordsOf(text));
         else if (
           code &&
@@ -145,8 +153,8 @@ export const refusalCatalog = (): Map<string, RefusalEntry> => {
   // The money-back refusals: a status and words per code, from the rule's own table.
   const facts = { requestedAt: '…', windowUntil: '…' };
   for (const code of MONEY_BACK_REFUSALS) {
-    const { status, message } = moneyBackRefusalMessage(code, facts);
-    add(code, status, message);
+    const { kind, message } = moneyBackRefusalMessage(code, facts);
+    add(code, STATUS_OF_KIND[kind], message);
   }
   cached = found;
   return found;

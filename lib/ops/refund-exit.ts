@@ -21,7 +21,7 @@ export const refundFailure = (error: unknown): { exitCode: number; line: string 
   const fault = tableFaultOf(error);
   const refusal = error instanceof Refusal ? error : fault ? tryAgain(fault) : undefined;
   if (!refusal) return undefined;
-  const later = TRY_AGAIN_CODES.has(refusal.code) || refusal.status === 429;
+  const later = TRY_AGAIN_CODES.has(refusal.code) || refusal.kind === 'unavailable';
   return later
     ? {
         exitCode: REFUND_EXIT.tryAgain,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { statusOf as httpStatusOf } from '#http/refusal-status.ts';
 import { clock, installClock } from '#ports/clock.ts';
 import { getTenant } from '#store/tenants.ts';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
@@ -178,7 +179,7 @@ describe('whether the money-back refund can be asked for', () => {
       [{ method: 'POST', path: '/v1/refunds', kind: 'unavailable', times: 10 }],
       () => refusalOf(adminRequest(tenant, requestedAt)),
     );
-    expect(crashed.status).toBe(502);
+    expect(httpStatusOf(crashed)).toBe(502);
     expect((await stored(tenant.tenantId)).moneyBack).toMatchObject({
       requestedAt: requestedAt.toISOString(),
     });

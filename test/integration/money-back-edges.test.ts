@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { Refusal } from '#core/refusal.ts';
+import { statusOf as httpStatusOf } from '#http/refusal-status.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { grantMoneyBack } from '../../functions/billing/money-back.ts';
@@ -233,7 +234,7 @@ describe('a grant continued after a crash', () => {
     } finally {
       emulator.faults.length = 0;
     }
-    expect(crashed.status).toBe(502);
+    expect(httpStatusOf(crashed)).toBe(502);
 
     // Day 20, outside the window: the grant under way is still judged on day 13.
     api.clock.advance(7 * DAY_S);
@@ -261,7 +262,7 @@ describe('a grant continued after a crash, asked again', () => {
     const requestedAt = api.clock.now();
     emulator.faults.push({ method: 'POST', path: '/v1/refunds', kind: 'unavailable', times: 10 });
     try {
-      expect((await refusalOf(adminRequest(tenant, requestedAt))).status).toBe(502);
+      expect(httpStatusOf(await refusalOf(adminRequest(tenant, requestedAt)))).toBe(502);
     } finally {
       emulator.faults.length = 0;
     }

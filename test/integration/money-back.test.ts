@@ -3,6 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { Refusal } from '#core/refusal.ts';
+import { statusOf as httpStatusOf } from '#http/refusal-status.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
@@ -196,7 +197,7 @@ describe('a money-back refund granted in the window', () => {
     const refundsBefore = refundPosts(customer).length;
     const again = await refusalOf({ slug: tenant.slug, email: adminEmail(tenant), now: api.clock.now() });
     expect(again.code).toBe('already_used');
-    expect(again.status).toBe(409);
+    expect(httpStatusOf(again)).toBe(409);
     expect(again.message).toContain(now.toISOString());
     expect(refundPosts(customer)).toHaveLength(refundsBefore);
   });
@@ -235,7 +236,7 @@ describe('refusals say why and change nothing', () => {
     const now = api.clock.now();
     const wrong = await refusalOf({ slug: tenant.slug, email: 'someone@else.test', now });
     expect(wrong.code).toBe('email_mismatch');
-    expect(wrong.status).toBe(403);
+    expect(httpStatusOf(wrong)).toBe(403);
     expect((await tenantItem(tenant.tenantId))?.moneyBack).toBeUndefined();
     expect(subscriptionOf(tenant.tenantId).status).toBe('active');
 
@@ -271,7 +272,7 @@ describe('refusals say why and change nothing', () => {
       now: api.clock.now(),
     });
     expect(future.code).toBe('requested_in_future');
-    expect(future.status).toBe(400);
+    expect(httpStatusOf(future)).toBe(400);
     expect(subscriptionOf(paying.tenantId).status).toBe('active');
   });
 
@@ -321,7 +322,7 @@ describe('a crash between two refunds', () => {
     } finally {
       emulator.route = original;
     }
-    expect(crashed.status).toBe(502);
+    expect(httpStatusOf(crashed)).toBe(502);
     expect(crashed.message).toContain('Run the same request again');
     expect(
       Object.values(emulator.state.refunds).filter((r) => charges.some((p) => p.id === r.paymentIntent)),

@@ -49,31 +49,31 @@ describe('a leaving tenant', () => {
 });
 
 describe('a refusal', () => {
-  it('carries its status, code, message, field and extra fields', () => {
-    const refusal = new Refusal(422, 'bad_plan', 'Name a Plan.', {
+  it('carries its kind, code, message, field and extra fields', () => {
+    const refusal = new Refusal('invalid', 'bad_plan', 'Name a Plan.', {
       field: 'plan',
       extra: { availablePlans: [] },
     });
     expect(refusal).toBeInstanceOf(Error);
     expect(refusal).toMatchObject({
       name: 'Refusal',
-      status: 422,
+      kind: 'invalid',
       code: 'bad_plan',
       message: 'Name a Plan.',
       field: 'plan',
       extra: { availablePlans: [] },
     });
-    expect(new Refusal(409, 'x', 'y')).toMatchObject({ field: undefined, extra: {} });
+    expect(new Refusal('conflict', 'x', 'y')).toMatchObject({ field: undefined, extra: {} });
   });
 
   it('of an Idempotency-Key: reused with another body, or still in progress', () => {
     expect(idempotencyKeyReused()).toMatchObject({
-      status: 409,
+      kind: 'conflict',
       code: 'idempotency_key_reused',
       message: 'This Idempotency-Key was used with another request body: use a new key for a new request.',
     });
     expect(requestInProgress()).toMatchObject({
-      status: 409,
+      kind: 'conflict',
       code: 'request_in_progress',
       message: 'This request is being handled: repeat it in a few seconds.',
     });

@@ -1,10 +1,10 @@
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
-import { HttpError } from '#http/errors.ts';
 import { type ApiEvent, httpHandler, MAX_BODY_BYTES } from '#http/handler.ts';
 import type { AuthorizerContext } from '#http/principal.ts';
 import { logger } from '#ports/logger.ts';
+import { Refusal } from '../../functions/core/refusal.ts';
 
 const administrator: AuthorizerContext = {
   authenticated: true,
@@ -255,7 +255,9 @@ describe('HTTP conventions', () => {
 
   it('a refusal that says when to retry (retryAfterSeconds) also sends Retry-After; others send none', async () => {
     const busy = httpHandler({ auth: 'none' }, async () => {
-      throw new HttpError(503, 'subscription_busy', 'Try again.', { extra: { retryAfterSeconds: 2.2 } });
+      throw new Refusal('unavailable', 'subscription_busy', 'Try again.', {
+        extra: { retryAfterSeconds: 2.2 },
+      });
     });
     const result = await busy(event(), context);
     expect(result.statusCode).toBe(503);
@@ -265,7 +267,7 @@ describe('HTTP conventions', () => {
       retryAfterSeconds: 2.2,
     });
     const refused = httpHandler({ auth: 'none' }, async () => {
-      throw new HttpError(409, 'stack_cap_reached', 'No more.', { extra: { stackCap: 5 } });
+      throw new Refusal('conflict', 'stack_cap_reached', 'No more.', { extra: { stackCap: 5 } });
     });
     expect((await refused(event(), context)).headers).not.toHaveProperty('retry-after');
   });

@@ -29,7 +29,7 @@ describe('a scheduled cancellation', () => {
 
   it('its refusal names it, says what stays possible, and when the Stacks go', () => {
     const refusal = cancellationScheduledRefusal(swept, 'no Stack can be added');
-    expect([refusal.status, refusal.code]).toEqual([409, 'cancellation_scheduled']);
+    expect([refusal.kind, refusal.code]).toEqual(['conflict', 'cancellation_scheduled']);
     expect(refusal.message).toContain('no Stack can be added');
     expect(refusal.message).toContain('export');
     expect(refusal.extra).toEqual({ teardownAt: swept.teardownAt });

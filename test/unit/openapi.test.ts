@@ -23,7 +23,7 @@ describe('the OpenAPI document is made from the code', () => {
   }, 120_000);
 
   it("documents the error body as errors.ts builds it (its valibot schema, the document's Error)", () => {
-    const refusal = new Refusal(409, 'stack_cap_reached', 'Too many (GET /v1/stacks).', {
+    const refusal = new Refusal('conflict', 'stack_cap_reached', 'Too many (GET /v1/stacks).', {
       field: 'plan',
       extra: { stackCap: 5 },
     });

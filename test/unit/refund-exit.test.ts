@@ -7,10 +7,10 @@ import { REFUND_EXIT, refundFailure } from '../../lib/ops/refund-exit.ts';
 describe('the exit code of a refund that did not happen', () => {
   it('"try again": the processor did not answer, the table was busy, an outcome still unknown', () => {
     const later = [
-      new Refusal(502, 'processor_unavailable', 'The payment processor did not answer.'),
-      new Refusal(503, 'temporarily_busy', 'Busy.'),
-      new Refusal(503, 'processor_outcome_unknown', 'Not known yet.'),
-      new Refusal(429, 'rate_limited', 'Too many.'),
+      new Refusal('upstream_failed', 'processor_unavailable', 'The payment processor did not answer.'),
+      new Refusal('unavailable', 'temporarily_busy', 'Busy.'),
+      new Refusal('unavailable', 'processor_outcome_unknown', 'Not known yet.'),
+      new Refusal('unavailable', 'rate_limited', 'Too many.'),
       // A table fault that reached the command unanswered.
       Object.assign(new Error('cancelled'), {
         name: 'TransactionCanceledException',
@@ -28,10 +28,10 @@ describe('the exit code of a refund that did not happen', () => {
 
   it('"no": the tenant does not qualify, the address is not its own, the processor refused', () => {
     for (const refusal of [
-      new Refusal(409, 'money_back_window_closed', 'Too late.'),
-      new Refusal(404, 'tenant_not_found', 'No tenant.'),
-      new Refusal(403, 'email_mismatch', 'Not theirs.'),
-      new Refusal(502, 'processor_error', 'The processor refused the request.'),
+      new Refusal('conflict', 'money_back_window_closed', 'Too late.'),
+      new Refusal('not_found', 'tenant_not_found', 'No tenant.'),
+      new Refusal('forbidden', 'email_mismatch', 'Not theirs.'),
+      new Refusal('upstream_failed', 'processor_error', 'The processor refused the request.'),
     ]) {
       const failed = refundFailure(refusal);
       expect(failed, refusal.code).toEqual({

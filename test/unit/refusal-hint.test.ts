@@ -30,7 +30,7 @@ describe('a refusal’s words for a person, its API calls for developers', () =>
 
   it('the error body carries apiHint beside the message, only when there is one', () => {
     const hinted = errorBody(
-      new Refusal(409, 'no_customer', 'Complete a checkout first (POST /v1/billing/checkout).'),
+      new Refusal('conflict', 'no_customer', 'Complete a checkout first (POST /v1/billing/checkout).'),
       'r1',
     );
     expect(hinted.error).toEqual({
@@ -39,7 +39,7 @@ describe('a refusal’s words for a person, its API calls for developers', () =>
       apiHint: 'POST /v1/billing/checkout',
       requestId: 'r1',
     });
-    expect(errorBody(new Refusal(400, 'invalid_field', 'Say it.'), 'r2').error).toEqual({
+    expect(errorBody(new Refusal('invalid', 'invalid_field', 'Say it.'), 'r2').error).toEqual({
       code: 'invalid_field',
       message: 'Say it.',
       requestId: 'r2',

@@ -50,7 +50,7 @@ describe('tryAgain', () => {
   it('is a 503 temporarily_busy in our words, with the wait of its fault', () => {
     for (const fault of ['table_transaction_conflict', 'table_throttled'] as const) {
       const refusal = tryAgain(fault);
-      expect(refusal).toMatchObject({ status: 503, code: 'temporarily_busy' });
+      expect(refusal).toMatchObject({ kind: 'unavailable', code: 'temporarily_busy' });
       expect(refusal.extra).toEqual({ retryAfterSeconds: RETRY_AFTER_SECONDS[fault] });
       expect(refusal.message).toContain('was not saved');
       expect(refusal.message).not.toMatch(/dynamo|transaction|exception/i);

@@ -27,14 +27,14 @@ export const processorRefusal = (error: ProcessorError, then?: string): Refusal 
   // Each code written out whole, so that the refusal list of the OpenAPI document finds it.
   error.kind === 'unavailable'
     ? new Refusal(
-        502,
+        'upstream_failed',
         'processor_unavailable',
         then === undefined
           ? 'The payment processor did not answer; nothing was charged. Try again in a moment.'
           : `The payment processor did not answer (${error.message}). ${then}`,
       )
     : new Refusal(
-        502,
+        'upstream_failed',
         'processor_error',
         then === undefined
           ? 'The payment processor refused the request; nothing was charged. Contact support if this persists.'
@@ -57,7 +57,7 @@ export const viaProcessor = async <T>(operation: () => Promise<T>, then?: string
  */
 export const outcomeUnknown = (keyed: boolean): Refusal =>
   new Refusal(
-    503,
+    'unavailable',
     'processor_outcome_unknown',
     keyed
       ? 'The payment processor did not answer, and whether it charged the added Stack is not known yet; no Stack was created. Retry with the same Idempotency-Key: the retry creates the Stack if it was charged, and adds it (charged once) if it was not.'

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
+import { Refusal } from '../../../functions/core/refusal.ts';
 import { hashSessionToken, newSessionToken } from '../../../functions/core/session-token.ts';
-import { HttpError } from '../../../functions/http/errors.ts';
 import { httpHandler } from '../../../functions/http/handler.ts';
 import { sessionCookie } from '../../../functions/http/session-token.ts';
 import { createSession } from '../../../functions/store/sessions.ts';
@@ -35,8 +35,8 @@ export const accountRoutes: AdapterRoute[] = [
       async ({ body, principal, now }) => {
         const added = await addMember(principal.tenantId, localIdentity(body.login), now);
         if (!added)
-          throw new HttpError(
-            409,
+          throw new Refusal(
+            'conflict',
             'login_taken',
             `"${body.login}" already belongs to a user; choose another login.`,
           );

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { HttpError } from '../../../functions/http/errors.ts';
+import { Refusal } from '../../../functions/core/refusal.ts';
 import { httpHandler } from '../../../functions/http/handler.ts';
 import {
   ArmError,
@@ -74,7 +74,7 @@ export const faultRoutes = (board: FaultBoard): AdapterRoute[] => [
         return { status: 201, body: armed };
       } catch (error) {
         if (error instanceof ArmError)
-          throw new HttpError(400, 'invalid_field', `Field ${error.message}`, { field: error.field });
+          throw new Refusal('invalid', 'invalid_field', `Field ${error.message}`, { field: error.field });
         throw error;
       }
     }),
@@ -96,8 +96,8 @@ export const faultRoutes = (board: FaultBoard): AdapterRoute[] => [
       refuseUnknownQuery(query, ['dependency']);
       const dependency = query.dependency;
       if (dependency !== undefined && !(DEPENDENCIES as string[]).includes(dependency))
-        throw new HttpError(
-          400,
+        throw new Refusal(
+          'invalid',
           'invalid_field',
           `Query parameter "dependency" must be one of ${DEPENDENCIES.join(', ')}.`,
           { field: 'dependency' },

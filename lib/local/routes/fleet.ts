@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { HttpError } from '../../../functions/http/errors.ts';
+import { Refusal } from '../../../functions/core/refusal.ts';
 import { httpHandler } from '../../../functions/http/handler.ts';
 import {
   type ControlPlaneAnswer,
@@ -98,8 +98,8 @@ const faultTarget = (named: {
   if (named.dispatcherId !== undefined && named.stack === undefined)
     return { dispatcherId: named.dispatcherId };
   if (named.stack !== undefined && named.dispatcherId === undefined) return { stack: named.stack };
-  throw new HttpError(
-    400,
+  throw new Refusal(
+    'invalid',
     'invalid_body',
     `Name the Dispatcher with exactly one of "dispatcherId" (such as dsp-1; GET /_local/fleet lists them) and "stack" (the Stack's name, such as s2.acme.stacks.local)${named.dispatcherId !== undefined ? ': remove one of them' : ''}.`,
     { field: named.dispatcherId !== undefined ? 'stack' : 'dispatcherId' },
@@ -111,8 +111,8 @@ export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
   const dispatcherOf = (id: string | undefined) => {
     const dispatcher = id && DISPATCHER_ID.test(id) ? fleet.get(id) : undefined;
     if (!dispatcher)
-      throw new HttpError(
-        404,
+      throw new Refusal(
+        'not_found',
         'dispatcher_not_found',
         `No simulated Dispatcher "${id ?? ''}": GET /_local/fleet lists them.`,
       );
@@ -122,8 +122,8 @@ export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
   /** The control plane's answer to a Dispatcher's request, relayed with its own status. */
   const relayed = (answer: ControlPlaneAnswer | undefined, id: string): ControlPlaneAnswer => {
     if (!answer)
-      throw new HttpError(
-        404,
+      throw new Refusal(
+        'not_found',
         'dispatcher_not_found',
         `No simulated Dispatcher "${id}": GET /_local/fleet lists them.`,
       );
@@ -134,8 +134,8 @@ export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
     if ('dispatcherId' in target) return dispatcherOf(target.dispatcherId);
     const dispatcher = fleet.find(target.stack);
     if (!dispatcher || dispatcher.stackName !== target.stack)
-      throw new HttpError(
-        404,
+      throw new Refusal(
+        'not_found',
         'dispatcher_not_found',
         `No simulated Dispatcher runs the Stack "${target.stack}": start one with POST /_local/fleet/dispatchers; GET /_local/fleet lists them.`,
         { field: 'stack' },
@@ -178,7 +178,7 @@ export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
               }),
             };
           } catch (error) {
-            throw new HttpError(409, 'dispatcher_not_started', (error as Error).message);
+            throw new Refusal('conflict', 'dispatcher_not_started', (error as Error).message);
           }
         },
       ),
@@ -223,8 +223,8 @@ export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
       auth: 'none',
       handler: httpHandler({ auth: 'none', body: ValidationAnswerBody }, async ({ body, pathParameters }) => {
         if (body.outcome === 'valid' && body.reason !== undefined)
-          throw new HttpError(
-            400,
+          throw new Refusal(
+            'invalid',
             'invalid_field',
             'Field "reason" is for an "invalid" answer only: remove it.',
             {
@@ -303,8 +303,8 @@ export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
             (f) => body[f] !== undefined,
           );
           if (extra)
-            throw new HttpError(
-              400,
+            throw new Refusal(
+              'invalid',
               'invalid_body',
               `Send either "fault" (a standing fault of the whole Dispatcher) or "step" and "kind" (a fault of one Plan Change step), not both: remove "${extra}".`,
               { field: extra },
@@ -315,20 +315,30 @@ export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
         }
         const { step, kind } = body;
         if (step === undefined || kind === undefined)
-          throw new HttpError(
-            400,
+          throw new Refusal(
+            'invalid',
             'invalid_field',
             `Field "${step === undefined ? 'step' : 'kind'}" is required: a step fault names its "step" (${FAULT_STEPS.join(', ')}) and its "kind" (${STEP_FAULT_KINDS.join(', ')}); or send "fault" (${[...FLEET_FAULTS, 'none'].join(', ')}).`,
             { field: step === undefined ? 'step' : 'kind' },
           );
         if (kind === 'fail' && body.polls !== undefined)
-          throw new HttpError(400, 'invalid_field', 'Field "polls" is for a "delay" fault only: remove it.', {
-            field: 'polls',
-          });
+          throw new Refusal(
+            'invalid',
+            'invalid_field',
+            'Field "polls" is for a "delay" fault only: remove it.',
+            {
+              field: 'polls',
+            },
+          );
         if (kind === 'delay' && body.reason !== undefined)
-          throw new HttpError(400, 'invalid_field', 'Field "reason" is for a "fail" fault only: remove it.', {
-            field: 'reason',
-          });
+          throw new Refusal(
+            'invalid',
+            'invalid_field',
+            'Field "reason" is for a "fail" fault only: remove it.',
+            {
+              field: 'reason',
+            },
+          );
         const stepFault: StepFault = {
           step,
           kind,

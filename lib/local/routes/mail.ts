@@ -1,4 +1,4 @@
-import { HttpError } from '../../../functions/http/errors.ts';
+import { Refusal } from '../../../functions/core/refusal.ts';
 import { httpHandler } from '../../../functions/http/handler.ts';
 import type { AdapterRoute } from '../http-adapter.ts';
 import type { MailArchive } from '../mail.ts';
@@ -14,8 +14,8 @@ export const mailRoute = (mail: MailArchive): AdapterRoute => ({
   handler: httpHandler({ auth: 'none' }, async ({ query }) => {
     refuseUnknownQuery(query, ['to']);
     if (query.to !== undefined && !EMAIL_ADDRESS.test(query.to))
-      throw new HttpError(
-        400,
+      throw new Refusal(
+        'invalid',
         'invalid_field',
         'Query parameter "to" is invalid: expected one email address, such as alice@users.code-host.test.',
         { field: 'to' },

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { HttpError } from '../../../functions/http/errors.ts';
+import { Refusal } from '../../../functions/core/refusal.ts';
 import { httpHandler } from '../../../functions/http/handler.ts';
 import type { AdapterRoute } from '../http-adapter.ts';
 import { type ProcessorEmulator, StripeApiError } from '../processor/emulator.ts';
@@ -27,15 +27,15 @@ export const payRoute = (emulator: ProcessorEmulator): AdapterRoute => ({
     async ({ body, pathParameters }) => {
       const sessionId = pathParameters.sessionId ?? '';
       if (!SESSION_ID.test(sessionId))
-        throw new HttpError(
-          400,
+        throw new Refusal(
+          'invalid',
           'invalid_field',
           'Path parameter "sessionId" is invalid: expected a Checkout Session id (cs_...), the last part of the checkout url.',
           { field: 'sessionId' },
         );
       if (cardBehavior(body.card) === 'invalid')
-        throw new HttpError(
-          400,
+        throw new Refusal(
+          'invalid',
           'invalid_field',
           'Field "card" is invalid: expected a valid card number (it fails the Luhn check); test cards: 4242 4242 4242 4242, 4000 0000 0000 0002, 4000 0000 0000 0341.',
           { field: 'card' },
@@ -47,14 +47,14 @@ export const payRoute = (emulator: ProcessorEmulator): AdapterRoute => ({
       } catch (error) {
         if (!(error instanceof StripeApiError)) throw error;
         if (error.code === 'resource_missing')
-          throw new HttpError(
-            404,
+          throw new Refusal(
+            'not_found',
             'checkout_session_not_found',
             `No Checkout Session "${sessionId}": use the url POST /v1/billing/checkout answered.`,
             { field: 'sessionId' },
           );
-        throw new HttpError(
-          409,
+        throw new Refusal(
+          'conflict',
           'checkout_session_inactive',
           'This Checkout Session is no longer open (paid already, or expired): start a new one with POST /v1/billing/checkout.',
         );
@@ -64,7 +64,7 @@ export const payRoute = (emulator: ProcessorEmulator): AdapterRoute => ({
         await emulator.flushWebhooks();
       }
       if (!result.ok)
-        throw new HttpError(402, 'card_declined', `${result.message} Pay with another card.`, {
+        throw new Refusal('payment_required', 'card_declined', `${result.message} Pay with another card.`, {
           field: 'card',
         });
       return { status: 200, body: { paid: true } };

@@ -1,4 +1,4 @@
-import { HttpError } from '../../../functions/http/errors.ts';
+import { Refusal } from '../../../functions/core/refusal.ts';
 
 /** Refuses a query parameter the route does not know (400 `unknown_field`), naming the first one. */
 export const refuseUnknownQuery = (
@@ -7,7 +7,7 @@ export const refuseUnknownQuery = (
 ): void => {
   const unknown = Object.keys(query).find((name) => !known.includes(name));
   if (unknown)
-    throw new HttpError(400, 'unknown_field', `Unknown query parameter "${unknown}": remove it.`, {
+    throw new Refusal('invalid', 'unknown_field', `Unknown query parameter "${unknown}": remove it.`, {
       field: unknown,
     });
 };
