@@ -1,4 +1,5 @@
-import { Refusal, tryAgain } from '#core/refusal.ts';
+import { Refusal } from '#core/refusal.ts';
+import { tryAgain } from '#core/refusals/common.ts';
 import { hashSessionToken, newSessionToken } from '#core/session-token.ts';
 import { isOAuthStateFresh } from '#core/sign-in.ts';
 import { CodeHostError, exchangeCode, fetchAccount } from '#ports/code-host.ts';

@@ -1,5 +1,6 @@
 import { ROUTED_ACTIVITIES } from '#core/credentials.ts';
-import { projectNotFound, Refusal } from '#core/refusal.ts';
+import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { getProject, setCredentialRoutes } from '#store/projects.ts';
 import type { Tenant } from '#store/tenants.ts';
 import { requireStack } from '../stacks/views.ts';
@@ -23,7 +24,7 @@ export const setProjectCredentialRoutes = async (params: {
   const { tenant } = params;
   const stack = await requireStack(tenant.tenantId, params.stackId);
   const project = await getProject(tenant.tenantId, stack.stackId, params.projectId);
-  if (!project) throw projectNotFound(stack.stackId, params.projectId);
+  if (!project) throw refuse('project_not_found', { stackId: stack.stackId, projectId: params.projectId });
   for (const activity of ROUTED_ACTIVITIES) {
     const route = params.routes[activity];
     if (!route) continue;
@@ -62,6 +63,6 @@ export const setProjectCredentialRoutes = async (params: {
     }),
   );
   if (!(await setCredentialRoutes(tenant.tenantId, stack.stackId, project.projectId, routes)))
-    throw projectNotFound(stack.stackId, project.projectId);
+    throw refuse('project_not_found', { stackId: stack.stackId, projectId: project.projectId });
   return { projectId: project.projectId, stackId: stack.stackId, credentialRoutes: routes };
 };

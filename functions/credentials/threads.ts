@@ -7,7 +7,8 @@ import {
   type Unusable,
   unusableReason,
 } from '#core/credentials.ts';
-import { projectNotFound, Refusal } from '#core/refusal.ts';
+import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { PROVIDER_CATALOG } from '#ports/config.ts';
 import {
   bindThread,
@@ -134,7 +135,7 @@ export const createThread = async (
     return resumeThread(tenantId, existing, { activity: params.activity, projectId: params.projectId });
 
   const project = await getProject(tenantId, stackId, params.projectId);
-  if (!project) throw projectNotFound(stackId, params.projectId);
+  if (!project) throw refuse('project_not_found', { stackId, projectId: params.projectId });
   const route = project.credentialRoutes[params.activity];
   if (!route)
     throw new Refusal(

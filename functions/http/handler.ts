@@ -1,7 +1,8 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
-import { Refusal, tryAgain } from '#core/refusal.ts';
+import { Refusal } from '#core/refusal.ts';
+import { tryAgain } from '#core/refusals/common.ts';
 import { requestLineKept, sampleRateOf } from '#core/request-log.ts';
 import type { Role } from '#core/sessions.ts';
 import { clock } from '#ports/clock.ts';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { projectNotFound, Refusal } from '#core/refusal.ts';
+import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { listProjects, type Project, registerProject, removeProject } from '#store/projects.ts';
 import { requireStack } from './views.ts';
 
@@ -81,5 +82,5 @@ export const deleteProject = async (params: { tenantId: string; stackId: string;
     (p) => p.projectId === params.projectId,
   );
   if (!project || !(await removeProject(params.tenantId, project)))
-    throw projectNotFound(params.stackId, params.projectId);
+    throw refuse('project_not_found', { stackId: params.stackId, projectId: params.projectId });
 };

@@ -13,7 +13,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { RetryableFault } from '#core/refusal.ts';
+import type { RetryableFault } from '#core/refusals/common.ts';
 import { config } from '#ports/config.ts';
 import { recordDependencyFault } from '#ports/metrics.ts';
 import { traced } from '#ports/tracer.ts';

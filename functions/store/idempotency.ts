@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { claimVerdict, inProgressUntil } from '#core/idempotency.ts';
-import { idempotencyKeyReused, requestInProgress } from '#core/refusal.ts';
+import { idempotencyKeyReused, requestInProgress } from '#core/refusals/common.ts';
 import { API_FUNCTION_TIMEOUT_SECONDS } from '#ports/config.ts';
 import { crashPoint } from '#ports/crash-point.ts';
 import { recordCrashLeftover } from '#ports/metrics.ts';

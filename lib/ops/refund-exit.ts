@@ -1,4 +1,5 @@
-import { Refusal, tryAgain } from '../../functions/core/refusal.ts';
+import { Refusal } from '../../functions/core/refusal.ts';
+import { tryAgain } from '../../functions/core/refusals/common.ts';
 import { tableFaultOf } from '../../functions/store/client.ts';
 
 /**

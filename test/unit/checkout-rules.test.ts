@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { CHECKOUT_LIFETIME_SECONDS, checkoutExpiry, mayStartFirstCheckout } from '#core/checkout.ts';
 import { escapeHtml } from '#core/html.ts';
 import { leavingRefusal } from '#core/leaving.ts';
-import { idempotencyKeyReused, Refusal, requestInProgress } from '#core/refusal.ts';
+import { Refusal } from '#core/refusal.ts';
+import { idempotencyKeyReused, requestInProgress } from '#core/refusals/common.ts';
 import { expectRefusal } from '../support/refusals.ts';
 
 describe('the first checkout', () => {

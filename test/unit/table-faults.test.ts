@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RETRY_AFTER_SECONDS, tryAgain } from '#core/refusal.ts';
+import { RETRY_AFTER_SECONDS, tryAgain } from '#core/refusals/common.ts';
 import { tableFaultOf } from '#store/client.ts';
 
 /** The store's one reading of a DynamoDB error as a fault a retry clears, and the words it gets. */

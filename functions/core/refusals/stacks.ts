@@ -1,0 +1,14 @@
+import { catalog } from './catalog.ts';
+
+/** The refusals of Stacks, their Dispatcher and Projects: each code once, with its kind and its words. */
+export const stacksRefusals = catalog({
+  /**
+   * The Stack has no such Project (never registered, or removed, even meanwhile). One text wherever
+   * a Project is named (a Thread, its routes, its removal).
+   */
+  project_not_found: {
+    kind: 'not_found',
+    words: (facts: { stackId: string; projectId: string }) =>
+      `This Stack has no Project "${facts.projectId}": GET /v1/stacks/${facts.stackId}/projects lists them.`,
+  },
+});
