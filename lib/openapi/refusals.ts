@@ -11,8 +11,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { MONEY_BACK_REFUSALS, moneyBackRefusalMessage } from '#core/money-back.ts';
+import type { RefusalEntry as CatalogEntry } from '#core/refusals/catalog.ts';
+import { REFUSALS } from '#core/refusals/index.ts';
 import { STATUS_OF_KIND } from '#http/refusal-status.ts';
-import { Refusal } from '../../functions/core/refusal.ts';
 import { REPO_ROOT } from '../constants.ts';
 
 export interface RefusalEntry {
@@ -156,6 +157,16 @@ export const refusalCatalog = (): Map<string, RefusalEntry> => {
     const { kind, message } = moneyBackRefusalMessage(code, facts);
     add(code, STATUS_OF_KIND[kind], message);
   }
+  // The catalogs (functions/core/refusals/): each code's kind and words, a fact shown as `…`.
+  for (const [code, entry] of Object.entries(REFUSALS) as [string, CatalogEntry<unknown>][])
+    add(code, STATUS_OF_KIND[entry.kind], catalogWords(entry));
   cached = found;
   return found;
 };
+
+/** Any fact a catalog's words name, as the document shows it: `…`. */
+const ANY_FACTS = new Proxy({}, { get: () => '…' });
+
+/** A catalog entry's words, with `…` for each fact they name. */
+export const catalogWords = (entry: CatalogEntry<unknown>): string =>
+  typeof entry.words === 'string' ? entry.words : entry.words(ANY_FACTS);
