@@ -10,7 +10,10 @@ export class ApiError extends Error {
     super(body?.error?.message ?? body?.message ?? `The API answered ${status}.`);
     this.name = 'ApiError';
     this.status = status;
-    /** @type {string | undefined} */
+    // One of the API's refusal codes: the type is the list the OpenAPI document gives (made from
+    // the refusal catalogs, functions/core/refusals/), so a screen that tests for a code the API
+    // never answers fails `npm run typecheck`.
+    /** @type {import('../client/facts.ts').RefusalCode | undefined} */
     this.code = body?.error?.code;
     this.body = body;
   }
