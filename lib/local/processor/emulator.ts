@@ -55,6 +55,8 @@ export class ProcessorEmulator implements EmulatorContext {
   private readonly webhooks: WebhookQueue;
   private readonly http: HttpFront;
   private saveTimer: NodeJS.Timeout | undefined;
+  /** An event was emitted since the state was last written. */
+  private eventsUnsaved = false;
   /** What the last tick saw: the id sequence then, and the earliest time anything comes due after it. */
   private quiet: { sequence: number; until: number } | undefined;
 
@@ -77,8 +79,12 @@ export class ProcessorEmulator implements EmulatorContext {
         this.save();
       },
       // A kill right after a delivery must not leave our intake an event whose write (a payment,
-      // a subscription) the processor then forgets: the state goes to disk before each delivery.
-      () => this.saveBeforeAnswer(),
+      // a subscription) the processor then forgets: the state goes to disk before a delivery
+      // when an event was emitted since the last write (once for a burst: a renewal of many
+      // subscriptions writes once, not once per event, which on a large state took seconds).
+      () => {
+        if (this.eventsUnsaved) this.saveNow();
+      },
     );
     this.deliverPending();
     this.http = new HttpFront({
@@ -182,6 +188,7 @@ export class ProcessorEmulator implements EmulatorContext {
   private saveNow(): void {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
+    this.eventsUnsaved = false;
     if (!this.options.stateFile) return;
     mkdirSync(path.dirname(this.options.stateFile), { recursive: true });
     const partial = `${this.options.stateFile}.${process.pid}.tmp`;
@@ -205,6 +212,7 @@ export class ProcessorEmulator implements EmulatorContext {
       type,
     };
     this.state.events[id] = event;
+    this.eventsUnsaved = true;
     if (!this.webhooks.target) return;
     // Kept as pending until delivered (saved with the write that emitted it), so a kill before
     // the delivery does not lose it.
