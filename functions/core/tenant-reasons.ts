@@ -24,35 +24,23 @@ export interface TenantReason {
 /** The three parts as one text (what the record's `outcome` and the views show). */
 export const reasonText = (reason: TenantReason): string => `${reason.what} ${reason.billing} ${reason.next}`;
 
+/** A vocabulary's codes, in the order its table names them (the table is where a code is named). */
+const codesOf = <Code extends string>(table: Record<Code, TenantReason>) =>
+  Object.keys(table) as [Code, ...Code[]];
+
+/** A vocabulary's text lookup: the code's reason as one text. */
+const textOf =
+  <Code extends string>(table: Record<Code, TenantReason>) =>
+  (code: Code): string =>
+    reasonText(table[code]);
+
 // ---------------------------------------------------------------------------------------------
 // Plan Changes
-
-export const PLAN_CHANGE_REASONS = [
-  'completed',
-  'completed_not_billed',
-  'drain_timed_out',
-  'backup_failed',
-  'backup_timed_out',
-  'switch_failed',
-  'switch_timed_out',
-  'verify_failed',
-  'verify_timed_out',
-  'move_failed',
-  'no_capacity_expired',
-  'cancelled_by_administrator',
-  'cancelled',
-  'billing_not_active',
-  'billing_overdue',
-  'account_closing',
-  'stack_teardown',
-  'superseded',
-] as const;
-export type PlanChangeReason = (typeof PLAN_CHANGE_REASONS)[number];
 
 const UNCHANGED = 'The Stack stays on its previous Plan and billing is unchanged.';
 const AGAIN = 'You may confirm the change again; if it fails again, contact support with this change’s id.';
 
-export const PLAN_CHANGE_REASON_TEXT: Record<PlanChangeReason, TenantReason> = {
+export const PLAN_CHANGE_REASON_TEXT = {
   completed: {
     what: 'The Stack moved to the new Plan.',
     billing:
@@ -145,10 +133,11 @@ export const PLAN_CHANGE_REASON_TEXT: Record<PlanChangeReason, TenantReason> = {
     billing: 'This change moved nothing, and billing is unchanged by it.',
     next: 'Follow the newer change.',
   },
-};
+} satisfies Record<string, TenantReason>;
+export type PlanChangeReason = keyof typeof PLAN_CHANGE_REASON_TEXT;
+export const PLAN_CHANGE_REASONS = codesOf(PLAN_CHANGE_REASON_TEXT);
 
-export const planChangeReasonText = (code: PlanChangeReason): string =>
-  reasonText(PLAN_CHANGE_REASON_TEXT[code]);
+export const planChangeReasonText = textOf(PLAN_CHANGE_REASON_TEXT);
 
 /** The Dispatcher steps whose outcome it reports. */
 export type ReportedStep = 'backup' | 'switch' | 'verify';
@@ -187,18 +176,9 @@ export const planChangeReasonOf = (change: {
 // ---------------------------------------------------------------------------------------------
 // Export archives
 
-export const EXPORT_FAILURES = [
-  'build_failed',
-  'upload_incomplete',
-  'size_mismatch',
-  'build_timed_out',
-  'stack_torn_down',
-] as const;
-export type ExportFailure = (typeof EXPORT_FAILURES)[number];
-
 const DATA_UNCHANGED = 'The Stack and its data are unchanged, and nothing is billed for an export.';
 
-export const EXPORT_FAILURE_TEXT: Record<ExportFailure, TenantReason> = {
+export const EXPORT_FAILURE_TEXT = {
   build_failed: {
     what: 'The Stack could not build the archive.',
     billing: DATA_UNCHANGED,
@@ -224,27 +204,27 @@ export const EXPORT_FAILURE_TEXT: Record<ExportFailure, TenantReason> = {
     billing: 'Nothing is billed for an export.',
     next: 'Its data is gone, so there is nothing left to export.',
   },
-};
+} satisfies Record<string, TenantReason>;
+export type ExportFailure = keyof typeof EXPORT_FAILURE_TEXT;
+export const EXPORT_FAILURES = codesOf(EXPORT_FAILURE_TEXT);
 
-export const exportFailureText = (code: ExportFailure): string => reasonText(EXPORT_FAILURE_TEXT[code]);
+export const exportFailureText = textOf(EXPORT_FAILURE_TEXT);
 
 // ---------------------------------------------------------------------------------------------
 // Credential validation
 
-/** Why a Credential's validation failed, as the tenant is told (one cause we can name). */
-export const VALIDATION_FAILURES = ['provider_refused'] as const;
-export type ValidationFailure = (typeof VALIDATION_FAILURES)[number];
-
-export const VALIDATION_FAILURE_TEXT: Record<ValidationFailure, TenantReason> = {
+export const VALIDATION_FAILURE_TEXT = {
   provider_refused: {
     what: 'The Stack checked this Credential with its provider, and the provider did not accept it.',
     billing: 'Nothing is billed for it, and no Thread or Guide Session uses it.',
     next: 'Provision it again with new material (a rotation), or route another Credential.',
   },
-};
+} satisfies Record<string, TenantReason>;
+/** Why a Credential's validation failed, as the tenant is told (one cause we can name). */
+export type ValidationFailure = keyof typeof VALIDATION_FAILURE_TEXT;
+export const VALIDATION_FAILURES = codesOf(VALIDATION_FAILURE_TEXT);
 
-export const validationFailureText = (code: ValidationFailure): string =>
-  reasonText(VALIDATION_FAILURE_TEXT[code]);
+export const validationFailureText = textOf(VALIDATION_FAILURE_TEXT);
 
 /** Why a Guide selection was cleared (what the Dashboard shows). */
 export const GUIDE_CLEARED_REASONS = [

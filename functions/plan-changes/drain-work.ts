@@ -1,10 +1,9 @@
 import { DRAIN_LIMIT_HOURS, type PlanChangeExecution } from '#core/plan-change.ts';
 import { nextDispatcherLook } from '#core/plan-change-pacing.ts';
-import { planChangeUpdate } from '#store/plan-changes.ts';
-import { planChangeStackWrite } from '#store/stacks.ts';
 import { applyStackWrites } from '#store/transact.ts';
 import { executionOf, noLongerWanted, readRun, statusAfter } from './record.ts';
 import { rollBackWrites, toRollBack } from './roll-back.ts';
+import { nextStepWrites } from './step-writes.ts';
 
 /**
  * THE Waiting-for-Work task: admission is paused in the desired state (since the place was held);
@@ -31,24 +30,18 @@ export const drainWork = async (input: PlanChangeExecution, now: Date): Promise<
     observed.appliedVersion >= (change.stepVersion ?? stack.desiredVersion) &&
     observed.activeRuns === 0;
   if (drained && stack.operation?.id === change.changeId) {
-    const moved = await applyStackWrites([
-      planChangeUpdate(
+    const moved = await applyStackWrites(
+      nextStepWrites(
         change,
+        stack,
         {
           status: statusAfter(change, { type: 'work_drained' }),
           step: 'prepare',
-          stepStartedAt: now.toISOString(),
-          stepVersion: stack.desiredVersion + 1,
+          operation: { ...stack.operation, step: 'backup' },
         },
         now,
       ),
-      planChangeStackWrite(
-        change.tenantId,
-        stack,
-        { ...stack, operation: { ...stack.operation, step: 'backup' } },
-        { id: change.changeId, status: statusAfter(change, { type: 'work_drained' }) },
-      ),
-    ]);
+    );
     return moved ? { ...input, step: 'prepare', waitSeconds: 0 } : { ...input, waitSeconds: 1 };
   }
   if (now.getTime() - Date.parse(change.stepStartedAt) >= DRAIN_LIMIT_HOURS * 3_600_000) {

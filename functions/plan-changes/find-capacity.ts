@@ -3,11 +3,11 @@ import { applyPlanChangeEvent, type PlanChangeExecution } from '#core/plan-chang
 import { CAPACITY_LOOK_SECONDS } from '#core/plan-change-pacing.ts';
 import { config } from '#ports/config.ts';
 import { placeHold } from '#store/capacity.ts';
-import { changeHolder, planChangeUpdate } from '#store/plan-changes.ts';
-import { planChangeStackWrite } from '#store/stacks.ts';
+import { changeHolder } from '#store/plan-changes.ts';
 import { applyStackWrites } from '#store/transact.ts';
 import { endWrites, executionOf, noLongerWanted, readRun, requesterEmail, statusAfter } from './record.ts';
 import { rollBackWrites } from './roll-back.ts';
+import { nextStepWrites } from './step-writes.ts';
 
 const HOLD_DAYS = 30;
 
@@ -66,22 +66,13 @@ export const findCapacity = async (input: PlanChangeExecution, now: Date): Promi
   if (!hold) return { ...executionOf(change), waitSeconds: CAPACITY_LOOK_SECONDS };
   const moved = await applyStackWrites([
     ...hold.writes,
-    planChangeUpdate(
+    ...nextStepWrites(
       change,
+      stack,
       {
         status: statusAfter(change, { type: 'capacity_found' }),
         step: 'drain_work',
         targetLocation: hold.location,
-        stepStartedAt: now.toISOString(),
-        stepVersion: stack.desiredVersion + 1,
-      },
-      now,
-    ),
-    planChangeStackWrite(
-      change.tenantId,
-      stack,
-      {
-        ...stack,
         operation: {
           kind: 'plan_change',
           id: change.changeId,
@@ -89,7 +80,7 @@ export const findCapacity = async (input: PlanChangeExecution, now: Date): Promi
           target: { plan: change.toPlan, location: hold.location },
         },
       },
-      { id: change.changeId, status: statusAfter(change, { type: 'capacity_found' }) },
+      now,
     ),
   ]);
   // Lost a race (the slot, the Stack or the change moved): look again at once.

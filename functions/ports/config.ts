@@ -58,6 +58,21 @@ export const API_FUNCTION_TIMEOUT_SECONDS = 10;
  */
 export const PROCESSOR_REQUEST_BUDGET_MS = 7_500;
 
+/** Where the local cloud's variables come from (`npm start` sets them). */
+const LOCAL_CLOUD = 'local: the local cloud';
+
+/**
+ * A variable that points the AWS SDK at one of the local cloud's stand-ins. Marked free of side
+ * effects so that a bundle that reads no description drops the catalog (see DEFAULTS).
+ */
+const localEndpoint = /* @__NO_SIDE_EFFECTS__ */ (standIn: string): Variable => ({
+  where: LOCAL_CLOUD,
+  meaning: `points the SDK at ${standIn}`,
+});
+
+/** The local cloud's credentials (the stand-ins accept any). */
+const LOCAL_CLOUD_CREDENTIAL: Variable = { where: LOCAL_CLOUD, meaning: "the stand-ins' credentials" };
+
 export const ENVIRONMENT = {
   TABLE_NAME: { where: 'Lambda (set by the stack); local: the local cloud', meaning: 'the single table' },
   STACK_DOMAIN: {
@@ -225,20 +240,14 @@ export const ENVIRONMENT = {
     meaning: 'present only in Lambda: metrics are flushed as EMF lines there',
   },
   AWS_REGION: { where: 'Lambda (its runtime); local: the local cloud', meaning: 'the AWS SDK region' },
-  AWS_ACCESS_KEY_ID: { where: 'local: the local cloud', meaning: "the stand-ins' credentials" },
-  AWS_SECRET_ACCESS_KEY: { where: 'local: the local cloud', meaning: "the stand-ins' credentials" },
-  AWS_ENDPOINT_URL_DYNAMODB: { where: 'local: the local cloud', meaning: 'points the SDK at DynamoDB Local' },
-  AWS_ENDPOINT_URL_SQS: { where: 'local: the local cloud', meaning: 'points the SDK at the SQS stand-in' },
-  AWS_ENDPOINT_URL_SESV2: { where: 'local: the local cloud', meaning: 'points the SDK at the SES stand-in' },
-  AWS_ENDPOINT_URL_SFN: {
-    where: 'local: the local cloud',
-    meaning: 'points the SDK at the Step Functions stand-in',
-  },
-  AWS_ENDPOINT_URL_KMS: { where: 'local: the local cloud', meaning: 'points the SDK at the KMS stand-in' },
-  AWS_ENDPOINT_URL_S3: {
-    where: 'local: the local cloud',
-    meaning: 'points the SDK at the S3 stand-in (s3rver)',
-  },
+  AWS_ACCESS_KEY_ID: LOCAL_CLOUD_CREDENTIAL,
+  AWS_SECRET_ACCESS_KEY: LOCAL_CLOUD_CREDENTIAL,
+  AWS_ENDPOINT_URL_DYNAMODB: localEndpoint('DynamoDB Local'),
+  AWS_ENDPOINT_URL_SQS: localEndpoint('the SQS stand-in'),
+  AWS_ENDPOINT_URL_SESV2: localEndpoint('the SES stand-in'),
+  AWS_ENDPOINT_URL_SFN: localEndpoint('the Step Functions stand-in'),
+  AWS_ENDPOINT_URL_KMS: localEndpoint('the KMS stand-in'),
+  AWS_ENDPOINT_URL_S3: localEndpoint('the S3 stand-in (s3rver)'),
   CDK_DEFAULT_ACCOUNT: {
     where: 'deploy (set by the CDK CLI from the credentials)',
     meaning: "target account when the stage's context sets no `account`",

@@ -4,6 +4,7 @@ import { ACTIVITIES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credenti
 import { VALIDATION_FAILURES } from '#core/tenant-reasons.ts';
 import { db, deleteIf, getItem, prefixPages, putIf, queryPrefix, tableName, updateIf } from './client.ts';
 import { keys } from './keys.ts';
+import { stackCounterWrite } from './stacks.ts';
 import type { TransactItem } from './transact.ts';
 
 const ProfileEntrySchema = v.object({
@@ -96,15 +97,8 @@ export const credentialPutWrite = (
 });
 
 /** Bumps the Stack's desired-state version (a Credential to validate is part of what it publishes). */
-export const desiredStateBumpWrite = (tenantId: string, stackId: string): TransactItem => ({
-  Update: {
-    TableName: tableName(),
-    Key: keys.stack(tenantId, stackId),
-    UpdateExpression: 'ADD desiredVersion :one',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeValues: { ':one': 1 },
-  },
-});
+export const desiredStateBumpWrite = (tenantId: string, stackId: string): TransactItem =>
+  stackCounterWrite(tenantId, stackId, 'ADD desiredVersion :one', 'attribute_exists(PK)');
 
 /** Changes fields of a Credential, only if it is still the version read. */
 export const updateCredential = async (

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { getItem, queryPrefix, tableName, transactIf, updateIf } from './client.ts';
 import { keys } from './keys.ts';
+import { stackCounterWrite } from './stacks.ts';
 
 const ProjectSchema = v.object({
   projectId: v.string(),
@@ -79,15 +80,12 @@ export const removeProject = async (tenantId: string, project: Project): Promise
         Key: keys.projectRepository(tenantId, project.stackId, project.repository),
       },
     },
-    {
-      Update: {
-        TableName: tableName(),
-        Key: keys.stack(tenantId, project.stackId),
-        UpdateExpression: 'SET projectCount = projectCount - :one',
-        ConditionExpression: 'projectCount >= :one',
-        ExpressionAttributeValues: { ':one': 1 },
-      },
-    },
+    stackCounterWrite(
+      tenantId,
+      project.stackId,
+      'SET projectCount = projectCount - :one',
+      'projectCount >= :one',
+    ),
   ]);
 
 /** Sets a Project's Credential Routes (the Project must exist). */

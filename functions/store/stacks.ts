@@ -187,6 +187,25 @@ export const takePlace = (
   },
 });
 
+/**
+ * Moves one of a Stack's counters by one (the desired-state version, the Project count), on a
+ * condition: `update` and `condition` name the step as `:one`.
+ */
+export const stackCounterWrite = (
+  tenantId: string,
+  stackId: string,
+  update: string,
+  condition: string,
+): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: keys.stack(tenantId, stackId),
+    UpdateExpression: update,
+    ConditionExpression: condition,
+    ExpressionAttributeValues: { ':one': 1 },
+  },
+});
+
 /** Gives one place of a slot back. */
 /** Gives `count` places of one slot back (one write per slot: a transaction may touch an item once). */
 export const releasePlaces = (

@@ -13,7 +13,7 @@ import { CfnLogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { ContextSetting, Environment } from '../../functions/ports/config.ts';
-import { STACK_OUTPUTS, type StackOutput } from '../deployment.ts';
+import { STACK_OUTPUTS, STAGE_SECRETS, type StackOutput, type StageSecret } from '../deployment.ts';
 import type { Route } from '../routes.ts';
 import { OperatorAlarms } from './constructs/alarms.ts';
 import { ControlPlaneApi, checkResourceBudget, DEFAULT_FLEET_STACKS } from './constructs/api.ts';
@@ -83,6 +83,23 @@ const required = (settings: ControlPlaneStackProps['settings'], key: ContextSett
   if (value === undefined) throw new Error(`setting "${key}" is required`);
   return value;
 };
+
+/** The stack's outputs other than the secrets' ARNs, and what each one is. */
+const OUTPUT_DESCRIPTIONS = {
+  tableName: 'The single table (ops: --stage reads it)',
+  processorEventsQueueUrl: 'The processor event intake queue',
+  processorEventsDlqUrl: 'Its dead-letter queue (npm run ops -- queue status)',
+  planChangeStateMachineArn: 'The Plan Change workflow',
+  exportsBucket: "The export archives' bucket (retained when the stack is deleted)",
+  consoleBucket: "The console's files (retained when the stack is deleted)",
+  consoleDistributionId: "The console's CloudFront distribution",
+  credentialsKeyArn: 'The Credentials key (retained when the stack is deleted)',
+  reconcilerFunctionName: 'The reconciler sweep',
+  alarmTopicArn: "The operators' alarm topic",
+  alarmNames: "The operators' alarms (npm run smoke reads their states)",
+  mailFrom: 'The sender of tenant emails: its domain must be a verified SES identity',
+} as const satisfies Partial<Record<StackOutput, string>>;
+type DescribedOutput = keyof typeof OUTPUT_DESCRIPTIONS;
 
 /**
  * The control plane: this stack holds the shared parts (table, secrets, queues, site, reconciler,
@@ -232,83 +249,45 @@ export class ControlPlaneStack extends Stack {
         'stack-control-plane:no-initial-capacity',
         `Stage "${stage}" has no initial capacity (context "capacity"): every checkout answers no_capacity until places are set. Set "capacity" in cdk.json under "stages"."${stage}" and run \`npm run ops -- capacity seed --stage ${stage}\` after the deploy (README, "Deploy checklist").`,
       );
-    const output = (name: StackOutput, value: string, description: string) =>
-      new CfnOutput(this, STACK_OUTPUTS[name], { value, description });
-    output('tableName', this.table.table.tableName, 'The single table (ops: --stage reads it)');
-    output(
-      'processorEventsQueueUrl',
-      this.processorEvents.queue.queueUrl,
-      'The processor event intake queue',
+    // Every alarm of the stack (the Plan Change workflow adds its own), by name.
+    const alarmNames = Fn.join(
+      ',',
+      this.node
+        .findAll()
+        .filter((construct): construct is Alarm => construct instanceof Alarm)
+        .map((alarm) => alarm.alarmName),
     );
-    output(
-      'processorEventsDlqUrl',
-      this.processorEvents.deadLetters.queueUrl,
-      'Its dead-letter queue (npm run ops -- queue status)',
-    );
-    output(
-      'planChangeStateMachineArn',
-      this.planChanges.stateMachine.stateMachineArn,
-      'The Plan Change workflow',
-    );
-    output(
-      'exportsBucket',
-      this.exports.bucket.bucketName,
-      "The export archives' bucket (retained when the stack is deleted)",
-    );
-    output(
-      'consoleBucket',
-      this.site.bucket.bucketName,
-      "The console's files (retained when the stack is deleted)",
-    );
-    output(
-      'consoleDistributionId',
-      this.site.distribution.distributionId,
-      "The console's CloudFront distribution",
-    );
-    output(
-      'credentialsKeyArn',
-      this.credentialsKey.key.keyArn,
-      'The Credentials key (retained when the stack is deleted)',
-    );
-    output('reconcilerFunctionName', this.reconciler.function.functionName, 'The reconciler sweep');
-    output('alarmTopicArn', this.alarms.topic.topicArn, "The operators' alarm topic");
-    output(
-      'alarmNames',
-      // Every alarm of the stack (the Plan Change workflow adds its own), by name.
-      Fn.join(
-        ',',
-        this.node
-          .findAll()
-          .filter((construct): construct is Alarm => construct instanceof Alarm)
-          .map((alarm) => alarm.alarmName),
-      ),
-      "The operators' alarms (npm run smoke reads their states)",
-    );
-    output(
-      'mailFrom',
-      settings.mailFrom,
-      'The sender of tenant emails: its domain must be a verified SES identity',
-    );
-    output(
-      'codeHostClientSecretArn',
-      secrets.codeHostClientSecret.secretArn,
-      'npm run ops -- secrets set code-host-client-secret',
-    );
-    output(
-      'processorApiKeyArn',
-      secrets.processorApiKey.secretArn,
-      'npm run ops -- secrets set processor-api-key',
-    );
-    output(
-      'processorWebhookSecretArn',
-      secrets.processorWebhookSecret.secretArn,
-      'npm run ops -- secrets set processor-webhook-secret',
-    );
-    output(
-      'exportsSigningKeyArn',
-      this.exports.signingKey.secretArn,
-      'npm run ops -- secrets set exports-signing-key',
-    );
+    const secretArns: Record<StageSecret, string> = {
+      'code-host-client-secret': secrets.codeHostClientSecret.secretArn,
+      'processor-api-key': secrets.processorApiKey.secretArn,
+      'processor-webhook-secret': secrets.processorWebhookSecret.secretArn,
+      'exports-signing-key': this.exports.signingKey.secretArn,
+    };
+    const values: Record<DescribedOutput, string> = {
+      tableName: this.table.table.tableName,
+      processorEventsQueueUrl: this.processorEvents.queue.queueUrl,
+      processorEventsDlqUrl: this.processorEvents.deadLetters.queueUrl,
+      planChangeStateMachineArn: this.planChanges.stateMachine.stateMachineArn,
+      exportsBucket: this.exports.bucket.bucketName,
+      consoleBucket: this.site.bucket.bucketName,
+      consoleDistributionId: this.site.distribution.distributionId,
+      credentialsKeyArn: this.credentialsKey.key.keyArn,
+      reconcilerFunctionName: this.reconciler.function.functionName,
+      alarmTopicArn: this.alarms.topic.topicArn,
+      alarmNames,
+      mailFrom: settings.mailFrom,
+    };
+    for (const [name, value] of Object.entries(values) as [DescribedOutput, string][])
+      new CfnOutput(this, STACK_OUTPUTS[name], { value, description: OUTPUT_DESCRIPTIONS[name] });
+    // The secrets' ARNs, each described by the command that sets it.
+    for (const [name, { output }] of Object.entries(STAGE_SECRETS) as [
+      StageSecret,
+      { output: StackOutput },
+    ][])
+      new CfnOutput(this, STACK_OUTPUTS[output], {
+        value: secretArns[name],
+        description: `npm run ops -- secrets set ${name}`,
+      });
     // No log group outlives its stage: CDK keeps the one of the console files' deployment
     // (a custom resource's function) by default, and a deleted stage, or each failed first deploy,
     // left it behind.

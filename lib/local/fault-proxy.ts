@@ -46,13 +46,20 @@ export const classify = (
   }
 };
 
-const json = (response: ServerResponse, status: number, type: string, body: Record<string, unknown>) =>
+/** An AWS JSON error: its type, named in its service's namespace, and its message (and any more fields). */
+const awsError = (
+  response: ServerResponse,
+  status: number,
+  [namespace, type]: [string, string],
+  message: string,
+  more: Record<string, unknown> = {},
+) =>
   response
     .writeHead(status, {
       'content-type': 'application/x-amz-json-1.0',
       'x-amzn-query-error': `${type};Sender`,
     })
-    .end(JSON.stringify(body));
+    .end(JSON.stringify({ __type: `${namespace}#${type}`, message, ...more }));
 
 /** Answers a fault as the real service would, or holds the call (a timeout). */
 const answerFault = (
@@ -71,28 +78,35 @@ const answerFault = (
         } catch {
           // an unreadable body still gets one reason
         }
-        json(response, 400, 'TransactionCanceledException', {
-          __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
-          message:
-            'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict] (injected)',
-          CancellationReasons: Array.from({ length: items }, (_, i) =>
-            i === 0
-              ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }
-              : { Code: 'None' },
-          ),
-        });
+        awsError(
+          response,
+          400,
+          ['com.amazonaws.dynamodb.v20120810', 'TransactionCanceledException'],
+          'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict] (injected)',
+          {
+            CancellationReasons: Array.from({ length: items }, (_, i) =>
+              i === 0
+                ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }
+                : { Code: 'None' },
+            ),
+          },
+        );
         return;
       }
-      json(response, 400, 'ProvisionedThroughputExceededException', {
-        __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
-        message: 'The level of configured provisioned throughput for the table was exceeded (injected).',
-      });
+      awsError(
+        response,
+        400,
+        ['com.amazonaws.dynamodb.v20120810', 'ProvisionedThroughputExceededException'],
+        'The level of configured provisioned throughput for the table was exceeded (injected).',
+      );
       return;
     case 'queue':
-      json(response, 500, 'InternalError', {
-        __type: 'com.amazonaws.sqs#InternalError',
-        message: 'We encountered an internal error. Please try again (injected).',
-      });
+      awsError(
+        response,
+        500,
+        ['com.amazonaws.sqs', 'InternalError'],
+        'We encountered an internal error. Please try again (injected).',
+      );
       return;
     case 'mail':
       response
@@ -100,10 +114,12 @@ const answerFault = (
         .end(JSON.stringify({ message: 'Email address is not verified (injected).' }));
       return;
     case 'workflow':
-      json(response, 400, 'ExecutionLimitExceeded', {
-        __type: 'com.amazonaws.swf.service.model#ExecutionLimitExceeded',
-        message: 'The maximum number of running executions has been reached (injected).',
-      });
+      awsError(
+        response,
+        400,
+        ['com.amazonaws.swf.service.model', 'ExecutionLimitExceeded'],
+        'The maximum number of running executions has been reached (injected).',
+      );
       return;
     case 'storage':
       response

@@ -1,9 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
@@ -12,10 +7,11 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_RECEIVES, REPO_ROOT } from '../../lib/constants.ts';
+import { describe, expect, it } from 'vitest';
+import { MAX_RECEIVES } from '../../lib/constants.ts';
 import { createProcessorQueues } from '../../lib/local/cloud.ts';
 import { closeServer, listenOn } from '../../lib/local/ports.ts';
+import { killed, outliveChildren } from '../support/outlive.ts';
 import { sleep, waitFor } from '../support/wait.ts';
 
 /**
@@ -26,39 +22,16 @@ import { sleep, waitFor } from '../support/wait.ts';
  * folder.
  */
 
-const dataDirectory = mkdtempSync(path.join(tmpdir(), 'outlive-queue-'));
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  rmSync(dataDirectory, { recursive: true, force: true });
-});
+const outlive = outliveChildren('outlive-queue-');
 
-const startChild = async (
-  webhookUrl?: string,
-): Promise<{ child: ChildProcess; sqs: string; processor: string }> => {
-  const child = spawn(
-    process.execPath,
-    ['test/support/outlive-child.ts', dataDirectory, '20', ...(webhookUrl ? [webhookUrl] : [])],
-    {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', POWERTOOLS_LOG_LEVEL: 'SILENT' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+/** Starts the child on the data folder (posting processor events to `webhookUrl`, if given). */
+const startChild = async (webhookUrl?: string) => {
+  const { child, endpoints } = await outlive.startChild<{ sqs: string; processor: string }>(
+    20,
+    ...(webhookUrl ? [webhookUrl] : []),
   );
-  children.push(child);
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const first = await new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`the child exited (${code}) before it listened`)));
-  });
-  return { child, ...(JSON.parse(first) as { sqs: string; processor: string }) };
+  return { child, ...endpoints };
 };
-
-const killed = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
 
 const clientOf = (endpoint: string) =>
   new SQSClient({

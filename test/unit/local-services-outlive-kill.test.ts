@@ -1,11 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../lib/constants.ts';
+import { describe, expect, it } from 'vitest';
+import { killed, outliveChildren } from '../support/outlive.ts';
 import { waitFor } from '../support/wait.ts';
 
 /**
@@ -14,36 +11,13 @@ import { waitFor } from '../support/wait.ts';
  * which is killed with SIGKILL (no clean-up of any kind) and started again on the same folder.
  */
 
-const dataDirectory = mkdtempSync(path.join(tmpdir(), 'outlive-'));
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  rmSync(dataDirectory, { recursive: true, force: true });
-});
-
 type Endpoints = { stepFunctions: string; arn: string; processor: string };
 
-/** Starts the child on the data folder, every Wait lasting `waitMs`; answers its endpoints. */
-const startChild = async (waitMs: number): Promise<{ child: ChildProcess; endpoints: Endpoints }> => {
-  const child = spawn(process.execPath, ['test/support/outlive-child.ts', dataDirectory, String(waitMs)], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', POWERTOOLS_LOG_LEVEL: 'SILENT' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const first = await new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`the child exited (${code}) before it listened`)));
-  });
-  return { child, endpoints: JSON.parse(first) as Endpoints };
-};
+const outlive = outliveChildren('outlive-');
+const { dataDirectory } = outlive;
 
-const killed = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
+/** Starts the child on the data folder, every Wait lasting `waitMs`; answers its endpoints. */
+const startChild = (waitMs: number) => outlive.startChild<Endpoints>(waitMs);
 
 const taskLines = () => {
   try {

@@ -42,6 +42,21 @@ describe('the tenant reason vocabulary is closed and complete', () => {
     }
   });
 
+  it("each lookup answers its table's three parts as one text (what, billing, next)", () => {
+    const lookups = [
+      [PLAN_CHANGE_REASONS, PLAN_CHANGE_REASON_TEXT, planChangeReasonText],
+      [EXPORT_FAILURES, EXPORT_FAILURE_TEXT, exportFailureText],
+      [VALIDATION_FAILURES, VALIDATION_FAILURE_TEXT, validationFailureText],
+    ] as const;
+    for (const [codes, table, text] of lookups)
+      for (const code of codes) {
+        const reason = (table as Record<string, { what: string; billing: string; next: string }>)[code];
+        expect((text as (code: string) => string)(code)).toBe(
+          `${reason?.what} ${reason?.billing} ${reason?.next}`,
+        );
+      }
+  });
+
   it('no text carries a storage locator, a provider identifier, an operator or a processor id', () => {
     for (const text of [
       ...PLAN_CHANGE_REASONS.map(planChangeReasonText),

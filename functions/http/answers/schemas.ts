@@ -16,9 +16,10 @@ import { PRICE_LOCK_END_REASONS, PRICE_LOCK_STATES } from '#core/price-lock.ts';
 import { ROLES } from '#core/sessions.ts';
 import { EXPORT_FAILURES, GUIDE_CLEARED_REASONS, PLAN_CHANGE_REASONS } from '#core/tenant-reasons.ts';
 import { ErrorBodySchema } from '../errors.ts';
+import { describedInstant, Instant, Integer, orNull, PlanResources } from './fields.ts';
 
 export const MoneyAnswer = v.object({
-  amount: v.pipe(v.number(), v.integer(), v.description('Minor units (cents).')),
+  amount: v.pipe(Integer, v.description('Minor units (cents).')),
   currency: v.picklist(['USD']),
 });
 
@@ -26,15 +27,10 @@ export const PlanAnswer = v.object({
   value: v.picklist(PLAN_VALUES),
   name: v.string(),
   monthlyPrice: MoneyAnswer,
-  resources: v.object({
-    vcpu: v.pipe(v.number(), v.integer()),
-    vcpuKind: v.picklist(['shared']),
-    memoryGb: v.pipe(v.number(), v.integer()),
-    storageGb: v.pipe(v.number(), v.integer()),
-  }),
-  runCap: v.pipe(v.number(), v.integer()),
-  reserveCap: v.pipe(v.number(), v.integer()),
-  watchedProjectsCap: v.pipe(v.number(), v.integer()),
+  resources: PlanResources,
+  runCap: Integer,
+  reserveCap: Integer,
+  watchedProjectsCap: Integer,
   placeable: v.boolean(),
 });
 
@@ -54,16 +50,16 @@ export const MeAnswer = v.object({
       'Whether the Plan Change controls may show: visible only when all five release gates are ready.',
     ),
   ),
-  closeRequestedAt: v.pipe(
-    v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-    v.description('A close the tenant asked for that the sweep has not carried out yet (null: none).'),
+  closeRequestedAt: orNull(
+    Instant,
+    'A close the tenant asked for that the sweep has not carried out yet (null: none).',
   ),
   waitlist: v.pipe(
     v.array(
       v.strictObject({
         plan: v.picklist(PLAN_VALUES),
         homeRegion: v.string(),
-        joinedAt: v.pipe(v.string(), v.isoTimestamp()),
+        joinedAt: Instant,
         notified: v.boolean(),
       }),
     ),
@@ -73,7 +69,7 @@ export const MeAnswer = v.object({
     v.nullable(
       v.object({
         possible: v.boolean(),
-        possibleFrom: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+        possibleFrom: v.nullable(Instant),
         text: v.pipe(v.string(), v.description('The same in words, as the console shows it.')),
       }),
     ),
@@ -85,11 +81,8 @@ export const MeAnswer = v.object({
     v.array(
       v.object({
         slug: v.nullable(v.string()),
-        leftBy: v.pipe(v.nullable(v.string()), v.description('The reason it left (a history reason).')),
-        closedAt: v.pipe(
-          v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-          v.description('When it was torn down.'),
-        ),
+        leftBy: orNull(v.string(), 'The reason it left (a history reason).'),
+        closedAt: orNull(Instant, 'When it was torn down.'),
       }),
     ),
     v.description(
@@ -109,7 +102,7 @@ export const NoCapacityAnswer = v.intersect([
 export const WaitlistEntryAnswer = v.object({
   plan: v.string(),
   homeRegion: v.string(),
-  joinedAt: v.pipe(v.string(), v.isoTimestamp()),
+  joinedAt: Instant,
   notified: v.boolean(),
   placeableNow: v.boolean(),
 });
@@ -124,23 +117,15 @@ export const ExportAnswer = v.pipe(
         "`requested`: waiting for the Stack's Dispatcher; `building`: it is uploading the archive; `ready`: download it; `failed`: see `failureCode` (also an export not ready within 24 hours, or whose Stack was torn down)",
       ),
     ),
-    requestedAt: v.pipe(v.string(), v.isoTimestamp()),
-    readyAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-    sizeBytes: v.nullable(v.pipe(v.number(), v.integer())),
-    failureCode: v.pipe(
-      v.nullable(v.picklist(EXPORT_FAILURES)),
-      v.description(
-        "Why it failed, a code of ours (docs/exports.md); null unless `failed`. Never the Dispatcher's own words (kept for operators)",
-      ),
+    requestedAt: Instant,
+    readyAt: v.nullable(Instant),
+    sizeBytes: v.nullable(Integer),
+    failureCode: orNull(
+      v.picklist(EXPORT_FAILURES),
+      "Why it failed, a code of ours (docs/exports.md); null unless `failed`. Never the Dispatcher's own words (kept for operators)",
     ),
-    failureReason: v.pipe(
-      v.nullable(v.string()),
-      v.description('The text of `failureCode`: what failed and what to do next'),
-    ),
-    availableUntil: v.pipe(
-      v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-      v.description('Ready archives are kept 7 days'),
-    ),
+    failureReason: orNull(v.string(), 'The text of `failureCode`: what failed and what to do next'),
+    availableUntil: orNull(Instant, 'Ready archives are kept 7 days'),
   }),
   v.description('An export archive of a Stack (docs/exports.md). Never shows where it is stored.'),
 );
@@ -157,12 +142,9 @@ export const PriceLockAnswer = v.pipe(
     state: v.picklist(PRICE_LOCK_STATES),
     plan: v.pipe(v.picklist(PLAN_VALUES), v.description('The Plan whose price is locked')),
     monthlyPrice: v.pipe(MoneyAnswer, v.description('The monthly list price the lock keeps')),
-    lockedAt: v.pipe(v.string(), v.isoTimestamp()),
-    endedAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-    reason: v.pipe(
-      v.nullable(v.picklist(PRICE_LOCK_END_REASONS)),
-      v.description('Why it ended (null while locked)'),
-    ),
+    lockedAt: Instant,
+    endedAt: v.nullable(Instant),
+    reason: orNull(v.picklist(PRICE_LOCK_END_REASONS), 'Why it ended (null while locked)'),
   }),
   v.description(
     "The Founding Price Lock of a Stack: a founding tenant's first Stack (first subscription completed before Open Signup) keeps the monthly list price it was bought at while the subscription has no break and the Stack stays on that Plan. Confirming a Plan Change of the Stack ends it for good (even if the change then expires, is cancelled or rolls back); the subscription ending ends it too. Tax, metered usage and later changes to a Plan's capacity and quotas are outside it.",
@@ -177,26 +159,26 @@ export const StackAnswer = v.pipe(
     plan: v.picklist(PLAN_VALUES),
     resources: v.record(v.string(), v.unknown()),
     caps: v.object({
-      runCap: v.optional(v.pipe(v.number(), v.integer())),
-      reserveCap: v.optional(v.pipe(v.number(), v.integer())),
-      watchedProjectsCap: v.optional(v.pipe(v.number(), v.integer())),
+      runCap: v.optional(Integer),
+      reserveCap: v.optional(Integer),
+      watchedProjectsCap: v.optional(Integer),
     }),
     location: v.string(),
     lifecycle: v.picklist(['creating', 'running', 'decommissioning', 'torn_down']),
-    teardownAt: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp()))),
-    desiredStateVersion: v.pipe(v.number(), v.integer()),
-    appliedVersion: v.nullable(v.pipe(v.number(), v.integer())),
+    teardownAt: v.optional(v.nullable(Instant)),
+    desiredStateVersion: Integer,
+    appliedVersion: v.nullable(Integer),
     health: v.picklist(HEALTH_VALUES),
-    activeRuns: v.optional(v.pipe(v.number(), v.integer())),
-    lastReportAt: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp()))),
+    activeRuns: v.optional(Integer),
+    lastReportAt: v.optional(v.nullable(Instant)),
     reportStale: v.optional(
       v.pipe(
         v.boolean(),
         v.description('The Dispatcher has reported before but missed two heartbeats (docs/dispatcher.md)'),
       ),
     ),
-    projects: v.optional(v.pipe(v.number(), v.integer())),
-    createdAt: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+    projects: v.optional(Integer),
+    createdAt: v.optional(Instant),
     priceLock: v.optional(
       v.pipe(
         v.union([PriceLockAnswer, v.null()]),
@@ -228,15 +210,14 @@ export const EstimateLineAnswer = v.pipe(
       v.string(),
       v.examples(['Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01']),
     ),
-    amount: v.pipe(v.number(), v.integer(), v.description('Before the discount; negative for a credit')),
+    amount: v.pipe(Integer, v.description('Before the discount; negative for a credit')),
     discount: v.pipe(
-      v.number(),
-      v.integer(),
+      Integer,
       v.description(
         'What the current discount takes off it (negative on a credit: what was paid was discounted)',
       ),
     ),
-    tax: v.pipe(v.number(), v.integer(), v.description('The tax estimate on `amount - discount`')),
+    tax: v.pipe(Integer, v.description('The tax estimate on `amount - discount`')),
   }),
   v.description(
     "One proration line of a change, in our words (never the processor's): a credit for the unused time of what the Stacks were billed at, or a charge for the rest of the billing period on what they are billed at now. The processor credits an item's whole old quantity and charges its whole new one.",
@@ -246,23 +227,15 @@ export const EstimateLineAnswer = v.pipe(
 /** An estimate's figures for the next invoice as a whole (the preview's, and the one a Plan Change keeps). */
 const invoiceAsAWhole = {
   currency: v.pipe(v.string(), v.description("The processor's lowercase ISO currency code (e.g. `usd`)")),
-  subtotal: v.pipe(
-    v.number(),
-    v.integer(),
-    v.description('The whole next invoice, before its discount and tax'),
-  ),
-  discount: v.pipe(v.number(), v.integer(), v.description("The whole next invoice's discount")),
-  tax: v.pipe(v.number(), v.integer(), v.description("The whole next invoice's tax")),
-  total: v.pipe(v.number(), v.integer()),
+  subtotal: v.pipe(Integer, v.description('The whole next invoice, before its discount and tax')),
+  discount: v.pipe(Integer, v.description("The whole next invoice's discount")),
+  tax: v.pipe(Integer, v.description("The whole next invoice's tax")),
+  total: Integer,
   amountDue: v.pipe(
-    v.number(),
-    v.integer(),
+    Integer,
     v.description('What the card would be charged: the total less any customer credit'),
   ),
-  invoiceAt: v.pipe(
-    v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-    v.description('When the next invoice is made (the billing-cycle date is kept)'),
-  ),
+  invoiceAt: orNull(Instant, 'When the next invoice is made (the billing-cycle date is kept)'),
 };
 
 export const PlanChangeAnswer = v.pipe(
@@ -278,38 +251,30 @@ export const PlanChangeAnswer = v.pipe(
         'True while `waiting_for_capacity` or `waiting_for_work`: POST /v1/plan-changes/{changeId}/cancel is allowed',
       ),
     ),
-    confirmedAt: v.pipe(v.string(), v.isoTimestamp()),
-    updatedAt: v.pipe(v.string(), v.isoTimestamp()),
-    expiresAt: v.pipe(
-      v.string(),
-      v.isoTimestamp(),
-      v.description('Confirmation + 7 days: a change still waiting for capacity then ends `expired`'),
+    confirmedAt: Instant,
+    updatedAt: Instant,
+    expiresAt: describedInstant(
+      'Confirmation + 7 days: a change still waiting for capacity then ends `expired`',
     ),
     history: v.pipe(
-      v.array(v.object({ status: PlanChangeStatusAnswer, at: v.pipe(v.string(), v.isoTimestamp()) })),
+      v.array(v.object({ status: PlanChangeStatusAnswer, at: Instant })),
       v.description('Every status the change has had, oldest first (the first is the starting status)'),
     ),
     recovery: v.pipe(v.string(), v.description('What the tenant can do next, for the current status')),
-    reasonCode: v.pipe(
-      v.nullable(v.picklist(PLAN_CHANGE_REASONS)),
-      v.description(
-        "Why the change ended (or, once a roll back is decided, why it rolls back): a code of ours (docs/plan-changes.md lists each with its text); null while it runs. Never a Dispatcher's or an operator's words",
-      ),
+    reasonCode: orNull(
+      v.picklist(PLAN_CHANGE_REASONS),
+      "Why the change ended (or, once a roll back is decided, why it rolls back): a code of ours (docs/plan-changes.md lists each with its text); null while it runs. Never a Dispatcher's or an operator's words",
     ),
-    outcome: v.pipe(
-      v.nullable(v.string()),
-      v.description(
-        'The text of `reasonCode`: what happened, what it means for the Plan and billing, what the tenant can do next; null with it',
-      ),
+    outcome: orNull(
+      v.string(),
+      'The text of `reasonCode`: what happened, what it means for the Plan and billing, what the tenant can do next; null with it',
     ),
     location: v.object({
       from: v.pipe(v.string(), v.description('Where the Stack ran at confirmation')),
-      to: v.pipe(v.nullable(v.string()), v.description('Where the replacement goes, once a place is held')),
-      addressChanged: v.pipe(
-        v.nullable(v.boolean()),
-        v.description(
-          "After the switch: the replacement's public IP address differs from the old one (null until known)",
-        ),
+      to: orNull(v.string(), 'Where the replacement goes, once a place is held'),
+      addressChanged: orNull(
+        v.boolean(),
+        "After the switch: the replacement's public IP address differs from the old one (null until known)",
       ),
     }),
     estimate: v.pipe(
@@ -317,21 +282,18 @@ export const PlanChangeAnswer = v.pipe(
         v.object({
           ...invoiceAsAWhole,
           adjustment: v.pipe(
-            v.number(),
-            v.integer(),
+            Integer,
             v.description(
               "The change's own proration lines after the current discount, before tax (negative: a credit). The final adjustment is read on the same basis. Prorations already pending on that invoice (an added Stack's, an earlier change's) are in the total, never here. On changes confirmed before the tax was kept, it was before the discount too",
             ),
           ),
-          adjustmentTax: v.pipe(
-            v.nullable(v.pipe(v.number(), v.integer())),
-            v.description(
-              "The tax estimate on the change's lines (null on changes confirmed before it was kept)",
-            ),
+          adjustmentTax: orNull(
+            Integer,
+            "The tax estimate on the change's lines (null on changes confirmed before it was kept)",
           ),
-          adjustmentTotal: v.pipe(
-            v.nullable(v.pipe(v.number(), v.integer())),
-            v.description('`adjustment + adjustmentTax` (null on changes confirmed before it was kept)'),
+          adjustmentTotal: orNull(
+            Integer,
+            '`adjustment + adjustmentTax` (null on changes confirmed before it was kept)',
           ),
           lines: v.pipe(
             v.array(EstimateLineAnswer),
@@ -349,51 +311,38 @@ export const PlanChangeAnswer = v.pipe(
       v.nullable(
         v.object({
           adjustment: v.pipe(
-            v.number(),
-            v.integer(),
+            Integer,
             v.description(
               "The exact adjustment the billing commit created: its pending proration items, each after the discount it was made with, before tax (the estimate's `adjustment` basis)",
             ),
           ),
-          adjustmentTax: v.pipe(
-            v.nullable(v.pipe(v.number(), v.integer())),
-            v.description(
-              'The tax the processor puts on those items on the next invoice (each line taxed after its discount, rounded to the cent); 0 when not billed; null on changes committed before it was kept, or when no next invoice comes',
-            ),
+          adjustmentTax: orNull(
+            Integer,
+            'The tax the processor puts on those items on the next invoice (each line taxed after its discount, rounded to the cent); 0 when not billed; null on changes committed before it was kept, or when no next invoice comes',
           ),
-          adjustmentTotal: v.pipe(
-            v.nullable(v.pipe(v.number(), v.integer())),
-            v.description(
-              "`adjustment` + `adjustmentTax`: what the next invoice's total changes by (negative: lowered); null with `adjustmentTax`",
-            ),
+          adjustmentTotal: orNull(
+            Integer,
+            "`adjustment` + `adjustmentTax`: what the next invoice's total changes by (negative: lowered); null with `adjustmentTax`",
           ),
-          estimatedAdjustmentTax: v.pipe(
-            v.nullable(v.pipe(v.number(), v.integer())),
-            v.description(
-              "The estimate's `adjustmentTax` (null: no estimate, or one confirmed before it was kept)",
-            ),
+          estimatedAdjustmentTax: orNull(
+            Integer,
+            "The estimate's `adjustmentTax` (null: no estimate, or one confirmed before it was kept)",
           ),
-          estimatedAdjustmentTotal: v.pipe(
-            v.nullable(v.pipe(v.number(), v.integer())),
-            v.description("The estimate's `adjustmentTotal` (null as `estimatedAdjustmentTax`)"),
+          estimatedAdjustmentTotal: orNull(
+            Integer,
+            "The estimate's `adjustmentTotal` (null as `estimatedAdjustmentTax`)",
           ),
-          totalDifference: v.pipe(
-            v.nullable(v.pipe(v.number(), v.integer())),
-            v.description('`adjustmentTotal` minus `estimatedAdjustmentTotal` (null when either is)'),
+          totalDifference: orNull(
+            Integer,
+            '`adjustmentTotal` minus `estimatedAdjustmentTotal` (null when either is)',
           ),
           currency: v.pipe(
             v.string(),
             v.description("The processor's lowercase ISO currency code (e.g. `usd`)"),
           ),
-          committedAt: v.pipe(v.string(), v.isoTimestamp()),
-          estimatedAdjustment: v.pipe(
-            v.nullable(v.pipe(v.number(), v.integer())),
-            v.description("The estimate's `adjustment` (null: no estimate)"),
-          ),
-          difference: v.pipe(
-            v.nullable(v.pipe(v.number(), v.integer())),
-            v.description('`adjustment` minus `estimatedAdjustment` (null: no estimate)'),
-          ),
+          committedAt: Instant,
+          estimatedAdjustment: orNull(Integer, "The estimate's `adjustment` (null: no estimate)"),
+          difference: orNull(Integer, '`adjustment` minus `estimatedAdjustment` (null: no estimate)'),
           explanation: v.string(),
         }),
       ),
@@ -408,7 +357,7 @@ export const PlanChangeAnswer = v.pipe(
 );
 
 export const PlanChangeExportLineAnswer = v.pipe(
-  v.intersect([PlanChangeAnswer, v.object({ exportedAt: v.pipe(v.string(), v.isoTimestamp()) })]),
+  v.intersect([PlanChangeAnswer, v.object({ exportedAt: Instant })]),
   v.description('One line of the Plan Change export: the record and the moment of the export'),
 );
 
@@ -472,32 +421,27 @@ export const CredentialAnswer = v.pipe(
     validation: v.pipe(
       v.object({
         state: v.picklist(['pending', 'valid', 'invalid']),
-        reasonCode: v.pipe(
-          v.nullable(v.picklist(['provider_refused'])),
-          v.description(
-            "With `invalid`: why, a code of ours (docs/credentials.md). Never the Dispatcher's own words (kept for operators)",
-          ),
+        reasonCode: orNull(
+          v.picklist(['provider_refused']),
+          "With `invalid`: why, a code of ours (docs/credentials.md). Never the Dispatcher's own words (kept for operators)",
         ),
-        reason: v.pipe(
-          v.nullable(v.string()),
-          v.description('The text of `reasonCode`: what failed and what to do next'),
-        ),
-        checkedAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+        reason: orNull(v.string(), 'The text of `reasonCode`: what failed and what to do next'),
+        checkedAt: v.nullable(Instant),
       }),
       v.description(
         "The Stack's Dispatcher checks the material with the provider after each provisioning (`pending` until it reports)",
       ),
     ),
     usable: v.pipe(v.boolean(), v.description('Whether a new Thread or Guide Session can use it now')),
-    unusableReason: v.pipe(
-      v.nullable(v.picklist(['archived', 'validation_failed', 'validation_pending', 'subscription_policy'])),
-      v.description('`subscription_policy`: the tenant is suspended or leaving'),
+    unusableReason: orNull(
+      v.picklist(['archived', 'validation_failed', 'validation_pending', 'subscription_policy']),
+      '`subscription_policy`: the tenant is suspended or leaving',
     ),
     consent: v.pipe(
       v.nullable(
         v.object({
           by: v.pipe(v.string(), v.description("The administrator's login")),
-          at: v.pipe(v.string(), v.isoTimestamp()),
+          at: Instant,
           textVersion: v.pipe(v.string(), v.description('The version of the consent text shown')),
         }),
       ),
@@ -505,14 +449,11 @@ export const CredentialAnswer = v.pipe(
         "The administrator's consent, for the kinds that spend a personal subscription; null for `api_key`",
       ),
     ),
-    createdAt: v.pipe(v.string(), v.isoTimestamp()),
-    rotatedAt: v.pipe(
-      v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-      v.description('The last rotation (a provisioning of an existing name)'),
-    ),
-    archivedAt: v.pipe(
-      v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-      v.description('Archived: kept but unusable (a new provisioning of the name brings it back)'),
+    createdAt: Instant,
+    rotatedAt: orNull(Instant, 'The last rotation (a provisioning of an existing name)'),
+    archivedAt: orNull(
+      Instant,
+      'Archived: kept but unusable (a new provisioning of the name brings it back)',
     ),
   }),
   v.description('A Credential as a tenant sees it: never its secret material.'),
@@ -520,8 +461,8 @@ export const CredentialAnswer = v.pipe(
 
 export const GuideSelectionAnswer = v.pipe(
   v.object({
-    name: v.pipe(v.nullable(v.string()), v.description('The selected Credential; null when none is')),
-    selectedAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+    name: orNull(v.string(), 'The selected Credential; null when none is'),
+    selectedAt: v.nullable(Instant),
     usable: v.boolean(),
     unusableReason: v.nullable(
       v.picklist(['archived', 'validation_failed', 'validation_pending', 'subscription_policy']),
@@ -531,7 +472,7 @@ export const GuideSelectionAnswer = v.pipe(
         v.object({
           name: v.string(),
           reason: v.picklist(GUIDE_CLEARED_REASONS),
-          at: v.pipe(v.string(), v.isoTimestamp()),
+          at: Instant,
         }),
       ),
       v.description(
@@ -640,8 +581,7 @@ export const CredentialRefusalAnswer = v.pipe(
       ),
       threadCount: v.optional(
         v.pipe(
-          v.number(),
-          v.integer(),
+          Integer,
           v.description(
             'With `confirmation_required`: the historical Threads bound to the Credential, which will not be resumable (0 when none is: the confirmation is asked for all the same)',
           ),
@@ -656,11 +596,7 @@ export const CredentialRefusalAnswer = v.pipe(
         ),
       ),
       expiresAt: v.optional(
-        v.pipe(
-          v.string(),
-          v.isoTimestamp(),
-          v.description('With `confirmation_required`: the token is valid until then (15 minutes)'),
-        ),
+        describedInstant('With `confirmation_required`: the token is valid until then (15 minutes)'),
       ),
       reason: v.optional(
         v.pipe(v.string(), v.description('With `credential_unusable`: `archived` or `validation_failed`')),
@@ -722,11 +658,7 @@ export const DispatcherCredentialRefusalAnswer = v.pipe(
     ErrorBodySchema,
     v.object({
       currentVersion: v.optional(
-        v.pipe(
-          v.number(),
-          v.integer(),
-          v.description("With `stale_version`: the Credential's current material version"),
-        ),
+        v.pipe(Integer, v.description("With `stale_version`: the Credential's current material version")),
       ),
       activity: v.optional(
         v.pipe(
@@ -773,7 +705,7 @@ export const DispatcherCredentialRefusalAnswer = v.pipe(
           v.object({
             name: v.optional(v.string()),
             reason: v.optional(v.picklist(GUIDE_CLEARED_REASONS)),
-            at: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+            at: v.optional(Instant),
           }),
           v.description(
             'With `guide_unavailable`: the selection cleared (now, or earlier with `none_selected`)',
@@ -791,16 +723,14 @@ export const InvoiceEstimateAnswer = v.pipe(
   v.object({
     ...invoiceAsAWhole,
     adjustment: v.pipe(
-      v.number(),
-      v.integer(),
+      Integer,
       v.description(
         "The change's own proration lines after the current discount, before tax (negative: a credit). The final adjustment is read on the same basis. Prorations already pending on that invoice (an added Stack's, an earlier change's) are in the total, never here",
       ),
     ),
-    adjustmentTax: v.pipe(v.number(), v.integer(), v.description("The tax estimate on the change's lines")),
+    adjustmentTax: v.pipe(Integer, v.description("The tax estimate on the change's lines")),
     adjustmentTotal: v.pipe(
-      v.number(),
-      v.integer(),
+      Integer,
       v.description(
         "`adjustment + adjustmentTax`: what the change's prorations add to (or take off) the next invoice's total",
       ),
@@ -836,71 +766,53 @@ export const InvoiceLineAnswer = v.object({
       "A credit or charge for the rest of a period (a Stack added, a Plan changed), not a period's price.",
     ),
   ),
-  periodStart: v.pipe(
-    v.string(),
-    v.isoTimestamp(),
-    v.description(
-      'The first moment the line bills: a month for a period line, the rest of the period for a proration.',
-    ),
+  periodStart: describedInstant(
+    'The first moment the line bills: a month for a period line, the rest of the period for a proration.',
   ),
-  periodEnd: v.pipe(v.string(), v.isoTimestamp()),
-  stack: v.pipe(
-    v.nullable(v.string()),
-    v.description(
-      'The Stack the line is for; null for a proration, or a Stack billed beyond those the tenant has now.',
-    ),
+  periodEnd: Instant,
+  stack: orNull(
+    v.string(),
+    'The Stack the line is for; null for a proration, or a Stack billed beyond those the tenant has now.',
   ),
   plan: v.nullable(v.picklist(PLAN_VALUES)),
-  amount: v.pipe(
-    v.number(),
-    v.integer(),
-    v.description('Minor units, before the discount; negative: a credit.'),
-  ),
-  discount: v.pipe(v.number(), v.integer()),
-  tax: v.pipe(v.number(), v.integer()),
+  amount: v.pipe(Integer, v.description('Minor units, before the discount; negative: a credit.')),
+  discount: Integer,
+  tax: Integer,
 });
 
 export const InvoiceAnswer = v.pipe(
   v.object({
-    number: v.pipe(
-      v.nullable(v.string()),
-      v.description('The number printed on the invoice (null on the upcoming one).'),
-    ),
-    issuedAt: v.pipe(v.string(), v.isoTimestamp()),
+    number: orNull(v.string(), 'The number printed on the invoice (null on the upcoming one).'),
+    issuedAt: Instant,
     status: v.picklist(['draft', 'open', 'paid', 'void', 'uncollectible']),
     statusText: v.pipe(v.string(), v.description('The status in words.')),
     currency: v.string(),
-    periodStart: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-    periodEnd: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+    periodStart: v.nullable(Instant),
+    periodEnd: v.nullable(Instant),
     lines: v.array(InvoiceLineAnswer),
-    subtotal: v.pipe(v.number(), v.integer()),
-    discount: v.pipe(v.number(), v.integer()),
-    tax: v.pipe(v.number(), v.integer()),
-    total: v.pipe(v.number(), v.integer()),
+    subtotal: Integer,
+    discount: Integer,
+    tax: Integer,
+    total: Integer,
     creditApplied: v.pipe(
-      v.number(),
-      v.integer(),
+      Integer,
       v.description('Account credit used on it (the total less what the card is asked for).'),
     ),
-    amountDue: v.pipe(v.number(), v.integer()),
-    amountPaid: v.pipe(v.number(), v.integer()),
-    refunded: v.pipe(v.number(), v.integer(), v.description('What was refunded of its payments.')),
-    paidAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-    ref: v.pipe(
-      v.nullable(v.string()),
-      v.description("Our reference of the invoice (not the processor's id); null on the upcoming one."),
+    amountDue: Integer,
+    amountPaid: Integer,
+    refunded: v.pipe(Integer, v.description('What was refunded of its payments.')),
+    paidAt: v.nullable(Instant),
+    ref: orNull(
+      v.string(),
+      "Our reference of the invoice (not the processor's id); null on the upcoming one.",
     ),
-    viewUrl: v.pipe(
-      v.nullable(v.string()),
-      v.description(
-        "Our address of the invoice's page: GET /v1/billing/invoices/{ref}/view, which redirects to the processor's page; null on the upcoming one.",
-      ),
+    viewUrl: orNull(
+      v.string(),
+      "Our address of the invoice's page: GET /v1/billing/invoices/{ref}/view, which redirects to the processor's page; null on the upcoming one.",
     ),
-    pdfUrl: v.pipe(
-      v.nullable(v.string()),
-      v.description(
-        "Our address of the invoice's PDF: GET /v1/billing/invoices/{ref}/pdf, which redirects to the processor's PDF; null when it has none (the upcoming one).",
-      ),
+    pdfUrl: orNull(
+      v.string(),
+      "Our address of the invoice's PDF: GET /v1/billing/invoices/{ref}/pdf, which redirects to the processor's PDF; null when it has none (the upcoming one).",
     ),
   }),
   v.description('An invoice in minor units; no processor id.'),
@@ -909,10 +821,7 @@ export const InvoiceAnswer = v.pipe(
 export const UpcomingInvoiceAnswer = v.intersect([
   InvoiceAnswer,
   v.object({
-    invoiceAt: v.pipe(
-      v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-      v.description('When the processor makes and charges it.'),
-    ),
+    invoiceAt: orNull(Instant, 'When the processor makes and charges it.'),
   }),
 ]);
 
@@ -921,7 +830,7 @@ export const ProjectAnswer = v.object({
   projectId: v.optional(v.string()),
   name: v.optional(v.string()),
   repository: v.optional(v.string()),
-  registeredAt: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+  registeredAt: v.optional(Instant),
   credentialRoutes: v.optional(CredentialRoutesAnswer),
 });
 
