@@ -10,6 +10,7 @@ import {
   type RuntimeProfile,
 } from '#core/credentials.ts';
 import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { PROVIDER_CATALOG } from '#ports/config.ts';
 import { sealSecret } from '#ports/secrets-vault.ts';
 import {
@@ -121,8 +122,7 @@ export const provisionCredential = async (params: {
   const { tenant, name, request, now } = params;
   requireCredentialName(name);
   const stack = await credentialStack(tenant.tenantId, params.stackId);
-  if (stack.lifecycle === 'torn_down')
-    throw new Refusal('conflict', 'stack_torn_down', 'This Stack was torn down: it can hold no Credential.');
+  if (stack.lifecycle === 'torn_down') throw refuse('stack_torn_down');
   const existing = await getCredential(tenant.tenantId, stack.stackId, name);
   if (!existing && RESERVED_CREDENTIAL_NAMES.includes(name))
     throw new Refusal(

@@ -6150,7 +6150,7 @@ export interface operations {
       /**
        * @description `stack_torn_down` or `credential_rotation_in_progress`
        *
-       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
        *     - `credential_rotation_in_progress`: "Another rotation of this credential just happened: retry."
        */
       409: {
@@ -6162,7 +6162,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "stack_torn_down",
-           *         "message": "This Stack was torn down: it can hold no Credential.",
+           *         "message": "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -9182,7 +9182,7 @@ export interface operations {
        *
        *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
        *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
-       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
        *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
        */
       409: {
@@ -9943,7 +9943,7 @@ export interface operations {
        *
        *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
        *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
-       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
        *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
        */
       409: {
@@ -11936,7 +11936,7 @@ export interface operations {
       /**
        * @description `stack_torn_down` (nothing left to export), `export_in_progress` (with `exportId`, the running one)
        *
-       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
        *     - `export_in_progress`: "An export of this Stack is under way: follow it with GET /v1/stacks/{stackId}/exports/{exportId}."
        */
       409: {
@@ -11948,7 +11948,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "stack_torn_down",
-           *         "message": "This Stack was torn down: it can hold no Credential.",
+           *         "message": "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -12408,7 +12408,7 @@ export interface operations {
        *
        *     - `export_not_ready`: "The archive is not ready yet: follow GET /v1/stacks/{stackId}/exports/{exportId}."
        *     - `export_failed`: "This export failed (GET shows why): start a new one with POST /v1/stacks/{stackId}/exports."
-       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
        */
       409: {
         headers: {
@@ -12435,7 +12435,7 @@ export interface operations {
       /**
        * @description `export_expired`: archives are kept 7 days after they are ready
        *
-       *     - `export_expired`: "Archives are kept … days: start a new export with POST /v1/stacks/{stackId}/exports."
+       *     - `export_expired`: "Archives are kept 7 days: start a new export with POST /v1/stacks/{stackId}/exports."
        */
       410: {
         headers: {
@@ -12446,7 +12446,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "export_expired",
-           *         "message": "Archives are kept … days: start a new export with POST /v1/stacks/{stackId}/exports.",
+           *         "message": "Archives are kept 7 days: start a new export with POST /v1/stacks/{stackId}/exports.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }

@@ -391,7 +391,9 @@ describe('provisioning', () => {
       material: secret('k'),
     });
     expectRefused(rotation, 409, 'stack_torn_down');
-    expect(rotation.json.error.message).toBe('This Stack was torn down: it can hold no Credential.');
+    expect(rotation.json.error.message).toBe(
+      'This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it.',
+    );
     expect(await storedSnapshot(tenant)).toBe(tornDown);
   });
 

@@ -11,4 +11,15 @@ export const stacksRefusals = catalog({
     words: (facts: { stackId: string; projectId: string }) =>
       `This Stack has no Project "${facts.projectId}": GET /v1/stacks/${facts.stackId}/projects lists them.`,
   },
+  /**
+   * The Stack has been torn down: nothing can be done with it any more (an export started or
+   * downloaded, a Credential provisioned, a Dispatcher credential issued). One code and one text
+   * for the condition wherever it is met; `stack_not_running` is the wider "decommissioning or
+   * torn down".
+   */
+  stack_torn_down: {
+    kind: 'conflict',
+    words:
+      'This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it.',
+  },
 });
