@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { CREDENTIAL_OVERLAP_SECONDS, DISPATCHER_CREDENTIAL_PREFIX } from '#core/dispatcher.ts';
-import { Refusal } from '#core/refusal.ts';
 import { refuse } from '#core/refusals/index.ts';
 import { hashSessionToken } from '#core/session-token.ts';
 import { issueDispatcherCredential } from '#store/dispatcher.ts';
@@ -26,12 +25,7 @@ export const issueStackCredential = async (params: { tenantId: string; stackId: 
     now: params.now,
     retiresAt,
   });
-  if (!issued)
-    throw new Refusal(
-      'conflict',
-      'credential_rotation_in_progress',
-      'Another rotation of this credential just happened: retry.',
-    );
+  if (!issued) throw refuse('credential_rotation_in_progress');
   return {
     credentialId,
     credential,

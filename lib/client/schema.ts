@@ -3909,7 +3909,7 @@ export interface operations {
        *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead." / "Your former account still has a subscription that can bill: nothing new can be bought until it has ended. Write to support." / "A checkout of this account has been paid: it becomes active within a minute. To leave, cancel in the billing portal (POST /v1/billing/portal)."
        *     - `checkout_in_progress`: "A checkout for this tenant is being prepared; repeat the request in a few seconds."
        *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for …." / "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4232,7 +4232,7 @@ export interface operations {
       /**
        * @description `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
        *
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4492,7 +4492,7 @@ export interface operations {
        * @description `no_customer`: complete a checkout first; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
        *
        *     - `no_customer`: "There is no billing account yet: complete a checkout first (POST /v1/billing/checkout)."
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4783,7 +4783,7 @@ export interface operations {
        *
        *     - `close_in_portal`: "This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes." / "This account is no longer provisioning: reload and try again."
        *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead." / "Your former account still has a subscription that can bill: nothing new can be bought until it has ended. Write to support." / "A checkout of this account has been paid: it becomes active within a minute. To leave, cancel in the billing portal (POST /v1/billing/portal)."
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -5281,11 +5281,11 @@ export interface operations {
        *
        *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for …." / "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
        *     - `stack_cap_reached`: "A tenant can have … Stacks: this one has …."
-       *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
+       *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
        *     - `no_subscription`: "Stacks can be added once the first checkout is paid (POST /v1/billing/checkout)."
-       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
+       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
        *     - `cancellation_scheduled`
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        *     - `idempotency_key_reused`: "This Idempotency-Key was used with another request body: use a new key for a new request."
        *     - `request_in_progress`: "This request is being handled: repeat it in a few seconds."
        */
@@ -5630,11 +5630,11 @@ export interface operations {
        *
        *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for …." / "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
        *     - `stack_cap_reached`: "A tenant can have … Stacks: this one has …."
-       *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
+       *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
        *     - `no_subscription`: "Stacks can be added once the first checkout is paid (POST /v1/billing/checkout)."
-       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
+       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
        *     - `cancellation_scheduled`
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -6642,7 +6642,7 @@ export interface operations {
        *
        *     - `watched_projects_cap_reached`: "This Stack watches … Projects, its Plan's cap: remove one with its Remove button, or change the Stack to a larger Plan (DELETE /v1/stacks/…/projects/{projectId})."
        *     - `project_exists`: "The repository … is already a Project of this Stack."
-       *     - `stack_not_running`: "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
+       *     - `stack_not_running`: "This Stack is …: only a running Stack can …."
        */
       409: {
         headers: {
@@ -7702,10 +7702,10 @@ export interface operations {
        *     - `idempotency_key_reused`: "This Idempotency-Key was used with another request body: use a new key for a new request."
        *     - `request_in_progress`: "This request is being handled: repeat it in a few seconds."
        *     - `cancellation_scheduled`
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
-       *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
-       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
-       *     - `stack_not_running`: "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
+       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
+       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
+       *     - `stack_not_running`: "This Stack is …: only a running Stack can …."
        *     - `plan_unchanged`: "The Stack is already on this Plan: choose another Plan."
        *     - `operation_in_progress`: "Another change is already being carried out on this Stack: wait until it completes or rolls back (GET /v1/plan-changes?stackId=...)."
        *     - `confirm_conflict`: "The Stack kept changing while the change was confirmed: read GET /v1/plan-changes?stackId=..., then try again."
@@ -12960,7 +12960,7 @@ export interface operations {
       /**
        * @description `unknown_version`: a version newer than published, or the Stack changed meanwhile (read the desired state again); nothing was stored
        *
-       *     - `unknown_version`: "…: report the version you applied." / "The Stack changed meanwhile: read the desired state again."
+       *     - `unknown_version`: "…: report the version you applied."
        */
       409: {
         headers: {
