@@ -9049,7 +9049,7 @@ export interface operations {
        *     - `unknown_field`
        *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
        *     - `invalid_body`: "The request body must be a JSON object."
-       *     - `invalid_credential_name`: "A Credential name is …." / ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
+       *     - `invalid_credential_name`: ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
        *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
        *     - `consent_required`: "A … Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }."
        *     - `consent_not_expected`: "An api_key needs no consent (its usage is metered by the provider): leave consent out."
@@ -9183,7 +9183,7 @@ export interface operations {
        *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
        *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
        *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
-       *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
+       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
        */
       409: {
         headers: {
@@ -9491,8 +9491,8 @@ export interface operations {
        * @description `credential_in_use` (with `uses`; nothing written), `confirmation_required` (with `threadCount`, `confirmationToken`, `expiresAt`), `credential_conflict` (it changed meanwhile: try again)
        *
        *     - `credential_in_use`: "Credential Routes name "…": change each one listed (PUT /v1/stacks/…/projects/{projectId}/credential-routes), then delete it."
-       *     - `confirmation_required`: "… Repeat the request with confirmationToken=<the token> within … minutes to delete it."
-       *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
+       *     - `confirmation_required`: "… Threads are bound to "…" and will no longer be resumable. Repeat the request with confirmationToken=<the token> within … minutes to delete it."
+       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
        */
       409: {
         headers: {
@@ -9810,7 +9810,7 @@ export interface operations {
        *     - `unknown_field`
        *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
        *     - `invalid_body`: "The request body must be a JSON object."
-       *     - `invalid_credential_name`: "A Credential name is …." / ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
+       *     - `invalid_credential_name`: ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
        *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
        *     - `consent_required`: "A … Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }."
        *     - `consent_not_expected`: "An api_key needs no consent (its usage is metered by the provider): leave consent out."
@@ -9944,7 +9944,7 @@ export interface operations {
        *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
        *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
        *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
-       *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
+       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
        */
       409: {
         headers: {
@@ -10833,7 +10833,7 @@ export interface operations {
       /**
        * @description `credential_conflict`: it changed meanwhile; try again
        *
-       *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
+       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
        */
       409: {
         headers: {
@@ -10844,7 +10844,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "credential_conflict",
-           *         "message": "This Credential changed meanwhile: try again.",
+           *         "message": "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -11475,7 +11475,7 @@ export interface operations {
       /**
        * @description `credential_unusable` (with `reason`: `archived` or `validation_failed`)
        *
-       *     - `credential_unusable`: ""…" cannot be the Guide Credential: it is …. Provision it again or choose another."
+       *     - `credential_unusable`: ""…" cannot be the Guide Credential: it is refused by its validation. Provision it again or choose another."
        */
       409: {
         headers: {
@@ -11486,7 +11486,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "credential_unusable",
-           *         "message": "\"…\" cannot be the Guide Credential: it is …. Provision it again or choose another.",
+           *         "message": "\"…\" cannot be the Guide Credential: it is refused by its validation. Provision it again or choose another.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -13724,8 +13724,8 @@ export interface operations {
        *
        *     - `no_credential_route`: "Project "…" has no Credential Route for …: an administrator sets one with PUT /v1/stacks/{stackId}/projects/{projectId}/credential-routes."
        *     - `no_usable_credential`: "No Credential of Project "…"'s … route is usable now: …."
-       *     - `thread_exists`: "Thread "…" is already bound to …: use a new thread id."
-       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which …: start a new Thread."
+       *     - `thread_exists`: "Thread "…" is already bound to Project "…" for …: use a new thread id."
+       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which the subscription policy disables: start a new Thread."
        */
       409: {
         headers: {
@@ -13987,9 +13987,9 @@ export interface operations {
       /**
        * @description `guide_unavailable` (with `reason`, and `credential` and `cleared` as they apply), `thread_exists` (the `threadId` is bound to a Project's Thread), `thread_not_resumable` (with `reason` and `credential`)
        *
-       *     - `guide_unavailable`
-       *     - `thread_exists`: "Thread "…" is already bound to …: use a new thread id."
-       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which …: start a new Thread."
+       *     - `guide_unavailable`: "The Guide Credential "…" cannot be used (…); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential."
+       *     - `thread_exists`: "Thread "…" is already bound to Project "…" for …: use a new thread id."
+       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which the subscription policy disables: start a new Thread."
        */
       409: {
         headers: {
@@ -14000,7 +14000,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "guide_unavailable",
-           *         "message": "What to fix.",
+           *         "message": "The Guide Credential \"…\" cannot be used (…); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }

@@ -364,8 +364,8 @@ describe('provisioning', () => {
     for (const lost of racing.filter((r) => r.status === 409))
       expect(lost.json.error).toMatchObject({
         code: 'credential_conflict',
-        message:
-          'This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again.',
+        message: 'This Credential changed meanwhile: read it again, then try again.',
+        apiHint: 'GET /v1/credentials',
       });
     const applied = racing.filter((r) => r.status === 201 || r.status === 200).length;
     expect(applied + racing.filter((r) => r.status === 409).length).toBe(racing.length);
