@@ -1,5 +1,4 @@
 import type { BillingState } from './billing-state.ts';
-import { cancellationScheduledText } from './leaving.ts';
 import type { PlanValue } from './plans.ts';
 
 /**
@@ -179,20 +178,6 @@ export const DISPATCHER_STEP_LIMIT_HOURS = 2;
 
 export const expiryOf = (confirmedAt: Date): Date =>
   new Date(confirmedAt.getTime() + QUEUED_EXPIRY_DAYS * 86_400_000);
-
-/** What each confirmation refusal says (HTTP 409 unless noted; the preview lists the same). */
-export const CONFIRM_REFUSAL_TEXT: Record<ConfirmRefusal, string> = {
-  billing_overdue:
-    'Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan.',
-  cancellation_scheduled: cancellationScheduledText('its Stacks can no longer change Plan'),
-  account_closing: 'The account is closing: its Stacks can no longer change Plan.',
-  subscription_not_active:
-    'The payment processor does not report the subscription active yet: try again in a minute.',
-  plan_unchanged: 'The Stack is already on this Plan: choose another Plan.',
-  operation_in_progress:
-    'Another change is already being carried out on this Stack: wait until it completes or rolls back (GET /v1/plan-changes?stackId=...).',
-  stack_not_running: 'The Stack is not running: only a running Stack can change Plan.',
-};
 
 /** What the tenant can do next, for each status (the record's recovery message). */
 export const recoveryMessage = (status: PlanChangeStatus): string => {

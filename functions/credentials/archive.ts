@@ -1,4 +1,4 @@
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { clearGuide, updateCredential } from '#store/credentials.ts';
 import type { Tenant } from '#store/tenants.ts';
 import { credentialStack, credentialView, requireCredential } from './views.ts';
@@ -16,7 +16,7 @@ export const archiveCredential = async (params: {
   if (credential.archivedAt === undefined) {
     const at = params.now.toISOString();
     if (!(await updateCredential(params.tenant.tenantId, credential, { archivedAt: at })))
-      throw new Refusal('conflict', 'credential_conflict', 'This Credential changed meanwhile: try again.');
+      throw refuse('credential_conflict');
     archived = { ...credential, archivedAt: at, version: credential.version + 1 };
   }
   await clearGuide(params.tenant.tenantId, stack.stackId, params.name, 'archived', params.now);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { CONFIRMATION_MINUTES, deletionDecision, routeUses } from '#core/credentials.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import {
   clearGuide,
   countThreadsBoundTo,
@@ -45,10 +45,9 @@ export const deleteCredential = async (params: {
     pending.threadCount === threadCount;
   const decision = deletionDecision({ uses, threadCount, confirmed });
   if (decision.kind === 'blocked')
-    throw new Refusal(
-      'conflict',
+    throw refuse(
       'credential_in_use',
-      `Credential Routes name "${credential.name}": change each one listed (PUT /v1/stacks/${stack.stackId}/projects/{projectId}/credential-routes), then delete it.`,
+      { name: credential.name, stackId: stack.stackId },
       { extra: { uses: decision.uses } },
     );
   if (decision.kind === 'confirmation_required') {
@@ -58,11 +57,7 @@ export const deleteCredential = async (params: {
       params.confirmationToken !== undefined &&
       (pending === undefined || pending.tokenHash !== hash(params.confirmationToken))
     )
-      throw new Refusal(
-        'invalid',
-        'invalid_confirmation',
-        'This confirmation token is not the one issued for this Credential: use the latest token, or ask again without one.',
-      );
+      throw refuse('invalid_confirmation');
     const token = randomBytes(24).toString('base64url');
     const expiresAt = new Date(now.getTime() + CONFIRMATION_MINUTES * 60_000).toISOString();
     if (
@@ -70,16 +65,14 @@ export const deleteCredential = async (params: {
         deletion: { tokenHash: hash(token), threadCount, expiresAt },
       }))
     )
-      throw new Refusal('conflict', 'credential_conflict', 'This Credential changed meanwhile: try again.');
-    throw new Refusal(
-      'conflict',
+      throw refuse('credential_conflict');
+    throw refuse(
       'confirmation_required',
-      `${threadCount === 0 ? `No Thread is bound to "${credential.name}": none becomes non-resumable.` : `${threadCount} Thread${threadCount === 1 ? ' is' : 's are'} bound to "${credential.name}" and will no longer be resumable.`} Repeat the request with confirmationToken=<the token> within ${CONFIRMATION_MINUTES} minutes to delete it.`,
+      { name: credential.name, threadCount, minutes: CONFIRMATION_MINUTES },
       { extra: { threadCount, confirmationToken: token, expiresAt } },
     );
   }
-  if (!(await deleteStored(tenant.tenantId, credential)))
-    throw new Refusal('conflict', 'credential_conflict', 'This Credential changed meanwhile: try again.');
+  if (!(await deleteStored(tenant.tenantId, credential))) throw refuse('credential_conflict');
   await clearGuide(tenant.tenantId, stack.stackId, credential.name, 'deleted', now);
   return { name: credential.name, deleted: true, nonResumableThreads: threadCount };
 };

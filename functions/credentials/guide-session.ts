@@ -1,5 +1,5 @@
 import type { Unusable } from '#core/credentials.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { guideClearedReason } from '#core/tenant-reasons.ts';
 import { clearGuide, getCredential, getGuideSelection, getThread } from '#store/credentials.ts';
 import {
@@ -12,8 +12,10 @@ import {
   whyUnusable,
 } from './threads.ts';
 
-const unavailable = (message: string, extra: Record<string, unknown>) =>
-  new Refusal('conflict', 'guide_unavailable', message, { extra });
+const unavailable = (
+  facts: { reason: string; name?: string; cleared?: { name: string; reason: string } },
+  extra: Record<string, unknown>,
+) => refuse('guide_unavailable', facts, { extra });
 
 /**
  * THE Guide Session start: only the Stack's Guide selection, never another Credential. With none
@@ -35,7 +37,7 @@ export const startGuideSession = async (params: ThreadStart): Promise<ThreadAnsw
       reason: guideClearedReason(selection.cleared.reason),
     };
     throw unavailable(
-      `This Stack has no Guide Credential selected${cleared ? ` (the last one, "${cleared.name}", was cleared: ${cleared.reason})` : ''}: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.`,
+      { reason: 'none_selected', ...(cleared ? { cleared } : {}) },
       { reason: 'none_selected', ...(cleared ? { cleared } : {}) },
     );
   }
@@ -44,15 +46,11 @@ export const startGuideSession = async (params: ThreadStart): Promise<ThreadAnsw
   const reason: Unusable | 'deleted' | undefined = stored
     ? whyUnusable(stored, await billingStateOf(tenantId))
     : 'deleted';
-  if (reason === 'validation_pending')
-    throw unavailable(
-      `The Guide Credential "${name}" waits for its validation by the Dispatcher: try again once it is validated.`,
-      { reason, credential: name },
-    );
+  if (reason === 'validation_pending') throw unavailable({ reason, name }, { reason, credential: name });
   if (reason !== undefined) {
     await clearGuide(tenantId, stackId, name, reason, params.now);
     throw unavailable(
-      `The Guide Credential "${name}" cannot be used (${reason}); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.`,
+      { reason, name },
       { reason, credential: name, cleared: { name, reason, at: params.now.toISOString() } },
     );
   }

@@ -1,5 +1,5 @@
 import { unusableReason } from '#core/credentials.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { clearGuide, getGuideSelection, listCredentials, selectGuide } from '#store/credentials.ts';
 import type { Tenant } from '#store/tenants.ts';
 import { requireStack } from '../stacks/views.ts';
@@ -29,10 +29,9 @@ export const chooseGuideCredential = async (params: {
       billingState: tenant.billingState,
     });
     if (unusable === 'archived' || unusable === 'validation_failed')
-      throw new Refusal(
-        'conflict',
+      throw refuse(
         'credential_unusable',
-        `"${credential.name}" cannot be the Guide Credential: it is ${unusable === 'archived' ? 'archived' : 'refused by its validation'}. Provision it again or choose another.`,
+        { name: credential.name, reason: unusable },
         { extra: { reason: unusable } },
       );
     await selectGuide(tenant.tenantId, stack.stackId, credential.name, now);

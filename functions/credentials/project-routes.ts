@@ -1,5 +1,4 @@
 import { ROUTED_ACTIVITIES } from '#core/credentials.ts';
-import { Refusal } from '#core/refusal.ts';
 import { refuse } from '#core/refusals/index.ts';
 import { getProject, setCredentialRoutes } from '#store/projects.ts';
 import type { Tenant } from '#store/tenants.ts';
@@ -29,14 +28,7 @@ export const setProjectCredentialRoutes = async (params: {
     const route = params.routes[activity];
     if (!route) continue;
     if (route.fallback !== undefined && route.fallback === route.primary)
-      throw new Refusal(
-        'invalid',
-        'invalid_route',
-        `The ${activity} route's Fallback must differ from its Primary.`,
-        {
-          field: `${activity}.fallback`,
-        },
-      );
+      throw refuse('invalid_route', { activity }, { field: `${activity}.fallback` });
     for (const [position, name] of [
       ['primary', route.primary],
       ['fallback', route.fallback],
@@ -44,13 +36,10 @@ export const setProjectCredentialRoutes = async (params: {
       if (name === undefined) continue;
       const credential = await requireCredential(tenant.tenantId, stack.stackId, name);
       if (credential.archivedAt !== undefined)
-        throw new Refusal(
-          'conflict',
+        throw refuse(
           'credential_archived',
-          `"${name}" is archived: it cannot be the ${activity} ${position}.`,
-          {
-            field: `${activity}.${position}`,
-          },
+          { name, activity, position },
+          { field: `${activity}.${position}` },
         );
     }
   }

@@ -1,7 +1,6 @@
 import {
   authFileProblem,
   CREDENTIAL_NAME,
-  CREDENTIAL_NAME_RULE,
   type CredentialKind,
   materialContext,
   type Provider,
@@ -9,7 +8,8 @@ import {
   RESERVED_CREDENTIAL_NAMES,
   type RuntimeProfile,
 } from '#core/credentials.ts';
-import { Refusal } from '#core/refusal.ts';
+import type { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { PROVIDER_CATALOG } from '#ports/config.ts';
 import { sealSecret } from '#ports/secrets-vault.ts';
 import {
@@ -24,10 +24,7 @@ import { getUser } from '#store/users.ts';
 import { credentialStack, credentialView } from './views.ts';
 
 export const requireCredentialName = (name: string): void => {
-  if (!CREDENTIAL_NAME.test(name))
-    throw new Refusal('invalid', 'invalid_credential_name', `A Credential name is ${CREDENTIAL_NAME_RULE}.`, {
-      field: 'name',
-    });
+  if (!CREDENTIAL_NAME.test(name)) throw refuse('invalid_credential_name', {});
 };
 
 const refusalOf = (
@@ -38,61 +35,29 @@ const refusalOf = (
   const providerName = PROVIDER_CATALOG[provider].name;
   switch (refusal.code) {
     case 'kind_not_accepted':
-      return new Refusal(
-        'invalid',
+      return refuse(
         'kind_not_accepted',
-        `${providerName} accepts ${refusal.accepted.join(', ')}; "${kind}" is not one of them.`,
-        { field: 'kind', extra: { accepted: refusal.accepted } },
+        { providerName, accepted: refusal.accepted.join(', '), kind },
+        { extra: { accepted: refusal.accepted } },
       );
     case 'consent_required':
-      return new Refusal(
-        'invalid',
-        'consent_required',
-        `A ${kind} Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }.`,
-        { field: 'consent' },
-      );
+      return refuse('consent_required', { kind });
     case 'consent_not_expected':
-      return new Refusal(
-        'invalid',
-        'consent_not_expected',
-        'An api_key needs no consent (its usage is metered by the provider): leave consent out.',
-        { field: 'consent' },
-      );
+      return refuse('consent_not_expected');
     case 'consent_version_unknown':
-      return new Refusal(
-        'invalid',
+      return refuse(
         'consent_version_unknown',
-        `The consent text is at version "${refusal.current}", not "${refusal.given}": show the current text (GET /v1/credentials/catalog) and send consent: { "textVersion": "${refusal.current}" }.`,
-        { field: 'consent', extra: { currentTextVersion: refusal.current } },
+        { current: refusal.current, given: refusal.given },
+        { extra: { currentTextVersion: refusal.current } },
       );
     case 'ambient_not_available':
-      return new Refusal(
-        'conflict',
-        'ambient_not_available',
-        "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack.",
-      );
+      return refuse('ambient_not_available');
     case 'material_required':
-      return new Refusal(
-        'invalid',
-        'material_required',
-        `A ${kind} Credential needs its material: send it as "material".`,
-        {
-          field: 'material',
-        },
-      );
+      return refuse('material_required', { kind });
     case 'material_not_expected':
-      return new Refusal(
-        'invalid',
-        'material_not_expected',
-        'An ambient Credential stores no authentication value: leave "material" out.',
-        { field: 'material' },
-      );
+      return refuse('material_not_expected');
     case 'provider_change':
-      return new Refusal(
-        'conflict',
-        'provider_change',
-        'A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider.',
-      );
+      return refuse('provider_change');
   }
 };
 
@@ -121,16 +86,10 @@ export const provisionCredential = async (params: {
   const { tenant, name, request, now } = params;
   requireCredentialName(name);
   const stack = await credentialStack(tenant.tenantId, params.stackId);
-  if (stack.lifecycle === 'torn_down')
-    throw new Refusal('conflict', 'stack_torn_down', 'This Stack was torn down: it can hold no Credential.');
+  if (stack.lifecycle === 'torn_down') throw refuse('stack_torn_down');
   const existing = await getCredential(tenant.tenantId, stack.stackId, name);
   if (!existing && RESERVED_CREDENTIAL_NAMES.includes(name))
-    throw new Refusal(
-      'invalid',
-      'invalid_credential_name',
-      `"${name}" is a word the API keeps (GET /v1/credentials/${name}); choose another name.`,
-      { field: 'name' },
-    );
+    throw refuse('invalid_credential_name', { reserved: name });
   const refusal = provisionRefusal({
     provider: request.provider,
     kind: request.kind,
@@ -143,10 +102,7 @@ export const provisionCredential = async (params: {
   if (refusal) throw refusalOf(refusal, request.provider, request.kind);
   if (request.kind === 'auth_file' && request.material !== undefined) {
     const problem = authFileProblem(request.material);
-    if (problem)
-      throw new Refusal('invalid', 'invalid_auth_file', `The auth file was refused: ${problem}.`, {
-        field: 'material',
-      });
+    if (problem) throw refuse('invalid_auth_file', { problem });
   }
   const consent = request.consent
     ? {
@@ -178,11 +134,6 @@ export const provisionCredential = async (params: {
     credentialPutWrite(tenant.tenantId, credential, existing?.version),
     desiredStateBumpWrite(tenant.tenantId, stack.stackId),
   ]);
-  if (!written)
-    throw new Refusal(
-      'conflict',
-      'credential_conflict',
-      'This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again.',
-    );
+  if (!written) throw refuse('credential_conflict');
   return { created: existing === undefined, view: credentialView(credential, tenant.billingState) };
 };

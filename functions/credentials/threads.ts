@@ -7,7 +7,6 @@ import {
   type Unusable,
   unusableReason,
 } from '#core/credentials.ts';
-import { Refusal } from '#core/refusal.ts';
 import { refuse } from '#core/refusals/index.ts';
 import { PROVIDER_CATALOG } from '#ports/config.ts';
 import {
@@ -61,20 +60,19 @@ export const resumeThread = async (
   expected: { activity: ThreadBinding['activity']; projectId?: string | undefined },
 ): Promise<ThreadAnswer> => {
   if (binding.activity !== expected.activity || binding.projectId !== expected.projectId)
-    throw new Refusal(
-      'conflict',
-      'thread_exists',
-      `Thread "${binding.threadId}" is already bound to ${binding.activity === 'guide' ? 'the Guide' : `Project "${binding.projectId}" for ${binding.activity}`}: use a new thread id.`,
-    );
+    throw refuse('thread_exists', {
+      threadId: binding.threadId,
+      activity: binding.activity,
+      projectId: binding.projectId,
+    });
   const stored = await getCredential(tenantId, binding.stackId, binding.credentialName);
   const reason = stored
     ? whyUnusable(stored, await billingStateOf(tenantId))
     : ('credential_deleted' as const);
   if (reason === 'credential_deleted' || reason === 'archived' || reason === 'subscription_policy')
-    throw new Refusal(
-      'conflict',
+    throw refuse(
       'thread_not_resumable',
-      `Thread "${binding.threadId}" is bound to Credential "${binding.credentialName}", which ${reason === 'credential_deleted' ? 'was deleted' : reason === 'archived' ? 'is archived' : 'the subscription policy disables'}: start a new Thread.`,
+      { threadId: binding.threadId, credential: binding.credentialName, reason },
       { extra: { reason, credential: binding.credentialName } },
     );
   return threadAnswer(tenantId, binding, stored as StoredCredential);
@@ -138,10 +136,9 @@ export const createThread = async (
   if (!project) throw refuse('project_not_found', { stackId, projectId: params.projectId });
   const route = project.credentialRoutes[params.activity];
   if (!route)
-    throw new Refusal(
-      'conflict',
+    throw refuse(
       'no_credential_route',
-      `Project "${params.projectId}" has no Credential Route for ${params.activity}: an administrator sets one with PUT /v1/stacks/{stackId}/projects/{projectId}/credential-routes.`,
+      { projectId: params.projectId, activity: params.activity },
       { extra: { activity: params.activity } },
     );
 
@@ -154,10 +151,13 @@ export const createThread = async (
     return stored ? whyUnusable(stored, billingState) : 'missing';
   });
   if (picked.name === undefined)
-    throw new Refusal(
-      'conflict',
+    throw refuse(
       'no_usable_credential',
-      `No Credential of Project "${params.projectId}"'s ${params.activity} route is usable now: ${picked.reasons.map((r) => `${r.position} "${r.name}": ${r.reason}`).join('; ')}.`,
+      {
+        projectId: params.projectId,
+        activity: params.activity,
+        reasons: picked.reasons.map((r) => `${r.position} "${r.name}": ${r.reason}`).join('; '),
+      },
       { extra: { activity: params.activity, reasons: picked.reasons } },
     );
   const stored = candidates.get(picked.name) as StoredCredential;

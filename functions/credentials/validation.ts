@@ -1,4 +1,4 @@
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { logger } from '#ports/logger.ts';
 import { recordDispatcherFailure } from '#ports/metrics.ts';
 import { clearGuide, updateCredential } from '#store/credentials.ts';
@@ -34,19 +34,13 @@ export const reportValidation = async (params: {
   for (let attempt = 1; ; attempt += 1) {
     const stored = await requireStackCredential(params.tenantId, params.stackId, params.name);
     if (stored.materialVersion !== params.version)
-      throw new Refusal(
-        'conflict',
+      throw refuse(
         'stale_version',
-        `Version ${params.version} is not the Credential's current material (version ${stored.materialVersion}): it was rotated; read it again and validate the new one.`,
+        { version: params.version, current: stored.materialVersion },
         { extra: { currentVersion: stored.materialVersion } },
       );
     if (await updateCredential(params.tenantId, stored, { validation })) break;
-    if (attempt >= ATTEMPTS)
-      throw new Refusal(
-        'conflict',
-        'credential_changed',
-        'The Credential kept changing meanwhile: report again.',
-      );
+    if (attempt >= ATTEMPTS) throw refuse('credential_changed');
   }
   if (invalid) {
     logger.warn('a Dispatcher found a Credential invalid', {

@@ -1,5 +1,5 @@
 import { CREDENTIAL_NAME, isMetered, unusableReason } from '#core/credentials.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { FIRST_STACK_ID } from '#core/stacks.ts';
 import { guideClearedReason, validationFailureText } from '#core/tenant-reasons.ts';
 import { type GuideSelection, getCredential, type StoredCredential } from '#store/credentials.ts';
@@ -22,12 +22,7 @@ export const requireCredential = async (
   listedBy = `GET /v1/credentials?stackId=${stackId} lists them`,
 ): Promise<StoredCredential> => {
   const found = CREDENTIAL_NAME.test(name) ? await getCredential(tenantId, stackId, name) : undefined;
-  if (!found)
-    throw new Refusal(
-      'not_found',
-      'credential_not_found',
-      `This Stack has no Credential "${name}": ${listedBy}.`,
-    );
+  if (!found) throw refuse('credential_not_found', { name, listedBy });
   return found;
 };
 

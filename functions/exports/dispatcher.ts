@@ -8,6 +8,7 @@ import {
   uploadedPartsProblem,
 } from '#core/exports.ts';
 import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import type { ExportFailure } from '#core/tenant-reasons.ts';
 import { completeUpload, createUpload, partUploadUrls, UploadRefused } from '#ports/export-storage.ts';
 import { logger } from '#ports/logger.ts';
@@ -22,14 +23,7 @@ import { requireExport } from './read.ts';
  */
 
 const notRunning = (exportId: string, status: string) =>
-  new Refusal(
-    'conflict',
-    'export_not_running',
-    `Export "${exportId}" is ${status}: there is nothing to upload.`,
-    {
-      extra: { status },
-    },
-  );
+  refuse('export_not_running', { exportId, status }, { extra: { status } });
 
 /** Presigned URLs for the parts asked for; the first request makes the multipart upload. */
 export const exportPartUrls = async (params: {
@@ -115,19 +109,14 @@ export const reportExportOutcome = async (params: {
     throw new Refusal('invalid', 'invalid_field', `Field "parts" is invalid: ${problem}.`, {
       field: 'parts',
     });
-  if (!record.uploadId)
-    throw new Refusal('conflict', 'nothing_uploaded', 'No part was uploaded: ask for part URLs first.');
+  if (!record.uploadId) throw refuse('nothing_uploaded');
   let size: number;
   try {
     size = await completeUpload(record.objectKey, record.uploadId, report.parts);
   } catch (error) {
     if (!(error instanceof UploadRefused)) throw error;
     await fail('upload_incomplete');
-    throw new Refusal(
-      'conflict',
-      'upload_incomplete',
-      `${error.message}: the export has failed; start a new one.`,
-    );
+    throw refuse('upload_incomplete', { problem: error.message });
   }
   if (size !== report.sizeBytes) {
     logger.warn('an export archive is not the size its Dispatcher reported', {
@@ -137,14 +126,7 @@ export const reportExportOutcome = async (params: {
       reportedBytes: report.sizeBytes,
     });
     await fail('size_mismatch');
-    throw new Refusal(
-      'conflict',
-      'size_mismatch',
-      'The stored archive is not the size reported: the export has failed.',
-      {
-        extra: { storedBytes: size },
-      },
-    );
+    throw refuse('size_mismatch', undefined, { extra: { storedBytes: size } });
   }
   await endExport(params.tenantId, params.stackId, record.exportId, {
     status: 'ready',

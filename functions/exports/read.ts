@@ -1,5 +1,5 @@
 import { exportView } from '#core/exports.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { getExport, listRecentExports, type StoredExport } from '#store/exports.ts';
 import type { StoredStack } from '#store/stacks.ts';
 import { requireStack } from '../stacks/views.ts';
@@ -12,12 +12,7 @@ export const requireExport = async (
 ): Promise<{ stack: StoredStack; record: StoredExport }> => {
   const stack = await requireStack(tenantId, stackId);
   const record = await getExport(tenantId, stackId, exportId);
-  if (!record)
-    throw new Refusal(
-      'not_found',
-      'export_not_found',
-      `This Stack has no export "${exportId}": start one with POST /v1/stacks/${stackId}/exports.`,
-    );
+  if (!record) throw refuse('export_not_found', { stackId, exportId });
   return { stack, record };
 };
 

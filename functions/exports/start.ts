@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type ExportRecord, exportId, exportView, startRefusal } from '#core/exports.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { crashPoint } from '#ports/crash-point.ts';
 import { newObjectKey } from '#ports/export-storage.ts';
 import { endExport, getExport, startExport } from '#store/exports.ts';
@@ -22,19 +22,9 @@ export const requestExport = async (params: {
     ? await getExport(params.tenantId, params.stackId, stack.runningExport.exportId)
     : undefined;
   const refusal = startRefusal(stack, running, params.now);
-  if (refusal?.code === 'stack_torn_down')
-    throw new Refusal(
-      'conflict',
-      'stack_torn_down',
-      'This Stack has been torn down: its data is gone, so there is nothing left to export.',
-    );
+  if (refusal?.code === 'stack_torn_down') throw refuse('stack_torn_down');
   if (refusal?.code === 'export_in_progress')
-    throw new Refusal(
-      'conflict',
-      'export_in_progress',
-      'An export of this Stack is under way: follow it with GET /v1/stacks/{stackId}/exports/{exportId}.',
-      { extra: { exportId: refusal.exportId } },
-    );
+    throw refuse('export_in_progress', undefined, { extra: { exportId: refusal.exportId } });
   if (running && stack.runningExport && running.status !== 'ready' && running.status !== 'failed')
     // It ran past its limit: it is over, and says why.
     await endExport(params.tenantId, params.stackId, running.exportId, {
@@ -58,18 +48,10 @@ export const requestExport = async (params: {
   if (!started) {
     // The Stack changed meanwhile: torn down, or another export started first.
     const now = await requireStack(params.tenantId, params.stackId);
-    if (now.lifecycle === 'torn_down')
-      throw new Refusal(
-        'conflict',
-        'stack_torn_down',
-        'This Stack has been torn down: there is nothing left to export.',
-      );
-    throw new Refusal(
-      'conflict',
-      'export_in_progress',
-      'An export of this Stack is under way: follow it with GET /v1/stacks/{stackId}/exports/{exportId}.',
-      { extra: { exportId: now.runningExport?.exportId ?? null } },
-    );
+    if (now.lifecycle === 'torn_down') throw refuse('stack_torn_down');
+    throw refuse('export_in_progress', undefined, {
+      extra: { exportId: now.runningExport?.exportId ?? null },
+    });
   }
   return exportView(record, stack, params.now);
 };

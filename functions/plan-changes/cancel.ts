@@ -1,5 +1,5 @@
 import { isCancellable, isTerminal } from '#core/plan-change.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { stopPlanChange } from '#ports/workflows.ts';
 import { getPlanChange } from '#store/plan-changes.ts';
 import { applyStackWrites } from '#store/transact.ts';
@@ -15,17 +15,11 @@ export const cancelPlanChange = async (params: { tenantId: string; changeId: str
   let change = await requirePlanChange(params.tenantId, params.changeId);
   for (let attempt = 0; attempt < 4; attempt++) {
     if (isTerminal(change.status))
-      throw new Refusal(
-        'conflict',
-        'plan_change_ended',
-        `This change has already ended (${change.status}); there is nothing to cancel.`,
-        { extra: { status: change.status } },
-      );
+      throw refuse('plan_change_ended', { status: change.status }, { extra: { status: change.status } });
     if (!isCancellable(change.status))
-      throw new Refusal(
-        'conflict',
+      throw refuse(
         'plan_change_not_cancellable',
-        `This change is ${change.status}: the cancel window closed when the final backup began (Preparing). It completes or rolls back on its own.`,
+        { status: change.status },
         { extra: { status: change.status } },
       );
     const stack = await requireStack(params.tenantId, change.stackId);
@@ -44,9 +38,5 @@ export const cancelPlanChange = async (params: { tenantId: string; changeId: str
     // The change moved on meanwhile (its workflow took a step): decide again on what it is now.
     change = await requirePlanChange(params.tenantId, params.changeId);
   }
-  throw new Refusal(
-    'conflict',
-    'cancel_conflict',
-    'The change kept moving while it was cancelled: try again.',
-  );
+  throw refuse('cancel_conflict');
 };

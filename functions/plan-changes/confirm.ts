@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { CONFIRM_REFUSAL_TEXT, expiryOf, startingStatus } from '#core/plan-change.ts';
+import { expiryOf, startingStatus } from '#core/plan-change.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { endPriceLock } from '#core/price-lock.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { logger } from '#ports/logger.ts';
 import { withRequestProcessorBudget } from '#ports/processor/deadline.ts';
 import { stopPlanChange } from '#ports/workflows.ts';
@@ -20,7 +20,7 @@ import type { Tenant } from '#store/tenants.ts';
 import { applyStackWrites } from '#store/transact.ts';
 import { requireStack } from '../stacks/views.ts';
 import { requireGatesReady } from './gates.ts';
-import { estimateChange, refusalsFor, subscriptionOf } from './preview.ts';
+import { confirmRefusal, estimateChange, refusalsFor, subscriptionOf } from './preview.ts';
 import { planChangeView, statusAfter } from './record.ts';
 import { startDueAt, startOrLeaveToSweep } from './start.ts';
 
@@ -106,7 +106,7 @@ const decideAndRecord = async (params: {
     const open = stack.openChange ? await getPlanChange(tenant.tenantId, stack.openChange.id) : undefined;
     const refusals = refusalsFor({ tenant, stack, plan, subscription, openStatus: open?.status, now });
     const refusal = refusals[0];
-    if (refusal) throw new Refusal('conflict', refusal, CONFIRM_REFUSAL_TEXT[refusal]);
+    if (refusal) throw confirmRefusal(refusal, tenant, stack);
     const { estimate } =
       subscriptionId !== undefined
         ? await estimateChange(subscriptionId, stack.plan, plan, now, stack.billedPriceId)
@@ -194,9 +194,5 @@ const decideAndRecord = async (params: {
     if (await applyStackWrites(writes)) return { change, superseded: open?.changeId };
     // The Stack, its open change or the slot changed meanwhile: read again and decide again.
   }
-  throw new Refusal(
-    'conflict',
-    'confirm_conflict',
-    'The Stack kept changing while the change was confirmed: read GET /v1/plan-changes?stackId=..., then try again.',
-  );
+  throw refuse('confirm_conflict');
 };

@@ -1,4 +1,4 @@
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { config } from '#ports/config.ts';
 
 /** Whether the Plan Change controls may show, and each release gate. */
@@ -14,10 +14,5 @@ export const requireGatesReady = (): void => {
   const down = Object.entries(gates)
     .filter(([, ready]) => !ready)
     .map(([gate]) => gate);
-  throw new Refusal(
-    'conflict',
-    'plan_changes_unavailable',
-    `Plan Changes are not available yet: these release gates are not ready: ${down.join(', ')}.`,
-    { extra: { gatesNotReady: down } },
-  );
+  throw refuse('plan_changes_unavailable', { gates: down.join(', ') }, { extra: { gatesNotReady: down } });
 };

@@ -1,8 +1,8 @@
 import { type EstimateView, estimateView } from '#core/estimates.ts';
-import { cancellationScheduled } from '#core/leaving.ts';
+import { cancellationScheduled, cancellationScheduledRefusal, leavingRefusal } from '#core/leaving.ts';
 import type { SubscriptionFacts } from '#core/lifecycle.ts';
 import { freeSlots, placeablePlans } from '#core/placement.ts';
-import { CONFIRM_REFUSAL_TEXT, confirmRefusals, type PlanChangeStatus } from '#core/plan-change.ts';
+import { type ConfirmRefusal, confirmRefusals, type PlanChangeStatus } from '#core/plan-change.ts';
 import { PLANS, type PlanValue } from '#core/plans.ts';
 import {
   confirmEndsLockWarning,
@@ -11,7 +11,8 @@ import {
   lockHolds,
   priceLockView,
 } from '#core/price-lock.ts';
-import { splitApiHint } from '#core/refusal.ts';
+import type { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { itemsAfterPlanChange } from '#core/stack-growth.ts';
 import { config } from '#ports/config.ts';
 import { priceIdForPlan } from '#ports/processor/catalog.ts';
@@ -48,6 +49,31 @@ export const subscriptionOf = async (tenantId: string) => {
     ? await viaProcessor(() => retrieveSubscription(subscriptionId))
     : undefined;
   return { subscriptionId, subscription };
+};
+
+const CHANGE_PLAN = 'change Plan';
+
+/**
+ * The refusal a confirmation answers for a code of `confirmRefusals` (the preview shows its
+ * message): the codes an added Stack shares say what they refuse here; a closing account says what
+ * it says everywhere (functions/core/leaving.ts).
+ */
+export const confirmRefusal = (code: ConfirmRefusal, tenant: Tenant, stack: StoredStack): Refusal => {
+  switch (code) {
+    case 'cancellation_scheduled':
+      return cancellationScheduledRefusal(tenant, 'its Stacks can no longer change Plan');
+    case 'account_closing':
+      return leavingRefusal({ ...tenant, billingState: 'decommissioning' }) as Refusal;
+    case 'billing_overdue':
+      return refuse('billing_overdue', { state: tenant.billingState, next: 'change the Plan' });
+    case 'subscription_not_active':
+      return refuse('subscription_not_active', { what: 'a Plan can be changed' });
+    case 'stack_not_running':
+      return refuse('stack_not_running', { lifecycle: stack.lifecycle, action: CHANGE_PLAN });
+    case 'plan_unchanged':
+    case 'operation_in_progress':
+      return refuse(code);
+  }
 };
 
 /** Every refusal a confirmation of `plan` on `stack` would meet now (the preview lists them; confirm answers the first). */
@@ -173,7 +199,7 @@ export const previewPlanChange = async (params: {
       billingCycleDate: estimate?.invoiceAt ?? null,
       // The message the confirmation would answer: words for a person, the API call apart.
       refusals: refusals.map((code) => {
-        const { message, apiHint } = splitApiHint(CONFIRM_REFUSAL_TEXT[code]);
+        const { message, apiHint } = confirmRefusal(code, tenant, stack);
         return { code, message, ...(apiHint ? { apiHint } : {}) };
       }),
       warnings,

@@ -9,7 +9,7 @@ import {
   type PlanChangeStatus,
   recoveryMessage,
 } from '#core/plan-change.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { type PlanChangeReason, planChangeReasonOf, planChangeReasonText } from '#core/tenant-reasons.ts';
 import { releaseHoldWrite } from '#store/capacity.ts';
 import { outboxPut } from '#store/outbox.ts';
@@ -101,12 +101,7 @@ export const finalView = (change: PlanChange, final: NonNullable<PlanChange['fin
 
 export const requirePlanChange = async (tenantId: string, changeId: string): Promise<PlanChange> => {
   const change = /^pc_[a-z0-9]{1,40}$/.test(changeId) ? await getPlanChange(tenantId, changeId) : undefined;
-  if (!change)
-    throw new Refusal(
-      'not_found',
-      'plan_change_not_found',
-      `This tenant has no Plan Change "${changeId}": GET /v1/plan-changes lists them.`,
-    );
+  if (!change) throw refuse('plan_change_not_found', { changeId });
   return change;
 };
 

@@ -5,6 +5,7 @@ import { placeablePlans } from '#core/placement.ts';
 import type { PlanValue } from '#core/plans.ts';
 import { listPriceOf } from '#core/price-lock.ts';
 import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { addedStackName, type ItemChange, itemsAfterAdding } from '#core/stack-growth.ts';
 import { stackOnPlan } from '#core/stacks.ts';
 import { config } from '#ports/config.ts';
@@ -39,21 +40,12 @@ import { stackView } from './views.ts';
 const RESERVATION_MINUTES = 10;
 
 const notActive = (state: string) =>
-  new Refusal(
-    'conflict',
-    state === 'provisioning' ? 'no_subscription' : 'billing_overdue',
-    state === 'provisioning'
-      ? 'Stacks can be added once the first checkout is paid (POST /v1/billing/checkout).'
-      : `Billing is ${state}: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks.`,
-  );
+  state === 'provisioning'
+    ? refuse('no_subscription')
+    : refuse('billing_overdue', { state, next: 'add Stacks' });
 
 const noCapacity = (plan: PlanValue, availablePlans: PlanValue[]) =>
-  new Refusal(
-    'conflict',
-    'no_capacity',
-    `The ${plan} Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for ${plan} (POST /v1/billing/waitlist).`,
-    { extra: { reason: 'no_capacity', availablePlans } },
-  );
+  refuse('no_capacity', { plan }, { extra: { reason: 'no_capacity', availablePlans } });
 
 /** What makes two adds with the same Idempotency-Key the same request. */
 export const addStackFingerprint = (plan: PlanValue): string => JSON.stringify({ plan });
@@ -79,22 +71,10 @@ const checkMayAdd = async (tenant: Tenant, plan: PlanValue, stackCap: number, no
   if (cancellationScheduled(tenant, subscription.cancelScheduled, now))
     throw cancellationScheduledRefusal(tenant, NO_NEW_STACK);
   if (subscription.status !== 'active')
-    throw new Refusal(
-      'conflict',
-      'subscription_not_active',
-      'The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is.',
-    );
+    throw refuse('subscription_not_active', { what: 'Stacks can be added' });
   const stacks = await listStacks(tenant.tenantId);
   const counted = stacks.filter((s) => s.lifecycle !== 'torn_down').length;
-  if (counted >= stackCap)
-    throw new Refusal(
-      'conflict',
-      'stack_cap_reached',
-      `A tenant can have ${stackCap} Stacks: this one has ${counted}.`,
-      {
-        extra: { stackCap },
-      },
-    );
+  if (counted >= stackCap) throw refuse('stack_cap_reached', { stackCap, counted }, { extra: { stackCap } });
   const inventory = await listInventory(tenant.homeRegion);
   const available = placeablePlans(inventory, tenant.homeRegion, now);
   if (!available.includes(plan)) throw noCapacity(plan, available);
@@ -106,12 +86,7 @@ const LEASE_WAIT_MS = 3_000;
 
 /** Another change of the subscription items kept the lease past the wait: nothing was written. */
 const subscriptionBusy = (retryAfterSeconds: number) =>
-  new Refusal(
-    'unavailable',
-    'subscription_busy',
-    `Another change of this subscription is being made: nothing was added or charged. Try again in ${retryAfterSeconds} s (with the same Idempotency-Key, if you sent one).`,
-    { extra: { retryAfterSeconds } },
-  );
+  refuse('subscription_busy', { retryAfterSeconds }, { extra: { retryAfterSeconds } });
 
 /**
  * THE add-a-Stack use case: only while the processor reports the subscription active; up to the
@@ -309,11 +284,7 @@ const addUnderLease = async (
     const existing = await getStack(tenant.tenantId, decided.stackId);
     if (existing) return stackView(existing);
     await releaseReservation(tenant.homeRegion, holder);
-    throw new Refusal(
-      'conflict',
-      'add_conflict',
-      'The tenant changed meanwhile (another Stack was added, its place was taken, or billing changed): read GET /v1/stacks, then try again.',
-    );
+    throw refuse('add_conflict');
   }
   return view;
 };
@@ -356,11 +327,7 @@ export const previewAddStack = async (params: {
       };
     } catch (error) {
       if (!(error instanceof ProcessorError)) throw error;
-      throw new Refusal(
-        'upstream_failed',
-        'estimate_unavailable',
-        'The payment processor could not estimate the cost now, so no figure is shown; try again in a moment.',
-      );
+      throw refuse('estimate_unavailable');
     }
   });
 };

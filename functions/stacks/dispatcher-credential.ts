@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CREDENTIAL_OVERLAP_SECONDS, DISPATCHER_CREDENTIAL_PREFIX } from '#core/dispatcher.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { hashSessionToken } from '#core/session-token.ts';
 import { issueDispatcherCredential } from '#store/dispatcher.ts';
 import { requireStack } from './views.ts';
@@ -12,12 +12,7 @@ import { requireStack } from './views.ts';
  */
 export const issueStackCredential = async (params: { tenantId: string; stackId: string; now: Date }) => {
   const stack = await requireStack(params.tenantId, params.stackId);
-  if (stack.lifecycle === 'torn_down')
-    throw new Refusal(
-      'conflict',
-      'stack_torn_down',
-      'This Stack is torn down: it has no Dispatcher any more.',
-    );
+  if (stack.lifecycle === 'torn_down') throw refuse('stack_torn_down');
   const credential = `${DISPATCHER_CREDENTIAL_PREFIX}${randomBytes(32).toString('base64url')}`;
   const credentialId = randomBytes(6).toString('hex');
   const retiresAt = new Date(params.now.getTime() + CREDENTIAL_OVERLAP_SECONDS * 1000);
@@ -30,12 +25,7 @@ export const issueStackCredential = async (params: { tenantId: string; stackId: 
     now: params.now,
     retiresAt,
   });
-  if (!issued)
-    throw new Refusal(
-      'conflict',
-      'credential_rotation_in_progress',
-      'Another rotation of this credential just happened: retry.',
-    );
+  if (!issued) throw refuse('credential_rotation_in_progress');
   return {
     credentialId,
     credential,

@@ -8,7 +8,7 @@ import {
   pollAfterSeconds,
   reportProblem,
 } from '#core/dispatcher.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { renderDesiredState, tornDown } from '#core/stacks.ts';
 import { listCredentials } from '#store/credentials.ts';
 import { recordObservedState, type StoredStack, teardownWrites } from '#store/stacks.ts';
@@ -78,8 +78,7 @@ export const reportObservedState = async (params: {
 }) => {
   const stack = await requireStack(params.tenantId, params.stackId);
   const problem = reportProblem(params.report, stack.desiredVersion);
-  if (problem)
-    throw new Refusal('conflict', 'unknown_version', `${problem}: report the version you applied.`);
+  if (problem) throw refuse('unknown_version', { problem });
   // Past the cancel window (backup, switch, verify) a Plan Change finishes before the teardown: a
   // teardown confirmation now is not taken (nor stored, so no sweep takes it either); the
   // Dispatcher confirms again on a later poll, once the change has ended.
@@ -92,11 +91,7 @@ export const reportObservedState = async (params: {
     reportedAt: params.now.toISOString(),
   };
   if (!(await recordObservedState(params.tenantId, params.stackId, observed)))
-    throw new Refusal(
-      'conflict',
-      'unknown_version',
-      'The Stack changed meanwhile: read the desired state again.',
-    );
+    throw refuse('unknown_version', {});
   const teardownDue =
     stack.lifecycle === 'decommissioning' &&
     stack.teardownAt !== undefined &&

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Refusal } from '#core/refusal.ts';
 import { refuse } from '#core/refusals/index.ts';
 import { listProjects, type Project, registerProject, removeProject } from '#store/projects.ts';
 import { requireStack } from './views.ts';
+
+/** What a Stack that is not running refuses here. */
+const REGISTER = 'register a Project';
 
 const projectView = (project: Project) => ({
   projectId: project.projectId,
@@ -26,16 +28,11 @@ export const addProject = async (params: {
 }) => {
   const stack = await requireStack(params.tenantId, params.stackId);
   if (stack.lifecycle !== 'running')
-    throw new Refusal(
-      'conflict',
-      'stack_not_running',
-      `This Stack is ${stack.lifecycle}: no new Project can be registered.`,
-    );
+    throw refuse('stack_not_running', { lifecycle: stack.lifecycle, action: REGISTER });
   const capReached = () =>
-    new Refusal(
-      'conflict',
+    refuse(
       'watched_projects_cap_reached',
-      `This Stack watches ${stack.watchedProjectsCap} Projects, its Plan's cap: remove one with its Remove button, or change the Stack to a larger Plan (DELETE /v1/stacks/${stack.stackId}/projects/{projectId}).`,
+      { stackId: stack.stackId, cap: stack.watchedProjectsCap },
       { extra: { watchedProjectsCap: stack.watchedProjectsCap } },
     );
   if (stack.projectCount >= stack.watchedProjectsCap) throw capReached();
@@ -55,16 +52,8 @@ export const addProject = async (params: {
       (p) => p.repository.toLowerCase() === params.repository.toLowerCase(),
     )
   )
-    throw new Refusal(
-      'conflict',
-      'project_exists',
-      `The repository ${params.repository} is already a Project of this Stack.`,
-    );
-  throw new Refusal(
-    'conflict',
-    'stack_not_running',
-    'This Stack changed meanwhile: read it again (GET /v1/stacks).',
-  );
+    throw refuse('project_exists', { repository: params.repository });
+  throw refuse('stack_not_running', { lifecycle: now.lifecycle, action: REGISTER });
 };
 
 export const stackProjects = async (params: { tenantId: string; stackId: string }) => {

@@ -1,6 +1,6 @@
 import { reportIsStale } from '#core/dispatcher.ts';
 import { priceLockView } from '#core/price-lock.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { clock } from '#ports/clock.ts';
 import { getStack, listStacks, type StoredStack } from '#store/stacks.ts';
 
@@ -54,11 +54,6 @@ export const requireStack = async (
   options: { consistent?: boolean } = {},
 ): Promise<StoredStack> => {
   const stack = await getStack(tenantId, stackId, options);
-  if (!stack)
-    throw new Refusal(
-      'not_found',
-      'stack_not_found',
-      `This tenant has no Stack "${stackId}": GET /v1/stacks lists its Stacks.`,
-    );
+  if (!stack) throw refuse('stack_not_found', { stackId });
   return stack;
 };

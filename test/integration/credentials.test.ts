@@ -364,8 +364,8 @@ describe('provisioning', () => {
     for (const lost of racing.filter((r) => r.status === 409))
       expect(lost.json.error).toMatchObject({
         code: 'credential_conflict',
-        message:
-          'This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again.',
+        message: 'This Credential changed meanwhile: read it again, then try again.',
+        apiHint: 'GET /v1/credentials',
       });
     const applied = racing.filter((r) => r.status === 201 || r.status === 200).length;
     expect(applied + racing.filter((r) => r.status === 409).length).toBe(racing.length);
@@ -391,7 +391,9 @@ describe('provisioning', () => {
       material: secret('k'),
     });
     expectRefused(rotation, 409, 'stack_torn_down');
-    expect(rotation.json.error.message).toBe('This Stack was torn down: it can hold no Credential.');
+    expect(rotation.json.error.message).toBe(
+      'This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it.',
+    );
     expect(await storedSnapshot(tenant)).toBe(tornDown);
   });
 

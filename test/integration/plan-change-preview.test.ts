@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getTenant } from '#store/tenants.ts';
-import { CONFIRM_REFUSAL_TEXT } from '../../functions/core/plan-change.ts';
+import { refuse } from '../../functions/core/refusals/index.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { regionWithPlaces, type TestControlPlane } from '../support/gateway.ts';
 import { processorView } from '../support/processor-view.ts';
@@ -53,7 +53,7 @@ describe('POST /v1/stacks/{stackId}/plan-changes/preview', () => {
     expect(down.json.estimate.adjustment).toBeLessThan(0);
     const same = await preview(sessionToken, 'plus');
     expect(same.json.refusals).toEqual([
-      { code: 'plan_unchanged', message: CONFIRM_REFUSAL_TEXT.plan_unchanged },
+      { code: 'plan_unchanged', message: refuse('plan_unchanged').message },
     ]);
   });
 
@@ -65,7 +65,9 @@ describe('POST /v1/stacks/{stackId}/plan-changes/preview', () => {
     const answer = await preview(sessionToken, 'pro');
     expect(answer.json.refusals).toContainEqual({
       code: 'billing_overdue',
-      message: 'Billing is overdue: pay the open invoice in the billing portal, then change the Plan.',
+      message: expect.stringMatching(
+        /^Billing is (past-due|suspended): pay the open invoice or update the payment method in the billing portal, then change the Plan\.$/,
+      ),
       apiHint: 'POST /v1/billing/portal',
     });
   });

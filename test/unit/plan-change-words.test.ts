@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CONFIRM_REFUSAL_TEXT,
+  type ConfirmRefusal,
   confirmRefusals,
   isInfrastructureOperation,
   isTerminal,
@@ -8,6 +8,9 @@ import {
   type PlanChangeStatus,
   recoveryMessage,
 } from '#core/plan-change.ts';
+import type { StoredStack } from '#store/stacks.ts';
+import type { Tenant } from '#store/tenants.ts';
+import { confirmRefusal } from '../../functions/plan-changes/preview.ts';
 
 // What a Plan Change tells the tenant for each status and each refusal: one text per case, so that
 // no status or refusal borrows another's words.
@@ -26,8 +29,8 @@ describe('the recovery message of each status', () => {
 });
 
 describe('the text of each confirmation refusal', () => {
-  it('is its own and says what to do', () => {
-    expect(Object.keys(CONFIRM_REFUSAL_TEXT).sort()).toEqual([
+  it('is its own, says what to do, and is a conflict with its own code', () => {
+    const codes: ConfirmRefusal[] = [
       'account_closing',
       'billing_overdue',
       'cancellation_scheduled',
@@ -35,11 +38,16 @@ describe('the text of each confirmation refusal', () => {
       'plan_unchanged',
       'stack_not_running',
       'subscription_not_active',
-    ]);
-    const texts = Object.values(CONFIRM_REFUSAL_TEXT);
+    ];
+    const tenant = { billingState: 'past-due', teardownAt: '2026-12-01T00:00:00.000Z' } as Tenant;
+    const stack = { lifecycle: 'decommissioning' } as StoredStack;
+    const refusals = codes.map((code) => confirmRefusal(code, tenant, stack));
+    expect(refusals.map((refusal) => refusal.code)).toEqual(codes);
+    for (const refusal of refusals) expect(refusal.kind, refusal.code).toBe('conflict');
+    const texts = refusals.map((refusal) => refusal.message);
     expect(new Set(texts).size).toBe(texts.length);
-    for (const [code, text] of Object.entries(CONFIRM_REFUSAL_TEXT))
-      expect(text.length, code).toBeGreaterThan(30);
+    for (const refusal of refusals) expect(refusal.message.length, refusal.code).toBeGreaterThan(30);
+    expect(refusals[5]?.message).toBe('This Stack is decommissioning: only a running Stack can change Plan.');
   });
 
   it('a Stack that is not running is refused as such, and only as such', () => {
