@@ -1801,11 +1801,11 @@ export interface operations {
       /**
        * @description `invalid_state` (unknown, replayed, or started in another browser), `state_expired`, `code_exchange_failed`, `email_unverified`, `invalid_request`
        *
-       *     - `invalid_state`: "The sign-in response has no state. …" / "This sign-in was already completed or is unknown. …" / "This sign-in was started in another browser. …"
-       *     - `state_expired`: "This sign-in took longer than 10 minutes. …"
-       *     - `code_exchange_failed`: "The code host refused the sign-in (…). …"
+       *     - `invalid_state`: "… Start again at /v1/auth/sign-in."
+       *     - `state_expired`: "This sign-in took longer than 10 minutes. Start again at /v1/auth/sign-in."
+       *     - `code_exchange_failed`: "The code host refused the sign-in (…). Start again at /v1/auth/sign-in."
        *     - `email_unverified`: "Your code-host account has no verified primary email address: verify it there, then sign in again."
-       *     - `invalid_request`: "The sign-in response has no code. …"
+       *     - `invalid_request`: "The sign-in response has no code. Start again at /v1/auth/sign-in."
        */
       400: {
         headers: {
@@ -1816,7 +1816,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "invalid_state",
-           *         "message": "The sign-in response has no state. …",
+           *         "message": "… Start again at /v1/auth/sign-in.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -1837,7 +1837,7 @@ export interface operations {
       /**
        * @description `sign_in_denied`: consent declined on the code host
        *
-       *     - `sign_in_denied`: "… …"
+       *     - `sign_in_denied`: "… Start again at /v1/auth/sign-in."
        */
       403: {
         headers: {
@@ -1848,7 +1848,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "sign_in_denied",
-           *         "message": "… …",
+           *         "message": "… Start again at /v1/auth/sign-in.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -1907,7 +1907,7 @@ export interface operations {
       /**
        * @description `code_host_unavailable`
        *
-       *     - `code_host_unavailable`: "The code host did not answer; try again shortly. …"
+       *     - `code_host_unavailable`: "The code host did not answer; try again shortly. Start again at /v1/auth/sign-in."
        */
       502: {
         headers: {
@@ -1918,7 +1918,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "code_host_unavailable",
-           *         "message": "The code host did not answer; try again shortly. …",
+           *         "message": "The code host did not answer; try again shortly. Start again at /v1/auth/sign-in.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -1984,9 +1984,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -2013,7 +2013,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -2245,7 +2245,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -2396,11 +2396,11 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
-       *     - `slug_too_short`: "The slug must have at least … characters."
-       *     - `slug_too_long`: "The slug must have at most … characters."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
+       *     - `slug_too_short`: "The slug must have at least 3 characters."
+       *     - `slug_too_long`: "The slug must have at most 40 characters."
        *     - `slug_charset`: "The slug may contain only lowercase letters a-z, digits and "-"."
        *     - `slug_start`: "The slug must start with a letter."
        *     - `slug_end`: "The slug must not end with "-"."
@@ -2444,7 +2444,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -2502,9 +2502,9 @@ export interface operations {
        * @description `slug_locked` (this tenant already has another slug; its `slug` is returned at top level) or `slug_taken` (another tenant holds it); on an account that has left: `new_account_not_yet` (the old account still serves or can be exported: `newAccountFrom` gives from when, null for a close still being carried out), `new_account_exists` (a new account was already started with another slug), or `slug_taken` (also for the old account's own slug)
        *
        *     - `slug_locked`: "This tenant's slug is "…" and is permanent; it cannot be changed."
-       *     - `slug_taken`: "The slug "…" belongs to another tenant; choose another." / "The slug "…" stays with your former account for good; choose another for the new one."
-       *     - `new_account_not_yet`
-       *     - `new_account_exists`: "You already started a new account…: sign in again to use it."
+       *     - `slug_taken`: "The slug "…" stays with your former account for good; choose another for the new one."
+       *     - `new_account_not_yet`: "…"
+       *     - `new_account_exists`: "You already started a new account with the slug "…": sign in again to use it."
        */
       409: {
         headers: {
@@ -2692,7 +2692,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -2928,7 +2928,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -3170,7 +3170,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -3269,8 +3269,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later
        *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
+       *     - `processor_error`: "The payment processor refused a request (…). …"
        */
       502: {
         headers: {
@@ -3281,7 +3281,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
+           *         "message": "The payment processor did not answer (…). …",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -3400,7 +3400,7 @@ export interface operations {
       /**
        * @description `invalid_field`: `limit` outside 1 to 25, or a `cursor` that is not a `next` we gave
        *
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        */
       400: {
         headers: {
@@ -3427,7 +3427,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -3526,8 +3526,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later
        *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
+       *     - `processor_error`: "The payment processor refused a request (…). …"
        */
       502: {
         headers: {
@@ -3538,7 +3538,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
+           *         "message": "The payment processor did not answer (…). …",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -3610,7 +3610,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -3716,8 +3716,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later
        *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
+       *     - `processor_error`: "The payment processor refused a request (…). …"
        */
       502: {
         headers: {
@@ -3728,7 +3728,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
+           *         "message": "The payment processor did not answer (…). …",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -3819,9 +3819,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -3848,7 +3848,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -4027,8 +4027,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`: nothing was charged
        *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
+       *     - `processor_error`: "The payment processor refused a request (…). …"
        */
       502: {
         headers: {
@@ -4039,7 +4039,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
+           *         "message": "The payment processor did not answer (…). …",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -4146,9 +4146,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -4175,7 +4175,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -4405,9 +4405,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -4434,7 +4434,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -4605,8 +4605,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`
        *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
+       *     - `processor_error`: "The payment processor refused a request (…). …"
        */
       502: {
         headers: {
@@ -4617,7 +4617,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
+           *         "message": "The payment processor did not answer (…). …",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -4695,9 +4695,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -4724,7 +4724,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -4896,8 +4896,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`
        *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
+       *     - `processor_error`: "The payment processor refused a request (…). …"
        */
       502: {
         headers: {
@@ -4908,7 +4908,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
+           *         "message": "The payment processor did not answer (…). …",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -5017,7 +5017,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -5193,9 +5193,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -5222,7 +5222,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -5409,8 +5409,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`
        *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
+       *     - `processor_error`: "The payment processor refused a request (…). …"
        */
       502: {
         headers: {
@@ -5421,7 +5421,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
+           *         "message": "The payment processor did not answer (…). …",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -5542,9 +5542,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -5571,7 +5571,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -5870,7 +5870,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -6037,9 +6037,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -6066,7 +6066,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -6342,7 +6342,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -6527,9 +6527,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -6556,7 +6556,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -6808,9 +6808,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -6837,7 +6837,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -7195,9 +7195,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -7224,7 +7224,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -7421,8 +7421,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`
        *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
+       *     - `processor_error`: "The payment processor refused a request (…). …"
        */
       502: {
         headers: {
@@ -7433,7 +7433,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
+           *         "message": "The payment processor did not answer (…). …",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -7578,9 +7578,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        *     - `invalid_idempotency_key`: "Idempotency-Key must be 1 to 255 visible ASCII characters."
        */
       400: {
@@ -7614,7 +7614,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -7832,8 +7832,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`: the subscription could not be read; nothing was recorded
        *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
+       *     - `processor_error`: "The payment processor refused a request (…). …"
        */
       502: {
         headers: {
@@ -7844,7 +7844,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
+           *         "message": "The payment processor did not answer (…). …",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -7975,9 +7975,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -8004,7 +8004,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -8322,7 +8322,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -8534,7 +8534,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -8745,7 +8745,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -9046,9 +9046,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        *     - `invalid_credential_name`: "A Credential name is …." / ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
        *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
        *     - `consent_required`: "A … Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }."
@@ -9096,7 +9096,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -9369,9 +9369,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        *     - `invalid_confirmation`: "This confirmation token is not the one issued for this Credential: use the latest token, or ask again without one."
        */
       400: {
@@ -9405,7 +9405,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -9807,9 +9807,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        *     - `invalid_credential_name`: "A Credential name is …." / ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
        *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
        *     - `consent_required`: "A … Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }."
@@ -9857,7 +9857,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -10164,7 +10164,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -10370,7 +10370,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -10551,7 +10551,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -10719,9 +10719,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -10748,7 +10748,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -11048,9 +11048,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        *     - `invalid_route`: "The … route's Fallback must differ from its Primary."
        */
       400: {
@@ -11084,7 +11084,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -11361,9 +11361,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -11390,7 +11390,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -11657,7 +11657,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -11823,9 +11823,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -11852,7 +11852,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -12116,7 +12116,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -12292,9 +12292,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -12321,7 +12321,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -12903,9 +12903,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -13347,9 +13347,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -13638,9 +13638,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -13930,9 +13930,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -14190,9 +14190,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -14485,9 +14485,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -14791,9 +14791,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -15037,9 +15037,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        *     - `requested_in_future`: "The request time (…) is in the future: give the time support received the email (--requested-at), never later than now."
        */
       400: {
@@ -15106,7 +15106,7 @@ export interface operations {
       /**
        * @description `tenant_not_found`: no tenant has the slug
        *
-       *     - `tenant_not_found`: "No tenant has the slug "…"." / "The tenant of this session no longer exists."
+       *     - `tenant_not_found`: "No tenant has the slug "…"."
        */
       404: {
         headers: {
@@ -15255,8 +15255,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`: the grant stays under way; the same request continues it
        *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
+       *     - `processor_error`: "The payment processor refused a request (…). …"
        */
       502: {
         headers: {
@@ -15267,7 +15267,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
+           *         "message": "The payment processor did not answer (…). …",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
