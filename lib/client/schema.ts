@@ -1985,7 +1985,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -2397,7 +2397,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        *     - `slug_too_short`: "The slug must have at least 3 characters."
        *     - `slug_too_long`: "The slug must have at most 40 characters."
@@ -3269,8 +3269,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later
        *
-       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
-       *     - `processor_error`: "The payment processor refused a request (…). …"
+       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
        */
       502: {
         headers: {
@@ -3281,7 +3281,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer (…). …",
+           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -3400,7 +3400,7 @@ export interface operations {
       /**
        * @description `invalid_field`: `limit` outside 1 to 25, or a `cursor` that is not a `next` we gave
        *
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        */
       400: {
         headers: {
@@ -3411,7 +3411,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "invalid_field",
-           *         "message": "limit must be a whole number from 1 to ….",
+           *         "message": "Field \"partNumbers\" is invalid: ….",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -3526,8 +3526,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later
        *
-       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
-       *     - `processor_error`: "The payment processor refused a request (…). …"
+       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
        */
       502: {
         headers: {
@@ -3538,7 +3538,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer (…). …",
+           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -3716,8 +3716,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later
        *
-       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
-       *     - `processor_error`: "The payment processor refused a request (…). …"
+       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
        */
       502: {
         headers: {
@@ -3728,7 +3728,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer (…). …",
+           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -3820,7 +3820,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -3906,10 +3906,10 @@ export interface operations {
        * @description `slug_required`, `subscription_exists`, `checkout_in_progress`, or `no_capacity` with `reason` and `availablePlans`; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
        *
        *     - `slug_required`: "Lock in your slug first (POST /v1/tenant/slug), then check out."
-       *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead." / "Your former account still has a subscription that can bill: nothing new can be bought until it has ended. Write to support." / "A checkout of this account has been paid: it becomes active within a minute. To leave, cancel in the billing portal (POST /v1/billing/portal)."
+       *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead."
        *     - `checkout_in_progress`: "A checkout for this tenant is being prepared; repeat the request in a few seconds."
-       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for …." / "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4027,8 +4027,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`: nothing was charged
        *
-       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
-       *     - `processor_error`: "The payment processor refused a request (…). …"
+       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
        */
       502: {
         headers: {
@@ -4039,7 +4039,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer (…). …",
+           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -4147,7 +4147,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -4232,7 +4232,7 @@ export interface operations {
       /**
        * @description `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
        *
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4243,7 +4243,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "account_closing",
-           *         "message": "This account is being closed, as its administrator asked: nothing new can be bought.",
+           *         "message": "The account is closing: its Stacks can no longer change Plan.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -4406,7 +4406,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -4492,7 +4492,7 @@ export interface operations {
        * @description `no_customer`: complete a checkout first; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
        *
        *     - `no_customer`: "There is no billing account yet: complete a checkout first (POST /v1/billing/checkout)."
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4605,8 +4605,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`
        *
-       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
-       *     - `processor_error`: "The payment processor refused a request (…). …"
+       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
        */
       502: {
         headers: {
@@ -4617,7 +4617,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer (…). …",
+           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -4696,7 +4696,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -4781,9 +4781,9 @@ export interface operations {
       /**
        * @description `close_in_portal`: the account has a subscription, cancel it in the portal; `subscription_exists`: a checkout was just paid; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
        *
-       *     - `close_in_portal`: "This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes." / "This account is no longer provisioning: reload and try again."
-       *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead." / "Your former account still has a subscription that can bill: nothing new can be bought until it has ended. Write to support." / "A checkout of this account has been paid: it becomes active within a minute. To leave, cancel in the billing portal (POST /v1/billing/portal)."
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `close_in_portal`: "This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes."
+       *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4896,8 +4896,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`
        *
-       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
-       *     - `processor_error`: "The payment processor refused a request (…). …"
+       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
        */
       502: {
         headers: {
@@ -4908,7 +4908,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer (…). …",
+           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -5194,7 +5194,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -5279,13 +5279,13 @@ export interface operations {
       /**
        * @description `no_capacity` (with `reason`, `availablePlans`), `stack_cap_reached` (with `stackCap`), `billing_overdue`, `no_subscription`, `subscription_not_active` (the processor does not report the subscription active, whatever our state says), `cancellation_scheduled` (a cancellation is scheduled for the end of the paid period, before and after the sweep moved the tenant to decommissioning; with `teardownAt`, null until the sweep set it), `account_closing` (leaving for another cause), `idempotency_key_reused`, `request_in_progress`
        *
-       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for …." / "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
+       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
        *     - `stack_cap_reached`: "A tenant can have … Stacks: this one has …."
        *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
        *     - `no_subscription`: "Stacks can be added once the first checkout is paid (POST /v1/billing/checkout)."
        *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
-       *     - `cancellation_scheduled`
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        *     - `idempotency_key_reused`: "This Idempotency-Key was used with another request body: use a new key for a new request."
        *     - `request_in_progress`: "This request is being handled: repeat it in a few seconds."
        */
@@ -5298,7 +5298,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "no_capacity",
-           *         "message": "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for ….",
+           *         "message": "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist).",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -5409,8 +5409,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`
        *
-       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
-       *     - `processor_error`: "The payment processor refused a request (…). …"
+       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
        */
       502: {
         headers: {
@@ -5421,7 +5421,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer (…). …",
+           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -5543,7 +5543,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -5628,13 +5628,13 @@ export interface operations {
       /**
        * @description the refusals of POST /v1/stacks
        *
-       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for …." / "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
+       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
        *     - `stack_cap_reached`: "A tenant can have … Stacks: this one has …."
        *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
        *     - `no_subscription`: "Stacks can be added once the first checkout is paid (POST /v1/billing/checkout)."
        *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
-       *     - `cancellation_scheduled`
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -5645,7 +5645,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "no_capacity",
-           *         "message": "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for ….",
+           *         "message": "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist).",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -6038,7 +6038,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -6528,7 +6528,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -6809,7 +6809,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -7196,7 +7196,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -7421,8 +7421,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`
        *
-       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
-       *     - `processor_error`: "The payment processor refused a request (…). …"
+       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
        */
       502: {
         headers: {
@@ -7433,7 +7433,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer (…). …",
+           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -7579,7 +7579,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        *     - `invalid_idempotency_key`: "Idempotency-Key must be 1 to 255 visible ASCII characters."
        */
@@ -7701,8 +7701,8 @@ export interface operations {
        *     - `plan_changes_unavailable`: "Plan Changes are not available yet: these release gates are not ready: …."
        *     - `idempotency_key_reused`: "This Idempotency-Key was used with another request body: use a new key for a new request."
        *     - `request_in_progress`: "This request is being handled: repeat it in a few seconds."
-       *     - `cancellation_scheduled`
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…." / "The account is closing: its Stacks can no longer change Plan."
+       *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
        *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
        *     - `stack_not_running`: "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
@@ -7832,8 +7832,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`: the subscription could not be read; nothing was recorded
        *
-       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
-       *     - `processor_error`: "The payment processor refused a request (…). …"
+       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
        */
       502: {
         headers: {
@@ -7844,7 +7844,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer (…). …",
+           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -7976,7 +7976,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -9047,7 +9047,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        *     - `invalid_credential_name`: "A Credential name is …." / ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
        *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
@@ -9370,7 +9370,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        *     - `invalid_confirmation`: "This confirmation token is not the one issued for this Credential: use the latest token, or ask again without one."
        */
@@ -9808,7 +9808,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        *     - `invalid_credential_name`: "A Credential name is …." / ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
        *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
@@ -10720,7 +10720,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -11049,7 +11049,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        *     - `invalid_route`: "The … route's Fallback must differ from its Primary."
        */
@@ -11362,7 +11362,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -11824,7 +11824,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -12293,7 +12293,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -12904,7 +12904,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -13348,7 +13348,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -13639,7 +13639,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -13931,7 +13931,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -14191,7 +14191,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -14486,7 +14486,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -14792,7 +14792,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        */
       400: {
@@ -15038,7 +15038,7 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        *     - `invalid_body`: "…"
        *     - `requested_in_future`: "The request time (…) is in the future: give the time support received the email (--requested-at), never later than now."
        */
@@ -15133,7 +15133,7 @@ export interface operations {
       /**
        * @description `already_used` (once per tenant, ever), `decommissioning` (the account is already leaving), `nothing_paid` (no invoice above zero was paid when the email was received), `window_passed` (`windowEndsAt` says when it ended), or `payment_not_seen_yet` (try again in a minute)
        *
-       *     - `already_used`: "This tenant already used its money-back refund; it can be used once per person."
+       *     - `already_used`: "This tenant already used its money-back refund (granted …); it can be used once per person."
        *     - `decommissioning`: "The account is already leaving (decommissioning): there is no subscription left to refund under the money-back window."
        *     - `nothing_paid`: "Nothing had been paid when the request was received: the window opens with the first invoice paid for more than zero."
        *     - `window_passed`: "The money-back window ended … (14 days after the first paid invoice); the request was received …."
@@ -15148,7 +15148,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "already_used",
-           *         "message": "This tenant already used its money-back refund; it can be used once per person.",
+           *         "message": "This tenant already used its money-back refund (granted …); it can be used once per person.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -15255,8 +15255,8 @@ export interface operations {
       /**
        * @description `processor_unavailable` or `processor_error`: the grant stays under way; the same request continues it
        *
-       *     - `processor_unavailable`: "The payment processor did not answer (…). …"
-       *     - `processor_error`: "The payment processor refused a request (…). …"
+       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
        */
       502: {
         headers: {
@@ -15267,7 +15267,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer (…). …",
+           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }

@@ -25,10 +25,10 @@ export class ProcessorError extends Error {
  * of the tenant's "nothing was charged" (an operator's grant names the failure and runs again).
  */
 export const processorRefusal = (error: ProcessorError, then?: string): Refusal =>
-  refuse(error.kind === 'unavailable' ? 'processor_unavailable' : 'processor_error', {
-    failure: error.message,
-    then,
-  });
+  refuse(
+    error.kind === 'unavailable' ? 'processor_unavailable' : 'processor_error',
+    then === undefined ? { nothingCharged: true } : { failure: error.message, then },
+  );
 
 /** Runs a processor call; its failures become 502s that say whether a retry may help (processorRefusal). */
 export const viaProcessor = async <T>(operation: () => Promise<T>, then?: string): Promise<T> => {
