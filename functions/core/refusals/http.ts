@@ -58,10 +58,11 @@ export const httpRefusals = catalog({
     kind: 'invalid',
     words: (facts: { what?: string }) => facts.what ?? 'The request body must be a JSON object.',
   },
-  /** A field the route does not take. */
+  /** A field the route does not take (of its body, or `in: 'query'` a query parameter). */
   unknown_field: {
     kind: 'invalid',
-    words: (facts: { field: string }) => `Unknown field "${facts.field}": remove it.`,
+    words: (facts: { field: string; in?: 'query' }) =>
+      `Unknown ${facts.in === 'query' ? 'query parameter' : 'field'} "${facts.field}": remove it.`,
   },
   /**
    * A field (of the body, the query or a header) is missing or wrong: `what` says which and what to
