@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { httpHandler } from '#http/handler.ts';
 import { logger } from '#ports/logger.ts';
 import { grantMoneyBack } from '../billing/money-back.ts';
@@ -30,8 +30,7 @@ export const handler = httpHandler(
   },
   async ({ body, now, event }) => {
     const caller = (event.requestContext.authorizer as IamAuthorizer | undefined)?.iam;
-    if (!caller?.userArn && !caller?.callerId)
-      throw new Refusal('forbidden', 'iam_required', 'Operators only: sign the request with IAM (SigV4).');
+    if (!caller?.userArn && !caller?.callerId) throw refuse('iam_required');
     const grant = await grantMoneyBack({
       slug: body.slug,
       email: body.email,

@@ -1,5 +1,6 @@
-import { Refusal } from '#core/refusal.ts';
+import { START_AGAIN } from '#core/refusals/auth.ts';
 import { tryAgain } from '#core/refusals/common.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { hashSessionToken, newSessionToken } from '#core/session-token.ts';
 import { isOAuthStateFresh } from '#core/sign-in.ts';
 import { CodeHostError, exchangeCode, fetchAccount } from '#ports/code-host.ts';
@@ -7,8 +8,6 @@ import { tableFaultOf } from '#store/client.ts';
 import { consumeOAuthState } from '#store/oauth-states.ts';
 import { createSession } from '#store/sessions.ts';
 import { signInIdentity } from '#store/users.ts';
-
-const START_AGAIN = 'Start again at /v1/auth/sign-in.';
 
 /**
  * THE sign-in completion use case: checks the one-time `state` (and that this browser started
@@ -24,33 +23,21 @@ export const completeSignIn = async (params: {
   now: Date;
 }): Promise<{ sessionToken: string; expiresAt: string }> => {
   const { state, now } = params;
-  if (!state)
-    throw new Refusal('invalid', 'invalid_state', `The sign-in response has no state. ${START_AGAIN}`);
+  if (!state) throw refuse('invalid_state', { what: 'The sign-in response has no state.' });
   // Consumed first: a state is good for one attempt, whatever its outcome.
   const pending = await consumeOAuthState(hashSessionToken(state));
-  if (!pending)
-    throw new Refusal(
-      'invalid',
-      'invalid_state',
-      `This sign-in was already completed or is unknown. ${START_AGAIN}`,
-    );
-  if (!isOAuthStateFresh(pending, now))
-    throw new Refusal('invalid', 'state_expired', `This sign-in took longer than 10 minutes. ${START_AGAIN}`);
+  if (!pending) throw refuse('invalid_state', { what: 'This sign-in was already completed or is unknown.' });
+  if (!isOAuthStateFresh(pending, now)) throw refuse('state_expired');
   if (params.browserState !== state)
-    throw new Refusal(
-      'invalid',
-      'invalid_state',
-      `This sign-in was started in another browser. ${START_AGAIN}`,
-    );
+    throw refuse('invalid_state', { what: 'This sign-in was started in another browser.' });
   if (params.error) {
     const reason =
       params.error === 'access_denied'
         ? 'You declined access on the code host.'
         : `The code host said: ${params.error}.`;
-    throw new Refusal('forbidden', 'sign_in_denied', `${reason} ${START_AGAIN}`);
+    throw refuse('sign_in_denied', { reason });
   }
-  if (!params.code)
-    throw new Refusal('invalid', 'invalid_request', `The sign-in response has no code. ${START_AGAIN}`);
+  if (!params.code) throw refuse('invalid_request');
   const code = params.code;
 
   let account: Awaited<ReturnType<typeof fetchAccount>>;
@@ -63,24 +50,11 @@ export const completeSignIn = async (params: {
     account = await fetchAccount(accessToken);
   } catch (error) {
     if (!(error instanceof CodeHostError)) throw error;
-    if (error.kind === 'unavailable')
-      throw new Refusal(
-        'upstream_failed',
-        'code_host_unavailable',
-        `The code host did not answer; try again shortly. ${START_AGAIN}`,
-      );
-    throw new Refusal(
-      'invalid',
-      'code_exchange_failed',
-      `The code host refused the sign-in (${error.message}). ${START_AGAIN}`,
-    );
+    if (error.kind === 'unavailable') throw refuse('code_host_unavailable');
+    throw refuse('code_exchange_failed', { failure: error.message });
   }
   if (!account.email) {
-    throw new Refusal(
-      'invalid',
-      'email_unverified',
-      'Your code-host account has no verified primary email address: verify it there, then sign in again.',
-    );
+    throw refuse('email_unverified');
   }
   const identity = {
     provider: 'github',

@@ -3,7 +3,7 @@ import { checkoutExpiry, mayStartFirstCheckout } from '#core/checkout.ts';
 import { leavingRefusal } from '#core/leaving.ts';
 import { placeablePlansFor } from '#core/placement.ts';
 import type { PlanValue } from '#core/plans.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { config } from '#ports/config.ts';
 import { crashPoint } from '#ports/crash-point.ts';
 import { logger } from '#ports/logger.ts';
@@ -26,27 +26,12 @@ import { lookNoLaterThan, type Tenant } from '#store/tenants.ts';
 import { getUser } from '#store/users.ts';
 import { expireOpenSessions, hasLiveSubscription } from './sessions.ts';
 
-const subscriptionExists = () =>
-  new Refusal(
-    'conflict',
-    'subscription_exists',
-    'This tenant already has a subscription: add Stacks or change a Plan instead.',
-  );
+const subscriptionExists = () => refuse('subscription_exists', { why: 'exists' });
 
 const noCapacity = (plan: PlanValue, availablePlans: PlanValue[]) =>
-  new Refusal(
-    'conflict',
-    'no_capacity',
-    `The ${plan} Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for ${plan}.`,
-    { extra: { reason: 'no_capacity', availablePlans } },
-  );
+  refuse('no_capacity', { plan }, { extra: { reason: 'no_capacity', availablePlans } });
 
-const inProgress = () =>
-  new Refusal(
-    'conflict',
-    'checkout_in_progress',
-    'A checkout for this tenant is being prepared; repeat the request in a few seconds.',
-  );
+const inProgress = () => refuse('checkout_in_progress');
 
 /**
  * The tenant's open checkout when it can be reused as it is: same Plan, still open at the
@@ -83,18 +68,8 @@ export const startCheckout = async (params: {
   const { tenant, plan, now } = params;
   const leaving = leavingRefusal(tenant);
   if (leaving) throw leaving;
-  if (tenant.closeRequestedAt)
-    throw new Refusal(
-      'conflict',
-      'account_closing',
-      'This account is being closed, as its administrator asked: nothing new can be bought.',
-    );
-  if (!tenant.slug)
-    throw new Refusal(
-      'conflict',
-      'slug_required',
-      'Lock in your slug first (POST /v1/tenant/slug), then check out.',
-    );
+  if (tenant.closeRequestedAt) throw refuse('account_closing', { asked: true });
+  if (!tenant.slug) throw refuse('slug_required');
   const slug = tenant.slug;
   return withRequestProcessorBudget(async () => {
     const billing = await getBilling(tenant.tenantId);
@@ -216,11 +191,7 @@ const refuseWhenSubscribedElsewhere = async (formerTenantIds: string[], tenantId
     if (formerId === tenantId) continue;
     const former = (await getBilling(formerId))?.customerId;
     if (former && (await viaProcessor(() => hasLiveSubscription(former))))
-      throw new Refusal(
-        'conflict',
-        'subscription_exists',
-        'Your former account still has a subscription that can bill: nothing new can be bought until it has ended. Write to support.',
-      );
+      throw refuse('subscription_exists', { why: 'former' });
   }
 };
 

@@ -1,17 +1,12 @@
 import { leavingRefusal } from '#core/leaving.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { viaProcessor } from '#ports/processor/errors.ts';
 import { clearCheckout, getBilling } from '#store/billing.ts';
 import { releaseReservation } from '#store/capacity.ts';
 import { requestClose, type Tenant } from '#store/tenants.ts';
 import { expireOpenSessions, hasLiveSubscription } from './sessions.ts';
 
-const paidMeanwhile = () =>
-  new Refusal(
-    'conflict',
-    'subscription_exists',
-    'A checkout of this account has been paid: it becomes active within a minute. To leave, cancel in the billing portal (POST /v1/billing/portal).',
-  );
+const paidMeanwhile = () => refuse('subscription_exists', { why: 'paid' });
 
 /**
  * THE close-account use case for a tenant that never paid (`provisioning`): its open checkout is
@@ -24,12 +19,7 @@ export const closeAccount = async (params: { tenant: Tenant; now: Date }) => {
   const { tenant, now } = params;
   const leaving = leavingRefusal(tenant);
   if (leaving) throw leaving;
-  if (tenant.billingState !== 'provisioning')
-    throw new Refusal(
-      'conflict',
-      'close_in_portal',
-      'This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes.',
-    );
+  if (tenant.billingState !== 'provisioning') throw refuse('close_in_portal', { subscribed: true });
   const billing = await getBilling(tenant.tenantId);
   if (billing?.subscriptionId) throw paidMeanwhile();
   const customerId = billing?.customerId;
@@ -41,12 +31,7 @@ export const closeAccount = async (params: { tenant: Tenant; now: Date }) => {
     await releaseReservation(tenant.homeRegion, tenant.tenantId);
     await clearCheckout(tenant.tenantId, billing.checkout.attemptId);
   }
-  if (!(await requestClose(tenant.tenantId, now)))
-    throw new Refusal(
-      'conflict',
-      'close_in_portal',
-      'This account is no longer provisioning: reload and try again.',
-    );
+  if (!(await requestClose(tenant.tenantId, now))) throw refuse('close_in_portal', { subscribed: false });
   return {
     closeRequestedAt: now.toISOString(),
     message:

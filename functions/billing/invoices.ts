@@ -6,7 +6,7 @@ import {
   invoiceDocumentPath,
   invoiceLines,
 } from '#core/invoices.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import {
   defaultPaymentMethod,
   type InvoiceFact,
@@ -106,23 +106,17 @@ export const listInvoices = async (
 ) => {
   const limit = params.limit === undefined ? INVOICES_PAGE_DEFAULT : Number(params.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > INVOICES_PAGE_MAX)
-    throw new Refusal(
-      'invalid',
+    throw refuse(
       'invalid_field',
-      `limit must be a whole number from 1 to ${INVOICES_PAGE_MAX}.`,
-      {
-        field: 'limit',
-      },
+      { what: `limit must be a whole number from 1 to ${INVOICES_PAGE_MAX}.` },
+      { field: 'limit' },
     );
   const start = params.cursor === undefined ? undefined : invoiceCursor.parse(params.cursor);
   if (start === null)
-    throw new Refusal(
-      'invalid',
+    throw refuse(
       'invalid_field',
-      'cursor must be the `next` of the page before, as it was given.',
-      {
-        field: 'cursor',
-      },
+      { what: 'cursor must be the `next` of the page before, as it was given.' },
+      { field: 'cursor' },
     );
   const customerId = await customerOf(tenant);
   if (!customerId) return { invoices: [], next: null };
@@ -136,12 +130,7 @@ export const listInvoices = async (
   };
 };
 
-const noSuchInvoice = () =>
-  new Refusal(
-    'not_found',
-    'invoice_not_found',
-    'None of your invoices has this reference: open the invoice from your list of invoices (GET /v1/billing/invoices).',
-  );
+const noSuchInvoice = () => refuse('invoice_not_found');
 
 /**
  * Where the tenant's invoice `ref` is shown now (its `view`, the processor's hosted page, or its
@@ -153,12 +142,7 @@ export const invoiceDocumentUrl = async (
   params: { ref: string | undefined; document: string | undefined },
 ): Promise<string> => {
   const document = INVOICE_DOCUMENTS.find((known) => known === params.document);
-  if (!document)
-    throw new Refusal(
-      'not_found',
-      'invoice_document_unknown',
-      'An invoice is shown as `view` (its page) or `pdf`: use one of those.',
-    );
+  if (!document) throw refuse('invoice_document_unknown');
   const customerId = await customerOf(tenant);
   if (!customerId || !params.ref) throw noSuchInvoice();
   const ref = params.ref;
@@ -166,11 +150,5 @@ export const invoiceDocumentUrl = async (
   if (!addresses) throw noSuchInvoice();
   const address = addresses[document];
   if (address) return address;
-  throw document === 'pdf'
-    ? new Refusal(
-        'not_found',
-        'invoice_pdf_not_ready',
-        'This invoice has no PDF yet: view the invoice instead.',
-      )
-    : noSuchInvoice();
+  throw document === 'pdf' ? refuse('invoice_pdf_not_ready') : noSuchInvoice();
 };

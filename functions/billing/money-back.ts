@@ -4,10 +4,10 @@ import {
   type MoneyBackRefusalFacts,
   moneyBackCharges,
   moneyBackRefusal,
-  moneyBackRefusalMessage,
   sameEmail,
 } from '#core/money-back.ts';
-import { Refusal } from '#core/refusal.ts';
+import type { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { crashPoint } from '#ports/crash-point.ts';
 import { customerEmail } from '#ports/processor/customers.ts';
 import { viaProcessor as viaTheProcessor } from '#ports/processor/errors.ts';
@@ -45,8 +45,7 @@ export interface MoneyBackGrant {
 export const moneyBackEmailKey = (tenantId: string): string => `money-back:${tenantId}`;
 
 const refused = (code: MoneyBackRefusal, facts: MoneyBackRefusalFacts): Refusal => {
-  const { kind, message } = moneyBackRefusalMessage(code, facts);
-  return new Refusal(kind, code, message, {
+  return refuse(code, facts, {
     extra: {
       ...(facts.windowUntil !== undefined ? { windowEndsAt: facts.windowUntil } : {}),
       ...(facts.grantedAt ? { grantedAt: facts.grantedAt } : {}),
@@ -55,12 +54,7 @@ const refused = (code: MoneyBackRefusal, facts: MoneyBackRefusalFacts): Refusal 
   });
 };
 
-const paymentNotSeenYet = () =>
-  new Refusal(
-    'conflict',
-    'payment_not_seen_yet',
-    'The first payment is not recorded yet (the sweep records it within a minute of the payment): try again in a minute.',
-  );
+const paymentNotSeenYet = () => refuse('payment_not_seen_yet');
 
 /** Processor failures during a grant: the claim stays, and running the same request again continues it. */
 const viaProcessor = <T>(operation: () => Promise<T>): Promise<T> =>
@@ -125,10 +119,7 @@ export const grantMoneyBack = async (params: {
   const requestedAt = params.requestedAt ?? now;
   const tenantId = await tenantIdOfSlug(params.slug.trim().toLowerCase());
   const tenant = tenantId ? await getTenant(tenantId) : undefined;
-  if (!tenant)
-    throw new Refusal('not_found', 'tenant_not_found', `No tenant has the slug "${params.slug}".`, {
-      field: 'slug',
-    });
+  if (!tenant) throw refuse('tenant_not_found', { slug: params.slug }, { field: 'slug' });
   const billing = await getBilling(tenant.tenantId);
   const customerId = billing?.customerId;
   const underway = tenant.moneyBack !== undefined && tenant.moneyBack.grantedAt === undefined;

@@ -1,5 +1,5 @@
 import { leavingRefusal } from '#core/leaving.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { config } from '#ports/config.ts';
 import { viaProcessor } from '#ports/processor/errors.ts';
 import { createPortalSession } from '#ports/processor/portal.ts';
@@ -11,13 +11,7 @@ export const openPortal = async (params: { tenant: Tenant; requestId: string }):
   const leaving = leavingRefusal(params.tenant);
   if (leaving) throw leaving;
   const customerId = (await getBilling(params.tenant.tenantId))?.customerId;
-  if (!customerId) {
-    throw new Refusal(
-      'conflict',
-      'no_customer',
-      'There is no billing account yet: complete a checkout first (POST /v1/billing/checkout).',
-    );
-  }
+  if (!customerId) throw refuse('no_customer');
   const url = await viaProcessor(() =>
     createPortalSession({ customerId, returnUrl: config.tenantAppUrl(), requestId: params.requestId }),
   );

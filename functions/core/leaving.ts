@@ -1,5 +1,7 @@
 import type { BillingState } from './billing-state.ts';
-import { Refusal } from './refusal.ts';
+import type { Refusal } from './refusal.ts';
+import { billingRefusals } from './refusals/billing.ts';
+import { refuse } from './refusals/index.ts';
 
 /**
  * What a tenant that is leaving (`decommissioning`, terminal in v1) may still do: read its billing
@@ -12,12 +14,7 @@ export const leavingRefusal = (tenant: {
 }): Refusal | undefined => {
   if (tenant.billingState !== 'decommissioning') return undefined;
   const until = tenant.teardownAt ? ` until ${tenant.teardownAt}` : ' until teardown';
-  return new Refusal(
-    'conflict',
-    'account_closing',
-    `This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data${until}.`,
-    { extra: { teardownAt: tenant.teardownAt ?? null } },
-  );
+  return refuse('account_closing', { until }, { extra: { teardownAt: tenant.teardownAt ?? null } });
 };
 
 /**
@@ -40,13 +37,11 @@ export const cancellationScheduled = (
 
 /** What a tenant whose cancellation is scheduled is told when it asks for something new. */
 export const cancellationScheduledText = (what: string): string =>
-  `A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so ${what}. You can still read your billing status and export your data until the Stacks are torn down.`;
+  billingRefusals.cancellation_scheduled.words({ what });
 
 /** The refusal of anything new (an added Stack) while a cancellation is scheduled. */
 export const cancellationScheduledRefusal = (
   tenant: { teardownAt?: string | undefined },
   what: string,
 ): Refusal =>
-  new Refusal('conflict', 'cancellation_scheduled', cancellationScheduledText(what), {
-    extra: { teardownAt: tenant.teardownAt ?? null },
-  });
+  refuse('cancellation_scheduled', { what }, { extra: { teardownAt: tenant.teardownAt ?? null } });

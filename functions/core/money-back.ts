@@ -1,5 +1,4 @@
 import type { BillingState } from './billing-state.ts';
-import type { RefusalKind } from './refusals/kinds.ts';
 
 /**
  * The money-back refund (spec: "Money-back refund"): a window that opens with the first invoice
@@ -134,7 +133,7 @@ export const moneyBackRefusal = (request: MoneyBackRequest): MoneyBackRefusal | 
 export const sameEmail = (a: string | null | undefined, b: string | null | undefined): boolean =>
   typeof a === 'string' && typeof b === 'string' && a.trim().toLowerCase() === b.trim().toLowerCase();
 
-/** What a refusal's words name. */
+/** What a refusal's words name (their words: the billing refusal catalog, functions/core/refusals/billing.ts). */
 export interface MoneyBackRefusalFacts {
   windowUntil?: string | null;
   requestedAt?: string;
@@ -144,60 +143,3 @@ export interface MoneyBackRefusalFacts {
   /** When the running grace ends, for `account_past_due` and `account_suspended`. */
   graceEndsAt?: string | null;
 }
-
-/** What each refusal says, and its kind (the operator route answers its status; the CLI prints the message). */
-export const moneyBackRefusalMessage = (
-  code: MoneyBackRefusal,
-  facts: MoneyBackRefusalFacts,
-): { kind: RefusalKind; message: string } => {
-  switch (code) {
-    case 'requested_in_future':
-      return {
-        kind: 'invalid',
-        message: `The request time (${facts.requestedAt}) is in the future: give the time support received the email (--requested-at), never later than now.`,
-      };
-    case 'email_mismatch':
-      return {
-        kind: 'forbidden',
-        message:
-          "The email address is neither the account's billing address nor an administrator's: ask the tenant to write from the account's address.",
-      };
-    case 'already_used':
-      return {
-        kind: 'conflict',
-        message: `This tenant already used its money-back refund${facts.grantedAt ? ` (granted ${facts.grantedAt})` : ''}; it can be used once per person.`,
-      };
-    case 'used_by_earlier_account':
-      return {
-        kind: 'conflict',
-        message: `This person already used the money-back refund with an earlier account${facts.earlierSlug ? ` ("${facts.earlierSlug}")` : ''}${facts.grantedAt ? ` (granted ${facts.grantedAt})` : ''}; it can be used once per person, and a new account does not bring a second one.`,
-      };
-    case 'account_past_due':
-      return {
-        kind: 'conflict',
-        message: `The account is past due: a payment failed${facts.graceEndsAt ? ` and its grace ends ${facts.graceEndsAt}` : ''}. The money-back refund is granted only to an active account: once the payment is made (the card can be updated in the billing portal) the account is active again, and a request received within the window can then be granted.`,
-      };
-    case 'account_suspended':
-      return {
-        kind: 'conflict',
-        message: `The account is suspended: a payment failed and was not made within the past-due grace${facts.graceEndsAt ? `; the account closes ${facts.graceEndsAt} unless it is paid` : ''}. The money-back refund is granted only to an active account: once the payment is made (the card can be updated in the billing portal) the account is active again, and a request received within the window can then be granted.`,
-      };
-    case 'decommissioning':
-      return {
-        kind: 'conflict',
-        message:
-          'The account is already leaving (decommissioning): there is no subscription left to refund under the money-back window.',
-      };
-    case 'nothing_paid':
-      return {
-        kind: 'conflict',
-        message:
-          'Nothing had been paid when the request was received: the window opens with the first invoice paid for more than zero.',
-      };
-    case 'window_passed':
-      return {
-        kind: 'conflict',
-        message: `The money-back window ended ${facts.windowUntil} (14 days after the first paid invoice); the request was received ${facts.requestedAt}.`,
-      };
-  }
-};

@@ -53,37 +53,19 @@ export type SlugProblem = {
     | 'slug_end'
     | 'slug_hyphens'
     | 'slug_reserved';
-  message: string;
 };
 
-/** Why a slug is not acceptable, or undefined when it is. */
+/** Why a slug is not acceptable (its code; the words are in the tenants' refusal catalog), or undefined when it is. */
 export const slugProblem = (slug: string): SlugProblem | undefined => {
-  if (slug.length < SLUG_MIN_LENGTH) {
-    return { code: 'slug_too_short', message: `The slug must have at least ${SLUG_MIN_LENGTH} characters.` };
-  }
-  if (slug.length > SLUG_MAX_LENGTH) {
-    return { code: 'slug_too_long', message: `The slug must have at most ${SLUG_MAX_LENGTH} characters.` };
-  }
-  if (!/^[a-z0-9-]+$/.test(slug)) {
-    return {
-      code: 'slug_charset',
-      message: 'The slug may contain only lowercase letters a-z, digits and "-".',
-    };
-  }
-  if (!/^[a-z]/.test(slug)) return { code: 'slug_start', message: 'The slug must start with a letter.' };
-  if (slug.endsWith('-')) return { code: 'slug_end', message: 'The slug must not end with "-".' };
+  if (slug.length < SLUG_MIN_LENGTH) return { code: 'slug_too_short' };
+  if (slug.length > SLUG_MAX_LENGTH) return { code: 'slug_too_long' };
+  if (!/^[a-z0-9-]+$/.test(slug)) return { code: 'slug_charset' };
+  if (!/^[a-z]/.test(slug)) return { code: 'slug_start' };
+  if (slug.endsWith('-')) return { code: 'slug_end' };
   // "xn--" names are punycode (an internationalised name that can look like another one), and
   // DNS keeps "--" in the third and fourth characters for such encodings (RFC 5891 §4.2.3.1).
-  if (slug.slice(2, 4) === '--') {
-    return {
-      code: 'slug_hyphens',
-      message:
-        'The slug must not have "--" as its third and fourth characters (reserved for encoded names such as "xn--"); remove or move a hyphen.',
-    };
-  }
-  if (RESERVED_SLUGS.includes(slug)) {
-    return { code: 'slug_reserved', message: `"${slug}" is reserved; choose another slug.` };
-  }
+  if (slug.slice(2, 4) === '--') return { code: 'slug_hyphens' };
+  if (RESERVED_SLUGS.includes(slug)) return { code: 'slug_reserved' };
   return undefined;
 };
 

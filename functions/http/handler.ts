@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import * as v from 'valibot';
 import { Refusal } from '#core/refusal.ts';
 import { tryAgain } from '#core/refusals/common.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { requestLineKept, sampleRateOf } from '#core/request-log.ts';
 import type { Role } from '#core/sessions.ts';
 import { clock } from '#ports/clock.ts';
@@ -13,7 +14,7 @@ import { tableFaultOf } from '#store/client.ts';
 import { errorBody, errorHeaders } from './errors.ts';
 import type { AuthorizerContext, DispatcherPrincipal, Principal, SessionRejection } from './principal.ts';
 import { statusOf } from './refusal-status.ts';
-import { describeIssue, fieldName, issueCode } from './validation.ts';
+import { issueRefusal } from './validation.ts';
 
 /** Largest request body accepted, in bytes (after base64 decoding). */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -68,27 +69,17 @@ interface Options<TSchema extends BodySchema | undefined, TAuth extends AuthKind
 
 const emptyBody = v.strictObject({});
 
-const rejectionMessages: Record<SessionRejection, string> = {
-  missing_session: 'Sign in first: send Authorization: Bearer <sessionToken> or the session cookie.',
-  invalid_session: 'The session token is not valid (revoked or unknown): sign in again.',
-  expired_session: 'The session has expired: sign in again.',
-  invalid_dispatcher_credential:
-    "The Dispatcher credential is not valid (unknown, or rotated out more than an hour ago): use the Stack's current credential.",
-};
-
 type AuthKind = 'session' | 'dispatcher' | 'none';
+
+/** Why the authorizer let a request through without a session, as its 401. */
+const rejected = (rejection: SessionRejection): Refusal =>
+  rejection === 'missing_session' ? refuse(rejection, { dispatcher: false }) : refuse(rejection);
 
 const authenticate = (event: ApiEvent): Principal => {
   const context = event.requestContext.authorizer?.lambda;
-  if (!context) throw new Refusal('unauthenticated', 'missing_session', rejectionMessages.missing_session);
-  if (!context.authenticated)
-    throw new Refusal('unauthenticated', context.rejection, rejectionMessages[context.rejection]);
-  if (context.kind === 'dispatcher')
-    throw new Refusal(
-      'unauthenticated',
-      'missing_session',
-      'A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.',
-    );
+  if (!context) throw refuse('missing_session', { dispatcher: false });
+  if (!context.authenticated) throw rejected(context.rejection);
+  if (context.kind === 'dispatcher') throw refuse('missing_session', { dispatcher: true });
   const { tenantId, userId, role, via } = context;
   return { tenantId, userId, role, via };
 };
@@ -98,12 +89,8 @@ const authenticateDispatcher = (event: ApiEvent): DispatcherPrincipal => {
   if (context?.authenticated && context.kind === 'dispatcher')
     return { tenantId: context.tenantId, stackId: context.stackId };
   if (context && !context.authenticated && context.rejection === 'invalid_dispatcher_credential')
-    throw new Refusal('unauthenticated', context.rejection, rejectionMessages[context.rejection]);
-  throw new Refusal(
-    'unauthenticated',
-    'dispatcher_credential_required',
-    "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route.",
-  );
+    throw rejected(context.rejection);
+  throw refuse('dispatcher_credential_required');
 };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -116,11 +103,7 @@ const assertSameOrigin = (event: ApiEvent): void => {
   if (SAFE_METHODS.has(event.requestContext.http.method.toUpperCase())) return;
   const origin = event.headers?.origin;
   if (origin !== config.tenantAppOrigin()) {
-    throw new Refusal(
-      'forbidden',
-      'origin_mismatch',
-      'This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer.',
-    );
+    throw refuse('origin_mismatch');
   }
 };
 
@@ -128,7 +111,7 @@ const readRawBody = (event: ApiEvent, maxBytes: number): Buffer => {
   if (event.body === undefined || event.body === null || event.body === '') return Buffer.alloc(0);
   const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
   if (raw.byteLength > maxBytes) {
-    throw new Refusal('invalid', 'body_too_large', `The request body must be at most ${maxBytes} bytes.`);
+    throw refuse('body_too_large', { maxBytes });
   }
   return raw;
 };
@@ -139,7 +122,7 @@ const readJsonBody = (event: ApiEvent, maxBytes: number): unknown => {
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {
-    throw new Refusal('invalid', 'invalid_json', 'The request body is not valid JSON.');
+    throw refuse('invalid_json');
   }
 };
 
@@ -157,26 +140,22 @@ const assertJsonContentType = (event: ApiEvent): void => {
     ([name]) => name.toLowerCase() === 'content-type',
   )?.[1];
   if (isJsonContentType(contentType)) return;
-  throw new Refusal(
-    'unsupported_media',
-    'unsupported_media_type',
-    `The request body must be JSON: send Content-Type: application/json (received ${contentType ? `"${contentType.slice(0, 100)}"` : 'no Content-Type'}).`,
-  );
+  throw refuse('unsupported_media_type', {
+    received: contentType ? `"${contentType.slice(0, 100)}"` : 'no Content-Type',
+  });
 };
 
 const parseBody = (event: ApiEvent, schema: BodySchema | undefined, maxBytes: number): unknown => {
   assertJsonContentType(event);
   const json = readJsonBody(event, maxBytes);
   if (json !== undefined && (typeof json !== 'object' || json === null || Array.isArray(json))) {
-    throw new Refusal('invalid', 'invalid_body', 'The request body must be a JSON object.', {
-      field: 'body',
-    });
+    throw refuse('invalid_body', {}, { field: 'body' });
   }
   const effective = schema ?? emptyBody;
   const result = v.safeParse(effective, json ?? {});
   if (result.success) return result.output;
   const issue = result.issues[0];
-  throw new Refusal('invalid', issueCode(issue), describeIssue(issue), { field: fieldName(issue) });
+  throw issueRefusal(issue);
 };
 
 /**
@@ -194,7 +173,7 @@ const shapeError = (error: unknown, event: ApiEvent): Refusal => {
   if (fault) return tryAgain(fault);
   logger.error('unhandled error', { error: error ?? undefined });
   recordUnhandledError();
-  return new Refusal('internal', 'internal_error', 'Something went wrong on our side; retry later.');
+  return refuse('internal_error');
 };
 
 /** Request id on every response and log line; errors in the shape of errors.ts. */
@@ -288,7 +267,7 @@ const handlerOf = <TSchema extends BodySchema | undefined, TAuth extends AuthKin
       const dispatcher = options.auth === 'dispatcher' ? authenticateDispatcher(event) : undefined;
       if (principal?.via === 'cookie') assertSameOrigin(event);
       if (principal && options.role === 'administrator' && principal.role !== 'administrator') {
-        throw new Refusal('forbidden', 'admin_required', 'Only a tenant administrator can do this.');
+        throw refuse('admin_required');
       }
       const rawBody = options.rawBody ? readRawBody(event, options.rawBody.maxBytes) : Buffer.alloc(0);
       const body = options.rawBody

@@ -1,6 +1,6 @@
 import { afterFailedAttempt } from '#core/email-retry.ts';
 import type { EmailContent } from '#core/emails.ts';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { config } from '#ports/config.ts';
 import { crashPoint } from '#ports/crash-point.ts';
 import { logger } from '#ports/logger.ts';
@@ -190,24 +190,14 @@ export const outboxTrouble = async (): Promise<{ failed: OutboxEntry[]; retrying
  */
 export const retryEmail = async (key: string, now: Date): Promise<OutboxEntry> => {
   const email = await getEmail(key);
-  if (!email)
-    throw new Refusal(
-      'not_found',
-      'not_found',
-      `No email in the outbox has the key "${key}": copy it from \`outbox list\`.`,
-    );
+  if (!email) throw refuse('not_found', { key });
   if (email.status !== 'failed')
-    throw new Refusal(
-      'conflict',
-      'not_parked',
-      `The email "${key}" is ${email.status === 'sent' ? 'sent already: it is never sent twice' : `${email.status}, not parked: the sweep is still trying it`}. Only a parked (failed) email can be retried.`,
-    );
+    throw refuse('not_parked', {
+      key,
+      why: `is ${email.status === 'sent' ? 'sent already: it is never sent twice' : `${email.status}, not parked: the sweep is still trying it`}. Only a parked (failed) email can be retried.`,
+    });
   if (!(await retryParkedEmail(key, now)))
-    throw new Refusal(
-      'conflict',
-      'not_parked',
-      `The email "${key}" changed meanwhile: run \`outbox list\` again.`,
-    );
+    throw refuse('not_parked', { key, why: 'changed meanwhile: run `outbox list` again.' });
   const retried = await getEmail(key);
   return entryOf(retried ?? email, now.toISOString());
 };

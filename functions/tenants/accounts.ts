@@ -1,4 +1,4 @@
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { newAccountOpening, newAccountText } from '#core/returning.ts';
 import { getTenant, type Tenant, tenantIdOfSlug } from '#store/tenants.ts';
 import { getMembership, type User } from '#store/users.ts';
@@ -33,21 +33,12 @@ export const readableTenant = async (
   principal: { tenantId: string; userId: string },
   account: string | undefined,
 ): Promise<Tenant> => {
-  const notFound = () =>
-    new Refusal(
-      'not_found',
-      'account_not_found',
-      'You have no account with this slug: leave `account` out for your current one.',
-      {
-        field: 'account',
-      },
-    );
+  const notFound = () => refuse('account_not_found');
   const tenantId = account ? await tenantIdOfSlug(account.trim().toLowerCase()) : principal.tenantId;
   if (!tenantId) throw notFound();
   if (tenantId !== principal.tenantId && !(await getMembership(tenantId, principal.userId))) throw notFound();
   const tenant = await getTenant(tenantId);
-  if (!tenant)
-    throw new Refusal('not_found', 'tenant_not_found', 'The tenant of this session no longer exists.');
+  if (!tenant) throw refuse('tenant_not_found', {});
   return tenant;
 };
 

@@ -1,4 +1,4 @@
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import type { Tenant } from '#store/tenants.ts';
 import { getUser } from '#store/users.ts';
 import { tenantWaitlist } from '#store/waitlist.ts';
@@ -11,6 +11,6 @@ import { accountsView } from './accounts.ts';
  */
 export const meView = async (userId: string, tenantId: string, tenantRead: Promise<Tenant>) => {
   const [user, tenant, waitlist] = await Promise.all([getUser(userId), tenantRead, tenantWaitlist(tenantId)]);
-  if (!user) throw new Refusal('not_found', 'user_not_found', 'The user of this session no longer exists.');
+  if (!user) throw refuse('user_not_found');
   return { user, tenant, waitlist, accounts: await accountsView(user, tenant) };
 };

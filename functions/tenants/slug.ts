@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { carriedFacts, newAccountOpening, newAccountText } from '#core/returning.ts';
 import type { Role } from '#core/sessions.ts';
 import { slugLockIntent, slugProblem, stackName } from '#core/slug.ts';
@@ -14,21 +14,11 @@ const answer = (slug: string, extra: { newAccount?: true } = {}) => ({
   ...extra,
 });
 
-const lockedOther = (current: string) =>
-  new Refusal(
-    'conflict',
-    'slug_locked',
-    `This tenant's slug is "${current}" and is permanent; it cannot be changed.`,
-    {
-      extra: { slug: current },
-    },
-  );
+const lockedOther = (current: string) => refuse('slug_locked', { current }, { extra: { slug: current } });
 
-const taken = (slug: string) =>
-  new Refusal('conflict', 'slug_taken', `The slug "${slug}" belongs to another tenant; choose another.`);
+const taken = (slug: string) => refuse('slug_taken', { slug, former: false });
 
-const adminRequired = () =>
-  new Refusal('forbidden', 'admin_required', 'Only a tenant administrator can do this.');
+const adminRequired = () => refuse('admin_required');
 
 /**
  * THE slug use case: locks the tenant's slug, once and forever. The same slug again is an
@@ -46,7 +36,7 @@ export const lockTenantSlug = async (params: {
   const opening = params.caller ? newAccountOpening(tenant) : undefined;
   if (!opening && params.caller && params.caller.role !== 'administrator') throw adminRequired();
   const problem = slugProblem(slug);
-  if (problem) throw new Refusal('invalid', problem.code, problem.message, { field: 'slug' });
+  if (problem) throw refuse(problem.code, { slug });
   if (opening && params.caller) return startReturningAccount({ ...params, caller: params.caller, opening });
   const intent = slugLockIntent(tenant.slug, slug);
   if (intent === 'already_locked_same') return answer(slug);
@@ -75,27 +65,20 @@ const startReturningAccount = async (params: {
 }) => {
   const { tenant, slug, now, caller, opening } = params;
   if (!opening.possible)
-    throw new Refusal('conflict', 'new_account_not_yet', newAccountText(tenant, opening), {
-      extra: { newAccountFrom: opening.from },
-    });
-  const holder = await tenantIdOfSlug(slug);
-  if (holder === tenant.tenantId)
-    throw new Refusal(
-      'conflict',
-      'slug_taken',
-      `The slug "${slug}" stays with your former account for good; choose another for the new one.`,
+    throw refuse(
+      'new_account_not_yet',
+      { text: newAccountText(tenant, opening) },
+      { extra: { newAccountFrom: opening.from } },
     );
+  const holder = await tenantIdOfSlug(slug);
+  if (holder === tenant.tenantId) throw refuse('slug_taken', { slug, former: true });
   const settled = async () => {
     // Already started (a retry, or the winner of a race): the same slug is the same success.
     const user = await getUser(caller.userId);
     if (!user || user.tenantId === tenant.tenantId) return undefined;
     const current = await getTenant(user.tenantId);
     if (current?.slug === slug) return answer(slug, { newAccount: true });
-    throw new Refusal(
-      'conflict',
-      'new_account_exists',
-      `You already started a new account${current?.slug ? ` with the slug "${current.slug}"` : ''}: sign in again to use it.`,
-    );
+    throw refuse('new_account_exists', { current: current?.slug ?? null });
   };
   const before = await settled();
   if (before) return before;

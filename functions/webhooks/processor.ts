@@ -1,4 +1,4 @@
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { httpHandler } from '#http/handler.ts';
 import { crashPoint } from '#ports/crash-point.ts';
 import { logger } from '#ports/logger.ts';
@@ -12,12 +12,7 @@ import { nudgeSweep } from '../reconciler/nudge.ts';
 /** Stripe's largest event payloads stay well below this (docs/api/openapi.json states it). */
 export const MAX_WEBHOOK_BYTES = 512 * 1024;
 
-const notAnEvent = (what: string) =>
-  new Refusal(
-    'invalid',
-    'invalid_payload',
-    `${what}: send a processor event, a JSON object with "id", "type" and "data.object".`,
-  );
+const notAnEvent = (what: string) => refuse('invalid_payload', { what });
 
 /**
  * POST /v1/webhooks/processor: verifies the processor's signature on the raw body and puts the
@@ -29,7 +24,7 @@ export const handler = httpHandler(
     const signature = headers['stripe-signature'];
     if (!signature) {
       recordWebhook('signature_failure');
-      throw new Refusal('invalid', 'missing_signature', 'The Stripe-Signature header is required.');
+      throw refuse('missing_signature');
     }
     let event: unknown;
     try {
@@ -44,11 +39,7 @@ export const handler = httpHandler(
       }
       logger.warn('processor webhook refused', { reason: (error as Error).message });
       recordWebhook('signature_failure');
-      throw new Refusal(
-        'invalid',
-        'invalid_signature',
-        'The signature does not match the payload, or it is too old.',
-      );
+      throw refuse('invalid_signature');
     }
     if (!isProcessorEvent(event)) {
       logger.warn('processor webhook refused', { reason: 'signed body is not a processor event' });

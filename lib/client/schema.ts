@@ -1801,11 +1801,11 @@ export interface operations {
       /**
        * @description `invalid_state` (unknown, replayed, or started in another browser), `state_expired`, `code_exchange_failed`, `email_unverified`, `invalid_request`
        *
-       *     - `invalid_state`: "The sign-in response has no state. …" / "This sign-in was already completed or is unknown. …" / "This sign-in was started in another browser. …"
-       *     - `state_expired`: "This sign-in took longer than 10 minutes. …"
-       *     - `code_exchange_failed`: "The code host refused the sign-in (…). …"
+       *     - `invalid_state`: "… Start again at /v1/auth/sign-in."
+       *     - `state_expired`: "This sign-in took longer than 10 minutes. Start again at /v1/auth/sign-in."
+       *     - `code_exchange_failed`: "The code host refused the sign-in (…). Start again at /v1/auth/sign-in."
        *     - `email_unverified`: "Your code-host account has no verified primary email address: verify it there, then sign in again."
-       *     - `invalid_request`: "The sign-in response has no code. …"
+       *     - `invalid_request`: "The sign-in response has no code. Start again at /v1/auth/sign-in."
        */
       400: {
         headers: {
@@ -1816,7 +1816,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "invalid_state",
-           *         "message": "The sign-in response has no state. …",
+           *         "message": "… Start again at /v1/auth/sign-in.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -1837,7 +1837,7 @@ export interface operations {
       /**
        * @description `sign_in_denied`: consent declined on the code host
        *
-       *     - `sign_in_denied`: "… …"
+       *     - `sign_in_denied`: "… Start again at /v1/auth/sign-in."
        */
       403: {
         headers: {
@@ -1848,7 +1848,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "sign_in_denied",
-           *         "message": "… …",
+           *         "message": "… Start again at /v1/auth/sign-in.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -1907,7 +1907,7 @@ export interface operations {
       /**
        * @description `code_host_unavailable`
        *
-       *     - `code_host_unavailable`: "The code host did not answer; try again shortly. …"
+       *     - `code_host_unavailable`: "The code host did not answer; try again shortly. Start again at /v1/auth/sign-in."
        */
       502: {
         headers: {
@@ -1918,7 +1918,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "code_host_unavailable",
-           *         "message": "The code host did not answer; try again shortly. …",
+           *         "message": "The code host did not answer; try again shortly. Start again at /v1/auth/sign-in.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -1984,9 +1984,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -2013,7 +2013,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -2245,7 +2245,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -2396,11 +2396,11 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
-       *     - `slug_too_short`: "The slug must have at least … characters."
-       *     - `slug_too_long`: "The slug must have at most … characters."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
+       *     - `slug_too_short`: "The slug must have at least 3 characters."
+       *     - `slug_too_long`: "The slug must have at most 40 characters."
        *     - `slug_charset`: "The slug may contain only lowercase letters a-z, digits and "-"."
        *     - `slug_start`: "The slug must start with a letter."
        *     - `slug_end`: "The slug must not end with "-"."
@@ -2444,7 +2444,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -2502,9 +2502,9 @@ export interface operations {
        * @description `slug_locked` (this tenant already has another slug; its `slug` is returned at top level) or `slug_taken` (another tenant holds it); on an account that has left: `new_account_not_yet` (the old account still serves or can be exported: `newAccountFrom` gives from when, null for a close still being carried out), `new_account_exists` (a new account was already started with another slug), or `slug_taken` (also for the old account's own slug)
        *
        *     - `slug_locked`: "This tenant's slug is "…" and is permanent; it cannot be changed."
-       *     - `slug_taken`: "The slug "…" belongs to another tenant; choose another." / "The slug "…" stays with your former account for good; choose another for the new one."
-       *     - `new_account_not_yet`
-       *     - `new_account_exists`: "You already started a new account…: sign in again to use it."
+       *     - `slug_taken`: "The slug "…" stays with your former account for good; choose another for the new one."
+       *     - `new_account_not_yet`: "…"
+       *     - `new_account_exists`: "You already started a new account with the slug "…": sign in again to use it."
        */
       409: {
         headers: {
@@ -2692,7 +2692,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -2928,7 +2928,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -3170,7 +3170,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -3400,7 +3400,7 @@ export interface operations {
       /**
        * @description `invalid_field`: `limit` outside 1 to 25, or a `cursor` that is not a `next` we gave
        *
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
        */
       400: {
         headers: {
@@ -3411,7 +3411,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "invalid_field",
-           *         "message": "limit must be a whole number from 1 to ….",
+           *         "message": "Field \"partNumbers\" is invalid: ….",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -3427,7 +3427,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -3610,7 +3610,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -3819,9 +3819,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -3848,7 +3848,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -3906,10 +3906,10 @@ export interface operations {
        * @description `slug_required`, `subscription_exists`, `checkout_in_progress`, or `no_capacity` with `reason` and `availablePlans`; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
        *
        *     - `slug_required`: "Lock in your slug first (POST /v1/tenant/slug), then check out."
-       *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead." / "Your former account still has a subscription that can bill: nothing new can be bought until it has ended. Write to support." / "A checkout of this account has been paid: it becomes active within a minute. To leave, cancel in the billing portal (POST /v1/billing/portal)."
+       *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead."
        *     - `checkout_in_progress`: "A checkout for this tenant is being prepared; repeat the request in a few seconds."
-       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for …." / "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4146,9 +4146,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -4175,7 +4175,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -4232,7 +4232,7 @@ export interface operations {
       /**
        * @description `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
        *
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4243,7 +4243,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "account_closing",
-           *         "message": "This account is being closed, as its administrator asked: nothing new can be bought.",
+           *         "message": "The account is closing: its Stacks can no longer change Plan.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -4405,9 +4405,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -4434,7 +4434,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -4492,7 +4492,7 @@ export interface operations {
        * @description `no_customer`: complete a checkout first; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
        *
        *     - `no_customer`: "There is no billing account yet: complete a checkout first (POST /v1/billing/checkout)."
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4695,9 +4695,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -4724,7 +4724,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -4781,9 +4781,9 @@ export interface operations {
       /**
        * @description `close_in_portal`: the account has a subscription, cancel it in the portal; `subscription_exists`: a checkout was just paid; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
        *
-       *     - `close_in_portal`: "This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes." / "This account is no longer provisioning: reload and try again."
-       *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead." / "Your former account still has a subscription that can bill: nothing new can be bought until it has ended. Write to support." / "A checkout of this account has been paid: it becomes active within a minute. To leave, cancel in the billing portal (POST /v1/billing/portal)."
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `close_in_portal`: "This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes."
+       *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -5017,7 +5017,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -5193,9 +5193,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -5222,7 +5222,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -5279,13 +5279,13 @@ export interface operations {
       /**
        * @description `no_capacity` (with `reason`, `availablePlans`), `stack_cap_reached` (with `stackCap`), `billing_overdue`, `no_subscription`, `subscription_not_active` (the processor does not report the subscription active, whatever our state says), `cancellation_scheduled` (a cancellation is scheduled for the end of the paid period, before and after the sweep moved the tenant to decommissioning; with `teardownAt`, null until the sweep set it), `account_closing` (leaving for another cause), `idempotency_key_reused`, `request_in_progress`
        *
-       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for …." / "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
+       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
        *     - `stack_cap_reached`: "A tenant can have … Stacks: this one has …."
-       *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
+       *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
        *     - `no_subscription`: "Stacks can be added once the first checkout is paid (POST /v1/billing/checkout)."
-       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
-       *     - `cancellation_scheduled`
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
+       *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        *     - `idempotency_key_reused`: "This Idempotency-Key was used with another request body: use a new key for a new request."
        *     - `request_in_progress`: "This request is being handled: repeat it in a few seconds."
        */
@@ -5298,7 +5298,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "no_capacity",
-           *         "message": "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for ….",
+           *         "message": "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist).",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -5542,9 +5542,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -5571,7 +5571,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -5628,13 +5628,13 @@ export interface operations {
       /**
        * @description the refusals of POST /v1/stacks
        *
-       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for …." / "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
+       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
        *     - `stack_cap_reached`: "A tenant can have … Stacks: this one has …."
-       *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
+       *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
        *     - `no_subscription`: "Stacks can be added once the first checkout is paid (POST /v1/billing/checkout)."
-       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
-       *     - `cancellation_scheduled`
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
+       *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -5645,7 +5645,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "no_capacity",
-           *         "message": "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for ….",
+           *         "message": "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist).",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -5870,7 +5870,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -6037,9 +6037,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -6066,7 +6066,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -6150,7 +6150,7 @@ export interface operations {
       /**
        * @description `stack_torn_down` or `credential_rotation_in_progress`
        *
-       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
+       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
        *     - `credential_rotation_in_progress`: "Another rotation of this credential just happened: retry."
        */
       409: {
@@ -6162,7 +6162,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "stack_torn_down",
-           *         "message": "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it.",
+           *         "message": "This Stack was torn down: it can hold no Credential.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -6342,7 +6342,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -6527,9 +6527,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -6556,7 +6556,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -6642,7 +6642,7 @@ export interface operations {
        *
        *     - `watched_projects_cap_reached`: "This Stack watches … Projects, its Plan's cap: remove one with its Remove button, or change the Stack to a larger Plan (DELETE /v1/stacks/…/projects/{projectId})."
        *     - `project_exists`: "The repository … is already a Project of this Stack."
-       *     - `stack_not_running`: "This Stack is …: only a running Stack can …."
+       *     - `stack_not_running`: "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
        */
       409: {
         headers: {
@@ -6808,9 +6808,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -6837,7 +6837,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -7195,9 +7195,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -7224,7 +7224,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -7578,9 +7578,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        *     - `invalid_idempotency_key`: "Idempotency-Key must be 1 to 255 visible ASCII characters."
        */
       400: {
@@ -7614,7 +7614,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -7701,11 +7701,11 @@ export interface operations {
        *     - `plan_changes_unavailable`: "Plan Changes are not available yet: these release gates are not ready: …."
        *     - `idempotency_key_reused`: "This Idempotency-Key was used with another request body: use a new key for a new request."
        *     - `request_in_progress`: "This request is being handled: repeat it in a few seconds."
-       *     - `cancellation_scheduled`
-       *     - `account_closing`: "This account is being closed, as its administrator asked: nothing new can be bought." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
-       *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
-       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
-       *     - `stack_not_running`: "This Stack is …: only a running Stack can …."
+       *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
+       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
+       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
+       *     - `stack_not_running`: "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
        *     - `plan_unchanged`: "The Stack is already on this Plan: choose another Plan."
        *     - `operation_in_progress`: "Another change is already being carried out on this Stack: wait until it completes or rolls back (GET /v1/plan-changes?stackId=...)."
        *     - `confirm_conflict`: "The Stack kept changing while the change was confirmed: read GET /v1/plan-changes?stackId=..., then try again."
@@ -7975,9 +7975,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -8004,7 +8004,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -8322,7 +8322,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -8534,7 +8534,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -8745,7 +8745,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -9046,10 +9046,10 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
-       *     - `invalid_credential_name`: ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
+       *     - `invalid_credential_name`: "A Credential name is …." / ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
        *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
        *     - `consent_required`: "A … Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }."
        *     - `consent_not_expected`: "An api_key needs no consent (its usage is metered by the provider): leave consent out."
@@ -9096,7 +9096,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -9182,8 +9182,8 @@ export interface operations {
        *
        *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
        *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
-       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
-       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
+       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
        */
       409: {
         headers: {
@@ -9369,9 +9369,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        *     - `invalid_confirmation`: "This confirmation token is not the one issued for this Credential: use the latest token, or ask again without one."
        */
       400: {
@@ -9405,7 +9405,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -9491,8 +9491,8 @@ export interface operations {
        * @description `credential_in_use` (with `uses`; nothing written), `confirmation_required` (with `threadCount`, `confirmationToken`, `expiresAt`), `credential_conflict` (it changed meanwhile: try again)
        *
        *     - `credential_in_use`: "Credential Routes name "…": change each one listed (PUT /v1/stacks/…/projects/{projectId}/credential-routes), then delete it."
-       *     - `confirmation_required`: "… Threads are bound to "…" and will no longer be resumable. Repeat the request with confirmationToken=<the token> within … minutes to delete it."
-       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
+       *     - `confirmation_required`: "… Repeat the request with confirmationToken=<the token> within … minutes to delete it."
+       *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
        */
       409: {
         headers: {
@@ -9807,10 +9807,10 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
-       *     - `invalid_credential_name`: ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
+       *     - `invalid_credential_name`: "A Credential name is …." / ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
        *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
        *     - `consent_required`: "A … Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }."
        *     - `consent_not_expected`: "An api_key needs no consent (its usage is metered by the provider): leave consent out."
@@ -9857,7 +9857,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -9943,8 +9943,8 @@ export interface operations {
        *
        *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
        *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
-       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
-       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
+       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
        */
       409: {
         headers: {
@@ -10164,7 +10164,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -10370,7 +10370,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -10551,7 +10551,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -10719,9 +10719,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -10748,7 +10748,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -10833,7 +10833,7 @@ export interface operations {
       /**
        * @description `credential_conflict`: it changed meanwhile; try again
        *
-       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
+       *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
        */
       409: {
         headers: {
@@ -10844,7 +10844,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "credential_conflict",
-           *         "message": "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again.",
+           *         "message": "This Credential changed meanwhile: try again.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -11048,9 +11048,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        *     - `invalid_route`: "The … route's Fallback must differ from its Primary."
        */
       400: {
@@ -11084,7 +11084,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -11361,9 +11361,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -11390,7 +11390,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -11475,7 +11475,7 @@ export interface operations {
       /**
        * @description `credential_unusable` (with `reason`: `archived` or `validation_failed`)
        *
-       *     - `credential_unusable`: ""…" cannot be the Guide Credential: it is refused by its validation. Provision it again or choose another."
+       *     - `credential_unusable`: ""…" cannot be the Guide Credential: it is …. Provision it again or choose another."
        */
       409: {
         headers: {
@@ -11486,7 +11486,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "credential_unusable",
-           *         "message": "\"…\" cannot be the Guide Credential: it is refused by its validation. Provision it again or choose another.",
+           *         "message": "\"…\" cannot be the Guide Credential: it is …. Provision it again or choose another.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -11657,7 +11657,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -11823,9 +11823,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -11852,7 +11852,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -11936,7 +11936,7 @@ export interface operations {
       /**
        * @description `stack_torn_down` (nothing left to export), `export_in_progress` (with `exportId`, the running one)
        *
-       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
+       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
        *     - `export_in_progress`: "An export of this Stack is under way: follow it with GET /v1/stacks/{stackId}/exports/{exportId}."
        */
       409: {
@@ -11948,7 +11948,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "stack_torn_down",
-           *         "message": "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it.",
+           *         "message": "This Stack was torn down: it can hold no Credential.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -12116,7 +12116,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -12292,9 +12292,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -12321,7 +12321,7 @@ export interface operations {
       /**
        * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
        *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one." / "Sign in first: send Authorization: Bearer <sessionToken> or the session cookie."
+       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
        *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
        *     - `expired_session`: "The session has expired: sign in again."
        */
@@ -12408,7 +12408,7 @@ export interface operations {
        *
        *     - `export_not_ready`: "The archive is not ready yet: follow GET /v1/stacks/{stackId}/exports/{exportId}."
        *     - `export_failed`: "This export failed (GET shows why): start a new one with POST /v1/stacks/{stackId}/exports."
-       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
+       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
        */
       409: {
         headers: {
@@ -12435,7 +12435,7 @@ export interface operations {
       /**
        * @description `export_expired`: archives are kept 7 days after they are ready
        *
-       *     - `export_expired`: "Archives are kept 7 days: start a new export with POST /v1/stacks/{stackId}/exports."
+       *     - `export_expired`: "Archives are kept … days: start a new export with POST /v1/stacks/{stackId}/exports."
        */
       410: {
         headers: {
@@ -12446,7 +12446,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "export_expired",
-           *         "message": "Archives are kept 7 days: start a new export with POST /v1/stacks/{stackId}/exports.",
+           *         "message": "Archives are kept … days: start a new export with POST /v1/stacks/{stackId}/exports.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -12903,9 +12903,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -12960,7 +12960,7 @@ export interface operations {
       /**
        * @description `unknown_version`: a version newer than published, or the Stack changed meanwhile (read the desired state again); nothing was stored
        *
-       *     - `unknown_version`: "…: report the version you applied."
+       *     - `unknown_version`: "…: report the version you applied." / "The Stack changed meanwhile: read the desired state again."
        */
       409: {
         headers: {
@@ -13347,9 +13347,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -13638,9 +13638,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -13724,8 +13724,8 @@ export interface operations {
        *
        *     - `no_credential_route`: "Project "…" has no Credential Route for …: an administrator sets one with PUT /v1/stacks/{stackId}/projects/{projectId}/credential-routes."
        *     - `no_usable_credential`: "No Credential of Project "…"'s … route is usable now: …."
-       *     - `thread_exists`: "Thread "…" is already bound to Project "…" for …: use a new thread id."
-       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which the subscription policy disables: start a new Thread."
+       *     - `thread_exists`: "Thread "…" is already bound to …: use a new thread id."
+       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which …: start a new Thread."
        */
       409: {
         headers: {
@@ -13930,9 +13930,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -13987,9 +13987,9 @@ export interface operations {
       /**
        * @description `guide_unavailable` (with `reason`, and `credential` and `cleared` as they apply), `thread_exists` (the `threadId` is bound to a Project's Thread), `thread_not_resumable` (with `reason` and `credential`)
        *
-       *     - `guide_unavailable`: "The Guide Credential "…" cannot be used (…); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential."
-       *     - `thread_exists`: "Thread "…" is already bound to Project "…" for …: use a new thread id."
-       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which the subscription policy disables: start a new Thread."
+       *     - `guide_unavailable`
+       *     - `thread_exists`: "Thread "…" is already bound to …: use a new thread id."
+       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which …: start a new Thread."
        */
       409: {
         headers: {
@@ -14000,7 +14000,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "guide_unavailable",
-           *         "message": "The Guide Credential \"…\" cannot be used (…); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.",
+           *         "message": "What to fix.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -14190,9 +14190,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -14485,9 +14485,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -14791,9 +14791,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        */
       400: {
         headers: {
@@ -15037,9 +15037,9 @@ export interface operations {
        *
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`
-       *     - `invalid_field`: "limit must be a whole number from 1 to …." / "cursor must be the `next` of the page before, as it was given." / "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …."
-       *     - `invalid_body`: "The request body must be a JSON object."
+       *     - `unknown_field`: "Unknown field "…": remove it."
+       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_body`: "…"
        *     - `requested_in_future`: "The request time (…) is in the future: give the time support received the email (--requested-at), never later than now."
        */
       400: {
@@ -15106,7 +15106,7 @@ export interface operations {
       /**
        * @description `tenant_not_found`: no tenant has the slug
        *
-       *     - `tenant_not_found`: "No tenant has the slug "…"." / "The tenant of this session no longer exists."
+       *     - `tenant_not_found`: "No tenant has the slug "…"."
        */
       404: {
         headers: {
@@ -15133,7 +15133,7 @@ export interface operations {
       /**
        * @description `already_used` (once per tenant, ever), `decommissioning` (the account is already leaving), `nothing_paid` (no invoice above zero was paid when the email was received), `window_passed` (`windowEndsAt` says when it ended), or `payment_not_seen_yet` (try again in a minute)
        *
-       *     - `already_used`: "This tenant already used its money-back refund; it can be used once per person."
+       *     - `already_used`: "This tenant already used its money-back refund (granted …); it can be used once per person."
        *     - `decommissioning`: "The account is already leaving (decommissioning): there is no subscription left to refund under the money-back window."
        *     - `nothing_paid`: "Nothing had been paid when the request was received: the window opens with the first invoice paid for more than zero."
        *     - `window_passed`: "The money-back window ended … (14 days after the first paid invoice); the request was received …."
@@ -15148,7 +15148,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "already_used",
-           *         "message": "This tenant already used its money-back refund; it can be used once per person.",
+           *         "message": "This tenant already used its money-back refund (granted …); it can be used once per person.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }

@@ -10,7 +10,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { MONEY_BACK_REFUSALS, moneyBackRefusalMessage } from '#core/money-back.ts';
 import type { RefusalEntry as CatalogEntry } from '#core/refusals/catalog.ts';
 import { REFUSALS } from '#core/refusals/index.ts';
 import { STATUS_OF_KIND } from '#http/refusal-status.ts';
@@ -150,12 +149,6 @@ export const refusalCatalog = (): Map<string, RefusalEntry> => {
       const name = propertyName(property.name);
       if (name) add(name, status, wordsOf(property.initializer));
     }
-  }
-  // The money-back refusals: a status and words per code, from the rule's own table.
-  const facts = { requestedAt: '…', windowUntil: '…' };
-  for (const code of MONEY_BACK_REFUSALS) {
-    const { kind, message } = moneyBackRefusalMessage(code, facts);
-    add(code, STATUS_OF_KIND[kind], message);
   }
   // The catalogs (functions/core/refusals/): each code's kind and words, a fact shown as `…`.
   for (const [code, entry] of Object.entries(REFUSALS) as [string, CatalogEntry<unknown>][])

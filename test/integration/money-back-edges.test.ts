@@ -152,7 +152,7 @@ describe('what a refusal carries', () => {
   it('an unknown slug: 404 naming the slug field; an account without a processor customer: email_mismatch', async () => {
     const unknown = await refusalOf({ slug: 'nobody-here', email: 'a@b.test', now: api.clock.now() });
     expect(unknown).toMatchObject({
-      status: 404,
+      kind: 'not_found',
       code: 'tenant_not_found',
       message: 'No tenant has the slug "nobody-here".',
       field: 'slug',
@@ -166,7 +166,7 @@ describe('what a refusal carries', () => {
     const tenant = await api.paidNotSwept({ plan: 'standard' });
     const refused = await refusalOf({ slug: tenant.slug, email: adminEmail(tenant), now: api.clock.now() });
     expect(refused).toMatchObject({
-      status: 409,
+      kind: 'conflict',
       code: 'payment_not_seen_yet',
       message:
         'The first payment is not recorded yet (the sweep records it within a minute of the payment): try again in a minute.',
@@ -187,7 +187,7 @@ describe('what a refusal carries', () => {
           email: adminEmail(tenant),
           now: api.clock.now(),
         });
-        expect(refused).toMatchObject({ status: 502, code });
+        expect(refused).toMatchObject({ kind: 'upstream_failed', code });
         expect(refused.message).toContain(words);
         expect(refused.message).toContain('Run the same request again');
       } finally {
@@ -278,7 +278,7 @@ describe('a grant continued after a crash, asked again', () => {
       requestedAt: future,
       now: api.clock.now(),
     });
-    expect(refused).toMatchObject({ status: 400, code: 'requested_in_future' });
+    expect(refused).toMatchObject({ kind: 'invalid', code: 'requested_in_future' });
     expect(refused.message).toContain(`(${future.toISOString()})`);
     expect(refundedIntents(customer)).toEqual([]);
     expect(await moneyBackRecord(tenant.tenantId)).toEqual(claim);
@@ -317,7 +317,7 @@ describe('two runs of the same grant at once', () => {
       return { grant, refused: await late };
     });
     expect(grant.continued).toBe(false);
-    expect(refused).toMatchObject({ status: 409, code: 'already_used' });
+    expect(refused).toMatchObject({ kind: 'conflict', code: 'already_used' });
     expect(refused.extra).toEqual({ windowEndsAt: grant.window.until, grantedAt: grant.grantedAt });
     expect(refused.message).toContain(`(granted ${grant.grantedAt})`);
     expect(refundedIntents(customer)).toEqual(chargesOf(customer).map((p) => p.id));
@@ -338,7 +338,7 @@ describe('two runs of the same grant at once', () => {
       gate.release();
       return late;
     });
-    expect(refused).toMatchObject({ status: 409, code: 'decommissioning' });
+    expect(refused).toMatchObject({ kind: 'conflict', code: 'decommissioning' });
     expect(refused.extra).toEqual({ windowEndsAt });
     expect(refundedIntents(customer)).toEqual([]);
     expect(await moneyBackRecord(tenant.tenantId)).toBeUndefined();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { refuse } from '#core/refusals/index.ts';
 import { SESSION_LIFETIME_SECONDS, sessionExpiry } from '#core/sessions.ts';
 import { SLUG_MAX_LENGTH, SLUG_MIN_LENGTH, slugProblem } from '#core/slug.ts';
 
@@ -17,7 +18,12 @@ describe('each slug refusal says how to fix it', () => {
     ],
     ['admin', '"admin" is reserved; choose another slug.'],
   ])('%s', (slug, message) => {
-    expect(slugProblem(slug)?.message).toBe(message);
+    const problem = slugProblem(slug);
+    expect(problem && refuse(problem.code, { slug })).toMatchObject({
+      message,
+      field: 'slug',
+      kind: 'invalid',
+    });
   });
 });
 

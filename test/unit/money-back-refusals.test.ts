@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MONEY_BACK_REFUSALS,
-  MONEY_BACK_REMINDER,
-  moneyBackRefusalMessage,
-  sameEmail,
-} from '#core/money-back.ts';
+import { MONEY_BACK_REFUSALS, MONEY_BACK_REMINDER, sameEmail } from '#core/money-back.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { STATUS_OF_KIND } from '#http/refusal-status.ts';
 
 // What each money-back refusal answers (status and words), and the address comparison, case by
@@ -50,18 +46,18 @@ describe('each refusal has its own status and words', () => {
       'The money-back window ended 2026-03-15T10:00:00.000Z (14 days after the first paid invoice); the request was received 2026-03-16T10:00:00.000Z.',
     ],
   ] as const)('%s: %i', (code, status, words) => {
-    const answer = moneyBackRefusalMessage(code, facts);
+    const answer = refuse(code, facts);
     expect(STATUS_OF_KIND[answer.kind]).toBe(status);
     expect(answer.message).toContain(words);
   });
 
   it('no two refusals say the same', () => {
-    const messages = MONEY_BACK_REFUSALS.map((code) => moneyBackRefusalMessage(code, facts).message);
+    const messages = MONEY_BACK_REFUSALS.map((code) => refuse(code, facts).message);
     expect(new Set(messages).size).toBe(MONEY_BACK_REFUSALS.length);
   });
 
   it('a second grant names the first one only when its time is known', () => {
-    expect(moneyBackRefusalMessage('already_used', { grantedAt: null }).message).toBe(
+    expect(refuse('already_used', { grantedAt: null }).message).toBe(
       'This tenant already used its money-back refund; it can be used once per person.',
     );
   });

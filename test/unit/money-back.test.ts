@@ -4,11 +4,11 @@ import {
   type MoneyBackRequest,
   moneyBackCharges,
   moneyBackRefusal,
-  moneyBackRefusalMessage,
   moneyBackWindow,
   sameEmail,
   windowOpening,
 } from '#core/money-back.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { STATUS_OF_KIND } from '#http/refusal-status.ts';
 
 const HOUR = 3_600_000;
@@ -188,7 +188,7 @@ describe('moneyBackRefusal', () => {
 describe('refusal messages and addresses', () => {
   it('every refusal says why, with a 4xx status', () => {
     for (const code of MONEY_BACK_REFUSALS) {
-      const { kind, message } = moneyBackRefusalMessage(code, {
+      const { kind, message } = refuse(code, {
         windowUntil: '2026-03-15T10:00:00.000Z',
         requestedAt: '2026-03-16T10:00:00.000Z',
         grantedAt: '2026-03-10T10:00:00.000Z',
@@ -197,9 +197,7 @@ describe('refusal messages and addresses', () => {
       expect(STATUS_OF_KIND[kind], code).toBeLessThan(500);
       expect(message.length, code).toBeGreaterThan(20);
     }
-    expect(
-      moneyBackRefusalMessage('window_passed', { windowUntil: 'W', requestedAt: 'R' }).message,
-    ).toContain('ended W');
+    expect(refuse('window_passed', { windowUntil: 'W', requestedAt: 'R' }).message).toContain('ended W');
   });
 
   it('compares addresses without case or surrounding blanks, and nothing matches a missing one', () => {

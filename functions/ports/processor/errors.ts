@@ -1,4 +1,5 @@
-import { Refusal } from '#core/refusal.ts';
+import type { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 
 /**
  * How the processor port fails, and how a failure becomes a refusal a tenant reads. Nothing here
@@ -24,22 +25,10 @@ export class ProcessorError extends Error {
  * of the tenant's "nothing was charged" (an operator's grant names the failure and runs again).
  */
 export const processorRefusal = (error: ProcessorError, then?: string): Refusal =>
-  // Each code written out whole, so that the refusal list of the OpenAPI document finds it.
-  error.kind === 'unavailable'
-    ? new Refusal(
-        'upstream_failed',
-        'processor_unavailable',
-        then === undefined
-          ? 'The payment processor did not answer; nothing was charged. Try again in a moment.'
-          : `The payment processor did not answer (${error.message}). ${then}`,
-      )
-    : new Refusal(
-        'upstream_failed',
-        'processor_error',
-        then === undefined
-          ? 'The payment processor refused the request; nothing was charged. Contact support if this persists.'
-          : `The payment processor refused a request (${error.message}). ${then}`,
-      );
+  refuse(
+    error.kind === 'unavailable' ? 'processor_unavailable' : 'processor_error',
+    then === undefined ? { nothingCharged: true } : { failure: error.message, then },
+  );
 
 /** Runs a processor call; its failures become 502s that say whether a retry may help (processorRefusal). */
 export const viaProcessor = async <T>(operation: () => Promise<T>, then?: string): Promise<T> => {
@@ -56,11 +45,4 @@ export const viaProcessor = async <T>(operation: () => Promise<T>, then?: string
  * whether it was charged is not known yet. Nothing is created now; what the retry does is said.
  */
 export const outcomeUnknown = (keyed: boolean): Refusal =>
-  new Refusal(
-    'unavailable',
-    'processor_outcome_unknown',
-    keyed
-      ? 'The payment processor did not answer, and whether it charged the added Stack is not known yet; no Stack was created. Retry with the same Idempotency-Key: the retry creates the Stack if it was charged, and adds it (charged once) if it was not.'
-      : 'The payment processor did not answer, and whether it charged the added Stack is not known yet; no Stack was created. If it was charged, the charge is taken back automatically (a credit on the next invoice). Try again, with an Idempotency-Key so that a retry is safe.',
-    { extra: { retryAfterSeconds: 30 } },
-  );
+  refuse('processor_outcome_unknown', { keyed }, { extra: { retryAfterSeconds: 30 } });

@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { Refusal } from '../../../functions/core/refusal.ts';
 import { hashSessionToken, newSessionToken } from '../../../functions/core/session-token.ts';
 import { httpHandler } from '../../../functions/http/handler.ts';
 import { sessionCookie } from '../../../functions/http/session-token.ts';
@@ -7,6 +6,7 @@ import { createSession } from '../../../functions/store/sessions.ts';
 import { addMember, type CodeHostIdentity, signInIdentity } from '../../../functions/store/users.ts';
 import { accountEmail, LOGIN_PATTERN } from '../code-host.ts';
 import type { AdapterRoute } from '../http-adapter.ts';
+import { refuseLocal } from '../refusals.ts';
 
 const LoginSchema = v.pipe(
   v.string('a code-host login'),
@@ -34,12 +34,7 @@ export const accountRoutes: AdapterRoute[] = [
       { auth: 'session', role: 'administrator', body: v.strictObject({ login: LoginSchema }) },
       async ({ body, principal, now }) => {
         const added = await addMember(principal.tenantId, localIdentity(body.login), now);
-        if (!added)
-          throw new Refusal(
-            'conflict',
-            'login_taken',
-            `"${body.login}" already belongs to a user; choose another login.`,
-          );
+        if (!added) throw refuseLocal('login_taken', { login: body.login });
         return { status: 201, body: { userId: added.userId, login: body.login, role: 'member' } };
       },
     ),

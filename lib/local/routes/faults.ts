@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Refusal } from '../../../functions/core/refusal.ts';
+import { refuse } from '../../../functions/core/refusals/index.ts';
 import { httpHandler } from '../../../functions/http/handler.ts';
 import {
   ArmError,
@@ -74,7 +74,7 @@ export const faultRoutes = (board: FaultBoard): AdapterRoute[] => [
         return { status: 201, body: armed };
       } catch (error) {
         if (error instanceof ArmError)
-          throw new Refusal('invalid', 'invalid_field', `Field ${error.message}`, { field: error.field });
+          throw refuse('invalid_field', { what: `Field ${error.message}` }, { field: error.field });
         throw error;
       }
     }),
@@ -96,10 +96,9 @@ export const faultRoutes = (board: FaultBoard): AdapterRoute[] => [
       refuseUnknownQuery(query, ['dependency']);
       const dependency = query.dependency;
       if (dependency !== undefined && !(DEPENDENCIES as string[]).includes(dependency))
-        throw new Refusal(
-          'invalid',
+        throw refuse(
           'invalid_field',
-          `Query parameter "dependency" must be one of ${DEPENDENCIES.join(', ')}.`,
+          { what: `Query parameter "dependency" must be one of ${DEPENDENCIES.join(', ')}.` },
           { field: 'dependency' },
         );
       const disarmed = board.disarm(dependency as Dependency | undefined);

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Refusal } from '../../../functions/core/refusal.ts';
+import { refuse } from '../../../functions/core/refusals/index.ts';
 import { httpHandler } from '../../../functions/http/handler.ts';
 import {
   type ControlPlaneAnswer,
@@ -10,6 +10,7 @@ import {
   type StepFault,
 } from '../fleet.ts';
 import type { AdapterRoute } from '../http-adapter.ts';
+import { refuseLocal } from '../refusals.ts';
 import { refuseUnknownQuery } from './query.ts';
 
 const DISPATCHER_ID = /^dsp-\d{1,9}$/;
@@ -98,10 +99,11 @@ const faultTarget = (named: {
   if (named.dispatcherId !== undefined && named.stack === undefined)
     return { dispatcherId: named.dispatcherId };
   if (named.stack !== undefined && named.dispatcherId === undefined) return { stack: named.stack };
-  throw new Refusal(
-    'invalid',
+  throw refuse(
     'invalid_body',
-    `Name the Dispatcher with exactly one of "dispatcherId" (such as dsp-1; GET /_local/fleet lists them) and "stack" (the Stack's name, such as s2.acme.stacks.local)${named.dispatcherId !== undefined ? ': remove one of them' : ''}.`,
+    {
+      what: `Name the Dispatcher with exactly one of "dispatcherId" (such as dsp-1; GET /_local/fleet lists them) and "stack" (the Stack's name, such as s2.acme.stacks.local)${named.dispatcherId !== undefined ? ': remove one of them' : ''}.`,
+    },
     { field: named.dispatcherId !== undefined ? 'stack' : 'dispatcherId' },
   );
 };
@@ -110,23 +112,13 @@ const faultTarget = (named: {
 export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
   const dispatcherOf = (id: string | undefined) => {
     const dispatcher = id && DISPATCHER_ID.test(id) ? fleet.get(id) : undefined;
-    if (!dispatcher)
-      throw new Refusal(
-        'not_found',
-        'dispatcher_not_found',
-        `No simulated Dispatcher "${id ?? ''}": GET /_local/fleet lists them.`,
-      );
+    if (!dispatcher) throw refuseLocal('dispatcher_not_found', { id: id ?? '' });
     return dispatcher;
   };
   const count = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000));
   /** The control plane's answer to a Dispatcher's request, relayed with its own status. */
   const relayed = (answer: ControlPlaneAnswer | undefined, id: string): ControlPlaneAnswer => {
-    if (!answer)
-      throw new Refusal(
-        'not_found',
-        'dispatcher_not_found',
-        `No simulated Dispatcher "${id}": GET /_local/fleet lists them.`,
-      );
+    if (!answer) throw refuseLocal('dispatcher_not_found', { id });
     return answer;
   };
   /** The Dispatcher a faults request names: by its id, or by its Stack's name. */
@@ -134,12 +126,7 @@ export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
     if ('dispatcherId' in target) return dispatcherOf(target.dispatcherId);
     const dispatcher = fleet.find(target.stack);
     if (!dispatcher || dispatcher.stackName !== target.stack)
-      throw new Refusal(
-        'not_found',
-        'dispatcher_not_found',
-        `No simulated Dispatcher runs the Stack "${target.stack}": start one with POST /_local/fleet/dispatchers; GET /_local/fleet lists them.`,
-        { field: 'stack' },
-      );
+      throw refuseLocal('dispatcher_not_found', { stack: target.stack }, { field: 'stack' });
     return dispatcher;
   };
   return [
@@ -178,7 +165,7 @@ export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
               }),
             };
           } catch (error) {
-            throw new Refusal('conflict', 'dispatcher_not_started', (error as Error).message);
+            throw refuseLocal('dispatcher_not_started', { why: (error as Error).message });
           }
         },
       ),
@@ -223,13 +210,10 @@ export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
       auth: 'none',
       handler: httpHandler({ auth: 'none', body: ValidationAnswerBody }, async ({ body, pathParameters }) => {
         if (body.outcome === 'valid' && body.reason !== undefined)
-          throw new Refusal(
-            'invalid',
+          throw refuse(
             'invalid_field',
-            'Field "reason" is for an "invalid" answer only: remove it.',
-            {
-              field: 'reason',
-            },
+            { what: 'Field "reason" is for an "invalid" answer only: remove it.' },
+            { field: 'reason' },
           );
         const dispatcher = dispatcherOf(pathParameters.dispatcherId);
         dispatcher.setValidationAnswer(body.name, {
@@ -303,10 +287,11 @@ export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
             (f) => body[f] !== undefined,
           );
           if (extra)
-            throw new Refusal(
-              'invalid',
+            throw refuse(
               'invalid_body',
-              `Send either "fault" (a standing fault of the whole Dispatcher) or "step" and "kind" (a fault of one Plan Change step), not both: remove "${extra}".`,
+              {
+                what: `Send either "fault" (a standing fault of the whole Dispatcher) or "step" and "kind" (a fault of one Plan Change step), not both: remove "${extra}".`,
+              },
               { field: extra },
             );
           const dispatcher = dispatcherFor(target);
@@ -315,29 +300,24 @@ export const fleetRoutes = (fleet: FleetSimulator): AdapterRoute[] => {
         }
         const { step, kind } = body;
         if (step === undefined || kind === undefined)
-          throw new Refusal(
-            'invalid',
+          throw refuse(
             'invalid_field',
-            `Field "${step === undefined ? 'step' : 'kind'}" is required: a step fault names its "step" (${FAULT_STEPS.join(', ')}) and its "kind" (${STEP_FAULT_KINDS.join(', ')}); or send "fault" (${[...FLEET_FAULTS, 'none'].join(', ')}).`,
+            {
+              what: `Field "${step === undefined ? 'step' : 'kind'}" is required: a step fault names its "step" (${FAULT_STEPS.join(', ')}) and its "kind" (${STEP_FAULT_KINDS.join(', ')}); or send "fault" (${[...FLEET_FAULTS, 'none'].join(', ')}).`,
+            },
             { field: step === undefined ? 'step' : 'kind' },
           );
         if (kind === 'fail' && body.polls !== undefined)
-          throw new Refusal(
-            'invalid',
+          throw refuse(
             'invalid_field',
-            'Field "polls" is for a "delay" fault only: remove it.',
-            {
-              field: 'polls',
-            },
+            { what: 'Field "polls" is for a "delay" fault only: remove it.' },
+            { field: 'polls' },
           );
         if (kind === 'delay' && body.reason !== undefined)
-          throw new Refusal(
-            'invalid',
+          throw refuse(
             'invalid_field',
-            'Field "reason" is for a "fail" fault only: remove it.',
-            {
-              field: 'reason',
-            },
+            { what: 'Field "reason" is for a "fail" fault only: remove it.' },
+            { field: 'reason' },
           );
         const stepFault: StepFault = {
           step,

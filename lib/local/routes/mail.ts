@@ -1,4 +1,4 @@
-import { Refusal } from '../../../functions/core/refusal.ts';
+import { refuse } from '../../../functions/core/refusals/index.ts';
 import { httpHandler } from '../../../functions/http/handler.ts';
 import type { AdapterRoute } from '../http-adapter.ts';
 import type { MailArchive } from '../mail.ts';
@@ -14,10 +14,11 @@ export const mailRoute = (mail: MailArchive): AdapterRoute => ({
   handler: httpHandler({ auth: 'none' }, async ({ query }) => {
     refuseUnknownQuery(query, ['to']);
     if (query.to !== undefined && !EMAIL_ADDRESS.test(query.to))
-      throw new Refusal(
-        'invalid',
+      throw refuse(
         'invalid_field',
-        'Query parameter "to" is invalid: expected one email address, such as alice@users.code-host.test.',
+        {
+          what: 'Query parameter "to" is invalid: expected one email address, such as alice@users.code-host.test.',
+        },
         { field: 'to' },
       );
     await mail.sync();

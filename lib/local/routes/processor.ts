@@ -1,9 +1,10 @@
 import * as v from 'valibot';
-import { Refusal } from '../../../functions/core/refusal.ts';
+import { refuse } from '../../../functions/core/refusals/index.ts';
 import { httpHandler } from '../../../functions/http/handler.ts';
 import type { AdapterRoute } from '../http-adapter.ts';
 import { type ProcessorEmulator, StripeApiError } from '../processor/emulator.ts';
 import { cardBehavior } from '../processor/state.ts';
+import { refuseLocal } from '../refusals.ts';
 
 const CardSchema = v.pipe(
   v.string('a card number such as "4242 4242 4242 4242"'),
@@ -27,17 +28,19 @@ export const payRoute = (emulator: ProcessorEmulator): AdapterRoute => ({
     async ({ body, pathParameters }) => {
       const sessionId = pathParameters.sessionId ?? '';
       if (!SESSION_ID.test(sessionId))
-        throw new Refusal(
-          'invalid',
+        throw refuse(
           'invalid_field',
-          'Path parameter "sessionId" is invalid: expected a Checkout Session id (cs_...), the last part of the checkout url.',
+          {
+            what: 'Path parameter "sessionId" is invalid: expected a Checkout Session id (cs_...), the last part of the checkout url.',
+          },
           { field: 'sessionId' },
         );
       if (cardBehavior(body.card) === 'invalid')
-        throw new Refusal(
-          'invalid',
+        throw refuse(
           'invalid_field',
-          'Field "card" is invalid: expected a valid card number (it fails the Luhn check); test cards: 4242 4242 4242 4242, 4000 0000 0000 0002, 4000 0000 0000 0341.',
+          {
+            what: 'Field "card" is invalid: expected a valid card number (it fails the Luhn check); test cards: 4242 4242 4242 4242, 4000 0000 0000 0002, 4000 0000 0000 0341.',
+          },
           { field: 'card' },
         );
       let result: ReturnType<ProcessorEmulator['payCheckout']>;
@@ -46,27 +49,14 @@ export const payRoute = (emulator: ProcessorEmulator): AdapterRoute => ({
         result = emulator.payCheckout(sessionId, body.card);
       } catch (error) {
         if (!(error instanceof StripeApiError)) throw error;
-        if (error.code === 'resource_missing')
-          throw new Refusal(
-            'not_found',
-            'checkout_session_not_found',
-            `No Checkout Session "${sessionId}": use the url POST /v1/billing/checkout answered.`,
-            { field: 'sessionId' },
-          );
-        throw new Refusal(
-          'conflict',
-          'checkout_session_inactive',
-          'This Checkout Session is no longer open (paid already, or expired): start a new one with POST /v1/billing/checkout.',
-        );
+        if (error.code === 'resource_missing') throw refuseLocal('checkout_session_not_found', { sessionId });
+        throw refuseLocal('checkout_session_inactive');
       } finally {
         // On disk before it is answered, as the emulator's own HTTP front does for its writes.
         emulator.saveBeforeAnswer();
         await emulator.flushWebhooks();
       }
-      if (!result.ok)
-        throw new Refusal('payment_required', 'card_declined', `${result.message} Pay with another card.`, {
-          field: 'card',
-        });
+      if (!result.ok) throw refuseLocal('card_declined', { decline: result.message });
       return { status: 200, body: { paid: true } };
     },
   ),

@@ -1,4 +1,4 @@
-import { Refusal } from '../../../functions/core/refusal.ts';
+import { refuse } from '../../../functions/core/refusals/index.ts';
 
 /** Refuses a query parameter the route does not know (400 `unknown_field`), naming the first one. */
 export const refuseUnknownQuery = (
@@ -6,8 +6,5 @@ export const refuseUnknownQuery = (
   known: readonly string[],
 ): void => {
   const unknown = Object.keys(query).find((name) => !known.includes(name));
-  if (unknown)
-    throw new Refusal('invalid', 'unknown_field', `Unknown query parameter "${unknown}": remove it.`, {
-      field: unknown,
-    });
+  if (unknown) throw refuse('unknown_field', { field: unknown, in: 'query' }, { field: unknown });
 };
