@@ -35,9 +35,11 @@ export const exportPartUrls = async (params: {
 }) => {
   const problem = partNumbersProblem(params.partNumbers);
   if (problem)
-    throw new Refusal('invalid', 'invalid_field', `Field "partNumbers" is invalid: ${problem}.`, {
-      field: 'partNumbers',
-    });
+    throw refuse(
+      'invalid_field',
+      { what: `Field "partNumbers" is invalid: ${problem}.` },
+      { field: 'partNumbers' },
+    );
   const { stack, record } = await requireExport(params.tenantId, params.stackId, params.exportId);
   const { status } = effectiveStatus(record, stack, params.now);
   if (!isRunning(status)) throw notRunning(record.exportId, status);
@@ -106,9 +108,7 @@ export const reportExportOutcome = async (params: {
   }
   const problem = uploadedPartsProblem(report.parts);
   if (problem)
-    throw new Refusal('invalid', 'invalid_field', `Field "parts" is invalid: ${problem}.`, {
-      field: 'parts',
-    });
+    throw refuse('invalid_field', { what: `Field "parts" is invalid: ${problem}.` }, { field: 'parts' });
   if (!record.uploadId) throw refuse('nothing_uploaded');
   let size: number;
   try {

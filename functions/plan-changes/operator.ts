@@ -1,4 +1,4 @@
-import { Refusal } from '#core/refusal.ts';
+import { refuse } from '#core/refusals/index.ts';
 import { tenantIdOfSlug } from '#store/tenants.ts';
 import { planChangeView, requirePlanChange } from './record.ts';
 
@@ -11,8 +11,7 @@ import { planChangeView, requirePlanChange } from './record.ts';
  */
 export const operatorPlanChange = async (params: { slug: string; changeId: string }) => {
   const tenantId = await tenantIdOfSlug(params.slug);
-  if (!tenantId)
-    throw new Refusal('not_found', 'tenant_not_found', `No tenant has the slug "${params.slug}".`);
+  if (!tenantId) throw refuse('tenant_not_found', { slug: params.slug });
   const change = await requirePlanChange(tenantId, params.changeId);
   return {
     tenantId,

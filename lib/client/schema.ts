@@ -1985,8 +1985,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -2397,8 +2397,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        *     - `slug_too_short`: "The slug must have at least 3 characters."
        *     - `slug_too_long`: "The slug must have at most 40 characters."
        *     - `slug_charset`: "The slug may contain only lowercase letters a-z, digits and "-"."
@@ -3400,7 +3400,7 @@ export interface operations {
       /**
        * @description `invalid_field`: `limit` outside 1 to 25, or a `cursor` that is not a `next` we gave
        *
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
        */
       400: {
         headers: {
@@ -3411,7 +3411,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "invalid_field",
-           *         "message": "Field \"partNumbers\" is invalid: ….",
+           *         "message": "Field \"…\" is required. / Field \"…\" is invalid: expected …, received ….",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -3820,8 +3820,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -3909,7 +3909,7 @@ export interface operations {
        *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead."
        *     - `checkout_in_progress`: "A checkout for this tenant is being prepared; repeat the request in a few seconds."
        *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
-       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4147,8 +4147,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -4232,7 +4232,7 @@ export interface operations {
       /**
        * @description `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
        *
-       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4243,7 +4243,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "account_closing",
-           *         "message": "The account is closing: its Stacks can no longer change Plan.",
+           *         "message": "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data….",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -4406,8 +4406,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -4492,7 +4492,7 @@ export interface operations {
        * @description `no_customer`: complete a checkout first; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
        *
        *     - `no_customer`: "There is no billing account yet: complete a checkout first (POST /v1/billing/checkout)."
-       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -4696,8 +4696,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -4783,7 +4783,7 @@ export interface operations {
        *
        *     - `close_in_portal`: "This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes."
        *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead."
-       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -5194,8 +5194,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -5281,11 +5281,11 @@ export interface operations {
        *
        *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
        *     - `stack_cap_reached`: "A tenant can have … Stacks: this one has …."
-       *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
+       *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
        *     - `no_subscription`: "Stacks can be added once the first checkout is paid (POST /v1/billing/checkout)."
-       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
+       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
        *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
-       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        *     - `idempotency_key_reused`: "This Idempotency-Key was used with another request body: use a new key for a new request."
        *     - `request_in_progress`: "This request is being handled: repeat it in a few seconds."
        */
@@ -5543,8 +5543,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -5630,11 +5630,11 @@ export interface operations {
        *
        *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
        *     - `stack_cap_reached`: "A tenant can have … Stacks: this one has …."
-       *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
+       *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
        *     - `no_subscription`: "Stacks can be added once the first checkout is paid (POST /v1/billing/checkout)."
-       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
+       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
        *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
-       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
        */
       409: {
         headers: {
@@ -6038,8 +6038,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -6150,7 +6150,7 @@ export interface operations {
       /**
        * @description `stack_torn_down` or `credential_rotation_in_progress`
        *
-       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
        *     - `credential_rotation_in_progress`: "Another rotation of this credential just happened: retry."
        */
       409: {
@@ -6162,7 +6162,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "stack_torn_down",
-           *         "message": "This Stack was torn down: it can hold no Credential.",
+           *         "message": "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -6528,8 +6528,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -6642,7 +6642,7 @@ export interface operations {
        *
        *     - `watched_projects_cap_reached`: "This Stack watches … Projects, its Plan's cap: remove one with its Remove button, or change the Stack to a larger Plan (DELETE /v1/stacks/…/projects/{projectId})."
        *     - `project_exists`: "The repository … is already a Project of this Stack."
-       *     - `stack_not_running`: "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
+       *     - `stack_not_running`: "This Stack is …: only a running Stack can …."
        */
       409: {
         headers: {
@@ -6809,8 +6809,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -7196,8 +7196,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -7579,8 +7579,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        *     - `invalid_idempotency_key`: "Idempotency-Key must be 1 to 255 visible ASCII characters."
        */
       400: {
@@ -7702,10 +7702,10 @@ export interface operations {
        *     - `idempotency_key_reused`: "This Idempotency-Key was used with another request body: use a new key for a new request."
        *     - `request_in_progress`: "This request is being handled: repeat it in a few seconds."
        *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
-       *     - `account_closing`: "The account is closing: its Stacks can no longer change Plan." / "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
-       *     - `billing_overdue`: "Billing is …: update the payment method in the billing portal (POST /v1/billing/portal), then add Stacks." / "Billing is overdue: pay the open invoice in the billing portal (POST /v1/billing/portal), then change the Plan."
-       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): Stacks can be added while it is." / "The payment processor does not report the subscription active yet: try again in a minute."
-       *     - `stack_not_running`: "This Stack is …: no new Project can be registered." / "This Stack changed meanwhile: read it again (GET /v1/stacks)." / "The Stack is not running: only a running Stack can change Plan."
+       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+       *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
+       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
+       *     - `stack_not_running`: "This Stack is …: only a running Stack can …."
        *     - `plan_unchanged`: "The Stack is already on this Plan: choose another Plan."
        *     - `operation_in_progress`: "Another change is already being carried out on this Stack: wait until it completes or rolls back (GET /v1/plan-changes?stackId=...)."
        *     - `confirm_conflict`: "The Stack kept changing while the change was confirmed: read GET /v1/plan-changes?stackId=..., then try again."
@@ -7976,8 +7976,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -9047,9 +9047,9 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
-       *     - `invalid_credential_name`: "A Credential name is …." / ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
+       *     - `invalid_credential_name`: ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
        *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
        *     - `consent_required`: "A … Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }."
        *     - `consent_not_expected`: "An api_key needs no consent (its usage is metered by the provider): leave consent out."
@@ -9182,8 +9182,8 @@ export interface operations {
        *
        *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
        *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
-       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
-       *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
+       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
+       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
        */
       409: {
         headers: {
@@ -9370,8 +9370,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        *     - `invalid_confirmation`: "This confirmation token is not the one issued for this Credential: use the latest token, or ask again without one."
        */
       400: {
@@ -9491,8 +9491,8 @@ export interface operations {
        * @description `credential_in_use` (with `uses`; nothing written), `confirmation_required` (with `threadCount`, `confirmationToken`, `expiresAt`), `credential_conflict` (it changed meanwhile: try again)
        *
        *     - `credential_in_use`: "Credential Routes name "…": change each one listed (PUT /v1/stacks/…/projects/{projectId}/credential-routes), then delete it."
-       *     - `confirmation_required`: "… Repeat the request with confirmationToken=<the token> within … minutes to delete it."
-       *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
+       *     - `confirmation_required`: "… Threads are bound to "…" and will no longer be resumable. Repeat the request with confirmationToken=<the token> within … minutes to delete it."
+       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
        */
       409: {
         headers: {
@@ -9808,9 +9808,9 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
-       *     - `invalid_credential_name`: "A Credential name is …." / ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
+       *     - `invalid_credential_name`: ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
        *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
        *     - `consent_required`: "A … Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }."
        *     - `consent_not_expected`: "An api_key needs no consent (its usage is metered by the provider): leave consent out."
@@ -9943,8 +9943,8 @@ export interface operations {
        *
        *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
        *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
-       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
-       *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
+       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
+       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
        */
       409: {
         headers: {
@@ -10720,8 +10720,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -10833,7 +10833,7 @@ export interface operations {
       /**
        * @description `credential_conflict`: it changed meanwhile; try again
        *
-       *     - `credential_conflict`: "This Credential changed meanwhile: try again." / "This Credential changed meanwhile (another provisioning of the same name): read GET /v1/credentials, then try again."
+       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
        */
       409: {
         headers: {
@@ -10844,7 +10844,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "credential_conflict",
-           *         "message": "This Credential changed meanwhile: try again.",
+           *         "message": "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -11049,8 +11049,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        *     - `invalid_route`: "The … route's Fallback must differ from its Primary."
        */
       400: {
@@ -11362,8 +11362,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -11475,7 +11475,7 @@ export interface operations {
       /**
        * @description `credential_unusable` (with `reason`: `archived` or `validation_failed`)
        *
-       *     - `credential_unusable`: ""…" cannot be the Guide Credential: it is …. Provision it again or choose another."
+       *     - `credential_unusable`: ""…" cannot be the Guide Credential: it is refused by its validation. Provision it again or choose another."
        */
       409: {
         headers: {
@@ -11486,7 +11486,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "credential_unusable",
-           *         "message": "\"…\" cannot be the Guide Credential: it is …. Provision it again or choose another.",
+           *         "message": "\"…\" cannot be the Guide Credential: it is refused by its validation. Provision it again or choose another.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -11824,8 +11824,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -11936,7 +11936,7 @@ export interface operations {
       /**
        * @description `stack_torn_down` (nothing left to export), `export_in_progress` (with `exportId`, the running one)
        *
-       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
        *     - `export_in_progress`: "An export of this Stack is under way: follow it with GET /v1/stacks/{stackId}/exports/{exportId}."
        */
       409: {
@@ -11948,7 +11948,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "stack_torn_down",
-           *         "message": "This Stack was torn down: it can hold no Credential.",
+           *         "message": "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -12293,8 +12293,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -12408,7 +12408,7 @@ export interface operations {
        *
        *     - `export_not_ready`: "The archive is not ready yet: follow GET /v1/stacks/{stackId}/exports/{exportId}."
        *     - `export_failed`: "This export failed (GET shows why): start a new one with POST /v1/stacks/{stackId}/exports."
-       *     - `stack_torn_down`: "This Stack was torn down: it can hold no Credential." / "This Stack has been torn down: its exports are gone with it." / "This Stack has been torn down: its data is gone, so there is nothing left to export." / "This Stack has been torn down: there is nothing left to export." / "This Stack is torn down: it has no Dispatcher any more."
+       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
        */
       409: {
         headers: {
@@ -12435,7 +12435,7 @@ export interface operations {
       /**
        * @description `export_expired`: archives are kept 7 days after they are ready
        *
-       *     - `export_expired`: "Archives are kept … days: start a new export with POST /v1/stacks/{stackId}/exports."
+       *     - `export_expired`: "Archives are kept 7 days: start a new export with POST /v1/stacks/{stackId}/exports."
        */
       410: {
         headers: {
@@ -12446,7 +12446,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "export_expired",
-           *         "message": "Archives are kept … days: start a new export with POST /v1/stacks/{stackId}/exports.",
+           *         "message": "Archives are kept 7 days: start a new export with POST /v1/stacks/{stackId}/exports.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -12904,8 +12904,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -12960,7 +12960,7 @@ export interface operations {
       /**
        * @description `unknown_version`: a version newer than published, or the Stack changed meanwhile (read the desired state again); nothing was stored
        *
-       *     - `unknown_version`: "…: report the version you applied." / "The Stack changed meanwhile: read the desired state again."
+       *     - `unknown_version`: "…: report the version you applied."
        */
       409: {
         headers: {
@@ -13348,8 +13348,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -13639,8 +13639,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -13724,8 +13724,8 @@ export interface operations {
        *
        *     - `no_credential_route`: "Project "…" has no Credential Route for …: an administrator sets one with PUT /v1/stacks/{stackId}/projects/{projectId}/credential-routes."
        *     - `no_usable_credential`: "No Credential of Project "…"'s … route is usable now: …."
-       *     - `thread_exists`: "Thread "…" is already bound to …: use a new thread id."
-       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which …: start a new Thread."
+       *     - `thread_exists`: "Thread "…" is already bound to Project "…" for …: use a new thread id."
+       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which the subscription policy disables: start a new Thread."
        */
       409: {
         headers: {
@@ -13931,8 +13931,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -13987,9 +13987,9 @@ export interface operations {
       /**
        * @description `guide_unavailable` (with `reason`, and `credential` and `cleared` as they apply), `thread_exists` (the `threadId` is bound to a Project's Thread), `thread_not_resumable` (with `reason` and `credential`)
        *
-       *     - `guide_unavailable`
-       *     - `thread_exists`: "Thread "…" is already bound to …: use a new thread id."
-       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which …: start a new Thread."
+       *     - `guide_unavailable`: "The Guide Credential "…" cannot be used (…); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential."
+       *     - `thread_exists`: "Thread "…" is already bound to Project "…" for …: use a new thread id."
+       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which the subscription policy disables: start a new Thread."
        */
       409: {
         headers: {
@@ -14000,7 +14000,7 @@ export interface operations {
            * @example {
            *       "error": {
            *         "code": "guide_unavailable",
-           *         "message": "What to fix.",
+           *         "message": "The Guide Credential \"…\" cannot be used (…); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.",
            *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
            *       }
            *     }
@@ -14191,8 +14191,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -14486,8 +14486,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -14792,8 +14792,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        */
       400: {
         headers: {
@@ -15038,8 +15038,8 @@ export interface operations {
        *     - `invalid_json`: "The request body is not valid JSON."
        *     - `body_too_large`: "The request body must be at most … bytes."
        *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "partNumbers" is invalid: …." / "Field "parts" is invalid: …." / "…"
-       *     - `invalid_body`: "…"
+       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
        *     - `requested_in_future`: "The request time (…) is in the future: give the time support received the email (--requested-at), never later than now."
        */
       400: {

@@ -109,8 +109,8 @@ const wordsList = (codes: string[]): string => {
   const catalog = refusalCatalog();
   return codes
     .map((code) => {
-      const words = catalog.get(code)?.words ?? [];
-      return `- \`${code}\`${words.length ? `: ${words.map((w) => `"${w}"`).join(' / ')}` : ''}`;
+      const words = catalog.get(code)?.words;
+      return `- \`${code}\`${words ? `: "${words}"` : ''}`;
     })
     .join('\n');
 };
@@ -152,7 +152,7 @@ const refusalAnswer = (
         example: {
           error: {
             code: first,
-            message: catalog.get(first)?.words[0] ?? 'What to fix.',
+            message: catalog.get(first)?.words ?? 'What to fix.',
             requestId: 'b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a',
           },
           ...(retry ? { retryAfterSeconds: 1 } : {}),
@@ -234,9 +234,15 @@ const operationOf = async (route: Route, id: string, aliasOf: Route | undefined)
     const codes = [...new Set([...(shared?.codes ?? []), ...(own?.codes ?? [])])];
     if (codes.length === 0) throw new Error(`${route.id} ${status}: no refusal code`);
     const catalog = refusalCatalog();
-    for (const code of codes)
-      if (!catalog.has(code) && code !== 'unknown_field')
-        throw new Error(`${route.id} ${status}: the code has no refusal \`${code}\``);
+    for (const code of codes) {
+      const entry = catalog.get(code);
+      if (!entry) throw new Error(`${route.id} ${status}: no refusal catalog has the code \`${code}\``);
+      // The edge answers a code with its kind's status: the document lists it under that one.
+      if (String(entry.status) !== status)
+        throw new Error(
+          `${route.id} ${status}: \`${code}\` is answered with ${entry.status} (its kind's status), not ${status}`,
+        );
+    }
     responses[status] = refusalAnswer(
       status,
       codes,

@@ -10,6 +10,11 @@ export interface RefusalEntry<Facts = never> {
   readonly kind: RefusalKind;
   readonly words: string | ((facts: Facts) => string);
   readonly field?: string;
+  /**
+   * How the API reference shows the words when a fact is the whole text (`invalid_field`: each
+   * field says its own sentence); otherwise the reference shows the words with `…` for each fact.
+   */
+  readonly shown?: string;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a catalog holds entries of any facts

@@ -57,6 +57,7 @@ export const httpRefusals = catalog({
   invalid_body: {
     kind: 'invalid',
     words: (facts: { what?: string }) => facts.what ?? 'The request body must be a JSON object.',
+    shown: 'The request body must be a JSON object (or: what its schema says of it).',
   },
   /** A field the route does not take (of its body, or `in: 'query'` a query parameter). */
   unknown_field: {
@@ -68,7 +69,11 @@ export const httpRefusals = catalog({
    * A field (of the body, the query or a header) is missing or wrong: `what` says which and what to
    * send instead, in a sentence (`Field "plan" is required.`, `limit must be a whole number from 1 to 25.`).
    */
-  invalid_field: { kind: 'invalid', words: (facts: { what: string }) => facts.what },
+  invalid_field: {
+    kind: 'invalid',
+    words: (facts: { what: string }) => facts.what,
+    shown: 'Field "…" is required. / Field "…" is invalid: expected …, received ….',
+  },
   invalid_idempotency_key: {
     kind: 'invalid',
     field: 'Idempotency-Key',

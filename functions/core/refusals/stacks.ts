@@ -69,15 +69,6 @@ export const stacksRefusals = catalog({
     words: (facts: { stackCap: number; counted: number }) =>
       `A tenant can have ${facts.stackCap} Stacks: this one has ${facts.counted}.`,
   },
-  /**
-   * The Plan asked for cannot be placed in the Home Region now (`availablePlans` can, `reason` is
-   * `no_capacity`): at checkout, and for an added Stack.
-   */
-  no_capacity: {
-    kind: 'conflict',
-    words: (facts: { plan: string }) =>
-      `The ${facts.plan} Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for ${facts.plan} (POST /v1/billing/waitlist).`,
-  },
   /** Another change of the subscription's items kept its lease past the wait (`retryAfterSeconds`). */
   subscription_busy: {
     kind: 'unavailable',
