@@ -1,6 +1,6 @@
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { deleteCredential } from '../credentials/delete.ts';
+import { requireTenant } from '../lookups/index.ts';
 
 /** DELETE /v1/credentials/{name}[?stackId=][&confirmationToken=]: deletes a Credential (administrators). */
 export const handler = httpHandler(

@@ -1,6 +1,6 @@
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { listStackCredentials } from '../credentials/list.ts';
+import { requireTenant } from '../lookups/index.ts';
 
 /** GET /v1/credentials[?stackId=] (and the specification's GET /credentials): a Stack's Credentials and its Guide selection (any member). */
 export const handler = httpHandler({ auth: 'session' }, async ({ principal, query }) => ({

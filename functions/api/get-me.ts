@@ -1,7 +1,7 @@
 import { stackName } from '#core/slug.ts';
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { config } from '#ports/config.ts';
+import { requireTenant } from '../lookups/index.ts';
 import { planChangeControls } from '../plan-changes/gates.ts';
 import { meView } from '../tenants/me.ts';
 

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { DEFAULT_PLAN, PLAN_VALUES } from '#core/plans.ts';
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { recordCheckout, recordCheckoutRefusal } from '#ports/metrics.ts';
 import { startCheckout } from '../billing/checkout.ts';
+import { requireTenant } from '../lookups/index.ts';
 
 /**
  * POST /v1/billing/checkout: the hosted Checkout for a tenant's first subscription

@@ -1,6 +1,6 @@
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { openPortal } from '../billing/portal.ts';
+import { requireTenant } from '../lookups/index.ts';
 
 /** POST /v1/billing/portal: a Billing Portal session (functions/billing/portal.ts). */
 export const handler = httpHandler(

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { PLAN_VALUES } from '#core/plans.ts';
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { joinWaitlist } from '../billing/waitlist.ts';
+import { requireTenant } from '../lookups/index.ts';
 
 /** POST /v1/billing/waitlist: joins the waitlist for a Plan (functions/billing/waitlist.ts). */
 export const handler = httpHandler(

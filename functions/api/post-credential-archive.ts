@@ -1,6 +1,6 @@
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { archiveCredential } from '../credentials/archive.ts';
+import { requireTenant } from '../lookups/index.ts';
 
 /** POST /v1/credentials/{name}/archive[?stackId=]: kept, no longer usable (administrators). */
 export const handler = httpHandler(

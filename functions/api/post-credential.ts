@@ -8,8 +8,8 @@ import {
   PROVIDERS,
 } from '#core/credentials.ts';
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { provisionCredential } from '../credentials/provision.ts';
+import { requireTenant } from '../lookups/index.ts';
 
 const entry = v.strictObject({
   model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))),

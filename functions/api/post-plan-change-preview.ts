@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { PLAN_VALUES } from '#core/plans.ts';
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
+import { requireTenant } from '../lookups/index.ts';
 import { previewPlanChange } from '../plan-changes/preview.ts';
 
 /** POST /v1/stacks/{stackId}/plan-changes/preview: both Plans and the processor's estimate (administrators). */

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { PLAN_VALUES } from '#core/plans.ts';
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { idempotencyKeyOf } from '#http/validation.ts';
+import { requireTenant } from '../lookups/index.ts';
 import { confirmPlanChange } from '../plan-changes/confirm.ts';
 
 /** POST /v1/stacks/{stackId}/plan-changes: confirms a Plan Change (administrators). Idempotency-Key optional. */

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { PLAN_VALUES } from '#core/plans.ts';
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { config } from '#ports/config.ts';
+import { requireTenant } from '../lookups/index.ts';
 import { previewAddStack } from '../stacks/add-stack.ts';
 
 /** POST /v1/stacks/preview: what adding a Stack would cost, before confirming (administrators). */

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { PLAN_VALUES } from '#core/plans.ts';
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { idempotencyKeyOf } from '#http/validation.ts';
 import { config } from '#ports/config.ts';
+import { requireTenant } from '../lookups/index.ts';
 import { addStack } from '../stacks/add-stack.ts';
 
 /** POST /v1/stacks: adds a Stack on a Plan (administrators; functions/stacks/add-stack.ts). Idempotency-Key optional. */

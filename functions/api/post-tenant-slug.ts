@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { hashSessionToken } from '#core/session-token.ts';
 import { httpHandler } from '#http/handler.ts';
 import { findSessionToken } from '#http/session-token.ts';
-import { requireTenant } from '#http/tenant.ts';
+import { requireTenant } from '../lookups/index.ts';
 import { lockTenantSlug } from '../tenants/slug.ts';
 
 /**

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { CREDENTIAL_NAME } from '#core/credentials.ts';
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { chooseGuideCredential } from '../credentials/guide.ts';
+import { requireTenant } from '../lookups/index.ts';
 
 /** PUT /v1/stacks/{stackId}/guide-credential {name | null}: selects or clears the Guide Credential (administrators). */
 export const handler = httpHandler(

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { CREDENTIAL_NAME } from '#core/credentials.ts';
 import { httpHandler } from '#http/handler.ts';
-import { requireTenant } from '#http/tenant.ts';
 import { setProjectCredentialRoutes } from '../credentials/project-routes.ts';
+import { requireTenant } from '../lookups/index.ts';
 
 const name = v.pipe(v.string(), v.regex(CREDENTIAL_NAME, 'a Credential name'));
 const route = v.strictObject({ primary: name, fallback: v.optional(name) });

@@ -22,8 +22,8 @@ import {
   lookNoLaterThan,
   type MoneyBackRecord,
   type Tenant,
-  tenantIdOfSlug,
 } from '#store/tenants.ts';
+import { requireTenantBySlug } from '../lookups/index.ts';
 import { refundSubscription } from './refund.ts';
 
 /** A granted money-back refund, as the operator sees it (no processor ids). */
@@ -117,9 +117,7 @@ export const grantMoneyBack = async (params: {
   const { now } = params;
   const email = params.email.trim();
   const requestedAt = params.requestedAt ?? now;
-  const tenantId = await tenantIdOfSlug(params.slug.trim().toLowerCase());
-  const tenant = tenantId ? await getTenant(tenantId) : undefined;
-  if (!tenant) throw refuse('tenant_not_found', { slug: params.slug }, { field: 'slug' });
+  const tenant = await requireTenantBySlug(params.slug);
   const billing = await getBilling(tenant.tenantId);
   const customerId = billing?.customerId;
   const underway = tenant.moneyBack !== undefined && tenant.moneyBack.grantedAt === undefined;

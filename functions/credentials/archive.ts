@@ -1,7 +1,8 @@
 import { refuse } from '#core/refusals/index.ts';
 import { clearGuide, updateCredential } from '#store/credentials.ts';
 import type { Tenant } from '#store/tenants.ts';
-import { credentialStack, credentialView, requireCredential } from './views.ts';
+import { requireCredential } from '../lookups/index.ts';
+import { credentialStack, credentialView } from './views.ts';
 
 /** THE archive use case: the Credential is kept but no longer usable; a Guide selection naming it is cleared. */
 export const archiveCredential = async (params: {

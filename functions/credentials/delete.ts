@@ -9,7 +9,8 @@ import {
 } from '#store/credentials.ts';
 import { listProjects } from '#store/projects.ts';
 import type { Tenant } from '#store/tenants.ts';
-import { credentialStack, requireCredential } from './views.ts';
+import { requireCredential } from '../lookups/index.ts';
+import { credentialStack } from './views.ts';
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 

@@ -1,6 +1,6 @@
 import type { StoredCredential } from '#store/credentials.ts';
+import { requireCredential } from '../lookups/index.ts';
 import { injectionOf } from './material.ts';
-import { requireCredential } from './views.ts';
 
 /** A Credential of the calling Dispatcher's own Stack, by name (another Stack's is not found). */
 export const requireStackCredential = (

@@ -2,8 +2,8 @@ import { unusableReason } from '#core/credentials.ts';
 import { refuse } from '#core/refusals/index.ts';
 import { clearGuide, getGuideSelection, listCredentials, selectGuide } from '#store/credentials.ts';
 import type { Tenant } from '#store/tenants.ts';
-import { requireStack } from '../stacks/views.ts';
-import { guideView, requireCredential } from './views.ts';
+import { requireCredential, requireStack } from '../lookups/index.ts';
+import { guideView } from './views.ts';
 
 /**
  * THE Guide selection: an administrator chooses the one Credential every Guide Session of the

@@ -2,8 +2,7 @@ import { ROUTED_ACTIVITIES } from '#core/credentials.ts';
 import { refuse } from '#core/refusals/index.ts';
 import { getProject, setCredentialRoutes } from '#store/projects.ts';
 import type { Tenant } from '#store/tenants.ts';
-import { requireStack } from '../stacks/views.ts';
-import { requireCredential } from './views.ts';
+import { requireCredential, requireStack } from '../lookups/index.ts';
 
 type Routes = Partial<
   Record<(typeof ROUTED_ACTIVITIES)[number], { primary: string; fallback?: string | undefined }>

@@ -1,30 +1,13 @@
-import { CREDENTIAL_NAME, isMetered, unusableReason } from '#core/credentials.ts';
-import { refuse } from '#core/refusals/index.ts';
+import { isMetered, unusableReason } from '#core/credentials.ts';
 import { FIRST_STACK_ID } from '#core/stacks.ts';
 import { guideClearedReason, validationFailureText } from '#core/tenant-reasons.ts';
-import { type GuideSelection, getCredential, type StoredCredential } from '#store/credentials.ts';
+import type { GuideSelection, StoredCredential } from '#store/credentials.ts';
 import type { StoredStack } from '#store/stacks.ts';
-import { requireStack } from '../stacks/views.ts';
+import { requireStack } from '../lookups/index.ts';
 
 /** The Stack a Credential route acts on: `?stackId=`, else the tenant's first Stack. */
 export const credentialStack = (tenantId: string, stackId: string | undefined): Promise<StoredStack> =>
   requireStack(tenantId, stackId || FIRST_STACK_ID);
-
-/**
- * THE lookup of one Credential of a Stack, by name (the tenant's routes and the Stack's own
- * Dispatcher): a name of another Stack, of no Stack or of no valid shape is simply not found, so
- * material never reaches another Stack. `listedBy` says where the caller finds the names.
- */
-export const requireCredential = async (
-  tenantId: string,
-  stackId: string,
-  name: string,
-  listedBy = `GET /v1/credentials?stackId=${stackId} lists them`,
-): Promise<StoredCredential> => {
-  const found = CREDENTIAL_NAME.test(name) ? await getCredential(tenantId, stackId, name) : undefined;
-  if (!found) throw refuse('credential_not_found', { name, listedBy });
-  return found;
-};
 
 /**
  * What a tenant sees of a Credential: name, Provider, kind, whether its usage is metered (an API

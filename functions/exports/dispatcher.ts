@@ -7,14 +7,13 @@ import {
   partNumbersProblem,
   uploadedPartsProblem,
 } from '#core/exports.ts';
-import { Refusal } from '#core/refusal.ts';
 import { refuse } from '#core/refusals/index.ts';
 import type { ExportFailure } from '#core/tenant-reasons.ts';
 import { completeUpload, createUpload, partUploadUrls, UploadRefused } from '#ports/export-storage.ts';
 import { logger } from '#ports/logger.ts';
 import { recordDispatcherFailure } from '#ports/metrics.ts';
 import { endExport, getExport, recordUpload } from '#store/exports.ts';
-import { requireExport } from './read.ts';
+import { requireExport } from '../lookups/index.ts';
 
 /**
  * The Dispatcher's side of an export (docs/dispatcher.md, docs/exports.md): it asks for presigned

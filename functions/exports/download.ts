@@ -1,7 +1,8 @@
 import { DOWNLOAD_URL_SECONDS, downloadRefusal } from '#core/exports.ts';
 import { refuse } from '#core/refusals/index.ts';
 import { signedDownloadUrl } from '#ports/export-storage.ts';
-import { type ExportRequest, requireExport } from './read.ts';
+import { requireExport } from '../lookups/index.ts';
+import type { ExportRequest } from './read.ts';
 
 /**
  * A download of a ready archive (administrators), over the caller's own session: a signed URL on

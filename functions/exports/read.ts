@@ -1,20 +1,6 @@
 import { exportView } from '#core/exports.ts';
-import { refuse } from '#core/refusals/index.ts';
-import { getExport, listRecentExports, type StoredExport } from '#store/exports.ts';
-import type { StoredStack } from '#store/stacks.ts';
-import { requireStack } from '../stacks/views.ts';
-
-/** One export of one of the tenant's Stacks; another tenant's, or another Stack's, is simply not found. */
-export const requireExport = async (
-  tenantId: string,
-  stackId: string,
-  exportId: string,
-): Promise<{ stack: StoredStack; record: StoredExport }> => {
-  const stack = await requireStack(tenantId, stackId);
-  const record = await getExport(tenantId, stackId, exportId);
-  if (!record) throw refuse('export_not_found', { stackId, exportId });
-  return { stack, record };
-};
+import { listRecentExports } from '#store/exports.ts';
+import { requireExport, requireStack } from '../lookups/index.ts';
 
 /** An export's status (any member): never the bucket, the object key or the upload. */
 /** Which export a request names, and when it asks. */

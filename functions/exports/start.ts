@@ -4,7 +4,7 @@ import { refuse } from '#core/refusals/index.ts';
 import { crashPoint } from '#ports/crash-point.ts';
 import { newObjectKey } from '#ports/export-storage.ts';
 import { endExport, getExport, startExport } from '#store/exports.ts';
-import { requireStack } from '../stacks/views.ts';
+import { requireStack } from '../lookups/index.ts';
 
 /**
  * Starts an export of a Stack (administrators): allowed while the Stack runs or is

@@ -3,8 +3,8 @@ import { refuse } from '#core/refusals/index.ts';
 import { stopPlanChange } from '#ports/workflows.ts';
 import { getPlanChange } from '#store/plan-changes.ts';
 import { applyStackWrites } from '#store/transact.ts';
-import { requireStack } from '../stacks/views.ts';
-import { endWrites, planChangeView, requirePlanChange } from './record.ts';
+import { requirePlanChange, requireStack } from '../lookups/index.ts';
+import { endWrites, planChangeView } from './record.ts';
 
 /**
  * THE cancel of a Plan Change: allowed while it waits (for capacity or for work); from Preparing on

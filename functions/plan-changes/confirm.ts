@@ -18,7 +18,7 @@ import {
 import { planChangeStackWrite } from '#store/stacks.ts';
 import type { Tenant } from '#store/tenants.ts';
 import { applyStackWrites } from '#store/transact.ts';
-import { requireStack } from '../stacks/views.ts';
+import { requireStack } from '../lookups/index.ts';
 import { requireGatesReady } from './gates.ts';
 import { confirmRefusal, estimateChange, refusalsFor, subscriptionOf } from './preview.ts';
 import { planChangeView, statusAfter } from './record.ts';

@@ -1,6 +1,5 @@
-import { refuse } from '#core/refusals/index.ts';
-import { tenantIdOfSlug } from '#store/tenants.ts';
-import { planChangeView, requirePlanChange } from './record.ts';
+import { requirePlanChange, requireTenantBySlug } from '../lookups/index.ts';
+import { planChangeView } from './record.ts';
 
 /**
  * THE operator's view of a Plan Change (`npm run ops -- plan-change show`): what the tenant sees,
@@ -10,8 +9,7 @@ import { planChangeView, requirePlanChange } from './record.ts';
  * reaches this module.
  */
 export const operatorPlanChange = async (params: { slug: string; changeId: string }) => {
-  const tenantId = await tenantIdOfSlug(params.slug);
-  if (!tenantId) throw refuse('tenant_not_found', { slug: params.slug });
+  const { tenantId } = await requireTenantBySlug(params.slug);
   const change = await requirePlanChange(tenantId, params.changeId);
   return {
     tenantId,

@@ -24,7 +24,7 @@ import { getBilling } from '#store/billing.ts';
 import { listInventory } from '#store/capacity.ts';
 import type { StoredStack } from '#store/stacks.ts';
 import type { Tenant } from '#store/tenants.ts';
-import { requireStack } from '../stacks/views.ts';
+import { requireStack } from '../lookups/index.ts';
 import { requireGatesReady } from './gates.ts';
 
 /** A Plan as the preview shows it: today's list price, unless the Stack keeps a locked one. */

@@ -1,6 +1,6 @@
 import { listPlanChanges } from '#store/plan-changes.ts';
-import { requireStack } from '../stacks/views.ts';
-import { planChangeView, requirePlanChange } from './record.ts';
+import { requirePlanChange, requireStack } from '../lookups/index.ts';
+import { planChangeView } from './record.ts';
 
 /** The tenant's Plan Changes, newest first; one Stack's with `stackId` (another tenant's Stack: 404). */
 export const listPlanChangeViews = async (tenantId: string, stackId?: string) => {

@@ -9,7 +9,6 @@ import {
   type PlanChangeStatus,
   recoveryMessage,
 } from '#core/plan-change.ts';
-import { refuse } from '#core/refusals/index.ts';
 import { type PlanChangeReason, planChangeReasonOf, planChangeReasonText } from '#core/tenant-reasons.ts';
 import { releaseHoldWrite } from '#store/capacity.ts';
 import { outboxPut } from '#store/outbox.ts';
@@ -97,12 +96,6 @@ export const finalView = (change: PlanChange, final: NonNullable<PlanChange['fin
       finalTax: final.adjustmentTax,
     }),
   };
-};
-
-export const requirePlanChange = async (tenantId: string, changeId: string): Promise<PlanChange> => {
-  const change = /^pc_[a-z0-9]{1,40}$/.test(changeId) ? await getPlanChange(tenantId, changeId) : undefined;
-  if (!change) throw refuse('plan_change_not_found', { changeId });
-  return change;
 };
 
 /** The execution state that resumes a change where its record says it is. */

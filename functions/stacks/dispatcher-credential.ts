@@ -3,7 +3,7 @@ import { CREDENTIAL_OVERLAP_SECONDS, DISPATCHER_CREDENTIAL_PREFIX } from '#core/
 import { refuse } from '#core/refusals/index.ts';
 import { hashSessionToken } from '#core/session-token.ts';
 import { issueDispatcherCredential } from '#store/dispatcher.ts';
-import { requireStack } from './views.ts';
+import { requireStack } from '../lookups/index.ts';
 
 /**
  * THE Dispatcher credential use case: issues a new credential for one Stack and answers its secret

@@ -14,7 +14,7 @@ import { listCredentials } from '#store/credentials.ts';
 import { recordObservedState, type StoredStack, teardownWrites } from '#store/stacks.ts';
 import { getTenant, lookNoLaterThan } from '#store/tenants.ts';
 import { applyStackWrites } from '#store/transact.ts';
-import { requireStack } from './views.ts';
+import { requireStack } from '../lookups/index.ts';
 
 /** The Stack's Credentials waiting for validation by its Dispatcher (archived ones never are). */
 const credentialsToValidate = async (tenantId: string, stackId: string) =>

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { refuse } from '#core/refusals/index.ts';
 import { listProjects, type Project, registerProject, removeProject } from '#store/projects.ts';
-import { requireStack } from './views.ts';
+import { requireStack } from '../lookups/index.ts';
 
 /** What a Stack that is not running refuses here. */
 const REGISTER = 'register a Project';

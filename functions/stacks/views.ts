@@ -1,8 +1,7 @@
 import { reportIsStale } from '#core/dispatcher.ts';
 import { priceLockView } from '#core/price-lock.ts';
-import { refuse } from '#core/refusals/index.ts';
 import { clock } from '#ports/clock.ts';
-import { getStack, listStacks, type StoredStack } from '#store/stacks.ts';
+import { listStacks, type StoredStack } from '#store/stacks.ts';
 
 /**
  * What a tenant sees of a Stack: name and address, Plan, hosted resources and caps, location,
@@ -46,14 +45,3 @@ export const stackView = (stack: StoredStack) => {
 
 export const listStackViews = async (tenantId: string) =>
   (await listStacks(tenantId)).sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(stackView);
-
-/** One of the tenant's Stacks; a Stack of another tenant is simply not found. */
-export const requireStack = async (
-  tenantId: string,
-  stackId: string,
-  options: { consistent?: boolean } = {},
-): Promise<StoredStack> => {
-  const stack = await getStack(tenantId, stackId, options);
-  if (!stack) throw refuse('stack_not_found', { stackId });
-  return stack;
-};

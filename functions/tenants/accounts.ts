@@ -2,6 +2,7 @@ import { refuse } from '#core/refusals/index.ts';
 import { newAccountOpening, newAccountText } from '#core/returning.ts';
 import { getTenant, type Tenant, tenantIdOfSlug } from '#store/tenants.ts';
 import { getMembership, type User } from '#store/users.ts';
+import { requireTenant } from '../lookups/index.ts';
 
 /**
  * A returning customer's accounts as `GET /v1/me` tells them: whether (and from when) a new
@@ -37,9 +38,7 @@ export const readableTenant = async (
   const tenantId = account ? await tenantIdOfSlug(account.trim().toLowerCase()) : principal.tenantId;
   if (!tenantId) throw notFound();
   if (tenantId !== principal.tenantId && !(await getMembership(tenantId, principal.userId))) throw notFound();
-  const tenant = await getTenant(tenantId);
-  if (!tenant) throw refuse('tenant_not_found', {});
-  return tenant;
+  return requireTenant(tenantId);
 };
 
 /** The slug links name a read tenant by: a former account's (`?account=`), none for the caller's own. */
