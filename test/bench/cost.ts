@@ -29,6 +29,7 @@ import { RECONCILER_MEMORY_MB } from '../../lib/infra/constructs/reconciler.ts';
 import { deliverWebhooksTo } from '../../lib/local/processor/local.ts';
 import type { RunningControlPlane } from '../../lib/local/server.ts';
 import { routes } from '../../lib/routes.ts';
+import { idleSweep } from '../support/sweep-figures.ts';
 import {
   API_ACCESS_LINE_BYTES,
   type Bill,
@@ -100,19 +101,7 @@ export const PER_THOUSAND_TARGET_USD = 15;
 
 /** One EMF line of a sweep, and of a webhook, as the functions write them in Lambda. */
 const SWEEP_EMF_BYTES = JSON.stringify(
-  recordSweep({
-    intake: { applied: 0, duplicates: 0, unmatched: 0, failed: 0 },
-    reconciled: 0,
-    transitions: [],
-    conflicts: 0,
-    failed: 0,
-    waitlistNotified: 0,
-    homeRegionPlaceablePlans: 3,
-    emailsSent: 0,
-    emailsFailed: 0,
-    emailsParked: 0,
-    durationMs: 100,
-  }),
+  recordSweep(idleSweep({ homeRegionPlaceablePlans: 3, durationMs: 100 })),
 ).length;
 const WEBHOOK_EMF_BYTES = JSON.stringify(recordWebhook('verified')).length;
 

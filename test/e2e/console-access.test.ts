@@ -1,17 +1,8 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { PLAN_CHANGE_GATES } from '../../functions/ports/config.ts';
-import {
-  call,
-  check,
-  consolePageOf,
-  describeInChromium,
-  drawCount,
-  drawn,
-  inPage,
-  newConsolePage,
-} from '../support/console-browser.ts';
-import { localClient, sharedCloud, uniqueLogin } from '../support/local-cloud.ts';
+import { consoleWorld } from '../support/console-world.ts';
+import { uniqueLogin } from '../support/local-cloud.ts';
 
 /**
  * The console's release gates and keyboard use in Debian's headless Chromium against the shared
@@ -31,12 +22,11 @@ import { localClient, sharedCloud, uniqueLogin } from '../support/local-cloud.ts
  */
 
 const GATE_DOWN = 'customer-contract';
-const server = sharedCloud();
-const cloud = localClient(() => server);
+const { server, cloud, ui } = consoleWorld();
 
 /** Runs `body` with the `customer-contract` gate down on the server, and puts every gate back up. */
 const withGateDown = async (body: () => Promise<void>) => {
-  const down = await call(server, 'POST', '/_local/plan-change-gates', {
+  const down = await ui.call(server, 'POST', '/_local/plan-change-gates', {
     ready: PLAN_CHANGE_GATES.filter((gate) => gate !== GATE_DOWN),
   });
   expect(down.body.gates[GATE_DOWN]).toBe(false);
@@ -44,7 +34,7 @@ const withGateDown = async (body: () => Promise<void>) => {
     await body();
   } finally {
     expect(
-      (await call(server, 'POST', '/_local/plan-change-gates', { ready: [...PLAN_CHANGE_GATES] })).status,
+      (await ui.call(server, 'POST', '/_local/plan-change-gates', { ready: [...PLAN_CHANGE_GATES] })).status,
     ).toBe(200);
   }
 };
@@ -308,7 +298,7 @@ const readScreen = (target: Page) =>
     };
   });
 
-describeInChromium('the console’s release gates and keyboard use', (browser) => {
+ui.describeInChromium('the console’s release gates and keyboard use', (browser) => {
   // Once under a loaded CI this journey's Enter on 'Subscribe' went nowhere: the slug form set the
   // address and called the router, and `hashchange` called it again, so the Plans screen was drawn
   // twice and the second draw replaced the focused button. The router now joins a draw of the same
@@ -317,9 +307,9 @@ describeInChromium('the console’s release gates and keyboard use', (browser) =
     timeout: 120_000,
   }, async () => {
     const login = uniqueLogin('keys');
-    const page = await newConsolePage(browser());
+    const page = await ui.newConsolePage(browser());
     await page.goto(`${server.url}/`);
-    await drawn(page, 'Sign in');
+    await ui.drawn(page, 'Sign in');
     // The skip link is the first stop, shown when focused.
     await markFocusable(page);
     const skip = await toSkipLink(page);
@@ -330,23 +320,23 @@ describeInChromium('the console’s release gates and keyboard use', (browser) =
     await page.keyboard.type(login);
     await page.keyboard.press('Enter');
 
-    await drawn(page, 'Choose your slug');
+    await ui.drawn(page, 'Choose your slug');
     const slug = await tabTo(page, /^Slug/);
     expect(slug.role).toBe('textbox');
     await page.keyboard.type(login);
     const save = await tabTo(page, /^Save slug$/);
     expect(save.role).toBe('button');
-    const draws = await drawCount(page);
+    const draws = await ui.drawCount(page);
     const meReads = await readsOfMe(page);
     await page.keyboard.press('Space');
 
-    await drawn(page, 'Plans');
+    await ui.drawn(page, 'Plans');
     const subscribe = await tabTo(page, /^Subscribe to Standard$/);
     expect(subscribe).toMatchObject({ role: 'button', inMain: true });
     // The Plans screen was drawn once, by one route (one read of the account): a second draw would
     // replace the focused button (it did, and the Enter below went nowhere).
     expect(await readsOfMe(page)).toBe(meReads + 1);
-    expect(await drawCount(page)).toBe(draws + 1);
+    expect(await ui.drawCount(page)).toBe(draws + 1);
     await Promise.all([
       page.waitForURL(/\/c\/pay\/cs_\w+$/).catch(async (error: Error) => {
         throw new Error(`${error.message}\nthe page said: ${await page.innerText('body').catch(() => '?')}`);
@@ -357,24 +347,24 @@ describeInChromium('the console’s release gates and keyboard use', (browser) =
     const paid = await cloud.pay(page.url());
     expect(paid.status).toBe(200);
     await page.goto(`${server.url}/?checkout=complete`);
-    await drawn(page, 'Plans');
+    await ui.drawn(page, 'Plans');
     // The sweep makes the account active (the server sweeps when asked); the page follows by itself.
     const tenant = { login, token: (await cloud.signIn(login)).sessionToken, tenantId: '', email: '' };
     await cloud.billingStateOnceSwept(tenant, 'active');
-    await drawn(page, 'Stacks');
-    expect((await inPage(page, 'GET', '/v1/me')).body.billingState).toBe('active');
+    await ui.drawn(page, 'Stacks');
+    expect((await ui.inPage(page, 'GET', '/v1/me')).body.billingState).toBe('active');
   });
 
   it('with a release gate down, a paying tenant’s Stacks show no Plan Change control, and the API refuses a Plan Change', async () => {
     const tenant = await cloud.payingTenant('gate', 'standard', { dispatcher: false });
     await withGateDown(async () => {
-      const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
-      const me = (await inPage(page, 'GET', '/v1/me')).body;
+      const page = await ui.consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+      const me = (await ui.inPage(page, 'GET', '/v1/me')).body;
       expect(me.planChangeControls).toEqual({
         visible: false,
         gates: Object.fromEntries(PLAN_CHANGE_GATES.map((gate) => [gate, gate !== GATE_DOWN])),
       });
-      const { stacks } = (await inPage(page, 'GET', '/v1/stacks')).body;
+      const { stacks } = (await ui.inPage(page, 'GET', '/v1/stacks')).body;
       expect(stacks).toHaveLength(1);
       const stack = stacks[0];
       expect(stack.name).toBe(`${tenant.login}.stacks.localhost`);
@@ -389,20 +379,20 @@ describeInChromium('the console’s release gates and keyboard use', (browser) =
       await expect(page.getByRole('form', { name: /^Change the Plan/ }).count()).resolves.toBe(0);
       await expect(page.getByLabel('New Plan').count()).resolves.toBe(0);
       expect(await page.innerText('main')).not.toMatch(/Plan Change|Preview Change|Change the Plan/i);
-      await check(page, 'access-01-stacks-gate-down', 'Stacks');
+      await ui.check(page, 'access-01-stacks-gate-down', 'Stacks');
 
       // What is hidden is what the API refuses: the preview and the confirmation, nothing started.
       for (const [path, body] of [
         [`/v1/stacks/${stack.stackId}/plan-changes/preview`, { plan: 'plus' }],
         [`/v1/stacks/${stack.stackId}/plan-changes`, { plan: 'plus' }],
       ] as const) {
-        const refused = await inPage(page, 'POST', path, body);
+        const refused = await ui.inPage(page, 'POST', path, body);
         expect(refused.status, path).toBe(409);
         expect(refused.body.error.code, path).toBe('plan_changes_unavailable');
         expect(refused.body.gatesNotReady, path).toEqual([GATE_DOWN]);
       }
-      expect((await inPage(page, 'GET', '/v1/plan-changes')).body.planChanges).toEqual([]);
-      expect((await inPage(page, 'GET', '/v1/stacks')).body.stacks[0].plan).toBe('standard');
+      expect((await ui.inPage(page, 'GET', '/v1/plan-changes')).body.planChanges).toEqual([]);
+      expect((await ui.inPage(page, 'GET', '/v1/stacks')).body.stacks[0].plan).toBe('standard');
 
       // The Plan Changes page lists the history (none) and offers no way to start one.
       await page
@@ -410,13 +400,13 @@ describeInChromium('the console’s release gates and keyboard use', (browser) =
         .getByRole('link', { name: 'Plan Changes' })
         .focus();
       await page.keyboard.press('Enter');
-      await drawn(page, 'Plan Changes');
+      await ui.drawn(page, 'Plan Changes');
       const text = await page.innerText('main');
       expect(text).toContain('No Plan Changes: they are not available yet.');
       expect(text).not.toMatch(/Start one|Stacks page/);
       await expect(page.locator('main').getByRole('button').count()).resolves.toBe(0);
       await expect(page.locator('main').getByRole('link').count()).resolves.toBe(0);
-      await check(page, 'access-02-plan-changes-gate-down', 'Plan Changes');
+      await ui.check(page, 'access-02-plan-changes-gate-down', 'Plan Changes');
     });
   }, 60_000);
 
@@ -424,26 +414,26 @@ describeInChromium('the console’s release gates and keyboard use', (browser) =
     const tenant = await cloud.payingTenant('gate-account', 'standard', { dispatcher: false });
     const section = (page: Page) => page.getByRole('region', { name: 'Change a Stack’s Plan' });
     await withGateDown(async () => {
-      const page = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
-      expect((await inPage(page, 'GET', '/v1/me')).body.planChangeControls.visible).toBe(false);
+      const page = await ui.consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+      expect((await ui.inPage(page, 'GET', '/v1/me')).body.planChangeControls.visible).toBe(false);
       // The screen is drawn whole (the invoices are its last card): nothing of the Plan Change in it.
       await page.getByRole('region', { name: 'Invoices' }).waitFor();
       await expect(section(page).count()).resolves.toBe(0);
       await expect(page.getByRole('button', { name: 'Preview Change' }).count()).resolves.toBe(0);
       await expect(page.getByLabel('New Plan').count()).resolves.toBe(0);
       expect(await page.innerText('main')).not.toMatch(/Change a Stack|Preview Change|Plan Change/i);
-      await check(page, 'access-03-account-gate-down', 'Account & Billing');
+      await ui.check(page, 'access-03-account-gate-down', 'Account & Billing');
       await page.close();
     });
     // Every gate up: the same tenant's Account & Billing offers the change (what the gate hid).
-    const page = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
     await expect(section(page).innerText()).resolves.toContain(`${tenant.stackName}: Standard now`);
     await expect(section(page).getByRole('button', { name: 'Preview Change' }).count()).resolves.toBe(1);
   }, 60_000);
 
   it('walks Account & Billing and the Stacks with Tab: every control reached in order, named, with a focus ring; the skip link goes to the screen', async () => {
     const tenant = await cloud.payingTenant('walk', 'standard', { dispatcher: false });
-    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
     for (const [link, title] of [
       ['Account & Billing', 'Account & Billing'],
       ['Stacks', 'Stacks'],
@@ -452,7 +442,7 @@ describeInChromium('the console’s release gates and keyboard use', (browser) =
       await toSkipLink(page);
       await tabTo(page, new RegExp(`^${link}$`));
       await page.keyboard.press('Enter');
-      await drawn(page, title);
+      await ui.drawn(page, title);
       expect(page.url()).toMatch(title === 'Stacks' ? /#\/stacks$/ : /#\/account$/);
       const visited = await walkScreen(page);
       const names = visited.map((v) => `${v.role} ${v.name}`);
@@ -481,20 +471,20 @@ describeInChromium('the console’s release gates and keyboard use', (browser) =
         expect(names).toContain('button Open the billing portal');
       }
       await skipToMain(page, title);
-      await check(page, `access-03-keyboard-${title === 'Stacks' ? 'stacks' : 'account'}`, title);
+      await ui.check(page, `access-03-keyboard-${title === 'Stacks' ? 'stacks' : 'account'}`, title);
     }
   }, 90_000);
 
   it('says every status in words: the billing state, a Stack’s state, an export’s status', async () => {
     const tenant = await cloud.payingTenant('words', 'standard', { dispatcher: false });
-    const page = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
     const account = await readScreen(page);
     expect(account.terms['Billing state']).toBe('Active');
     expect(account.rows.join('\n')).toMatch(/Not paid yet\s+Active\s+The first payment was made/);
 
     await page.goto(`${server.url}/#/stacks`);
-    await drawn(page, 'Stacks');
-    const stack = (await inPage(page, 'GET', '/v1/stacks')).body.stacks[0];
+    await ui.drawn(page, 'Stacks');
+    const stack = (await ui.inPage(page, 'GET', '/v1/stacks')).body.stacks[0];
     const stacks = await readScreen(page);
     const card = stacks.regions[`Stack ${stack.name}`];
     expect(card?.terms.State).toBe(stack.lifecycle.replaceAll('_', ' '));
@@ -502,11 +492,11 @@ describeInChromium('the console’s release gates and keyboard use', (browser) =
 
     // An export, started with the keyboard: its status is a word on the card and in the table.
     await page.goto(`${server.url}/#/export/${stack.stackId}`);
-    await drawn(page, `Export ${stack.name}`);
+    await ui.drawn(page, `Export ${stack.name}`);
     await tabTo(page, /^Start an export$/);
     await page.keyboard.press('Enter');
     await page.getByRole('region', { name: 'The last export' }).waitFor();
-    await drawn(page, `Export ${stack.name}`);
+    await ui.drawn(page, `Export ${stack.name}`);
     // Nothing polls the Dispatcher here, so the export waits as `requested`; read in one step all the same.
     const shown = await readScreen(page);
     const last = shown.statuses[0];
@@ -517,6 +507,6 @@ describeInChromium('the console’s release gates and keyboard use', (browser) =
     // Every status on the screen carries its state in its text, not only in a class or a colour.
     expect(shown.statuses.length).toBeGreaterThan(0);
     for (const status of shown.statuses) expect(status.text).toContain(status.value.replaceAll('_', ' '));
-    await check(page, 'access-04-export-status', `Export ${stack.name}`);
+    await ui.check(page, 'access-04-export-status', `Export ${stack.name}`);
   }, 60_000);
 });

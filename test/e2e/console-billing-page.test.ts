@@ -1,18 +1,8 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import {
-  check,
-  consolePageOf,
-  describeInChromium,
-  drawCount,
-  drawn,
-  inPage,
-  SHOTS,
-  shownTime,
-} from '../support/console-browser.ts';
+import { consoleWorld } from '../support/console-world.ts';
 import { TEST_CARDS } from '../support/hosted-pages.ts';
-import { localClient, sharedCloud } from '../support/local-cloud.ts';
 
 /**
  * Account & Billing as a paying customer reads it (issue 35, item 8), in Debian's headless Chromium
@@ -25,8 +15,7 @@ import { localClient, sharedCloud } from '../support/local-cloud.ts';
  * The failed payment moves the server's clock past a renewal, so it runs last in the file.
  */
 
-const server = sharedCloud();
-const cloud = localClient(() => server);
+const { server, cloud, ui } = consoleWorld();
 
 const WIDTHS = [
   { name: 'desktop', width: 1280, height: 900 },
@@ -121,16 +110,16 @@ const shownDay = (page: Page, iso: string): Promise<string> =>
   );
 
 const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  page.screenshot({ path: path.join(ui.SHOTS, `${name}.png`), fullPage: true });
 
-describeInChromium('Account & Billing as a paying customer reads it', (browser) => {
+ui.describeInChromium('Account & Billing as a paying customer reads it', (browser) => {
   it('says a Plan’s price is a month’s, dates and explains the proration lines, and fits a phone', async () => {
     const tenant = await cloud.payingTenant('permonth', 'standard', { dispatcher: false });
     // A second Standard Stack in the period: the next invoice carries its prorations.
     const added = await cloud.as(tenant, 'POST', '/v1/stacks', { plan: 'standard' });
     expect(added.status).toBe(201);
-    const page = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
-    const summary = (await inPage(page, 'GET', '/v1/billing/summary')).body;
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+    const summary = (await ui.inPage(page, 'GET', '/v1/billing/summary')).body;
     const prorations = summary.nextInvoice.lines.filter((l: { stack: string | null }) => l.stack === null);
     expect(prorations.length).toBeGreaterThan(0);
 
@@ -156,13 +145,13 @@ describeInChromium('Account & Billing as a paying customer reads it', (browser) 
         'A Stack added or a Plan changed during a billing period is billed for the days left in it',
       );
       if (size.name === 'phone') await expectFitsThePhone(page, 8);
-      await check(page, `billing-page-01-per-month-${size.name}`, 'Account & Billing');
+      await ui.check(page, `billing-page-01-per-month-${size.name}`, 'Account & Billing');
     }
   }, 120_000);
 
   it('keeps the Credential delete confirmation when the page redraws as a validation ends', async () => {
     const tenant = await cloud.payingTenant('keepask', 'standard');
-    const page = await consolePageOf(
+    const page = await ui.consolePageOf(
       browser(),
       server,
       tenant,
@@ -170,7 +159,7 @@ describeInChromium('Account & Billing as a paying customer reads it', (browser) 
       /^Credentials of /,
     );
     for (const name of ['old-key', 'new-key']) {
-      const provisioned = await inPage(page, 'POST', `/v1/credentials/${name}?stackId=${tenant.stackId}`, {
+      const provisioned = await ui.inPage(page, 'POST', `/v1/credentials/${name}?stackId=${tenant.stackId}`, {
         provider: 'provider-a',
         kind: 'api_key',
         material: `sk-test-${name}-0123456789abcdef`,
@@ -178,17 +167,17 @@ describeInChromium('Account & Billing as a paying customer reads it', (browser) 
       expect(provisioned.status).toBe(201);
     }
     await page.reload();
-    await drawn(page, /^Credentials of /);
+    await ui.drawn(page, /^Credentials of /);
     const card = page.getByRole('region', { name: 'Credential old-key' });
     await card.getByRole('button', { name: 'Delete old-key' }).click();
     const confirm = card.getByRole('button', { name: 'Confirm: delete old-key' });
     await confirm.waitFor();
     await confirm.focus();
     // The Dispatcher validates both: the page follows and redraws (the poll sees the change).
-    const before = await drawCount(page);
+    const before = await ui.drawCount(page);
     await cloud.tick(tenant.dispatcherId);
-    await expect.poll(() => drawCount(page), { timeout: 20_000, interval: 100 }).toBeGreaterThan(before);
-    await drawn(page, /^Credentials of /);
+    await expect.poll(() => ui.drawCount(page), { timeout: 20_000, interval: 100 }).toBeGreaterThan(before);
+    await ui.drawn(page, /^Credentials of /);
     expect(await page.getByRole('region', { name: 'Credential new-key' }).innerText()).toMatch(
       /Validation\s+valid/,
     );
@@ -202,7 +191,7 @@ describeInChromium('Account & Billing as a paying customer reads it', (browser) 
     await confirm.click();
     await expect
       .poll(async () =>
-        (await inPage(page, 'GET', `/v1/credentials?stackId=${tenant.stackId}`)).body.credentials.map(
+        (await ui.inPage(page, 'GET', `/v1/credentials?stackId=${tenant.stackId}`)).body.credentials.map(
           (c: { name: string }) => c.name,
         ),
       )
@@ -215,7 +204,7 @@ describeInChromium('Account & Billing as a paying customer reads it', (browser) 
       plan: 'plus',
     });
     expect(confirmed.status).toBe(202);
-    const page = await consolePageOf(browser(), server, tenant, '#/plan-changes', 'Plan Changes');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/plan-changes', 'Plan Changes');
     for (const size of WIDTHS) {
       await page.setViewportSize({ width: size.width, height: size.height });
       const card = page.getByRole('region', { name: `Plan Change ${confirmed.body.changeId}` });
@@ -224,7 +213,7 @@ describeInChromium('Account & Billing as a paying customer reads it', (browser) 
         await card.getByText('History').click();
       await shot(page, `billing-page-03-plan-changes-${size.name}`);
       if (size.name === 'phone') await expectFitsThePhone(page, 1);
-      await check(page, `billing-page-03-plan-changes-${size.name}`, 'Plan Changes');
+      await ui.check(page, `billing-page-03-plan-changes-${size.name}`, 'Plan Changes');
     }
   }, 120_000);
 
@@ -235,10 +224,10 @@ describeInChromium('Account & Billing as a paying customer reads it', (browser) 
     });
     await cloud.pastRenewalOf(tenant);
     const status = await cloud.billingStateOnceSwept(tenant, 'past-due');
-    const page = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
-    const summary = (await inPage(page, 'GET', '/v1/billing/summary')).body;
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+    const summary = (await ui.inPage(page, 'GET', '/v1/billing/summary')).body;
     expect(summary.currentInvoice.status).toBe('open');
-    const deadline = await shownTime(page, status.graceDeadline);
+    const deadline = await ui.shownTime(page, status.graceDeadline);
     for (const size of WIDTHS) {
       await page.setViewportSize({ width: size.width, height: size.height });
       await shot(page, `billing-page-04-past-due-${size.name}`);
@@ -265,7 +254,7 @@ describeInChromium('Account & Billing as a paying customer reads it', (browser) 
       expect(await state.getAttribute('class')).toContain('state-bad');
       expect(await page.innerText('main')).not.toMatch(/declined|insufficient|card_error|requires_payment/i);
       if (size.name === 'phone') await expectFitsThePhone(page, 4);
-      await check(page, `billing-page-04-past-due-${size.name}`, 'Account & Billing');
+      await ui.check(page, `billing-page-04-past-due-${size.name}`, 'Account & Billing');
     }
   }, 120_000);
 });

@@ -1,14 +1,6 @@
 import { expect, it } from 'vitest';
-import {
-  check,
-  consolePageOf,
-  describeInChromium,
-  drawn,
-  inPage,
-  newConsolePage,
-  signUpInConsole,
-} from '../support/console-browser.ts';
-import { localClient, sharedCloud, uniqueLogin } from '../support/local-cloud.ts';
+import { consoleWorld } from '../support/console-world.ts';
+import { uniqueLogin } from '../support/local-cloud.ts';
 
 /**
  * Account & Billing shows the money, in Debian's headless Chromium against the shared `npm start`:
@@ -21,16 +13,15 @@ import { localClient, sharedCloud, uniqueLogin } from '../support/local-cloud.ts
  * slug's pattern).
  */
 
-const server = sharedCloud();
-const cloud = localClient(() => server);
+const { server, cloud, ui } = consoleWorld();
 
-describeInChromium('Account & Billing shows the money', (browser) => {
+ui.describeInChromium('Account & Billing shows the money', (browser) => {
   it('shows what is paid now and next, the card, the invoices and the history in words', async () => {
     const tenant = await cloud.payingTenant('billing', 'standard', { dispatcher: false });
-    const page = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
 
     const paying = page.getByRole('region', { name: 'What you pay' });
-    const summary = (await inPage(page, 'GET', '/v1/billing/summary')).body;
+    const summary = (await ui.inPage(page, 'GET', '/v1/billing/summary')).body;
     const paid = await paying.innerText();
     // This period: one line for the Stack on its Plan, the total; the next invoice's date and amount.
     expect(paid).toMatch(
@@ -45,11 +36,11 @@ describeInChromium('Account & Billing shows the money', (browser) => {
     );
     expect(paid).toContain(`On ${nextDay}, an estimated $40.00 will be charged.`);
     expect(paid).toMatch(/Visa ending in 4242, expires 12\/\d{4}\. You change it in the billing portal\./);
-    await check(page, 'billing-01-what-you-pay', 'Account & Billing');
+    await ui.check(page, 'billing-01-what-you-pay', 'Account & Billing');
 
     // The invoices, newest first: the one paid at checkout, with the processor's page.
     const invoices = page.getByRole('region', { name: 'Invoices' });
-    const listed = (await inPage(page, 'GET', '/v1/billing/invoices')).body.invoices;
+    const listed = (await ui.inPage(page, 'GET', '/v1/billing/invoices')).body.invoices;
     expect(listed).toHaveLength(1);
     const rows = await invoices.locator('tbody tr').allInnerTexts();
     expect(rows).toHaveLength(1);
@@ -78,14 +69,14 @@ describeInChromium('Account & Billing shows the money', (browser) => {
 
   it('removes a Project only after the in-page confirmation; the watched-cap refusal names the Remove control', async () => {
     const tenant = await cloud.payingTenant('remover', 'standard', { dispatcher: false });
-    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
     const projects = `/v1/stacks/${tenant.stackId}/projects`;
     for (const name of ['web', 'api', 'docs']) {
-      const added = await inPage(page, 'POST', projects, { name, repository: `acme/${name}` });
+      const added = await ui.inPage(page, 'POST', projects, { name, repository: `acme/${name}` });
       expect(added.status, name).toBe(201);
     }
     // A fourth is over Standard's cap: the message says what to do in the console, the call apart.
-    const refused = await inPage(page, 'POST', projects, { name: 'four', repository: 'acme/four' });
+    const refused = await ui.inPage(page, 'POST', projects, { name: 'four', repository: 'acme/four' });
     expect(refused.status).toBe(409);
     expect(refused.body.error.message).toBe(
       "This Stack watches 3 Projects, its Plan's cap: remove one with its Remove button, or change the Stack to a larger Plan.",
@@ -93,7 +84,7 @@ describeInChromium('Account & Billing shows the money', (browser) => {
     expect(refused.body.error.apiHint).toBe(`DELETE /v1/stacks/${tenant.stackId}/projects/{projectId}`);
 
     await page.reload();
-    await drawn(page, 'Stacks');
+    await ui.drawn(page, 'Stacks');
     const card = page.getByRole('region', { name: `Stack ${tenant.stackName}` });
     expect(await card.innerText()).toContain('Projects (3 of 3 watched)');
     await card.getByRole('button', { name: 'Remove web' }).click();
@@ -101,28 +92,28 @@ describeInChromium('Account & Billing shows the money', (browser) => {
     expect(await asked.innerText()).toContain(
       `Remove web? ${tenant.stackName} stops watching acme/web, and the Project’s Credential Routes are deleted with it.`,
     );
-    await check(page, 'billing-02-remove-project-asked', 'Stacks');
+    await ui.check(page, 'billing-02-remove-project-asked', 'Stacks');
     // Keep it: nothing removed, the question gone.
     await card.getByRole('button', { name: 'Keep it' }).click();
     await expect(card.getByRole('alert').count()).resolves.toBe(0);
-    expect((await inPage(page, 'GET', projects)).body.projects).toHaveLength(3);
+    expect((await ui.inPage(page, 'GET', projects)).body.projects).toHaveLength(3);
 
     await card.getByRole('button', { name: 'Remove web' }).click();
     await card.getByRole('button', { name: 'Confirm: remove web' }).click();
     await expect
       .poll(async () =>
-        (await inPage(page, 'GET', projects)).body.projects.map((p: { name: string }) => p.name),
+        (await ui.inPage(page, 'GET', projects)).body.projects.map((p: { name: string }) => p.name),
       )
       .toEqual(expect.not.arrayContaining(['web']));
-    await drawn(page, 'Stacks');
+    await ui.drawn(page, 'Stacks');
     expect(await page.getByRole('region', { name: `Stack ${tenant.stackName}` }).innerText()).toContain(
       'Projects (2 of 3 watched)',
     );
-    await check(page, 'billing-03-project-removed', 'Stacks');
+    await ui.check(page, 'billing-03-project-removed', 'Stacks');
   }, 90_000);
 
   it('a sign-up loads every file and logs no console error (favicon, the slug pattern under the v flag)', async () => {
-    const page = await newConsolePage(browser());
+    const page = await ui.newConsolePage(browser());
     const problems: string[] = [];
     page.on('console', (message) => {
       // The 401 of GET /v1/me before sign-in is the console asking whether anyone is signed in.
@@ -131,7 +122,7 @@ describeInChromium('Account & Billing shows the money', (browser) => {
     page.on('response', (response) => {
       if (response.status() === 404) problems.push(`404 ${response.url()}`);
     });
-    await signUpInConsole(page, server, uniqueLogin('clean'));
+    await ui.signUpInConsole(page, server, uniqueLogin('clean'));
     expect(problems).toEqual([]);
     const icon = await page.evaluate(
       () =>
@@ -145,21 +136,21 @@ describeInChromium('Account & Billing shows the money', (browser) => {
   }, 60_000);
 
   it('after the code host’s sign-in, the console returns to the address the person was on', async () => {
-    const page = await newConsolePage(browser());
+    const page = await ui.newConsolePage(browser());
     await page.goto(`${server.url}/#/account`);
-    await drawn(page, 'Sign in');
+    await ui.drawn(page, 'Sign in');
     await page.getByRole('link', { name: 'Sign in with the code host' }).click();
     await page.getByLabel('Sign in as (any login)').fill(uniqueLogin('returner'));
     await page.getByRole('button', { name: 'Authorize' }).click();
     // The code host sends the browser to the console's page; the console goes back to the address
     // (a new person is asked for a slug first, whatever the address).
-    await drawn(page, 'Choose your slug');
+    await ui.drawn(page, 'Choose your slug');
     expect(new URL(page.url()).hash).toBe('#/account');
   }, 60_000);
 
   it('on a phone the navigation wraps, Sign out on screen, and nothing widens the page', async () => {
     const tenant = await cloud.payingTenant('phone', 'standard', { dispatcher: false });
-    const page = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
     await page.setViewportSize({ width: 390, height: 844 });
     const layout = await page.evaluate(() => {
       const g = globalThis as unknown as {
@@ -178,6 +169,6 @@ describeInChromium('Account & Billing shows the money', (browser) => {
     });
     expect(layout.right).toBeLessThanOrEqual(layout.width);
     expect(layout.pageWidth).toBeLessThanOrEqual(layout.width);
-    await check(page, 'billing-04-phone', 'Account & Billing');
+    await ui.check(page, 'billing-04-phone', 'Account & Billing');
   }, 60_000);
 });

@@ -1,20 +1,8 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import {
-  check,
-  consolePageOf,
-  describeInChromium,
-  drawn,
-  inPage,
-  newConsolePage,
-  PROCESSOR_ID,
-  payOnCheckoutPage,
-  SHOTS,
-  shownTime,
-  signUpInConsole,
-} from '../support/console-browser.ts';
-import { localClient, sharedCloud, uniqueLogin } from '../support/local-cloud.ts';
+import { consoleWorld } from '../support/console-world.ts';
+import { uniqueLogin } from '../support/local-cloud.ts';
 
 /**
  * The console's money edges in Debian's headless Chromium against the shared `npm start`, driven
@@ -30,8 +18,7 @@ import { localClient, sharedCloud, uniqueLogin } from '../support/local-cloud.ts
  * sweep" is a state a test can look at (a close's processor event would otherwise nudge one).
  */
 
-const server = sharedCloud();
-const cloud = localClient(() => server);
+const { server, cloud, ui } = consoleWorld();
 
 const main = (page: Page) => page.innerText('main');
 
@@ -63,7 +50,7 @@ const startCheckout = (page: Page, plan: string) =>
 
 /** Pays on the emulator's hosted Checkout page; the console moves on once the account is active. */
 const payHere = async (page: Page) => {
-  await payOnCheckoutPage(page, server, 'Money Tenant');
+  await ui.payOnCheckoutPage(page, server, 'Money Tenant');
   // The page follows by itself; the sweep that makes the account active runs when asked.
   await expect
     .poll(
@@ -83,7 +70,7 @@ const reloadUntil = async (page: Page, title: string, pattern: RegExp) => {
       async () => {
         await cloud.sweep();
         await page.reload();
-        await drawn(page, title);
+        await ui.drawn(page, title);
         return main(page);
       },
       { timeout: 30_000, interval: 500 },
@@ -96,7 +83,7 @@ const reloadUntil = async (page: Page, title: string, pattern: RegExp) => {
 const sameAfterReload = async (page: Page, title: string) => {
   const before = await main(page);
   await page.reload();
-  await drawn(page, title);
+  await ui.drawn(page, title);
   expect(await main(page)).toBe(before);
 };
 
@@ -116,12 +103,12 @@ const reserved = async (plan: string) =>
     .filter((slot) => slot.plan === plan)
     .reduce((sum, slot) => sum + slot.reserved, 0);
 
-describeInChromium('the console’s money edges in Chromium', (browser) => {
+ui.describeInChromium('the console’s money edges in Chromium', (browser) => {
   /** A new person signed up in the console, on a page of its own: the Plans of a new tenant. */
   const signedUp = async (prefix: string) => {
-    const page = await newConsolePage(browser());
+    const page = await ui.newConsolePage(browser());
     const login = uniqueLogin(prefix);
-    await signUpInConsole(page, server, login);
+    await ui.signUpInConsole(page, server, login);
     return { page, login };
   };
 
@@ -129,7 +116,7 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     const { page: payer } = await signedUp('money-full');
     const pro = payer.getByRole('region', { name: 'Pro' });
     await expect(pro.innerText()).resolves.toMatch(/Capacity\s+Available now/);
-    await check(payer, 'money-01-plans', 'Plans');
+    await ui.check(payer, 'money-01-plans', 'Plans');
     const reservedBefore = { pro: await reserved('pro'), plus: await reserved('plus') };
 
     // Pro fills up while the page is open: no room for it anywhere in the Home Region (given back
@@ -158,17 +145,17 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
       ]);
       // Nothing was bought or held: still on the console, still provisioning, no place reserved.
       expect(payer.url().startsWith(server.url)).toBe(true);
-      expect((await inPage(payer, 'GET', '/v1/me')).body.billingState).toBe('provisioning');
+      expect((await ui.inPage(payer, 'GET', '/v1/me')).body.billingState).toBe('provisioning');
       expect(await reserved('pro')).toBe(reservedBefore.pro);
       // The card read before the place went now says what the refusal said.
       expect(await pro.innerText()).toMatch(/Capacity\s+Full: join the waitlist/);
-      await check(payer, 'money-02-checkout-refused', 'Plans');
+      await ui.check(payer, 'money-02-checkout-refused', 'Plans');
 
       await pro.getByRole('button', { name: 'Join the waitlist for Pro' }).click();
       const joined = pro.locator('[data-waitlist="pro"]');
       await joined.waitFor();
       // The stored entry: joining again answers the same one (200, not 201), with the time shown.
-      const again = await inPage(payer, 'POST', '/v1/billing/waitlist', { plan: 'pro' });
+      const again = await ui.inPage(payer, 'POST', '/v1/billing/waitlist', { plan: 'pro' });
       expect(again.status).toBe(200);
       expect(again.body).toMatchObject({
         plan: 'pro',
@@ -176,11 +163,11 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
         notified: false,
         placeableNow: false,
       });
-      const since = await shownTime(payer, again.body.joinedAt);
+      const since = await ui.shownTime(payer, again.body.joinedAt);
       expect(await joined.innerText()).toBe(
         `You are on the waitlist for Pro in eu since ${since}. We email you once, when it can be placed; nothing is charged until you subscribe.`,
       );
-      await check(payer, 'money-03-waitlist-joined', 'Plans');
+      await ui.check(payer, 'money-03-waitlist-joined', 'Plans');
 
       // A Plan that fits, chosen from the refusal, goes to the hosted Checkout for that Plan.
       await Promise.all([
@@ -194,8 +181,8 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
       // Back on the console (a new load): Pro is shown full, the place on its waitlist already
       // taken (from GET /v1/me), with no Join button.
       await payer.goto(`${server.url}/`);
-      await drawn(payer, 'Plans');
-      expect((await inPage(payer, 'GET', '/v1/me')).body.waitlist).toEqual([
+      await ui.drawn(payer, 'Plans');
+      expect((await ui.inPage(payer, 'GET', '/v1/me')).body.waitlist).toEqual([
         { plan: 'pro', homeRegion: 'eu', joinedAt: again.body.joinedAt, notified: false },
       ]);
       await expect(pro.innerText()).resolves.toMatch(/Capacity\s+Full: you are on its waitlist/);
@@ -206,9 +193,9 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
       await expect(joined.innerText()).resolves.toBe(
         `You are on the waitlist for Pro in eu since ${since}. We email you once, when it can be placed; nothing is charged until you subscribe.`,
       );
-      await check(payer, 'money-04-plans-reloaded', 'Plans');
+      await ui.check(payer, 'money-04-plans-reloaded', 'Plans');
       await payer.reload();
-      await drawn(payer, 'Plans');
+      await ui.drawn(payer, 'Plans');
       await expect(joined.innerText()).resolves.toContain(`since ${since}.`);
       return checkoutUrl;
     });
@@ -227,7 +214,7 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     await startCheckout(page, 'Standard');
     const checkoutUrl = page.url();
     await page.goto(`${server.url}/`);
-    await drawn(page, 'Plans');
+    await ui.drawn(page, 'Plans');
 
     const close = page.getByRole('region', { name: 'Close this account' });
     const confirm = close.getByLabel(`Type your slug, ${login}, to confirm`);
@@ -237,34 +224,34 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
       `Error: Type ${login} exactly to close the account; nothing was changed.`,
     );
     // Nothing was sent: still provisioning, the checkout still payable.
-    expect((await inPage(page, 'GET', '/v1/me')).body.billingState).toBe('provisioning');
+    expect((await ui.inPage(page, 'GET', '/v1/me')).body.billingState).toBe('provisioning');
     expect((await fetch(checkoutUrl)).status).toBe(200);
-    await check(page, 'money-05-close-confirm', 'Plans');
+    await ui.check(page, 'money-05-close-confirm', 'Plans');
 
     await confirm.fill(login);
     await close.getByRole('button', { name: 'Close the account' }).click();
-    await drawn(page, 'Closing your account');
+    await ui.drawn(page, 'Closing your account');
     expect(await main(page)).toContain('Your account is being closed; nothing was charged.');
-    await check(page, 'money-06-closing', 'Closing your account');
+    await ui.check(page, 'money-06-closing', 'Closing your account');
 
     // A reload before the sweep: still the closing screen (from `closeRequestedAt`), not the Plans.
-    const me = (await inPage(page, 'GET', '/v1/me')).body;
+    const me = (await ui.inPage(page, 'GET', '/v1/me')).body;
     expect(me).toMatchObject({ billingState: 'provisioning', closeRequestedAt: expect.any(String) });
     await page.reload();
-    await drawn(page, 'Closing your account');
+    await ui.drawn(page, 'Closing your account');
     const closingText = await main(page);
     expect(closingText).toContain('Your account is being closed; nothing was charged.');
     expect(closingText).toContain(
-      `You asked to close ${login} on ${await shownTime(page, me.closeRequestedAt)}.`,
+      `You asked to close ${login} on ${await ui.shownTime(page, me.closeRequestedAt)}.`,
     );
     await expect(page.getByRole('region', { name: 'Close this account' }).count()).resolves.toBe(0);
     await expect(page.getByRole('button', { name: /^Subscribe to / }).count()).resolves.toBe(0);
     expect(await navShown(page)).toEqual({ signOut: true, links: 0 });
-    await check(page, 'money-12-closing-reloaded', 'Closing your account');
+    await ui.check(page, 'money-12-closing-reloaded', 'Closing your account');
 
     // The sweep moves the tenant to decommissioning; the page follows by itself.
     await cloud.sweep();
-    await drawn(page, 'Account & Billing');
+    await ui.drawn(page, 'Account & Billing');
     expect(page.url()).toBe(`${server.url}/#/account`);
     const text = await main(page);
     expect(text).toMatch(/Billing state\s+Closing/);
@@ -279,10 +266,10 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
       'Not available: this account is closing.',
     );
     await expect(page.getByRole('button', { name: 'Open the billing portal' }).count()).resolves.toBe(0);
-    await check(page, 'money-07-closed', 'Account & Billing');
+    await ui.check(page, 'money-07-closed', 'Account & Billing');
 
     // Stored: decommissioning, closed by the tenant; the checkout can no longer be paid.
-    const status = (await inPage(page, 'GET', '/v1/billing/status')).body;
+    const status = (await ui.inPage(page, 'GET', '/v1/billing/status')).body;
     expect(status.billingState).toBe('decommissioning');
     expect(status.closing).toMatchObject({ reason: 'closed_by_tenant', billingStopped: true });
     expect(status.history.at(-1)).toMatchObject({
@@ -296,41 +283,41 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     // Nothing was left to export, so it is torn down at once: the first screen offers a new account
     // with the same sign-in, and links back to this closed account's billing.
     await page.goto(`${server.url}/#/`);
-    await drawn(page, 'Start a new account');
+    await ui.drawn(page, 'Start a new account');
     expect(await main(page)).toContain(`Your account "${login}" has closed`);
     await page.getByRole('link', { name: 'See the closed account’s billing' }).click();
-    await drawn(page, 'Account & Billing');
+    await ui.drawn(page, 'Account & Billing');
   }, 90_000);
 
   it('Sign out is on the slug and Plans screens (the screen links are not) and ends the session', async () => {
-    const page = await newConsolePage(browser());
+    const page = await ui.newConsolePage(browser());
     const login = uniqueLogin('money-leave');
     await page.goto(`${server.url}/`);
-    await drawn(page, 'Sign in');
+    await ui.drawn(page, 'Sign in');
     expect(await navShown(page)).toEqual({ signOut: false, links: 0 });
     await page.getByLabel('Code-host login').fill(login);
     await page.getByRole('button', { name: 'Sign in locally' }).click();
-    await drawn(page, 'Choose your slug');
+    await ui.drawn(page, 'Choose your slug');
     expect(await navShown(page)).toEqual({ signOut: true, links: 0 });
-    await check(page, 'money-13-slug-sign-out', 'Choose your slug');
+    await ui.check(page, 'money-13-slug-sign-out', 'Choose your slug');
     await page.getByRole('textbox', { name: /^Slug/ }).fill(login);
     await page.getByRole('button', { name: 'Save slug' }).click();
-    await drawn(page, 'Plans');
+    await ui.drawn(page, 'Plans');
     expect(await navShown(page)).toEqual({ signOut: true, links: 0 });
-    await check(page, 'money-14-plans-sign-out', 'Plans');
+    await ui.check(page, 'money-14-plans-sign-out', 'Plans');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await drawn(page, 'Sign in');
+    await ui.drawn(page, 'Sign in');
     expect(await navShown(page)).toEqual({ signOut: false, links: 0 });
     // The session is gone on the server, not only hidden by the page.
-    expect((await inPage(page, 'GET', '/v1/me')).status).toBe(401);
+    expect((await ui.inPage(page, 'GET', '/v1/me')).status).toBe(401);
     await page.reload();
-    await drawn(page, 'Sign in');
+    await ui.drawn(page, 'Sign in');
     // Signing in again finds the same account: its slug taken, on the Plans.
     await page.getByLabel('Code-host login').fill(login);
     await page.getByRole('button', { name: 'Sign in locally' }).click();
-    await drawn(page, 'Plans');
-    expect((await inPage(page, 'GET', '/v1/me')).body).toMatchObject({
+    await ui.drawn(page, 'Plans');
+    expect((await ui.inPage(page, 'GET', '/v1/me')).body).toMatchObject({
       slug: login,
       billingState: 'provisioning',
     });
@@ -338,20 +325,20 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
 
   it('offers the ambient kind only on a Stack whose Dispatcher says it is a Local Stack with the host Executor; an active tenant may add and change', async () => {
     const tenant = await cloud.payingTenant('money-ambient', 'plus', { dispatcher: false });
-    const payer = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+    const payer = await ui.consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
     // Active: the Stacks screen offers adding a Stack, a Project and a Plan Change.
     await navLink(payer, 'Stacks').click();
-    await drawn(payer, 'Stacks');
+    await ui.drawn(payer, 'Stacks');
     await payer.getByRole('region', { name: 'Add a Stack' }).waitFor();
     await expect(payer.getByRole('button', { name: 'Preview Change' }).count()).resolves.toBe(1);
     await expect(payer.getByRole('button', { name: 'Add Project' }).count()).resolves.toBe(1);
     await expect(payer.getByRole('region', { name: 'Nothing new while closing' }).count()).resolves.toBe(0);
 
-    const stack = (await inPage(payer, 'GET', '/v1/stacks')).body.stacks[0];
+    const stack = (await ui.inPage(payer, 'GET', '/v1/stacks')).body.stacks[0];
     expect(stack.localHostExecutor).toBe(false);
     const kinds = () => payer.getByLabel('Kind', { exact: true }).locator('option').allInnerTexts();
     await navLink(payer, 'Credentials').click();
-    await drawn(payer, `Credentials of ${stack.name}`);
+    await ui.drawn(payer, `Credentials of ${stack.name}`);
     await payer.getByLabel('Provider', { exact: true }).selectOption('provider-a');
     await expect(kinds()).resolves.toEqual(['oauth token', 'api key']);
 
@@ -361,13 +348,13 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
       .poll(
         async () => {
           await cloud.tick(dispatcherId);
-          return (await inPage(payer, 'GET', `/v1/stacks/${stack.stackId}`)).body.localHostExecutor;
+          return (await ui.inPage(payer, 'GET', `/v1/stacks/${stack.stackId}`)).body.localHostExecutor;
         },
         { timeout: 20_000, interval: 500 },
       )
       .toBe(true);
     await payer.reload();
-    await drawn(payer, `Credentials of ${stack.name}`);
+    await ui.drawn(payer, `Credentials of ${stack.name}`);
     await payer.getByLabel('Provider', { exact: true }).selectOption('provider-a');
     await expect(kinds()).resolves.toEqual(['oauth token', 'api key', 'ambient']);
     await payer.getByLabel('Kind', { exact: true }).selectOption('ambient');
@@ -375,18 +362,18 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
       'Uses the host’s own login: this Stack is a Local Stack using the host Executor, so no secret is sent.',
     );
     await expect(payer.getByLabel('Secret (token or key)').isVisible()).resolves.toBe(false);
-    await check(payer, 'money-15-credentials-ambient', `Credentials of ${stack.name}`);
+    await ui.check(payer, 'money-15-credentials-ambient', `Credentials of ${stack.name}`);
   }, 60_000);
 
   it('the billing portal link of a paying tenant lands on the emulator’s portal page', async () => {
     const tenant = await cloud.payingTenant('money-portal', 'plus', { dispatcher: false });
-    const payer = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+    const payer = await ui.consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
     const text = await main(payer);
     expect(text).toMatch(/Billing state\s+Active/);
     expect(text).toMatch(/Price lock\s+Founding price locked on 1 Stack\s/);
     expect(text).toMatch(/You may ask for a full refund until .* \(your local time\)\./);
     await payer.getByRole('region', { name: 'Payment method and cancelling' }).waitFor();
-    await check(payer, 'money-08-account-active', 'Account & Billing');
+    await ui.check(payer, 'money-08-account-active', 'Account & Billing');
     await sameAfterReload(payer, 'Account & Billing');
 
     await toPortal(payer);
@@ -394,24 +381,24 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     expect(portal).toContain('Plus × 1');
     expect(portal).toContain('Update payment method');
     expect(portal).toContain('Cancel subscription');
-    expect(portal).not.toMatch(PROCESSOR_ID);
-    await payer.screenshot({ path: path.join(SHOTS, 'money-09-portal.png'), fullPage: true });
+    expect(portal).not.toMatch(ui.PROCESSOR_ID);
+    await payer.screenshot({ path: path.join(ui.SHOTS, 'money-09-portal.png'), fullPage: true });
   }, 60_000);
 
   it('after a cancel in the portal, Account & Billing shows the closing: Stacks serve until the paid period ends, export until then, no portal', async () => {
     const tenant = await cloud.payingTenant('money-cancel', 'plus', { dispatcher: false });
-    const payer = await consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
+    const payer = await ui.consolePageOf(browser(), server, tenant, '#/account', 'Account & Billing');
     await toPortal(payer);
     await Promise.all([
       payer.waitForURL(`${server.url}/`),
       payer.getByRole('button', { name: 'Cancel subscription' }).click(),
     ]);
     await payer.goto(`${server.url}/#/account`);
-    await drawn(payer, 'Account & Billing');
+    await ui.drawn(payer, 'Account & Billing');
     const text = await reloadUntil(payer, 'Account & Billing', /Billing state\s+Closing/);
-    const status = (await inPage(payer, 'GET', '/v1/billing/status')).body;
+    const status = (await ui.inPage(payer, 'GET', '/v1/billing/status')).body;
     expect(status.closing).toMatchObject({ reason: 'cancelled_in_portal', stacksServeUntilTeardown: true });
-    const teardown = await shownTime(payer, status.closing.teardownAt);
+    const teardown = await ui.shownTime(payer, status.closing.teardownAt);
     const closing = await payer.getByRole('region', { name: 'This account is closing' }).innerText();
     expect(closing).toContain('You cancelled the subscription in the billing portal.');
     expect(closing).toMatch(
@@ -430,7 +417,7 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     expect(moneyBack).toContain('Not available: this account is closing.');
     expect(moneyBack).not.toContain('Before you ask');
     await expect(payer.getByRole('button', { name: 'Open the billing portal' }).count()).resolves.toBe(0);
-    await check(payer, 'money-10-decommissioning-portal', 'Account & Billing');
+    await ui.check(payer, 'money-10-decommissioning-portal', 'Account & Billing');
     await sameAfterReload(payer, 'Account & Billing');
 
     // What it may still do: the export link leads to the Export screen.
@@ -439,7 +426,7 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
 
     // The Stacks screen offers nothing the API refuses while leaving, and says why.
     await navLink(payer, 'Stacks').click();
-    await drawn(payer, 'Stacks');
+    await ui.drawn(payer, 'Stacks');
     const why = payer.getByRole('region', { name: 'Nothing new while closing' });
     await expect(why.innerText()).resolves.toContain(
       'This account is closing: no Stack can be added, no Plan changed and no Project added.',
@@ -447,35 +434,39 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     await expect(payer.getByRole('region', { name: 'Add a Stack' }).count()).resolves.toBe(0);
     await expect(payer.getByRole('button', { name: 'Preview Change' }).count()).resolves.toBe(0);
     await expect(payer.getByRole('button', { name: 'Add Project' }).count()).resolves.toBe(0);
-    const stack = (await inPage(payer, 'GET', '/v1/stacks')).body.stacks[0];
+    const stack = (await ui.inPage(payer, 'GET', '/v1/stacks')).body.stacks[0];
     expect(stack.lifecycle).toBe('decommissioning');
     await expect(payer.getByRole('region', { name: `Stack ${stack.name}` }).innerText()).resolves.toContain(
       'This Stack is decommissioning: no new Project can be added.',
     );
     // What was hidden is what the API refuses, naming the cause: the cancellation scheduled in the portal.
-    expect((await inPage(payer, 'POST', '/v1/stacks/preview', { plan: 'standard' })).body.error.code).toBe(
+    expect((await ui.inPage(payer, 'POST', '/v1/stacks/preview', { plan: 'standard' })).body.error.code).toBe(
       'cancellation_scheduled',
     );
-    const changePreview = await inPage(payer, 'POST', `/v1/stacks/${stack.stackId}/plan-changes/preview`, {
+    const changePreview = await ui.inPage(payer, 'POST', `/v1/stacks/${stack.stackId}/plan-changes/preview`, {
       plan: 'standard',
     });
     expect(changePreview.body.refusals[0].code).toBe('cancellation_scheduled');
     expect(
-      (await inPage(payer, 'POST', `/v1/stacks/${stack.stackId}/projects`, { name: 'x', repository: 'o/x' }))
-        .body.error.code,
+      (
+        await ui.inPage(payer, 'POST', `/v1/stacks/${stack.stackId}/projects`, {
+          name: 'x',
+          repository: 'o/x',
+        })
+      ).body.error.code,
     ).toBe('stack_not_running');
-    await check(payer, 'money-16-stacks-leaving', 'Stacks');
+    await ui.check(payer, 'money-16-stacks-leaving', 'Stacks');
     await why.getByRole('link', { name: 'Account & Billing' }).click();
-    await drawn(payer, 'Account & Billing');
+    await ui.drawn(payer, 'Account & Billing');
 
     // A leaving tenant's console opens on Account & Billing.
     await payer.goto(`${server.url}/#/stacks`);
-    await drawn(payer, 'Stacks');
+    await ui.drawn(payer, 'Stacks');
     await payer.goto(`${server.url}/#/`);
-    await drawn(payer, 'Account & Billing');
+    await ui.drawn(payer, 'Account & Billing');
     await payer.goto(`${server.url}/`);
     await payer.reload();
-    await drawn(payer, 'Account & Billing');
+    await ui.drawn(payer, 'Account & Billing');
     expect(payer.url()).toBe(`${server.url}/`);
   }, 90_000);
 
@@ -494,10 +485,10 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
       'Account & Billing',
       /Billing state\s+Closing[\s\S]*Stopped: nothing more is charged/,
     );
-    const status = (await inPage(page, 'GET', '/v1/billing/status')).body;
+    const status = (await ui.inPage(page, 'GET', '/v1/billing/status')).body;
     expect(status.closing).toMatchObject({ reason: 'refund_granted', stacksServeUntilTeardown: false });
     expect(status.moneyBack.used).toMatchObject({ refundedAmount: 4000, refunds: 1, currency: 'usd' });
-    const teardown = await shownTime(page, status.closing.teardownAt);
+    const teardown = await ui.shownTime(page, status.closing.teardownAt);
     const closing = await page.getByRole('region', { name: 'This account is closing' }).innerText();
     expect(closing).toContain('Your money-back refund was granted: the subscription ended at once.');
     expect(closing).toMatch(new RegExp(`Stacks\\s+Take no new work; torn down on ${teardown}`));
@@ -505,10 +496,10 @@ describeInChromium('the console’s money edges in Chromium', (browser) => {
     expect(text).toMatch(/Active\s+Closing\s+Your money-back refund was granted/);
     const moneyBack = await page.getByRole('region', { name: 'Money-back guarantee' }).innerText();
     expect(moneyBack).toContain(
-      `Used: asked on ${await shownTime(page, status.moneyBack.used.requestedAt)}, granted on ${await shownTime(page, status.moneyBack.used.grantedAt)}; $40.00 refunded in 1 refund.`,
+      `Used: asked on ${await ui.shownTime(page, status.moneyBack.used.requestedAt)}, granted on ${await ui.shownTime(page, status.moneyBack.used.grantedAt)}; $40.00 refunded in 1 refund.`,
     );
     await expect(page.getByRole('button', { name: 'Open the billing portal' }).count()).resolves.toBe(0);
-    await check(page, 'money-11-decommissioning-refund', 'Account & Billing');
+    await ui.check(page, 'money-11-decommissioning-refund', 'Account & Billing');
     await sameAfterReload(page, 'Account & Billing');
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { check, consolePageOf, describeInChromium, drawn, inPage } from '../support/console-browser.ts';
-import { localClient, type PayingTenant, sharedCloud } from '../support/local-cloud.ts';
+import { consoleWorld } from '../support/console-world.ts';
+import type { PayingTenant } from '../support/local-cloud.ts';
 
 /**
  * The Plan Changes card in Chromium, at desktop and phone (375 px) widths (issue 35, item 8):
@@ -12,8 +12,7 @@ import { localClient, type PayingTenant, sharedCloud } from '../support/local-cl
  * estimate's.
  */
 
-const server = sharedCloud();
-const cloud = localClient(() => server);
+const { server, cloud, ui } = consoleWorld();
 
 const main = (page: Page) => page.innerText('main');
 const card = (page: Page, changeId: string) => page.getByRole('region', { name: `Plan Change ${changeId}` });
@@ -33,11 +32,11 @@ const waitingForWork = async (name: string) => {
 const statusOf = async (tenant: PayingTenant, changeId: string) =>
   (await cloud.as(tenant, 'GET', `/v1/plan-changes/${changeId}`)).body.status;
 
-describeInChromium('the Plan Changes card in Chromium', (browser) => {
+ui.describeInChromium('the Plan Changes card in Chromium', (browser) => {
   for (const width of [1280, 375])
     it(`at ${width} px: the cancel asks first in the page; a cancelled change shows no figure as if billed and says nothing was billed`, async () => {
       const { tenant, changeId } = await waitingForWork(`pc-card-${width}`);
-      const page = await consolePageOf(browser(), server, tenant, '#/plan-changes', 'Plan Changes');
+      const page = await ui.consolePageOf(browser(), server, tenant, '#/plan-changes', 'Plan Changes');
       await page.setViewportSize({ width, height: 900 });
       const shown = card(page, changeId);
       await shown.waitFor();
@@ -60,7 +59,7 @@ describeInChromium('the Plan Changes card in Chromium', (browser) => {
         return d.scrollWidth - d.clientWidth;
       });
       expect(overflow).toBeLessThanOrEqual(0);
-      await check(page, `plan-change-cancel-ask-${width}`, 'Plan Changes');
+      await ui.check(page, `plan-change-cancel-ask-${width}`, 'Plan Changes');
       // "Keep the change" sends nothing; the change still waits.
       await shown.getByRole('button', { name: 'Keep the change' }).click();
       await expect(shown.getByRole('alert').count()).resolves.toBe(0);
@@ -71,7 +70,7 @@ describeInChromium('the Plan Changes card in Chromium', (browser) => {
       await shown.getByRole('button', { name: 'Confirm: cancel this Plan Change' }).click();
       await expect.poll(() => statusOf(tenant, changeId)).toBe('cancelled');
       await page.reload();
-      await drawn(page, 'Plan Changes');
+      await ui.drawn(page, 'Plan Changes');
       const ended = await card(page, changeId).innerText();
       expect(ended).toMatch(/cancelled/);
       // No figure as if it would be billed; words that nothing was billed.
@@ -83,7 +82,7 @@ describeInChromium('the Plan Changes card in Chromium', (browser) => {
           .getByRole('button', { name: /Cancel/ })
           .count(),
       ).resolves.toBe(0);
-      await check(page, `plan-change-cancelled-${width}`, 'Plan Changes');
+      await ui.check(page, `plan-change-cancelled-${width}`, 'Plan Changes');
       expect(await main(page)).not.toMatch(/cancelled by an administrator.*Added to your next invoice/s);
     }, 120_000);
 
@@ -103,9 +102,9 @@ describeInChromium('the Plan Changes card in Chromium', (browser) => {
         { timeout: 60_000, interval: 200 },
       )
       .toBe('completed');
-    const page = await consolePageOf(browser(), server, tenant, '#/plan-changes', 'Plan Changes');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/plan-changes', 'Plan Changes');
     const done = await card(page, changeId).innerText();
-    const view = (await inPage(page, 'GET', `/v1/plan-changes/${changeId}`)).body;
+    const view = (await ui.inPage(page, 'GET', `/v1/plan-changes/${changeId}`)).body;
     expect(view.final.adjustmentTotal).not.toBeNull();
     const fmt = (amount: number) =>
       new Intl.NumberFormat('en-US', {
@@ -123,6 +122,6 @@ describeInChromium('the Plan Changes card in Chromium', (browser) => {
     expect(done).not.toContain('Not billed yet');
     expect(done).toContain(view.final.explanation);
     await page.setViewportSize({ width: 375, height: 900 });
-    await check(page, 'plan-change-completed-375', 'Plan Changes');
+    await ui.check(page, 'plan-change-completed-375', 'Plan Changes');
   }, 120_000);
 });

@@ -3,25 +3,8 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../lib/console-headers.ts';
-import {
-  check,
-  consolePageOf,
-  describeInChromium,
-  drawn,
-  inPage,
-  newConsolePage,
-  payOnCheckoutPage,
-  redrawn,
-  signInHere,
-} from '../support/console-browser.ts';
-import {
-  localClient,
-  QUEUED_PLAN_CHANGE_STEPS,
-  sharedCloud,
-  statusesOf,
-  type Tenant,
-  uniqueLogin,
-} from '../support/local-cloud.ts';
+import { consoleWorld } from '../support/console-world.ts';
+import { QUEUED_PLAN_CHANGE_STEPS, statusesOf, type Tenant, uniqueLogin } from '../support/local-cloud.ts';
 import { REPO } from '../support/local-server.ts';
 
 /**
@@ -33,8 +16,7 @@ import { REPO } from '../support/local-server.ts';
  * and checked with axe-core.
  */
 
-const server = sharedCloud();
-const cloud = localClient(() => server);
+const { server, cloud, ui } = consoleWorld();
 
 /** Waits until the element's text (across its dt/dd pairs) matches. */
 const waitText = (locator: ReturnType<Page['locator']>, pattern: RegExp) =>
@@ -65,19 +47,19 @@ const tenantWithSecondStack = async (prefix: string): Promise<{ tenant: Tenant; 
 /** The Credentials page of a Stack, through the Stack picker. */
 const credentialsOf = async (page: Page, s2: SecondStack) => {
   await page.getByRole('link', { name: 'Credentials' }).click();
-  await drawn(page, /^Credentials of /);
+  await ui.drawn(page, /^Credentials of /);
   await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
   await page.getByRole('button', { name: 'Show this Stack' }).click();
-  await drawn(page, `Credentials of ${s2.name}`);
+  await ui.drawn(page, `Credentials of ${s2.name}`);
 };
 
 /** Signs out with the header's button and signs in again as `login`: the Stacks. */
 const signInAgain = async (page: Page, login: string) => {
   await page.getByRole('button', { name: 'Sign out' }).click();
-  await signInHere(page, login, 'Stacks');
+  await ui.signInHere(page, login, 'Stacks');
 };
 
-describeInChromium('the tenant console in Chromium', (browser) => {
+ui.describeInChromium('the tenant console in Chromium', (browser) => {
   it('serves every module, the screens folder too, with its type and CSP, and runs under that CSP', async () => {
     const directory = path.join(REPO, 'lib/console');
     const modules = readdirSync(directory, { recursive: true, encoding: 'utf8' }).filter((f) =>
@@ -107,7 +89,7 @@ describeInChromium('the tenant console in Chromium', (browser) => {
         if (pathname.startsWith('/console/')) loaded.push(`${response.status()} ${pathname}`);
       });
       await plain.goto(`${server.url}/`);
-      await drawn(plain, 'Sign in');
+      await ui.drawn(plain, 'Sign in');
       expect(refused).toEqual([]);
       expect(loaded).toContain('200 /console/screens/sign-in.js');
       expect(loaded.filter((line) => !line.startsWith('200 '))).toEqual([]);
@@ -118,50 +100,50 @@ describeInChromium('the tenant console in Chromium', (browser) => {
 
   it('signs in, takes a slug, pays on the checkout page and lands on the Stacks', async () => {
     const login = uniqueLogin('browser');
-    const page = await newConsolePage(browser());
+    const page = await ui.newConsolePage(browser());
     await page.goto(`${server.url}/`);
-    await drawn(page, 'Sign in');
+    await ui.drawn(page, 'Sign in');
     await expect(
       page.getByRole('link', { name: 'Sign in with the code host' }).getAttribute('href'),
     ).resolves.toBe('/v1/auth/sign-in');
-    await check(page, '01-sign-in', 'Sign in');
+    await ui.check(page, '01-sign-in', 'Sign in');
     await page.getByLabel('Code-host login').fill(login);
     await page.getByRole('button', { name: 'Sign in locally' }).click();
 
-    await drawn(page, 'Choose your slug');
-    await check(page, '02-slug', 'Choose your slug');
+    await ui.drawn(page, 'Choose your slug');
+    await ui.check(page, '02-slug', 'Choose your slug');
     await page.getByRole('textbox', { name: /^Slug/ }).fill(login);
     await page.getByRole('button', { name: 'Save slug' }).click();
 
-    await drawn(page, 'Plans');
+    await ui.drawn(page, 'Plans');
     await expect(page.getByRole('region', { name: 'Standard' }).innerText()).resolves.toContain('a month');
-    await check(page, '03-plans', 'Plans');
+    await ui.check(page, '03-plans', 'Plans');
     // A reload keeps the screen: the state is the API's, not the page's.
     await page.reload();
-    await drawn(page, 'Plans');
+    await ui.drawn(page, 'Plans');
 
     await Promise.all([
       page.waitForURL(/\/c\/pay\//),
       page.getByRole('button', { name: 'Subscribe to Standard' }).click(),
     ]);
-    await payOnCheckoutPage(page, server, 'Browser Tenant');
+    await ui.payOnCheckoutPage(page, server, 'Browser Tenant');
     // Once the sweep has applied the payment (the shared server sweeps when asked) the console
     // moves on by itself.
     const tenant = { login, token: (await cloud.signIn(login)).sessionToken, tenantId: '', email: '' };
     await cloud.billingStateOnceSwept(tenant, 'active');
-    await drawn(page, 'Stacks');
+    await ui.drawn(page, 'Stacks');
     const stack = page.getByRole('region', { name: `Stack ${login}.stacks.localhost` });
     const text = await stack.innerText();
     expect(text).toMatch(/Plan\s+Standard/);
     expect(text).toContain('Projects (0 of 3 watched)');
-    await check(page, '04-stacks', 'Stacks');
+    await ui.check(page, '04-stacks', 'Stacks');
   }, 120_000);
 
   it('shows Account & Billing with the state, history, price lock and money-back window', async () => {
     const tenant = await cloud.payingTenant('account', 'standard', { dispatcher: false });
-    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
     await page.getByRole('link', { name: 'Account & Billing' }).click();
-    await drawn(page, 'Account & Billing');
+    await ui.drawn(page, 'Account & Billing');
     const text = await page.innerText('main');
     expect(text).toMatch(/Billing state\s+Active/);
     expect(text).toContain('Founding price locked on 1 Stack');
@@ -170,7 +152,7 @@ describeInChromium('the tenant console in Chromium', (browser) => {
     expect(text).toMatch(/Not paid yet\s+Active\s+The first payment was made/);
     // The window's end in the browser's zone (New York here), with the zone named.
     expect(text).toMatch(/refund until .* (EST|EDT) \(your local time\)/);
-    await check(page, '05-account', 'Account & Billing');
+    await ui.check(page, '05-account', 'Account & Billing');
 
     // The Plan Change flow starts here: Account & Billing, then Preview Change, then confirmation.
     const entry = page.getByRole('region', { name: 'Change a Stack’s Plan' });
@@ -183,18 +165,18 @@ describeInChromium('the tenant console in Chromium', (browser) => {
     expect(preview).toMatch(/Current Plan: Standard/);
     expect(preview).toContain('Your billing-cycle date stays');
     await expect(entry.getByRole('button', { name: 'Confirm Plan Change' }).isVisible()).resolves.toBe(true);
-    await check(page, '05b-account-plan-change-preview', 'Account & Billing');
+    await ui.check(page, '05b-account-plan-change-preview', 'Account & Billing');
     // A preview writes nothing: no change until confirmed.
-    expect((await inPage(page, 'GET', '/v1/plan-changes')).body.planChanges).toEqual([]);
+    expect((await ui.inPage(page, 'GET', '/v1/plan-changes')).body.planChanges).toEqual([]);
   }, 60_000);
 
   it('adds a Stack after the estimate, and adds a Project within the cap', async () => {
     const tenant = await cloud.payingTenant('adder', 'standard', { dispatcher: false });
-    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
     await page.getByLabel('Plan', { exact: true }).selectOption('plus');
     await page.getByRole('button', { name: 'Preview the cost' }).click();
     await page.getByText('Estimated next invoice').waitFor();
-    await check(page, '06-add-stack-estimate', 'Stacks');
+    await ui.check(page, '06-add-stack-estimate', 'Stacks');
     await page.getByRole('button', { name: 'Confirm and add the Stack' }).click();
     const added = page.getByRole('region', { name: `Stack s2.${tenant.login}.stacks.localhost` });
     await added.waitFor();
@@ -206,14 +188,14 @@ describeInChromium('the tenant console in Chromium', (browser) => {
     await first.getByRole('button', { name: 'Add Project' }).click();
     await first.getByText('Projects (1 of 3 watched)').waitFor();
     await page.reload();
-    await drawn(page, 'Stacks');
+    await ui.drawn(page, 'Stacks');
     await first.getByText(`web (${tenant.login}/web)`).waitFor();
-    await check(page, '07-stacks-added', 'Stacks');
+    await ui.check(page, '07-stacks-added', 'Stacks');
   }, 60_000);
 
   it('previews a Plan Change that must wait for capacity, confirms it, and follows it from waiting to completed by itself', async () => {
     const { tenant, s2 } = await tenantWithSecondStack('waits');
-    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
     const stack = page.getByRole('region', { name: `Stack ${s2.name}` });
     const card = page.getByRole('region', { name: /^Plan Change pc_/ });
     const status = card.locator('[data-status]');
@@ -235,10 +217,10 @@ describeInChromium('the tenant console in Chromium', (browser) => {
       expect(preview).toMatch(
         /Capacity\s+No room for this Plan in your Home Region now: the change waits for capacity/,
       );
-      await check(page, '08-plan-change-preview-queues', 'Stacks');
+      await ui.check(page, '08-plan-change-preview-queues', 'Stacks');
 
       await stack.getByRole('button', { name: 'Confirm Plan Change' }).click();
-      await drawn(page, 'Plan Changes');
+      await ui.drawn(page, 'Plan Changes');
       const waiting = await card.evaluate((e) => {
         const shown = (
           e as unknown as {
@@ -260,12 +242,12 @@ describeInChromium('the tenant console in Chromium', (browser) => {
       await expect(card.getByRole('button', { name: 'Cancel this Plan Change' }).isVisible()).resolves.toBe(
         true,
       );
-      await check(page, '09-plan-change-waiting', 'Plan Changes');
+      await ui.check(page, '09-plan-change-waiting', 'Plan Changes');
 
       // A session that ends while the page follows the change (as time travel past its expiry
       // would): the page asks to sign in again, and then shows the same screen.
-      expect((await inPage(page, 'POST', '/v1/auth/sign-out')).status).toBeLessThan(300);
-      await signInHere(page, tenant.login, 'Plan Changes');
+      expect((await ui.inPage(page, 'POST', '/v1/auth/sign-out')).status).toBeLessThan(300);
+      await ui.signInHere(page, tenant.login, 'Plan Changes');
       await expect(status.getAttribute('data-status')).resolves.toBe('waiting_for_capacity');
     });
 
@@ -281,10 +263,10 @@ describeInChromium('the tenant console in Chromium', (browser) => {
         { timeout: 90_000, interval: 1000 },
       )
       .toBe('completed');
-    const changes = await inPage(page, 'GET', '/v1/plan-changes');
+    const changes = await ui.inPage(page, 'GET', '/v1/plan-changes');
     expect(statusesOf(changes.body.planChanges[0])).toEqual(QUEUED_PLAN_CHANGE_STEPS);
     await page.reload();
-    await drawn(page, 'Plan Changes');
+    await ui.drawn(page, 'Plan Changes');
     await expect(status.getAttribute('data-status')).resolves.toBe('completed');
     // Signing in again shows the same history.
     await signInAgain(page, tenant.login);
@@ -292,24 +274,24 @@ describeInChromium('the tenant console in Chromium', (browser) => {
       /Plan\s+Pro/,
     );
     await page.getByRole('link', { name: 'Plan Changes' }).click();
-    await drawn(page, 'Plan Changes');
+    await ui.drawn(page, 'Plan Changes');
     await page.locator('[data-status="completed"]').waitFor();
     const ended = await page.innerText('main');
     expect(ended).toContain(`${s2.name}: Plus to Pro`);
     // An ended change no longer expires.
     expect(ended).not.toMatch(/Expires/);
-    await check(page, '10-plan-change-completed', 'Plan Changes');
+    await ui.check(page, '10-plan-change-completed', 'Plan Changes');
   }, 180_000);
 
   it('provisions an api_key on the added Stack, follows its validation and chooses it as the Guide', async () => {
     const { tenant, s2 } = await tenantWithSecondStack('creds');
-    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
     await credentialsOf(page, s2);
     expect(await page.innerText('main')).toContain('No Credentials yet.');
 
     // The Providers, their kinds and the consent text are the API's catalog; the kinds follow
     // the Provider, the consent shows only for the kinds that need it.
-    const { body: catalog } = await inPage(page, 'GET', '/v1/credentials/catalog');
+    const { body: catalog } = await ui.inPage(page, 'GET', '/v1/credentials/catalog');
     const version = catalog.consent.textVersion as string;
     await expect(
       page.getByLabel('Provider', { exact: true }).locator('option').allInnerTexts(),
@@ -333,7 +315,7 @@ describeInChromium('the tenant console in Chromium', (browser) => {
     await expect(page.locator('#cred-defaults').innerText()).resolves.toBe(
       'Left empty: c-auto with low effort.',
     );
-    await check(page, '11-credentials-empty', `Credentials of ${s2.name}`);
+    await ui.check(page, '11-credentials-empty', `Credentials of ${s2.name}`);
 
     await page.getByLabel(/^Name/).fill('ci-key');
     await page.getByLabel('Secret (token or key)').fill(SECRET);
@@ -372,11 +354,11 @@ describeInChromium('the tenant console in Chromium', (browser) => {
     await waitText(guide, /Last cleared\s+ci-key: cleared by administrator/);
     await page.getByRole('button', { name: 'Choose as Guide' }).click();
     await waitText(guide, /ci-key \(since .*\): usable/);
-    await check(page, '12-credentials-guide', `Credentials of ${s2.name}`);
+    await ui.check(page, '12-credentials-guide', `Credentials of ${s2.name}`);
 
     // The same after a reload and after signing in again: the state is the API's.
     await page.reload();
-    await drawn(page, `Credentials of ${s2.name}`);
+    await ui.drawn(page, `Credentials of ${s2.name}`);
     await waitText(guide, /ci-key \(since .*\): usable/);
     await signInAgain(page, tenant.login);
     await credentialsOf(page, s2);
@@ -402,7 +384,7 @@ describeInChromium('the tenant console in Chromium', (browser) => {
       (await cloud.as(tenant, 'PUT', `/v1/stacks/${s2.stackId}/guide-credential`, { name: 'ci-key' })).status,
     ).toBe(200);
 
-    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
     const stack = page.getByRole('region', { name: `Stack ${s2.name}` });
     await stack.getByLabel('Project name').fill('api');
     await stack.getByLabel('Repository (owner/name)').fill(`${tenant.login}/api`);
@@ -425,21 +407,21 @@ describeInChromium('the tenant console in Chromium', (browser) => {
     await expect(refusal.innerText()).resolves.toContain(
       "The intake route's Fallback must differ from its Primary.",
     );
-    await check(page, '13-credential-routes-refused', 'Stacks');
+    await ui.check(page, '13-credential-routes-refused', 'Stacks');
     await project.getByLabel('Fallback for intake').selectOption('');
     await save.click();
     await waitText(project, /Credential routes: intake: ci-key; dispatch: no route/);
     // The routes are the API's: the same after a reload, in the text and in the editor.
     await page.reload();
-    await drawn(page, 'Stacks');
+    await ui.drawn(page, 'Stacks');
     await waitText(project, /Credential routes: intake: ci-key; dispatch: no route/);
     await edit();
     await expect(project.getByLabel('Primary for intake').inputValue()).resolves.toBe('ci-key');
     await expect(project.getByLabel('Fallback for intake').inputValue()).resolves.toBe('');
     await expect(project.getByLabel('Primary for dispatch').inputValue()).resolves.toBe('');
-    await check(page, '14-credential-routes-set', 'Stacks');
+    await ui.check(page, '14-credential-routes-set', 'Stacks');
 
-    const projects = await inPage(page, 'GET', `/v1/stacks/${s2.stackId}/projects`);
+    const projects = await ui.inPage(page, 'GET', `/v1/stacks/${s2.stackId}/projects`);
     const api = (
       projects.body.projects as { projectId: string; name: string; credentialRoutes: unknown }[]
     ).find((p) => p.name === 'api');
@@ -455,17 +437,17 @@ describeInChromium('the tenant console in Chromium', (browser) => {
     const blocking = card.getByRole('list', { name: 'Routes naming ci-key' });
     await blocking.waitFor();
     await expect(blocking.innerText()).resolves.toBe('Project api: intake, primary');
-    await check(page, '15-credential-delete-blocked', `Credentials of ${s2.name}`);
+    await ui.check(page, '15-credential-delete-blocked', `Credentials of ${s2.name}`);
 
     // Cleared through the editor: no route for intake.
     await page.getByRole('link', { name: 'Stacks' }).click();
-    await drawn(page, 'Stacks');
+    await ui.drawn(page, 'Stacks');
     await edit();
     await project.getByLabel('Primary for intake').selectOption('');
     await save.click();
     await waitText(project, /Credential routes: intake: no route; dispatch: no route/);
     expect(
-      (await inPage(page, 'GET', `/v1/stacks/${s2.stackId}/projects`)).body.projects.find(
+      (await ui.inPage(page, 'GET', `/v1/stacks/${s2.stackId}/projects`)).body.projects.find(
         (p: { name: string }) => p.name === 'api',
       ).credentialRoutes,
     ).toEqual({});
@@ -475,15 +457,17 @@ describeInChromium('the tenant console in Chromium', (browser) => {
     const confirm = card.getByRole('button', { name: 'Confirm: delete ci-key and stop 1 Thread' });
     await confirm.waitFor();
     expect(await card.innerText()).toContain('1 Thread uses ci-key');
-    await check(page, '16-credential-delete-confirm', `Credentials of ${s2.name}`);
+    await ui.check(page, '16-credential-delete-confirm', `Credentials of ${s2.name}`);
     // Nothing is deleted before the second click.
     expect(
-      (await inPage(page, 'GET', `/v1/credentials?stackId=${s2.stackId}`)).body.credentials,
+      (await ui.inPage(page, 'GET', `/v1/credentials?stackId=${s2.stackId}`)).body.credentials,
     ).toHaveLength(1);
-    await redrawn(page, `Credentials of ${s2.name}`, () => confirm.click());
+    await ui.redrawn(page, `Credentials of ${s2.name}`, () => confirm.click());
     await page.getByText('No Credentials yet.').waitFor();
     await waitText(page.getByRole('region', { name: 'Guide Credential' }), /Last cleared\s+ci-key: deleted/);
-    expect((await inPage(page, 'GET', `/v1/credentials?stackId=${s2.stackId}`)).body.credentials).toEqual([]);
+    expect((await ui.inPage(page, 'GET', `/v1/credentials?stackId=${s2.stackId}`)).body.credentials).toEqual(
+      [],
+    );
   }, 120_000);
 
   it('starts an export, follows it to ready after a reload and a new sign-in, and downloads it', async () => {
@@ -503,26 +487,26 @@ describeInChromium('the tenant console in Chromium', (browser) => {
       },
     });
     expect(seeded.status).toBe(200);
-    const page = await consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
+    const page = await ui.consolePageOf(browser(), server, tenant, '#/stacks', 'Stacks');
     const exportOf = async () => {
       await page.getByRole('link', { name: 'Export' }).click();
-      await drawn(page, /^Export /);
+      await ui.drawn(page, /^Export /);
       await page.getByLabel('Stack', { exact: true }).selectOption(s2.stackId);
       await page.getByRole('button', { name: 'Show this Stack' }).click();
-      await drawn(page, `Export ${s2.name}`);
+      await ui.drawn(page, `Export ${s2.name}`);
     };
     await exportOf();
     expect(await page.innerText('main')).toContain('No export of this Stack yet.');
     const last = page.getByRole('region', { name: 'The last export' });
-    await redrawn(page, `Export ${s2.name}`, () =>
+    await ui.redrawn(page, `Export ${s2.name}`, () =>
       page.getByRole('button', { name: 'Start an export' }).click(),
     );
     await last.waitFor();
-    await check(page, '17-export-started', `Export ${s2.name}`);
+    await ui.check(page, '17-export-started', `Export ${s2.name}`);
     // The page finds it through the API, not through anything this browser kept.
     await page.evaluate(() => localStorage.clear());
     await page.reload();
-    await drawn(page, `Export ${s2.name}`);
+    await ui.drawn(page, `Export ${s2.name}`);
     await expect
       .poll(
         async () => {
@@ -556,7 +540,7 @@ describeInChromium('the tenant console in Chromium', (browser) => {
     // The recent exports list it too: one row, ready, the same size.
     expect(shown.rows).toHaveLength(1);
     expect(shown.rows[0]).toMatch(new RegExp(`ready\\s+${size.toLocaleString('en-US')} bytes`));
-    await check(page, '18-export-ready', `Export ${s2.name}`);
+    await ui.check(page, '18-export-ready', `Export ${s2.name}`);
 
     const [download] = await Promise.all([
       page.waitForEvent('download'),

@@ -1,11 +1,10 @@
-import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually, localClient } from '../support/local-cloud.ts';
 import {
+  executionStatusOf,
   javaProcessesOf,
   newDataDirectory,
   type Running,
-  standInClientConfig,
   startLocalServer,
   stopLocalServer,
 } from '../support/local-server.ts';
@@ -32,16 +31,7 @@ const start = (extra: string[] = []) =>
 /** Two starts on a busy machine (DynamoDB Local's JVM alone has taken 50 s there). */
 const READY_WITHIN_MS = 240_000;
 
-const executionStatus = async (changeId: string) => {
-  const environment = (current as Running).environment();
-  const sfn = new SFNClient(standInClientConfig(environment, 'SFN'));
-  try {
-    const executionArn = `${(environment.PLAN_CHANGE_STATE_MACHINE_ARN ?? '').replace(':stateMachine:', ':execution:')}:${changeId}`;
-    return (await sfn.send(new DescribeExecutionCommand({ executionArn }))).status;
-  } finally {
-    sfn.destroy();
-  }
-};
+const executionStatus = (changeId: string) => executionStatusOf((current as Running).environment(), changeId);
 
 describe('npm start killed with SIGKILL and started again on the same data', () => {
   // Failed on the CI machine, then on an idle one: the processor emulator wrote a paid checkout to

@@ -1,4 +1,3 @@
-import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../support/hosted-pages.ts';
 import {
@@ -12,7 +11,7 @@ import {
   sharedCloud,
   statusesOf,
 } from '../support/local-cloud.ts';
-import { standInClientConfig } from '../support/local-server.ts';
+import { executionStatusOf } from '../support/local-server.ts';
 
 /**
  * Plan Changes end to end on the shared `npm start`, over HTTP, with time travel: the workflow is
@@ -80,16 +79,7 @@ const pendingItemsOf = async (tenant: Tenant) =>
 const reservedPlaces = async () => (await cloud.inventory()).reduce((sum, slot) => sum + slot.reserved, 0);
 
 /** The change's Step Functions execution (named after the change), from the local stand-in's API. */
-const executionStatus = async (changeId: string) => {
-  const environment = server.environment();
-  const sfn = new SFNClient(standInClientConfig(environment, 'SFN'));
-  try {
-    const executionArn = `${(environment.PLAN_CHANGE_STATE_MACHINE_ARN ?? '').replace(':stateMachine:', ':execution:')}:${changeId}`;
-    return (await sfn.send(new DescribeExecutionCommand({ executionArn }))).status;
-  } finally {
-    sfn.destroy();
-  }
-};
+const executionStatus = (changeId: string) => executionStatusOf(server.environment(), changeId);
 /** Waits until the execution has ended (the task after the last record write still has to return). */
 const executionEnded = (changeId: string) =>
   eventually(

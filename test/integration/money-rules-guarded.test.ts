@@ -105,13 +105,17 @@ describe('at most one live subscription: every live status counts, not only acti
 });
 
 describe('a processor write applied whose answer was lost', () => {
-  it('creating the customer: the retried checkout leaves exactly one processor customer, recorded and checked out with', async () => {
-    const tenant = await api.readyTenant();
-    const lost = await withFaults(
+  /** A Plus checkout in which every answer to `POST path` is lost (the write is applied at the processor). */
+  const checkoutLosingAnswersOf = (tenant: Tenant, path: string) =>
+    withFaults(
       emulator,
-      [{ method: 'POST', path: '/v1/customers', kind: 'lose-answer', times: Number.POSITIVE_INFINITY }],
+      [{ method: 'POST', path, kind: 'lose-answer', times: Number.POSITIVE_INFINITY }],
       () => checkout(tenant, 'plus'),
     );
+
+  it('creating the customer: the retried checkout leaves exactly one processor customer, recorded and checked out with', async () => {
+    const tenant = await api.readyTenant();
+    const lost = await checkoutLosingAnswersOf(tenant, '/v1/customers');
     expect([lost.status, lost.json.error?.code]).toEqual([502, 'processor_unavailable']);
     // Applied at the processor, not known to us.
     expect(customersOf(tenant.tenantId)).toHaveLength(1);
@@ -138,18 +142,7 @@ describe('a processor write applied whose answer was lost', () => {
 
   it('creating the Checkout Session: the retried checkout leaves exactly one session that can be paid, the one recorded', async () => {
     const tenant = await api.readyTenant();
-    const lost = await withFaults(
-      emulator,
-      [
-        {
-          method: 'POST',
-          path: '/v1/checkout/sessions',
-          kind: 'lose-answer',
-          times: Number.POSITIVE_INFINITY,
-        },
-      ],
-      () => checkout(tenant, 'plus'),
-    );
+    const lost = await checkoutLosingAnswersOf(tenant, '/v1/checkout/sessions');
     expect(lost.status).toBe(502);
     expect(checkoutSessionsOf(tenant.tenantId).filter((s) => s.status === 'open')).toHaveLength(1);
 
@@ -162,18 +155,7 @@ describe('a processor write applied whose answer was lost', () => {
 
   it('creating the Checkout Session, and the tenant does not come back: the sweep expires the session a minute later', async () => {
     const tenant = await api.readyTenant();
-    const lost = await withFaults(
-      emulator,
-      [
-        {
-          method: 'POST',
-          path: '/v1/checkout/sessions',
-          kind: 'lose-answer',
-          times: Number.POSITIVE_INFINITY,
-        },
-      ],
-      () => checkout(tenant, 'plus'),
-    );
+    const lost = await checkoutLosingAnswersOf(tenant, '/v1/checkout/sessions');
     expect(lost.status).toBe(502);
     expect(checkoutSessionsOf(tenant.tenantId).map((s) => s.status)).toEqual(['open']);
     api.clock.advance(61);

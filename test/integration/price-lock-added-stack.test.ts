@@ -15,19 +15,7 @@ environmentForFile({ OPEN_SIGNUP_AT: undefined, PLAN_PRICES: undefined });
 
 const { api, emulator } = gatewayForFile({ processor: true });
 const { subscriptionOf, priceOf } = processorView(emulator);
-const {
-  openSignupIn,
-  listPrice,
-  raise,
-  as,
-  stackOf,
-  itemAmounts,
-  numeric,
-  invoicesOf,
-  periodLines,
-  renew,
-  nextLook,
-} = priceRise(api, emulator);
+const rise = priceRise(api, emulator);
 
 /** The price moves the sweep sent for the tenant's Stacks, as their keys. */
 const movesOf = (tenantId: string) =>
@@ -37,58 +25,58 @@ const movesOf = (tenantId: string) =>
 
 describe('a founding tenant that added a Stack before a price rise', () => {
   it('after the rollout only the added Stack moves to the new price; the locked Stack keeps its price over renewals and a later rise', async () => {
-    openSignupIn(86_400);
-    const bought = listPrice('plus');
+    rise.openSignupIn(86_400);
+    const bought = rise.listPrice('plus');
     const tenant = await api.subscribe({ plan: 'plus' });
-    const added = await as(tenant, 'POST', '/v1/stacks', { plan: 'plus' });
+    const added = await rise.as(tenant, 'POST', '/v1/stacks', { plan: 'plus' });
     expect([added.status, added.json.error]).toEqual([201, undefined]);
     expect(added.json.priceLock).toBeNull();
     const addedId = added.json.stackId as string;
     // Both Stacks on the price of the day: one item, two on it.
-    expect(itemAmounts(tenant.tenantId)).toEqual([`${bought}x2`]);
+    expect(rise.itemAmounts(tenant.tenantId)).toEqual([`${bought}x2`]);
     const oldPrice = subscriptionOf(tenant.tenantId).items[0]?.price;
 
-    const raised = await raise('plus');
-    await nextLook();
+    const raised = await rise.raise('plus');
+    await rise.nextLook();
     // The added Stack moved, the locked one stayed: one on each price, no proration.
-    expect(itemAmounts(tenant.tenantId)).toEqual([`${bought}x1`, `${raised}x1`].sort());
+    expect(rise.itemAmounts(tenant.tenantId)).toEqual([`${bought}x1`, `${raised}x1`].sort());
     const newPrice = priceOf('plus').id;
     expect(movesOf(tenant.tenantId)).toEqual([`reprice:${tenant.tenantId}:${addedId}:${newPrice}`]);
     const move = emulator.calls.find((c) => c.idempotencyKey === movesOf(tenant.tenantId)[0]);
     expect(move?.params).toMatchObject({ proration_behavior: 'none' });
     expect((await getStack(tenant.tenantId, 'primary'))?.billedPriceId).toBe(oldPrice);
     expect((await getStack(tenant.tenantId, addedId))?.billedPriceId).toBe(newPrice);
-    expect((await stackOf(tenant)).priceLock).toMatchObject({
+    expect((await rise.stackOf(tenant)).priceLock).toMatchObject({
       state: 'locked',
       monthlyPrice: { amount: bought },
     });
-    expect((await stackOf(tenant, addedId)).priceLock).toBeNull();
+    expect((await rise.stackOf(tenant, addedId)).priceLock).toBeNull();
 
     // Three renewals: each bills the locked Stack at its price and the added one at the new one.
-    for (let period = 0; period < 3; period++) await renew(tenant);
-    const renewals = invoicesOf(tenant.tenantId, 'subscription_cycle');
-    expect(renewals.map(periodLines)).toEqual([1, 2, 3].map(() => numeric([bought, raised])));
+    for (let period = 0; period < 3; period++) await rise.renew(tenant);
+    const renewals = rise.invoicesOf(tenant.tenantId, 'subscription_cycle');
+    expect(renewals.map(rise.periodLines)).toEqual([1, 2, 3].map(() => rise.numeric([bought, raised])));
     expect(renewals.slice(1).map((i) => i.total)).toEqual([bought + raised, bought + raised]);
     expect(movesOf(tenant.tenantId)).toHaveLength(1);
-    expect((await stackOf(tenant)).priceLock).toMatchObject({
+    expect((await rise.stackOf(tenant)).priceLock).toMatchObject({
       state: 'locked',
       monthlyPrice: { amount: bought },
     });
 
     // A later rise moves the added Stack again; the locked one still keeps its price.
-    const raisedAgain = await raise('plus');
-    await nextLook();
-    expect(itemAmounts(tenant.tenantId).filter((amount) => !amount.endsWith('x0'))).toEqual(
+    const raisedAgain = await rise.raise('plus');
+    await rise.nextLook();
+    expect(rise.itemAmounts(tenant.tenantId).filter((amount) => !amount.endsWith('x0'))).toEqual(
       [`${bought}x1`, `${raisedAgain}x1`].sort(),
     );
     expect(movesOf(tenant.tenantId)).toEqual([
       `reprice:${tenant.tenantId}:${addedId}:${newPrice}`,
       `reprice:${tenant.tenantId}:${addedId}:${priceOf('plus').id}`,
     ]);
-    await renew(tenant);
-    await renew(tenant);
-    expect(periodLines(invoicesOf(tenant.tenantId, 'subscription_cycle').at(-1))).toEqual(
-      numeric([bought, raisedAgain]),
+    await rise.renew(tenant);
+    await rise.renew(tenant);
+    expect(rise.periodLines(rise.invoicesOf(tenant.tenantId, 'subscription_cycle').at(-1))).toEqual(
+      rise.numeric([bought, raisedAgain]),
     );
     expect((await getStack(tenant.tenantId, 'primary'))?.billedPriceId).toBe(oldPrice);
     // Five renewals and three looks: well over the layer's 30 s when the machine is busy.

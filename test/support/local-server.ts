@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, execFile, execFileSync, spawn } fr
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { inject } from 'vitest';
 
 /** `npm start`'s server, started as its own process exactly as `npm start` runs it. */
@@ -248,6 +249,20 @@ export const standInClientConfig = (environment: Record<string, string>, service
     secretAccessKey: environment.AWS_SECRET_ACCESS_KEY ?? '',
   },
 });
+
+/**
+ * The status of a Plan Change's Step Functions execution (named after the change), from the local
+ * stand-in's API of the server whose environment this is.
+ */
+export const executionStatusOf = async (environment: Record<string, string>, changeId: string) => {
+  const sfn = new SFNClient(standInClientConfig(environment, 'SFN'));
+  try {
+    const executionArn = `${(environment.PLAN_CHANGE_STATE_MACHINE_ARN ?? '').replace(':stateMachine:', ':execution:')}:${changeId}`;
+    return (await sfn.send(new DescribeExecutionCommand({ executionArn }))).status;
+  } finally {
+    sfn.destroy();
+  }
+};
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read response JSON freely
 export const json = async (response: Response): Promise<{ status: number; body: any }> => ({

@@ -13,6 +13,7 @@ import {
   type SweepFigures,
   TENANTS_MOVED_TO,
 } from '#ports/metrics.ts';
+import { idleSweep } from '../support/sweep-figures.ts';
 
 const summary: SweepFigures = {
   intake: { applied: 4, duplicates: 2, unmatched: 1, failed: 3 },
@@ -92,19 +93,7 @@ describe('operators metrics (embedded metric format)', () => {
   });
 
   it('an idle sweep still reports SweepCompleted = 1 and zeros (the heartbeat the alarm needs)', () => {
-    const idle = recordSweep({
-      ...summary,
-      intake: { applied: 0, duplicates: 0, unmatched: 0, failed: 0 },
-      reconciled: 0,
-      transitions: [],
-      conflicts: 0,
-      failed: 0,
-      waitlistNotified: 0,
-      emailsSent: 0,
-      emailsFailed: 0,
-      emailsParked: 0,
-      homeRegionPlaceablePlans: 0,
-    });
+    const idle = recordSweep(idleSweep({ durationMs: summary.durationMs }));
     expect(figures(idle)[METRIC.sweepCompleted]).toEqual(['Count', 1]);
     // No placeable Plan is a figure (0), never a missing one: the NoPlaceablePlan alarm reads it.
     expect(figures(idle)[METRIC.homeRegionPlaceablePlans]).toEqual(['Count', 0]);

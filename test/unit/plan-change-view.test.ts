@@ -104,22 +104,27 @@ describe('the estimate shown at confirmation', () => {
   });
 });
 
+/** The view of a final adjustment of 900 with no tax figures, on either side (the rest per test). */
+const untaxedFinal = {
+  adjustment: 900,
+  adjustmentTax: null,
+  adjustmentTotal: null,
+  currency: 'usd',
+  committedAt,
+  estimatedAdjustmentTax: null,
+  estimatedAdjustmentTotal: null,
+  totalDifference: null,
+};
+
 describe('the final adjustment beside the estimate', () => {
   it('gives the estimate, the difference (final - estimate) and why they differ', () => {
     const view = planChangeView(
       change({ estimate: estimate(), healthyAt, final: { adjustment: 900, currency: 'usd', committedAt } }),
     );
     expect(view.final).toEqual({
-      adjustment: 900,
-      adjustmentTax: null,
-      adjustmentTotal: null,
-      currency: 'usd',
-      committedAt,
+      ...untaxedFinal,
       estimatedAdjustment: 833,
-      estimatedAdjustmentTax: null,
-      estimatedAdjustmentTotal: null,
       difference: 67,
-      totalDifference: null,
       explanation: `${moments} (${healthyAt}): the time between them, and any change of the subscription or its prices meanwhile, make the difference.`,
     });
   });
@@ -198,16 +203,9 @@ describe('the final adjustment beside the estimate', () => {
       change({ healthyAt, final: { adjustment: 900, currency: 'usd', committedAt } }),
     );
     expect(view.final).toEqual({
-      adjustment: 900,
-      adjustmentTax: null,
-      adjustmentTotal: null,
-      currency: 'usd',
-      committedAt,
+      ...untaxedFinal,
       estimatedAdjustment: null,
-      estimatedAdjustmentTax: null,
-      estimatedAdjustmentTotal: null,
       difference: null,
-      totalDifference: null,
       explanation:
         'The payment processor could not estimate the change at confirmation; this is the exact adjustment.',
     });
