@@ -61,4 +61,24 @@ describe('the processor emulator commits before it notifies', () => {
       await closeServer(endpoint);
     }
   });
+
+  it('keeps events 30 days, as the processor does: older ones are not written again', async () => {
+    const stateFile = path.join(directory, 'retention.json');
+    let now = new Date('2026-01-01T00:00:00Z');
+    const emulator = new ProcessorEmulator({ now: () => now, stateFile });
+    const customer = emulator.route('POST', '/v1/customers', { email: 'old@example.test' }) as { id: string };
+    emulator.updatePaymentMethod(customer.id, '4242424242424242');
+    const [old] = Object.keys(emulator.state.events);
+    now = new Date('2026-01-30T00:00:00Z');
+    emulator.updatePaymentMethod(customer.id, '4000056655665556');
+    now = new Date('2026-02-01T00:00:01Z');
+    emulator.saveBeforeAnswer();
+    emulator.save();
+    emulator.saveBeforeAnswer();
+    const onDisk = JSON.parse(readFileSync(stateFile, 'utf8')) as { events: Record<string, unknown> };
+    expect(old).toBeDefined();
+    expect(Object.keys(onDisk.events)).not.toContain(old);
+    expect(Object.keys(onDisk.events)).toHaveLength(1);
+    await emulator.stop();
+  });
 });

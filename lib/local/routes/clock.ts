@@ -27,6 +27,10 @@ export const clockRoutes = (
     method: 'POST',
     path: '/_local/clock/advance',
     auth: 'none',
+    // Not an API route: it waits for every renewal billed on the way to reach the intake, which
+    // on a long e2e run's shared server (hundreds of subscriptions) took longer than an API
+    // Lambda's 10 s.
+    timeoutMs: 120_000,
     handler: httpHandler(
       {
         auth: 'none',
