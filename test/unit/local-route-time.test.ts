@@ -8,7 +8,9 @@ import type { LocalSweeper } from '../../lib/local/sweeper.ts';
 /**
  * The time `npm start` gives a route's handler: an API Lambda's 10 s, unless the route says
  * otherwise. The sweep route is the reconciler's (its Lambda has 60 s): a sweep after a month of
- * time travel over many tenants took more than 10 s and answered 500 (the handler's timeout).
+ * time travel over many tenants took more than 10 s and answered 500 (the handler's timeout). The
+ * clock's advance waits for the renewals it bills to reach the intake: on a long e2e run's shared
+ * server that took more than 10 s too (120 s).
  */
 
 const never = async () => ({ isAuthorized: false });
@@ -37,10 +39,14 @@ describe("a local route's time", () => {
     expect((await post(gateway, '/_local/long')).status).toBe(200);
   });
 
-  it('the sweep is given the reconciler’s 60 s, every other local route an API request’s 10 s', () => {
+  it('the sweep is given the reconciler’s 60 s, the clock’s advance 120 s, every other local route an API request’s 10 s', () => {
     const routes = localRoutes(new AdjustableClock(), {} as LocalSweeper);
     const sweep = routes.find((r) => r.path === '/_local/sweep' && r.method === 'POST');
+    const advance = routes.find((r) => r.path === '/_local/clock/advance' && r.method === 'POST');
     expect(sweep?.timeoutMs).toBe(60_000);
-    expect(routes.filter((r) => r !== sweep).every((r) => r.timeoutMs === undefined)).toBe(true);
+    expect(advance?.timeoutMs).toBe(120_000);
+    expect(routes.filter((r) => r !== sweep && r !== advance).every((r) => r.timeoutMs === undefined)).toBe(
+      true,
+    );
   });
 });
