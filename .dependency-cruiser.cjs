@@ -75,6 +75,14 @@ module.exports = {
       to: { path: '^functions/store/' },
     },
     {
+      name: 'store-keys-for-tests-only',
+      comment:
+        'Each entity of the table is declared once, in its store module (functions/store/entity.ts): the code of functions/ and lib/ takes keys from the entities; functions/store/keys.ts, every key by name, is for tests, benches and tools.',
+      severity: 'error',
+      from: { path: '^(functions|lib)/', pathNot: '^functions/store/keys\\.ts$' },
+      to: { path: '^functions/store/keys\\.ts$' },
+    },
+    {
       name: 'only-the-sweep-writes-billing-state',
       comment:
         "Only the sweep writes a tenant's billing state: no entry point but the sweep's handler reaches the writer (functions/store/lifecycle.ts) or the reconciler (the webhook's nudge aside, which writes no billing state).",

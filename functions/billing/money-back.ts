@@ -15,7 +15,6 @@ import { invoicePayments, type Payment, settledInvoices } from '#ports/processor
 import { getBilling } from '#store/billing.ts';
 import { outboxPut } from '#store/outbox.ts';
 import {
-  administratorEmails,
   claimMoneyBack,
   completeMoneyBack,
   getTenant,
@@ -23,6 +22,7 @@ import {
   type MoneyBackRecord,
   type Tenant,
 } from '#store/tenants.ts';
+import { administratorEmails } from '#store/users.ts';
 import { requireTenantBySlug } from '../lookups/index.ts';
 import { refundSubscription } from './refund.ts';
 

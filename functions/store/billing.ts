@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
-import { db, isConditionFailure, tableName, updateIf } from './client.ts';
-import { keys } from './keys.ts';
+import { db, deleteIf, tableName, updateIf } from './client.ts';
+import { entity } from './entity.ts';
 
 /** An in-flight claim older than this is taken to have crashed and may be replaced. */
 export const STALE_CLAIM_MS = 60_000;
@@ -43,13 +43,19 @@ const BillingSchema = v.object({
 });
 export type Billing = v.InferOutput<typeof BillingSchema>;
 
+/** The tenant's processor references and open checkout (one item per tenant). */
+export const billing = entity({
+  type: 'billing',
+  key: (tenantId: string) => ({ PK: `TENANT#${tenantId}`, SK: 'BILLING' }),
+  schema: BillingSchema,
+  indexes: {
+    /** GSI1: finds a tenant's billing record from its processor customer id. */
+    customer: (customerId: string) => ({ GSI1PK: `CUSTOMER#${customerId}`, GSI1SK: 'BILLING' }),
+  },
+});
+
 /** The tenant's processor references and its open first checkout, if any. */
-export const getBilling = async (tenantId: string): Promise<Billing | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.billing(tenantId), ConsistentRead: true }),
-  );
-  return Item ? v.parse(BillingSchema, Item) : undefined;
-};
+export const getBilling = (tenantId: string): Promise<Billing | undefined> => billing.get(tenantId);
 
 /**
  * Claims the tenant's one checkout attempt. Succeeds when there is none, when the current one
@@ -62,7 +68,7 @@ export const claimCheckout = async (
   replacing: string | undefined,
 ): Promise<boolean> => {
   return updateIf({
-    Key: keys.billing(tenantId),
+    Key: billing.key(tenantId),
     UpdateExpression: 'SET #type = :type, tenantId = :tenantId, checkout = :attempt',
     ConditionExpression:
       'attribute_not_exists(checkout) OR checkout.expiresAt <= :now OR checkout.attemptId = :replacing OR (checkout.#state = :creating AND checkout.startedAt < :stale)',
@@ -93,7 +99,7 @@ export const recordCheckoutSession = async (
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.billing(tenantId),
+      Key: billing.key(tenantId),
       UpdateExpression: 'SET checkout.sessionId = :id, checkout.#url = :url, checkout.#state = :open',
       ConditionExpression: 'checkout.attemptId = :attemptId',
       ExpressionAttributeNames: { '#url': 'url', '#state': 'state' },
@@ -109,33 +115,19 @@ export const recordCheckoutSession = async (
 
 /** Gives up a checkout attempt; a billing record left with nothing else in it is removed. */
 export const clearCheckout = async (tenantId: string, attemptId: string): Promise<void> => {
-  try {
-    await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.billing(tenantId),
-        ConditionExpression:
-          'checkout.attemptId = :attemptId AND attribute_not_exists(customerId) AND attribute_not_exists(subscriptionId)',
-        ExpressionAttributeValues: { ':attemptId': attemptId },
-      }),
-    );
-    return;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.billing(tenantId),
-        UpdateExpression: 'REMOVE checkout',
-        ConditionExpression: 'checkout.attemptId = :attemptId',
-        ExpressionAttributeValues: { ':attemptId': attemptId },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  const removed = await deleteIf({
+    Key: billing.key(tenantId),
+    ConditionExpression:
+      'checkout.attemptId = :attemptId AND attribute_not_exists(customerId) AND attribute_not_exists(subscriptionId)',
+    ExpressionAttributeValues: { ':attemptId': attemptId },
+  });
+  if (removed) return;
+  await updateIf({
+    Key: billing.key(tenantId),
+    UpdateExpression: 'REMOVE checkout',
+    ConditionExpression: 'checkout.attemptId = :attemptId',
+    ExpressionAttributeValues: { ':attemptId': attemptId },
+  });
 };
 
 /**
@@ -143,26 +135,25 @@ export const clearCheckout = async (tenantId: string, attemptId: string): Promis
  * key that finds the tenant from a customer id): what checkout and the sweep leave behind, for
  * bulk seeding (the scale bench writes it with BatchWriteItem).
  */
-export const subscribedBillingItem = (tenantId: string, customerId: string, subscriptionId: string) => ({
-  ...keys.billing(tenantId),
-  ...keys.customerIndex(customerId),
-  type: 'billing',
-  tenantId,
-  customerId,
-  subscriptionId,
-  subscriptionIds: new Set([subscriptionId]),
-});
+export const subscribedBillingItem = (tenantId: string, customerId: string, subscriptionId: string) =>
+  billing.item([tenantId], {
+    ...billing.index.customer(customerId),
+    tenantId,
+    customerId,
+    subscriptionId,
+    subscriptionIds: new Set([subscriptionId]),
+  });
 
 /**
  * Records the tenant's processor customer, once (a customer id never changes), with the index key
  * that finds the tenant from an event that carries only the customer id.
  */
 export const recordCustomer = async (tenantId: string, customerId: string): Promise<void> => {
-  const index = keys.customerIndex(customerId);
+  const index = billing.index.customer(customerId);
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.billing(tenantId),
+      Key: billing.key(tenantId),
       UpdateExpression:
         'SET #type = :type, tenantId = :tenantId, customerId = if_not_exists(customerId, :customerId), GSI1PK = if_not_exists(GSI1PK, :pk), GSI1SK = :sk',
       ExpressionAttributeNames: { '#type': 'type' },
@@ -190,7 +181,7 @@ export const recordSubscriptionsSeen = async (
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.billing(tenantId),
+      Key: billing.key(tenantId),
       UpdateExpression: `ADD subscriptionIds :ids${primary ? ' SET subscriptionId = if_not_exists(subscriptionId, :primary)' : ''}`,
       ExpressionAttributeValues: {
         ':ids': new Set(subscriptionIds),
@@ -209,7 +200,7 @@ export const recordDuplicateHandled = async (
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.billing(tenantId),
+      Key: billing.key(tenantId),
       UpdateExpression: 'SET duplicates = if_not_exists(duplicates, :empty)',
       ExpressionAttributeValues: { ':empty': {} },
     }),
@@ -217,7 +208,7 @@ export const recordDuplicateHandled = async (
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.billing(tenantId),
+      Key: billing.key(tenantId),
       UpdateExpression: 'SET duplicates.#sub = :outcome',
       ExpressionAttributeNames: { '#sub': subscriptionId },
       ExpressionAttributeValues: { ':outcome': outcome },

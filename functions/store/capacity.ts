@@ -1,4 +1,4 @@
-import { DeleteCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import {
   type CapacitySlot,
@@ -10,8 +10,8 @@ import {
   withoutReservationOf,
 } from '#core/placement.ts';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
-import { db, isConditionFailure, tableName } from './client.ts';
-import { keys } from './keys.ts';
+import { db, tableName, transactIf } from './client.ts';
+import { entity } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 const SlotSchema = v.object({
@@ -33,6 +33,26 @@ const ReservationSchema = v.object({
   expiresAt: v.string(),
 });
 
+/** A Home Region's capacity: its slots and reservations stand in one partition, read with one query. */
+const regionPartition = (region: string) => `CAPACITY#${region}`;
+
+/** A slot: how many places of a Plan one location has (`total`) and how many are taken (`used`). */
+export const capacitySlot = entity({
+  type: 'capacity',
+  key: (region: string, location: string, plan: string) => ({
+    PK: regionPartition(region),
+    SK: `LOCATION#${location}#PLAN#${plan}`,
+  }),
+  schema: SlotSchema,
+});
+
+/** A place held for a tenant's open first checkout or a Plan Change (at most one per holder and region). */
+export const reservation = entity({
+  type: 'reservation',
+  key: (region: string, holder: string) => ({ PK: regionPartition(region), SK: `RESERVATION#${holder}` }),
+  schema: ReservationSchema,
+});
+
 interface VersionedInventory extends Inventory {
   versions: Map<string, number>;
 }
@@ -48,19 +68,19 @@ const readInventory = async (region: string): Promise<VersionedInventory> => {
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.capacityRegion(region).PK },
+        ExpressionAttributeValues: { ':pk': regionPartition(region) },
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
     );
     for (const item of page.Items ?? []) {
-      if (item.type === 'capacity') {
-        const { version, type: _type, ...slot } = v.parse(SlotSchema, item);
+      if (item.type === capacitySlot.type) {
+        const { version, type: _type, ...slot } = capacitySlot.parse(item);
         inventory.slots.push(slot);
         inventory.versions.set(slotKey(slot), version);
-      } else if (item.type === 'reservation') {
-        const { type: _type, ...reservation } = v.parse(ReservationSchema, item);
-        inventory.reservations.push(reservation);
+      } else if (item.type === reservation.type) {
+        const { type: _type, ...held } = reservation.parse(item);
+        inventory.reservations.push(held);
       }
     }
     startKey = page.LastEvaluatedKey;
@@ -81,7 +101,7 @@ export const setCapacityTotal = async (
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.capacity(slot.region, slot.location, slot.plan),
+      Key: capacitySlot.key(slot.region, slot.location, slot.plan),
       UpdateExpression:
         'SET #type = :type, #region = :region, #location = :location, #plan = :plan, #total = :total, #used = if_not_exists(#used, :zero), #updatedAt = :now, #version = if_not_exists(#version, :zero) + :one',
       ExpressionAttributeNames: {
@@ -95,7 +115,7 @@ export const setCapacityTotal = async (
         '#version': 'version',
       },
       ExpressionAttributeValues: {
-        ':type': 'capacity',
+        ':type': capacitySlot.type,
         ':region': slot.region,
         ':location': slot.location,
         ':plan': slot.plan,
@@ -116,9 +136,7 @@ export const setCapacityTotal = async (
 export const capacitySlotItem = (slot: CapacitySlot, now: Date) => {
   if (slot.used > slot.total)
     throw new Error(`a slot cannot use ${slot.used} places of ${slot.total} (${slot.location} ${slot.plan})`);
-  return {
-    ...keys.capacity(slot.region, slot.location, slot.plan),
-    type: 'capacity',
+  return capacitySlot.item([slot.region, slot.location, slot.plan], {
     region: slot.region,
     location: slot.location,
     plan: slot.plan,
@@ -126,7 +144,7 @@ export const capacitySlotItem = (slot: CapacitySlot, now: Date) => {
     used: slot.used,
     updatedAt: now.toISOString(),
     version: 1,
-  };
+  });
 };
 
 export type ReserveOutcome = { reserved: Reservation } | { reserved: undefined; availablePlans: PlanValue[] };
@@ -138,7 +156,7 @@ export type ReserveOutcome = { reserved: Reservation } | { reserved: undefined; 
  */
 const reservationWrites = (
   inventory: VersionedInventory,
-  reservation: Reservation,
+  held: Reservation,
   slot: CapacitySlot,
 ): TransactItem[] => {
   const read = inventory.versions.get(slotKey(slot)) ?? 0;
@@ -146,18 +164,16 @@ const reservationWrites = (
     {
       Put: {
         TableName: tableName(),
-        Item: {
-          ...keys.reservation(reservation.region, reservation.tenantId),
-          type: 'reservation',
-          ...reservation,
-          ttl: Math.floor(Date.parse(reservation.expiresAt) / 1000) + 86400,
-        },
+        Item: reservation.item([held.region, held.tenantId], {
+          ...held,
+          ttl: Math.floor(Date.parse(held.expiresAt) / 1000) + 86400,
+        }),
       },
     },
     {
       Update: {
         TableName: tableName(),
-        Key: keys.capacity(slot.region, slot.location, slot.plan),
+        Key: capacitySlot.key(slot.region, slot.location, slot.plan),
         UpdateExpression: 'SET #version = :next',
         ConditionExpression:
           'attribute_exists(PK) AND (#version = :read OR (attribute_not_exists(#version) AND :read = :zero))',
@@ -182,22 +198,15 @@ export const reserveCapacity = async (
     const others = withoutReservationOf(inventory, request.tenantId);
     const slot = chooseLocation(others, request.region, request.plan, now);
     if (!slot) return { reserved: undefined, availablePlans: placeablePlans(others, request.region, now) };
-    const reservation: Reservation = {
+    const held: Reservation = {
       tenantId: request.tenantId,
       region: request.region,
       location: slot.location,
       plan: request.plan,
       expiresAt: expiresAt.toISOString(),
     };
-    try {
-      await db().send(
-        new TransactWriteCommand({ TransactItems: reservationWrites(inventory, reservation, slot) }),
-      );
-      return { reserved: reservation };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // Someone else changed the slot since we read it: read again and decide again.
-    }
+    if (await transactIf(reservationWrites(inventory, held, slot))) return { reserved: held };
+    // Someone else changed the slot since we read it: read again and decide again.
   }
   throw new Error('capacity reservation kept conflicting; try again');
 };
@@ -232,21 +241,21 @@ export const placeHold = async (request: {
       : ((request.prefer !== undefined ? fits(request.prefer) : undefined) ??
         chooseLocation(others, request.region, request.plan, request.now));
   if (!slot) return undefined;
-  const reservation: Reservation = {
+  const held: Reservation = {
     tenantId: request.holder,
     region: request.region,
     location: slot.location,
     plan: request.plan,
     expiresAt: request.expiresAt.toISOString(),
   };
-  return { location: slot.location, writes: reservationWrites(inventory, reservation, slot) };
+  return { location: slot.location, writes: reservationWrites(inventory, held, slot) };
 };
 
 /** The write that gives a held place back (part of the caller's transaction). */
 export const releaseHoldWrite = (region: string, holder: string): TransactItem => ({
-  Delete: { TableName: tableName(), Key: keys.reservation(region, holder) },
+  Delete: { TableName: tableName(), Key: reservation.key(region, holder) },
 });
 
 export const releaseReservation = async (region: string, tenantId: string): Promise<void> => {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.reservation(region, tenantId) }));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: reservation.key(region, tenantId) }));
 };

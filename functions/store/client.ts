@@ -76,7 +76,7 @@ export const tableFaultOf = (error: unknown): RetryableFault | undefined => {
 };
 
 /** True when a TransactWrite was cancelled because one of its conditions failed. */
-export const isConditionFailure = (error: unknown): boolean => {
+const isConditionFailure = (error: unknown): boolean => {
   if (!(error instanceof Error)) return false;
   if (error.name === 'ConditionalCheckFailedException') return true;
   if (error.name !== 'TransactionCanceledException') return false;
@@ -85,16 +85,36 @@ export const isConditionFailure = (error: unknown): boolean => {
 };
 
 /**
- * Runs a conditional write: true when it was applied, false when its condition (or a condition of
- * its transaction) did not hold. Any other failure is thrown.
+ * THE conditional write: its answer when it was applied, undefined when its condition (or a
+ * condition of its transaction) did not hold. Any other failure is thrown.
  */
-export const appliedUnlessConditionFails = async (write: Promise<unknown>): Promise<boolean> => {
+export const unlessConditionFails = async <T>(write: Promise<T>): Promise<T | undefined> => {
   try {
-    await write;
-    return true;
+    return await write;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return undefined;
     throw error;
+  }
+};
+
+/** A conditional write: true when it was applied, false when its condition did not hold. */
+const appliedUnlessConditionFails = async (write: Promise<unknown>): Promise<boolean> =>
+  (await unlessConditionFails(write.then(() => true))) ?? false;
+
+/**
+ * A transaction whose refusal the caller reads: undefined when it applied, else the positions of
+ * the writes whose condition failed (which write refused says why). Any other failure is thrown.
+ */
+export const transactOrRefusals = async (
+  items: TransactWriteCommandInput['TransactItems'],
+): Promise<number[] | undefined> => {
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+    return undefined;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const reasons = (error as SdkError).CancellationReasons ?? [];
+    return reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
   }
 };
 
@@ -110,13 +130,17 @@ export const deleteIf = (input: OnTheTable<DeleteCommandInput>): Promise<boolean
 export const transactIf = (items: TransactWriteCommandInput['TransactItems']): Promise<boolean> =>
   appliedUnlessConditionFails(db().send(new TransactWriteCommand({ TransactItems: items })));
 
-/** One item by its key (read consistently), parsed with `schema`; undefined when there is none. */
+/**
+ * One item by its key, parsed with `schema`; undefined when there is none. Read consistently,
+ * unless the caller only polls (`consistent: false`, half the read units).
+ */
 export const getItem = async <T extends v.GenericSchema>(
   key: { PK: string; SK: string },
   schema: T,
+  options: { consistent?: boolean } = {},
 ): Promise<v.InferOutput<T> | undefined> => {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: options.consistent ?? true }),
   );
   return Item ? v.parse(schema, Item) : undefined;
 };

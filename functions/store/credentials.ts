@@ -2,8 +2,8 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ACTIVITIES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credentials.ts';
 import { VALIDATION_FAILURES } from '#core/tenant-reasons.ts';
-import { db, deleteIf, getItem, prefixPages, putIf, queryPrefix, tableName, updateIf } from './client.ts';
-import { keys } from './keys.ts';
+import { db, deleteIf, prefixPages, putIf, tableName, updateIf } from './client.ts';
+import { entity } from './entity.ts';
 import { stackCounterWrite } from './stacks.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -60,15 +60,28 @@ const CredentialSchema = v.object({
 export type StoredCredential = v.InferOutput<typeof CredentialSchema>;
 export type SealedMaterial = v.InferOutput<typeof SealedSchema>;
 
+/** A Credential of one of the tenant's Stacks, by its name. */
+export const credential = entity({
+  type: 'credential',
+  key: (tenantId: string, stackId: string, name: string) => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `CREDENTIAL#${stackId}#${name}`,
+  }),
+  schema: CredentialSchema,
+  collection: (tenantId: string, stackId: string) => ({
+    PK: `TENANT#${tenantId}`,
+    prefix: `CREDENTIAL#${stackId}#`,
+  }),
+});
+
 export const getCredential = (
   tenantId: string,
   stackId: string,
   name: string,
-): Promise<StoredCredential | undefined> =>
-  getItem(keys.credential(tenantId, stackId, name), CredentialSchema);
+): Promise<StoredCredential | undefined> => credential.get(tenantId, stackId, name);
 
 export const listCredentials = (tenantId: string, stackId: string): Promise<StoredCredential[]> =>
-  queryPrefix(keys.tenant(tenantId).PK, keys.credentialPrefix(stackId), CredentialSchema);
+  credential.list(tenantId, stackId);
 
 /**
  * The write that stores a Credential as provisioned or rotated: a new one only if the name is
@@ -76,16 +89,12 @@ export const listCredentials = (tenantId: string, stackId: string): Promise<Stor
  */
 export const credentialPutWrite = (
   tenantId: string,
-  credential: StoredCredential,
+  stored: StoredCredential,
   readVersion: number | undefined,
 ): TransactItem => ({
   Put: {
     TableName: tableName(),
-    Item: {
-      ...keys.credential(tenantId, credential.stackId, credential.name),
-      type: 'credential',
-      ...credential,
-    },
+    Item: credential.item([tenantId, stored.stackId, stored.name], stored),
     ConditionExpression: readVersion === undefined ? 'attribute_not_exists(PK)' : '#version = :read',
     ...(readVersion === undefined
       ? {}
@@ -121,7 +130,7 @@ export const updateCredential = async (
     return `#r${index}`;
   });
   return updateIf({
-    Key: keys.credential(tenantId, read.stackId, read.name),
+    Key: credential.key(tenantId, read.stackId, read.name),
     UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
     ConditionExpression: 'attribute_exists(PK) AND #version = :read',
     ExpressionAttributeNames: names,
@@ -132,7 +141,7 @@ export const updateCredential = async (
 /** Deletes a Credential, only if it is still the version read. */
 export const deleteCredential = async (tenantId: string, read: StoredCredential): Promise<boolean> =>
   deleteIf({
-    Key: keys.credential(tenantId, read.stackId, read.name),
+    Key: credential.key(tenantId, read.stackId, read.name),
     ConditionExpression: '#version = :read',
     ExpressionAttributeNames: { '#version': 'version' },
     ExpressionAttributeValues: { ':read': read.version },
@@ -147,8 +156,15 @@ const GuideSchema = v.object({
 });
 export type GuideSelection = v.InferOutput<typeof GuideSchema>;
 
+/** A Stack's Guide Credential selection (and why it was last cleared). */
+export const guideSelection = entity({
+  type: 'guide_selection',
+  key: (tenantId: string, stackId: string) => ({ PK: `TENANT#${tenantId}`, SK: `GUIDE#${stackId}` }),
+  schema: GuideSchema,
+});
+
 export const getGuideSelection = async (tenantId: string, stackId: string): Promise<GuideSelection> =>
-  (await getItem(keys.guideSelection(tenantId, stackId), GuideSchema)) ?? {};
+  (await guideSelection.get(tenantId, stackId)) ?? {};
 
 export const selectGuide = async (
   tenantId: string,
@@ -159,12 +175,7 @@ export const selectGuide = async (
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: {
-        ...keys.guideSelection(tenantId, stackId),
-        type: 'guide_selection',
-        name,
-        selectedAt: now.toISOString(),
-      },
+      Item: guideSelection.item([tenantId, stackId], { name, selectedAt: now.toISOString() }),
     }),
   );
 };
@@ -172,11 +183,7 @@ export const selectGuide = async (
 /** The put that clears the selection if it still names `name`, keeping why. */
 const guideClearPut = (tenantId: string, stackId: string, name: string, reason: string, now: Date) => ({
   TableName: tableName(),
-  Item: {
-    ...keys.guideSelection(tenantId, stackId),
-    type: 'guide_selection',
-    cleared: { name, reason, at: now.toISOString() },
-  },
+  Item: guideSelection.item([tenantId, stackId], { cleared: { name, reason, at: now.toISOString() } }),
   ConditionExpression: '#name = :name',
   ExpressionAttributeNames: { '#name': 'name' },
   ExpressionAttributeValues: { ':name': name },
@@ -224,18 +231,29 @@ const ThreadSchema = v.object({
 });
 export type ThreadBinding = v.InferOutput<typeof ThreadSchema>;
 
+/** A Thread's binding to a Credential, model and effort (made once, when the Thread is created). */
+export const thread = entity({
+  type: 'thread',
+  key: (tenantId: string, stackId: string, threadId: string) => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `THREAD#${stackId}#${threadId}`,
+  }),
+  schema: ThreadSchema,
+  collection: (tenantId: string, stackId: string) => ({
+    PK: `TENANT#${tenantId}`,
+    prefix: `THREAD#${stackId}#`,
+  }),
+});
+
 /** Binds a Thread for good: the first binding of a Thread id wins. */
 export const bindThread = async (tenantId: string, binding: ThreadBinding): Promise<boolean> =>
-  putIf({
-    Item: { ...keys.thread(tenantId, binding.stackId, binding.threadId), type: 'thread', ...binding },
-    ConditionExpression: 'attribute_not_exists(PK)',
-  });
+  putIf(thread.create([tenantId, binding.stackId, binding.threadId], binding).Put);
 
 export const getThread = (
   tenantId: string,
   stackId: string,
   threadId: string,
-): Promise<ThreadBinding | undefined> => getItem(keys.thread(tenantId, stackId, threadId), ThreadSchema);
+): Promise<ThreadBinding | undefined> => thread.get(tenantId, stackId, threadId);
 
 /** How many Threads of the Stack are bound to the Credential (they become non-resumable if it goes). */
 export const countThreadsBoundTo = async (
@@ -244,7 +262,8 @@ export const countThreadsBoundTo = async (
   name: string,
 ): Promise<number> => {
   let count = 0;
-  for await (const page of prefixPages(keys.tenant(tenantId).PK, keys.threadPrefix(stackId), {
+  const threads = thread.collection(tenantId, stackId);
+  for await (const page of prefixPages(threads.PK, threads.prefix, {
     filter: 'credentialName = :name',
     values: { ':name': name },
     count: true,

@@ -1,7 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { db, tableName, transactIf } from './client.ts';
-import { keys } from './keys.ts';
+import { getItem, tableName, transactIf } from './client.ts';
+import { entity } from './entity.ts';
+import { stack } from './stacks.ts';
 import type { TransactItem } from './transact.ts';
 
 const CredentialSchema = v.object({
@@ -14,6 +14,13 @@ const CredentialSchema = v.object({
 });
 export type DispatcherCredential = v.InferOutput<typeof CredentialSchema>;
 
+/** A Stack's Dispatcher credential, found by the SHA-256 of its secret (the secret is never stored). */
+export const dispatcherCredential = entity({
+  type: 'dispatcher_credential',
+  key: (secretHash: string) => ({ PK: `DISPATCHER#${secretHash}`, SK: 'DISPATCHER' }),
+  schema: CredentialSchema,
+});
+
 /**
  * The Stack a Dispatcher credential (by the hash of its secret) belongs to, if any. Eventually
  * consistent (half the read units of every Dispatcher request the authorizer's cache misses): a
@@ -22,15 +29,8 @@ export type DispatcherCredential = v.InferOutput<typeof CredentialSchema>;
  */
 export const findDispatcherCredential = async (
   secretHash: string,
-): Promise<DispatcherCredential | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.dispatcherCredential(secretHash),
-    }),
-  );
-  return Item ? v.parse(CredentialSchema, Item) : undefined;
-};
+): Promise<DispatcherCredential | undefined> =>
+  getItem(dispatcherCredential.key(secretHash), CredentialSchema, { consistent: false });
 
 /**
  * Issues a Stack's Dispatcher credential (its hash stored, never the secret). The Stack's current
@@ -48,24 +48,16 @@ export const issueDispatcherCredential = async (params: {
 }): Promise<boolean> => {
   const { tenantId, stackId, now } = params;
   const items: TransactItem[] = [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...keys.dispatcherCredential(params.secretHash),
-          type: 'dispatcher_credential',
-          tenantId,
-          stackId,
-          credentialId: params.credentialId,
-          issuedAt: now.toISOString(),
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
+    dispatcherCredential.create([params.secretHash], {
+      tenantId,
+      stackId,
+      credentialId: params.credentialId,
+      issuedAt: now.toISOString(),
+    }),
     {
       Update: {
         TableName: tableName(),
-        Key: keys.stack(tenantId, stackId),
+        Key: stack.key(tenantId, stackId),
         UpdateExpression: 'SET dispatcherCredentialHash = :new, dispatcherCredentialId = :id',
         ConditionExpression: params.previousHash
           ? 'attribute_exists(PK) AND dispatcherCredentialHash = :previous'
@@ -82,7 +74,7 @@ export const issueDispatcherCredential = async (params: {
     items.push({
       Update: {
         TableName: tableName(),
-        Key: keys.dispatcherCredential(params.previousHash),
+        Key: dispatcherCredential.key(params.previousHash),
         UpdateExpression: 'SET retiresAt = :retires, #ttl = :ttl',
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeNames: { '#ttl': 'ttl' },

@@ -1,21 +1,6 @@
-import { createHash } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName, updateIf } from './client.ts';
-import { keys } from './keys.ts';
-
-/**
- * The sparse "due" index (GSI2): a tenant is in it only while the sweep owes it a look (an event
- * arrived, or a grace ends). Sharded so that no partition gets hot; an idle sweep reads nothing.
- */
-export const DUE_SHARDS = 4;
-
-const shardOf = (tenantId: string): number =>
-  (createHash('sha256').update(tenantId).digest()[0] ?? 0) % DUE_SHARDS;
-
-export const dueIndexKeys = (tenantId: string, dueAt: string) => ({
-  GSI2PK: `DUE#${shardOf(tenantId)}`,
-  GSI2SK: `${dueAt}#${tenantId}`,
-});
+import { DUE_SHARDS, tenant } from './tenants.ts';
 
 export interface DueTenant {
   tenantId: string;
@@ -49,7 +34,10 @@ export const listDueTenants = async (
             TableName: tableName(),
             IndexName: 'GSI2',
             KeyConditionExpression: 'GSI2PK = :shard AND GSI2SK <= :now',
-            ExpressionAttributeValues: { ':shard': `DUE#${shard}`, ':now': `${now.toISOString()}#\uffff` },
+            ExpressionAttributeValues: {
+              ':shard': tenant.index.dueShard(shard).GSI2PK,
+              ':now': `${now.toISOString()}#\uffff`,
+            },
             ProjectionExpression: 'tenantId, dueAt, reconcileFailures',
             Limit: Math.min(share, limit - taken),
             ...(next[shard] ? { ExclusiveStartKey: next[shard] } : {}),
@@ -96,9 +84,9 @@ export const recordReconcileFailure = async (
   now: Date,
 ): Promise<boolean> => {
   const dueAt = retryAt.toISOString();
-  const due = dueIndexKeys(entry.tenantId, dueAt);
+  const due = tenant.index.due(entry.tenantId, dueAt);
   return updateIf({
-    Key: keys.tenant(entry.tenantId),
+    Key: tenant.key(entry.tenantId),
     UpdateExpression:
       'SET reconcileFailures = :failures, lastReconcileFailureAt = :now, dueAt = :dueAt, GSI2PK = :pk, GSI2SK = :sk',
     ConditionExpression: 'dueAt = :dueRead',

@@ -2,8 +2,9 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { EXPORT_STATUSES, type ExportRecord } from '#core/exports.ts';
 import { EXPORT_FAILURES, type ExportFailure } from '#core/tenant-reasons.ts';
-import { db, getItem, tableName, transactIf, updateIf } from './client.ts';
-import { keys } from './keys.ts';
+import { db, tableName, transactIf, updateIf } from './client.ts';
+import { entity } from './entity.ts';
+import { stack } from './stacks.ts';
 
 /**
  * Export archives of a Stack: one item per export under the tenant
@@ -33,8 +34,22 @@ const ExportSchema = v.object({
 });
 export type StoredExport = v.InferOutput<typeof ExportSchema>;
 
+/** An export archive of one of the tenant's Stacks (its id sorts by the request time). */
+export const stackExport = entity({
+  type: 'export',
+  key: (tenantId: string, stackId: string, exportId: string) => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `EXPORT#${stackId}#${exportId}`,
+  }),
+  schema: ExportSchema,
+  collection: (tenantId: string, stackId: string) => ({
+    PK: `TENANT#${tenantId}`,
+    prefix: `EXPORT#${stackId}#`,
+  }),
+});
+
 export const getExport = (tenantId: string, stackId: string, exportId: string) =>
-  getItem(keys.stackExport(tenantId, stackId, exportId), ExportSchema);
+  stackExport.get(tenantId, stackId, exportId);
 
 /**
  * A Stack's newest exports, newest first, at most `limit`: one query page read backwards (an
@@ -45,20 +60,21 @@ export const listRecentExports = async (
   stackId: string,
   limit: number,
 ): Promise<StoredExport[]> => {
+  const exports = stackExport.collection(tenantId, stackId);
   const page = await db().send(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: {
-        ':pk': keys.tenant(tenantId).PK,
-        ':prefix': keys.stackExportPrefix(stackId),
+        ':pk': exports.PK,
+        ':prefix': exports.prefix,
       },
       ScanIndexForward: false,
       Limit: limit,
       ConsistentRead: true,
     }),
   );
-  return (page.Items ?? []).map((item) => v.parse(ExportSchema, item));
+  return (page.Items ?? []).map((item) => stackExport.parse(item));
 };
 
 /**
@@ -72,22 +88,11 @@ export const startExport = (
   previous: string | undefined,
 ): Promise<boolean> =>
   transactIf([
-    {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...keys.stackExport(tenantId, record.stackId, record.exportId),
-          type: 'export',
-          tenantId,
-          ...record,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
+    stackExport.create([tenantId, record.stackId, record.exportId], { tenantId, ...record }),
     {
       Update: {
         TableName: tableName(),
-        Key: keys.stack(tenantId, record.stackId),
+        Key: stack.key(tenantId, record.stackId),
         UpdateExpression: 'SET runningExport = :running ADD desiredVersion :one',
         ConditionExpression: `attribute_exists(PK) AND lifecycle <> :tornDown AND ${
           previous === undefined
@@ -112,7 +117,7 @@ export const recordUpload = (
   uploadId: string,
 ): Promise<boolean> =>
   updateIf({
-    Key: keys.stackExport(tenantId, stackId, exportId),
+    Key: stackExport.key(tenantId, stackId, exportId),
     UpdateExpression: 'SET uploadId = :upload, #status = :building',
     ConditionExpression: 'attribute_exists(PK) AND #status = :requested AND attribute_not_exists(uploadId)',
     ExpressionAttributeNames: { '#status': 'status' },
@@ -149,7 +154,7 @@ export const endExport = async (
     sets.push(`#f${index} = :f${index}`);
   }
   const ended = await updateIf({
-    Key: keys.stackExport(tenantId, stackId, exportId),
+    Key: stackExport.key(tenantId, stackId, exportId),
     UpdateExpression: `SET ${sets.join(', ')}`,
     ConditionExpression: 'attribute_exists(PK) AND #status IN (:requested, :building)',
     ExpressionAttributeNames: names,
@@ -157,7 +162,7 @@ export const endExport = async (
   });
   // A crash before this leaves the pointer naming an ended export: the next start replaces it.
   await updateIf({
-    Key: keys.stack(tenantId, stackId),
+    Key: stack.key(tenantId, stackId),
     UpdateExpression: 'REMOVE runningExport',
     ConditionExpression: 'runningExport.exportId = :id',
     ExpressionAttributeValues: { ':id': exportId },

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { claimVerdict, inProgressUntil } from '#core/idempotency.ts';
 import { idempotencyKeyReused, requestInProgress } from '#core/refusals/common.ts';
 import { API_FUNCTION_TIMEOUT_SECONDS } from '#ports/config.ts';
 import { crashPoint } from '#ports/crash-point.ts';
 import { recordCrashLeftover } from '#ports/metrics.ts';
-import { db, isConditionFailure, tableName } from './client.ts';
-import { keys } from './keys.ts';
+import { db, deleteIf, putIf, tableName, updateIf } from './client.ts';
+import { entity } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 /** How long a request's Idempotency-Key is remembered. */
@@ -28,6 +28,13 @@ const RecordSchema = v.object({
 });
 export type IdempotencyRecord = v.InferOutput<typeof RecordSchema>;
 
+/** A tenant's write request by its Idempotency-Key header (kept `IDEMPOTENCY_HOURS`). */
+export const idempotencyRecord = entity({
+  type: 'idempotency',
+  key: (tenantId: string, key: string) => ({ PK: `TENANT#${tenantId}`, SK: `IDEMPOTENCY#${key}` }),
+  schema: RecordSchema,
+});
+
 /** A claim this request holds: its key, whose it is, and what an earlier holder decided (`{}`: nothing). */
 export interface IdempotencyClaim {
   tenantId: string;
@@ -47,13 +54,6 @@ const heldBy = (claim: IdempotencyClaim) => ({
   values: { ':pending': 'pending', ':claim': claim.claimId },
 });
 
-const readRecord = async (tenantId: string, key: string) => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.idempotency(tenantId, key), ConsistentRead: true }),
-  );
-  return Item ? v.parse(RecordSchema, Item) : undefined;
-};
-
 /**
  * THE Idempotency-Key claim of a request (add a Stack, confirm a Plan Change): `claimed` the first
  * time, held until the function's timeout (API_FUNCTION_TIMEOUT_SECONDS, the Lambda's own);
@@ -71,29 +71,19 @@ export const claimIdempotencyKey = async (
 ): Promise<ClaimOutcome> => {
   const claimId = randomUUID();
   const until = inProgressUntil(now, API_FUNCTION_TIMEOUT_SECONDS).toISOString();
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.idempotency(tenantId, key),
-          type: 'idempotency',
-          fingerprint,
-          plan: {},
-          state: 'pending',
-          claimId,
-          inProgressUntil: until,
-          createdAt: now.toISOString(),
-          ttl: Math.floor(now.getTime() / 1000) + IDEMPOTENCY_HOURS * 3600,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
-    return { claimed: true, claim: { tenantId, key, claimId, plan: {} } };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-  const existing = await readRecord(tenantId, key);
+  const first = await putIf(
+    idempotencyRecord.create([tenantId, key], {
+      fingerprint,
+      plan: {},
+      state: 'pending',
+      claimId,
+      inProgressUntil: until,
+      createdAt: now.toISOString(),
+      ttl: Math.floor(now.getTime() / 1000) + IDEMPOTENCY_HOURS * 3600,
+    }).Put,
+  );
+  if (first) return { claimed: true, claim: { tenantId, key, claimId, plan: {} } };
+  const existing = await idempotencyRecord.get(tenantId, key);
   // Forgotten between the write and the read (released, or expired): claim it afresh.
   if (!existing) return claimIdempotencyKey(tenantId, key, fingerprint, now);
   const verdict = claimVerdict(
@@ -110,30 +100,23 @@ export const claimIdempotencyKey = async (
   if (verdict === 'replay') return { claimed: false, status: existing.status, result: existing.result };
   if (verdict === 'in_progress') throw requestInProgress();
   // Taken over from the holder read above, and only if no other request took it meanwhile.
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.idempotency(tenantId, key),
-        UpdateExpression: 'SET #claim = :next, #until = :until',
-        ConditionExpression:
-          existing.claimId === undefined
-            ? '#state = :pending AND attribute_not_exists(#claim)'
-            : '#state = :pending AND #claim = :seen',
-        ExpressionAttributeNames: { '#state': 'state', '#claim': 'claimId', '#until': 'inProgressUntil' },
-        ExpressionAttributeValues: {
-          ':pending': 'pending',
-          ':next': claimId,
-          ':until': until,
-          ...(existing.claimId === undefined ? {} : { ':seen': existing.claimId }),
-        },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    // Another request took it over, finished it, or it was released: decide again from what is there.
-    return claimIdempotencyKey(tenantId, key, fingerprint, now);
-  }
+  const takenOver = await updateIf({
+    Key: idempotencyRecord.key(tenantId, key),
+    UpdateExpression: 'SET #claim = :next, #until = :until',
+    ConditionExpression:
+      existing.claimId === undefined
+        ? '#state = :pending AND attribute_not_exists(#claim)'
+        : '#state = :pending AND #claim = :seen',
+    ExpressionAttributeNames: { '#state': 'state', '#claim': 'claimId', '#until': 'inProgressUntil' },
+    ExpressionAttributeValues: {
+      ':pending': 'pending',
+      ':next': claimId,
+      ':until': until,
+      ...(existing.claimId === undefined ? {} : { ':seen': existing.claimId }),
+    },
+  });
+  // Another request took it over, finished it, or it was released: decide again from what is there.
+  if (!takenOver) return claimIdempotencyKey(tenantId, key, fingerprint, now);
   // Its holder stopped midway (its function died or timed out): a trace an operator can count.
   recordCrashLeftover('idempotency_claim_taken_over');
   return { claimed: true, claim: { tenantId, key, claimId, plan: existing.plan } };
@@ -182,7 +165,7 @@ export const idempotencyDoneWrite = (
   return {
     Update: {
       TableName: tableName(),
-      Key: keys.idempotency(claim.tenantId, claim.key),
+      Key: idempotencyRecord.key(claim.tenantId, claim.key),
       UpdateExpression: 'SET #state = :done, #status = :status, #result = :result REMOVE #until',
       ConditionExpression: held.ConditionExpression,
       ExpressionAttributeNames: {
@@ -199,19 +182,12 @@ export const idempotencyDoneWrite = (
 /** Forgets a claim whose request failed before any effect, so the same key can be tried again. */
 export const releaseIdempotencyKey = async (claim: IdempotencyClaim): Promise<void> => {
   const held = heldBy(claim);
-  await db()
-    .send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.idempotency(claim.tenantId, claim.key),
-        ConditionExpression: held.ConditionExpression,
-        ExpressionAttributeNames: held.names,
-        ExpressionAttributeValues: held.values,
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
-    });
+  await deleteIf({
+    Key: idempotencyRecord.key(claim.tenantId, claim.key),
+    ConditionExpression: held.ConditionExpression,
+    ExpressionAttributeNames: held.names,
+    ExpressionAttributeValues: held.values,
+  });
 };
 
 /**
@@ -220,20 +196,13 @@ export const releaseIdempotencyKey = async (claim: IdempotencyClaim): Promise<vo
  */
 export const leaveIdempotencyKey = async (claim: IdempotencyClaim, now: Date): Promise<void> => {
   const held = heldBy(claim);
-  await db()
-    .send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.idempotency(claim.tenantId, claim.key),
-        UpdateExpression: 'SET #until = :now',
-        ConditionExpression: held.ConditionExpression,
-        ExpressionAttributeNames: { ...held.names, '#until': 'inProgressUntil' },
-        ExpressionAttributeValues: { ...held.values, ':now': now.toISOString() },
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
-    });
+  await updateIf({
+    Key: idempotencyRecord.key(claim.tenantId, claim.key),
+    UpdateExpression: 'SET #until = :now',
+    ConditionExpression: held.ConditionExpression,
+    ExpressionAttributeNames: { ...held.names, '#until': 'inProgressUntil' },
+    ExpressionAttributeValues: { ...held.values, ':now': now.toISOString() },
+  });
 };
 
 /** Remembers what this request decided, so a retry after a crash carries on with the same decision. */
@@ -245,7 +214,7 @@ export const recordIdempotencyPlan = async (
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.idempotency(claim.tenantId, claim.key),
+      Key: idempotencyRecord.key(claim.tenantId, claim.key),
       UpdateExpression: 'SET #plan = :plan',
       ConditionExpression: held.ConditionExpression,
       ExpressionAttributeNames: { ...held.names, '#plan': 'plan' },

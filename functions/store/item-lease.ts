@@ -1,7 +1,6 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { db, tableName, updateIf } from './client.ts';
-import { keys } from './keys.ts';
+import { tableName, updateIf } from './client.ts';
+import { entity } from './entity.ts';
 import { type LeaseBusy, releaseLease, takeLease } from './lease.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -21,8 +20,6 @@ import type { TransactItem } from './transact.ts';
  * no later read can miss it. An entry stays until its owner has recorded the outcome (it removes
  * it in the same transaction), so the owner learns what happened even when someone else settled it.
  */
-
-const leaseKey = keys.itemLease;
 
 const ItemChangeSchema = v.object({
   itemId: v.optional(v.string()),
@@ -87,6 +84,14 @@ const LeaseSchema = v.object({
   entries: v.optional(v.record(v.string(), EntrySchema), {}),
 });
 
+/** The tenant's subscription-items lease and its journal of item changes (one item per tenant). */
+export const itemLease = entity({
+  type: 'item_lease',
+  key: (tenantId: string) => ({ PK: `TENANT#${tenantId}`, SK: 'ITEM_LEASE#subscription' }),
+  schema: LeaseSchema,
+});
+const leaseKey = itemLease.key;
+
 export type ItemLease = { tenantId: string; holder: string; until: string; entries: ItemChangeEntry[] };
 
 /** The lease is busy until `busyUntil` (another holder works on the subscription's items). */
@@ -105,7 +110,7 @@ export const acquireItemLease = async (
   const until = new Date(now.getTime() + seconds * 1000).toISOString();
   const taken = await takeLease(leaseKey(tenantId), {
     holder,
-    type: 'item_lease',
+    type: itemLease.type,
     now,
     until,
     set: {
@@ -114,7 +119,7 @@ export const acquireItemLease = async (
     },
   });
   if ('busyUntil' in taken) return taken;
-  const lease = v.parse(LeaseSchema, taken.item);
+  const lease = itemLease.parse(taken.item);
   return { tenantId, holder, until, entries: Object.values(lease.entries) };
 };
 
@@ -122,11 +127,8 @@ export const acquireItemLease = async (
 export const readItemLease = async (
   tenantId: string,
 ): Promise<{ holder?: string; leaseUntil?: string; entries: ItemChangeEntry[] } | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: leaseKey(tenantId), ConsistentRead: true }),
-  );
-  if (!Item) return undefined;
-  const lease = v.parse(LeaseSchema, Item);
+  const lease = await itemLease.get(tenantId);
+  if (!lease) return undefined;
   return {
     ...(lease.holder ? { holder: lease.holder } : {}),
     ...(lease.leaseUntil ? { leaseUntil: lease.leaseUntil } : {}),

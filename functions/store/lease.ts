@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { db, deleteIf, getItem, isConditionFailure, tableName, updateIf } from './client.ts';
-import type { Key } from './keys.ts';
+import { db, deleteIf, getItem, tableName, unlessConditionFails, updateIf } from './client.ts';
+import type { Key } from './entity.ts';
 
 /**
  * THE lease primitive (the sweep's lease, a tenant's subscription-items lease): one item, taken
@@ -30,8 +30,8 @@ export const takeLease = async (
     set?: { expression: string; values: Record<string, unknown> };
   },
 ): Promise<{ item: Record<string, unknown> } | LeaseBusy> => {
-  try {
-    const { Attributes } = await db().send(
+  const taken = await unlessConditionFails(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
@@ -47,11 +47,9 @@ export const takeLease = async (
         },
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    return { item: Attributes ?? {} };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+    ),
+  );
+  if (taken) return { item: taken.Attributes ?? {} };
   const current = await getItem(key, LeaseTimeSchema);
   return { busyUntil: current?.leaseUntil ?? request.now.toISOString() };
 };

@@ -1,10 +1,9 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { LifecycleState, Transition } from '#core/lifecycle.ts';
-import { db, tableName, transactIf } from './client.ts';
-import { dueIndexKeys } from './due.ts';
-import { keys } from './keys.ts';
-import type { Tenant } from './tenants.ts';
+import { tableName, transactIf } from './client.ts';
+import { history } from './history.ts';
+import { type Tenant, tenant as tenants } from './tenants.ts';
 import type { TransactItem } from './transact.ts';
+import { waitlist } from './waitlist.ts';
 
 /**
  * Stores the outcome of one reconciliation of a tenant: its new state and grace deadline, one
@@ -30,7 +29,7 @@ export const commitReconciliation = async (params: {
   const { tenant, settled, transitions, nextCheckAt, now } = params;
   const recorded = Object.entries(params.record ?? {}).filter(([, value]) => value !== undefined);
   const at = now.toISOString();
-  const due = nextCheckAt ? dueIndexKeys(tenant.tenantId, nextCheckAt) : undefined;
+  const due = nextCheckAt ? tenants.index.due(tenant.tenantId, nextCheckAt) : undefined;
   const values: Record<string, unknown> = {
     ':state': settled.state,
     ':deadline': settled.graceDeadline,
@@ -50,7 +49,7 @@ export const commitReconciliation = async (params: {
     {
       Update: {
         TableName: tableName(),
-        Key: keys.tenant(tenant.tenantId),
+        Key: tenants.key(tenant.tenantId),
         UpdateExpression: `SET billingState = :state, graceDeadline = :deadline, #version = #version + :one${recordSet}${
           due ? ', dueAt = :dueAt, GSI2PK = :pk, GSI2SK = :sk' : ' REMOVE dueAt, GSI2PK, GSI2SK'
         }${due ? ' REMOVE' : ','} reconcileFailures`,
@@ -59,21 +58,15 @@ export const commitReconciliation = async (params: {
         ExpressionAttributeValues: values,
       },
     },
-    ...transitions.map((transition, index) => ({
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...keys.history(tenant.tenantId, at, index),
-          type: 'history',
-          at,
-          from: transition.from,
-          to: transition.to,
-          reason: transition.reason,
-        },
-        // Two commits in the same millisecond must not overwrite each other's entries.
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    })),
+    // Created once: two commits in the same millisecond must not overwrite each other's entries.
+    ...transitions.map((transition, index) =>
+      history.create([tenant.tenantId, at, index], {
+        at,
+        from: transition.from,
+        to: transition.to,
+        reason: transition.reason,
+      }),
+    ),
     ...(params.extra ?? []),
   ];
   return transactIf(items);
@@ -81,16 +74,8 @@ export const commitReconciliation = async (params: {
 
 /** Deletes of every waitlist entry of the tenant (a leaving tenant is told of no capacity any more). */
 export const waitlistDeletes = async (tenantId: string): Promise<TransactItem[]> => {
-  const { Items } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :waitlist)',
-      ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).PK, ':waitlist': keys.waitlistPrefix },
-      ProjectionExpression: 'PK, SK',
-      ConsistentRead: true,
-    }),
-  );
-  return (Items ?? []).map((item) => ({
-    Delete: { TableName: tableName(), Key: { PK: String(item.PK), SK: String(item.SK) } },
+  const entries = await waitlist.list(tenantId);
+  return entries.map((entry) => ({
+    Delete: { TableName: tableName(), Key: waitlist.key(tenantId, entry.plan) },
   }));
 };

@@ -1,6 +1,7 @@
 import { tableName, transactIf } from './client.ts';
-import { keys } from './keys.ts';
-import { newTenantItem, slugClaimPut } from './tenants.ts';
+import { session } from './sessions.ts';
+import { newTenantPut, slugClaimPut, tenant } from './tenants.ts';
+import { member, user } from './users.ts';
 
 // A module of its own, apart from store/users.ts: the session authorizer reads memberships from
 // users.ts on every request, and this one transaction is needed by POST /v1/tenant/slug only.
@@ -26,30 +27,19 @@ export const startNewAccount = async (params: {
   const { userId, oldTenantId, newTenantId, slug, now } = params;
   const at = now.toISOString();
   return transactIf([
-    {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...newTenantItem(newTenantId, now),
-          slug,
-          slugLockedAt: at,
-          returning: params.carried,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
+    newTenantPut(newTenantId, now, { slug, slugLockedAt: at, returning: params.carried }),
     slugClaimPut(slug, newTenantId, now),
     {
       ConditionCheck: {
         TableName: tableName(),
-        Key: keys.tenant(oldTenantId),
+        Key: tenant.key(oldTenantId),
         ConditionExpression: 'attribute_exists(tornDownAt)',
       },
     },
     {
       Update: {
         TableName: tableName(),
-        Key: keys.user(userId),
+        Key: user.key(userId),
         UpdateExpression:
           'SET tenantId = :new, formerTenantIds = list_append(if_not_exists(formerTenantIds, :none), :old)',
         ConditionExpression: 'tenantId = :oldId',
@@ -64,32 +54,24 @@ export const startNewAccount = async (params: {
     {
       Update: {
         TableName: tableName(),
-        Key: keys.member(oldTenantId, userId),
+        Key: member.key(oldTenantId, userId),
         UpdateExpression: 'SET formerAt = :at',
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(formerAt)',
         ExpressionAttributeValues: { ':at': at },
       },
     },
-    {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...keys.member(newTenantId, userId),
-          type: 'member',
-          tenantId: newTenantId,
-          userId,
-          role: 'administrator',
-          createdAt: at,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
+    member.create([newTenantId, userId], {
+      tenantId: newTenantId,
+      userId,
+      role: 'administrator',
+      createdAt: at,
+    }),
     ...(params.sessionTokenHash
       ? [
           {
             Update: {
               TableName: tableName(),
-              Key: keys.session(params.sessionTokenHash),
+              Key: session.key(params.sessionTokenHash),
               UpdateExpression: 'SET tenantId = :new',
               ConditionExpression: 'tenantId = :oldId AND userId = :user',
               ExpressionAttributeValues: {

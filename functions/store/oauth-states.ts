@@ -1,7 +1,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { db, tableName } from './client.ts';
-import { keys } from './keys.ts';
+import { entity } from './entity.ts';
 
 const OAuthStateSchema = v.object({
   codeVerifier: v.string(),
@@ -11,19 +11,19 @@ const OAuthStateSchema = v.object({
 });
 export type OAuthState = v.InferOutput<typeof OAuthStateSchema>;
 
+/** A pending OAuth sign-in, found by the SHA-256 of its `state`. */
+export const oauthState = entity({
+  type: 'oauth_state',
+  key: (stateHash: string) => ({ PK: `OAUTH_STATE#${stateHash}`, SK: 'OAUTH_STATE' }),
+  schema: OAuthStateSchema,
+});
+
 export const putOAuthState = async (stateHash: string, state: OAuthState): Promise<void> => {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.oauthState(stateHash),
-        type: 'oauth_state',
-        ...state,
-        ttl: Math.floor(Date.parse(state.expiresAt) / 1000) + 3600,
-      },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
-  );
+  const { Put } = oauthState.create([stateHash], {
+    ...state,
+    ttl: Math.floor(Date.parse(state.expiresAt) / 1000) + 3600,
+  });
+  await db().send(new PutCommand(Put));
 };
 
 /**
@@ -32,7 +32,7 @@ export const putOAuthState = async (stateHash: string, state: OAuthState): Promi
  */
 export const consumeOAuthState = async (stateHash: string): Promise<OAuthState | undefined> => {
   const { Attributes } = await db().send(
-    new DeleteCommand({ TableName: tableName(), Key: keys.oauthState(stateHash), ReturnValues: 'ALL_OLD' }),
+    new DeleteCommand({ TableName: tableName(), Key: oauthState.key(stateHash), ReturnValues: 'ALL_OLD' }),
   );
-  return Attributes ? v.parse(OAuthStateSchema, Attributes) : undefined;
+  return Attributes ? oauthState.parse(Attributes) : undefined;
 };

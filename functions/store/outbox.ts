@@ -1,9 +1,9 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { EMAIL_MAX_ATTEMPTS } from '#core/email-retry.ts';
 import type { EmailContent } from '#core/emails.ts';
-import { db, isConditionFailure, tableName, updateIf } from './client.ts';
-import { keys } from './keys.ts';
+import { db, tableName, unlessConditionFails, updateIf } from './client.ts';
+import { entity } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 /**
@@ -33,29 +33,34 @@ const OutboxSchema = v.object({
 });
 export type OutboxEmail = v.InferOutput<typeof OutboxSchema>;
 
+/** One email, sent at most once per key. */
+export const outbox = entity({
+  type: 'outbox',
+  key: (key: string) => ({ PK: `OUTBOX#${key}`, SK: 'OUTBOX' }),
+  schema: OutboxSchema,
+  indexes: {
+    /** Sendable from `at` (pending, or claimed until its lease ends at `at`). */
+    pending: (at: string, key: string) => ({ GSI2PK: PENDING, GSI2SK: `${at}#${key}` }),
+    /** Parked at `at` after its last allowed attempt. */
+    failed: (at: string, key: string) => ({ GSI2PK: FAILED, GSI2SK: `${at}#${key}` }),
+  },
+});
+
 /**
  * The write that puts an email in the outbox, to go in the same transaction as the fact it
  * reports. A key that exists already makes the whole transaction fail: one email per key.
  */
-export const outboxPut = (key: string, to: string, content: EmailContent, now: Date): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: {
-      ...keys.outbox(key),
-      type: 'outbox',
-      key,
-      to,
-      ...content,
-      status: 'pending',
-      attempts: 0,
-      attemptLimit: EMAIL_MAX_ATTEMPTS,
-      createdAt: now.toISOString(),
-      GSI2PK: PENDING,
-      GSI2SK: `${now.toISOString()}#${key}`,
-    },
-    ConditionExpression: 'attribute_not_exists(PK)',
-  },
-});
+export const outboxPut = (key: string, to: string, content: EmailContent, now: Date): TransactItem =>
+  outbox.create([key], {
+    key,
+    to,
+    ...content,
+    status: 'pending',
+    attempts: 0,
+    attemptLimit: EMAIL_MAX_ATTEMPTS,
+    createdAt: now.toISOString(),
+    ...outbox.index.pending(now.toISOString(), key),
+  });
 
 /**
  * Emails the sweep may send now, oldest first: pending ones, and claimed ones whose lease ran out
@@ -76,7 +81,7 @@ export const listPendingEmails = async (
     }),
   );
   return {
-    emails: (page.Items ?? []).map((item) => v.parse(OutboxSchema, item)),
+    emails: (page.Items ?? []).map((item) => outbox.parse(item)),
     itemsRead: page.ScannedCount ?? 0,
   };
 };
@@ -99,11 +104,11 @@ export const claimEmail = async (
   now: Date,
   leaseUntil: Date,
 ): Promise<{ attempt: number; attemptLimit: number } | undefined> => {
-  try {
-    const { Attributes } = await db().send(
+  const claimed = await unlessConditionFails(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.outbox(key),
+        Key: outbox.key(key),
         UpdateExpression:
           'SET #status = :sending, attemptAt = :now, leaseUntil = :lease, GSI2SK = :sk, attempts = attempts + :one',
         // A pending email only once its time has come: a sweep holding an older read of it must not
@@ -116,22 +121,18 @@ export const claimEmail = async (
           ':now': now.toISOString(),
           ':due': `${now.toISOString()}#\uffff`,
           ':lease': leaseUntil.toISOString(),
-          ':sk': `${leaseUntil.toISOString()}#${key}`,
+          ':sk': outbox.index.pending(leaseUntil.toISOString(), key).GSI2SK,
           ':one': 1,
           ':max': EMAIL_MAX_ATTEMPTS,
         },
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    // The limit as it is now (an operator's retry may have raised it since the email was read).
-    return {
-      attempt: Number(Attributes?.attempts),
-      attemptLimit: Number(Attributes?.attemptLimit ?? EMAIL_MAX_ATTEMPTS),
-    };
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+    ),
+  );
+  if (!claimed) return undefined;
+  // The limit as it is now (an operator's retry may have raised it since the email was read).
+  const { attempts, attemptLimit } = outbox.parse(claimed.Attributes);
+  return { attempt: attempts, attemptLimit };
 };
 
 /**
@@ -141,7 +142,7 @@ export const claimEmail = async (
  */
 export const markEmailSent = async (key: string, messageId: string, now: Date): Promise<boolean> => {
   return updateIf({
-    Key: keys.outbox(key),
+    Key: outbox.key(key),
     UpdateExpression: 'SET #status = :sent, messageId = :id, sentAt = :now REMOVE GSI2PK, GSI2SK, leaseUntil',
     ConditionExpression: 'attribute_exists(PK) AND #status <> :sent',
     ExpressionAttributeNames: { '#status': 'status' },
@@ -161,7 +162,7 @@ export const releaseEmail = async (
   retryAt: Date,
 ): Promise<void> => {
   await updateIf({
-    Key: keys.outbox(key),
+    Key: outbox.key(key),
     UpdateExpression: 'SET #status = :pending, lastError = :error, GSI2SK = :sk REMOVE leaseUntil',
     ConditionExpression: '#status = :sending AND attempts = :attempt',
     ExpressionAttributeNames: { '#status': 'status' },
@@ -170,7 +171,7 @@ export const releaseEmail = async (
       ':sending': 'sending',
       ':attempt': attempt,
       ':error': error,
-      ':sk': `${retryAt.toISOString()}#${key}`,
+      ':sk': outbox.index.pending(retryAt.toISOString(), key).GSI2SK,
     },
   });
 };
@@ -190,7 +191,7 @@ export const parkEmail = async (
   how: 'after_failed_attempt' | 'lease_ran_out',
 ): Promise<boolean> =>
   updateIf({
-    Key: keys.outbox(key),
+    Key: outbox.key(key),
     UpdateExpression:
       'SET #status = :failed, lastError = :error, failedAt = :now, GSI2PK = :parked, GSI2SK = :sk REMOVE leaseUntil',
     ConditionExpression:
@@ -205,7 +206,7 @@ export const parkEmail = async (
       ':error': error,
       ':now': now.toISOString(),
       ':parked': FAILED,
-      ':sk': `${now.toISOString()}#${key}`,
+      ':sk': outbox.index.failed(now.toISOString(), key).GSI2SK,
     },
   });
 
@@ -224,7 +225,7 @@ const readPartition = async (partition: string, filter?: string): Promise<Outbox
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       }),
     );
-    for (const item of page.Items ?? []) emails.push(v.parse(OutboxSchema, item));
+    for (const item of page.Items ?? []) emails.push(outbox.parse(item));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return emails;
@@ -243,12 +244,7 @@ export const listTroubledEmails = async (): Promise<{ failed: OutboxEmail[]; ret
 };
 
 /** The outbox email of `key`, whatever its status (strongly consistent). */
-export const getEmail = async (key: string): Promise<OutboxEmail | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.outbox(key), ConsistentRead: true }),
-  );
-  return Item ? v.parse(OutboxSchema, Item) : undefined;
-};
+export const getEmail = (key: string): Promise<OutboxEmail | undefined> => outbox.get(key);
 
 /**
  * An operator gives a parked email another round: pending from `now`, with as many attempts again
@@ -257,7 +253,7 @@ export const getEmail = async (key: string): Promise<OutboxEmail | undefined> =>
  */
 export const retryParkedEmail = async (key: string, now: Date): Promise<boolean> =>
   updateIf({
-    Key: keys.outbox(key),
+    Key: outbox.key(key),
     UpdateExpression:
       'SET #status = :pending, attemptLimit = attempts + :max, GSI2PK = :pendingIndex, GSI2SK = :sk REMOVE failedAt',
     ConditionExpression: '#status = :failed',
@@ -267,6 +263,6 @@ export const retryParkedEmail = async (key: string, now: Date): Promise<boolean>
       ':failed': 'failed',
       ':max': EMAIL_MAX_ATTEMPTS,
       ':pendingIndex': PENDING,
-      ':sk': `${now.toISOString()}#${key}`,
+      ':sk': outbox.index.pending(now.toISOString(), key).GSI2SK,
     },
   });

@@ -3,8 +3,8 @@ import * as v from 'valibot';
 import { PLAN_CHANGE_STATUSES, PLAN_CHANGE_STEPS, TERMINAL_STATUSES } from '#core/plan-change.ts';
 import { PLAN_VALUES } from '#core/plans.ts';
 import { PLAN_CHANGE_REASONS } from '#core/tenant-reasons.ts';
-import { db, getItem, queryPrefix, tableName, updateIf } from './client.ts';
-import { keys } from './keys.ts';
+import { db, tableName, updateIf } from './client.ts';
+import { entity } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 const AmountsSchema = v.object({
@@ -107,15 +107,6 @@ export type PlanChange = v.InferOutput<typeof PlanChangeSchema>;
 /** The reservation holder of a change's place (one per change, apart from checkouts and added Stacks). */
 export const changeHolder = (changeId: string): string => `change:${changeId}`;
 
-export const getPlanChange = (tenantId: string, changeId: string): Promise<PlanChange | undefined> =>
-  getItem(keys.planChange(tenantId, changeId), PlanChangeSchema);
-
-/** The tenant's Plan Changes, oldest first (ids sort by confirmation time); one Stack's with `stackId`. */
-export const listPlanChanges = async (tenantId: string, stackId?: string): Promise<PlanChange[]> =>
-  (await queryPrefix(keys.tenant(tenantId).PK, keys.planChangePrefix, PlanChangeSchema)).filter(
-    (change) => stackId === undefined || change.stackId === stackId,
-  );
-
 /**
  * The sparse GSI2 partition of changes whose execution start is not known to have happened: a
  * change is recorded in it, sorted by the moment the sweep may start it (`startDueAt`), and leaves
@@ -123,27 +114,37 @@ export const listPlanChanges = async (tenantId: string, stackId?: string): Promi
  */
 const START_PENDING = 'PLANCHANGE#START';
 
-const startPendingKeys = (change: Pick<PlanChange, 'tenantId' | 'changeId'>, startDueAt: string) => ({
-  GSI2PK: START_PENDING,
-  GSI2SK: `${startDueAt}#${change.tenantId}#${change.changeId}`,
+/** A Plan Change of one of the tenant's Stacks (its id sorts by confirmation time). */
+export const planChange = entity({
+  type: 'plan_change',
+  key: (tenantId: string, changeId: string) => ({ PK: `TENANT#${tenantId}`, SK: `PLANCHANGE#${changeId}` }),
+  schema: PlanChangeSchema,
+  collection: (tenantId: string) => ({ PK: `TENANT#${tenantId}`, prefix: 'PLANCHANGE#' }),
+  indexes: {
+    /** Until its execution start is answered, from `startDueAt` on. */
+    startPending: (change: Pick<PlanChange, 'tenantId' | 'changeId'>, startDueAt: string) => ({
+      GSI2PK: START_PENDING,
+      GSI2SK: `${startDueAt}#${change.tenantId}#${change.changeId}`,
+    }),
+  },
 });
+
+export const getPlanChange = (tenantId: string, changeId: string): Promise<PlanChange | undefined> =>
+  planChange.get(tenantId, changeId);
+
+/** The tenant's Plan Changes, oldest first (ids sort by confirmation time); one Stack's with `stackId`. */
+export const listPlanChanges = async (tenantId: string, stackId?: string): Promise<PlanChange[]> =>
+  (await planChange.list(tenantId)).filter((change) => stackId === undefined || change.stackId === stackId);
 
 /**
  * The write that records a new change (once); with `startDueAt`, in the partition of changes whose
  * execution start is owed: the sweep starts it from then on unless a start is recorded first.
  */
-export const planChangePut = (change: PlanChange, startDueAt?: string): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: {
-      ...keys.planChange(change.tenantId, change.changeId),
-      type: 'plan_change',
-      ...change,
-      ...(startDueAt === undefined ? {} : startPendingKeys(change, startDueAt)),
-    },
-    ConditionExpression: 'attribute_not_exists(PK)',
-  },
-});
+export const planChangePut = (change: PlanChange, startDueAt?: string): TransactItem =>
+  planChange.create([change.tenantId, change.changeId], {
+    ...change,
+    ...(startDueAt === undefined ? {} : planChange.index.startPending(change, startDueAt)),
+  });
 
 /** A change whose execution start is owed (from the start-pending partition). */
 export interface StartOwed {
@@ -184,7 +185,7 @@ export const listStartsOwed = async (
  */
 export const recordStartAnswered = (tenantId: string, changeId: string): Promise<boolean> =>
   updateIf({
-    Key: keys.planChange(tenantId, changeId),
+    Key: planChange.key(tenantId, changeId),
     UpdateExpression: 'REMOVE GSI2PK, GSI2SK',
     ConditionExpression: 'attribute_exists(PK)',
   });
@@ -218,7 +219,7 @@ export const planChangeUpdate = (
   return {
     Update: {
       TableName: tableName(),
-      Key: keys.planChange(read.tenantId, read.changeId),
+      Key: planChange.key(read.tenantId, read.changeId),
       UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: 'attribute_exists(PK) AND #version = :read',
       ExpressionAttributeNames: names,
@@ -241,13 +242,13 @@ export const scanOpenPlanChanges = async (): Promise<PlanChange[]> => {
         FilterExpression: '#type = :type AND NOT #status IN (:s0, :s1, :s2, :s3, :s4)',
         ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
         ExpressionAttributeValues: {
-          ':type': 'plan_change',
+          ':type': planChange.type,
           ...Object.fromEntries(TERMINAL_STATUSES.map((status, index) => [`:s${index}`, status])),
         },
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const item of page.Items ?? []) open.push(v.parse(PlanChangeSchema, item));
+    for (const item of page.Items ?? []) open.push(planChange.parse(item));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return open;

@@ -1,6 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, tableName } from './client.ts';
-import { keys } from './keys.ts';
+import * as v from 'valibot';
+import { updateIf } from './client.ts';
+import { entity } from './entity.ts';
 
 /**
  * The processor account's call budget, shared by every process of the deployment (API handlers,
@@ -10,6 +10,11 @@ import { keys } from './keys.ts';
  * more callers than `places` can win a window, whichever processes they run in. Window items
  * expire (TTL) a day later.
  */
+export const processorWindow = entity({
+  type: 'processor_window',
+  key: (account: string, window: number) => ({ PK: `PROCESSOR_BUDGET#${account}#${window}`, SK: 'WINDOW' }),
+  schema: v.object({ used: v.number() }),
+});
 
 /** Takes one place in the account's window; false when its `places` are taken already. */
 export const claimProcessorPlace = async (
@@ -17,26 +22,16 @@ export const claimProcessorPlace = async (
   window: number,
   places: number,
   expiresAtEpochSeconds: number,
-): Promise<boolean> => {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.processorSlot(account, window),
-        UpdateExpression: 'SET #type = :type, #ttl = :ttl ADD used :one',
-        ConditionExpression: 'attribute_not_exists(used) OR used < :places',
-        ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: {
-          ':type': 'processor_window',
-          ':ttl': expiresAtEpochSeconds,
-          ':one': 1,
-          ':places': places,
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-};
+): Promise<boolean> =>
+  updateIf({
+    Key: processorWindow.key(account, window),
+    UpdateExpression: 'SET #type = :type, #ttl = :ttl ADD used :one',
+    ConditionExpression: 'attribute_not_exists(used) OR used < :places',
+    ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+    ExpressionAttributeValues: {
+      ':type': processorWindow.type,
+      ':ttl': expiresAtEpochSeconds,
+      ':one': 1,
+      ':places': places,
+    },
+  });

@@ -1,10 +1,20 @@
-import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { appliedUnlessConditionFails, db, isConditionFailure, tableName } from './client.ts';
-import { dueIndexKeys } from './due.ts';
-import { keys } from './keys.ts';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { billing } from './billing.ts';
+import { db, putIf, tableName, transactOrRefusals } from './client.ts';
+import { entity } from './entity.ts';
+import { tenant } from './tenants.ts';
+import type { TransactItem } from './transact.ts';
 
 /** Processor events are remembered this long, longer than Stripe retries a delivery (3 days). */
 export const EVENT_RETENTION_DAYS = 35;
+
+/** A processor event applied once (kept `EVENT_RETENTION_DAYS`). */
+export const processorEvent = entity({
+  type: 'processor_event',
+  key: (eventId: string) => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
+  schema: v.object({ eventType: v.string(), tenantId: v.nullable(v.string()), receivedAt: v.string() }),
+});
 
 /** The tenant of a processor customer (recorded when the customer was created). */
 export const tenantOfCustomer = async (customerId: string): Promise<string | undefined> => {
@@ -13,7 +23,7 @@ export const tenantOfCustomer = async (customerId: string): Promise<string | und
       TableName: tableName(),
       IndexName: 'GSI1',
       KeyConditionExpression: 'GSI1PK = :customer',
-      ExpressionAttributeValues: { ':customer': keys.customerIndex(customerId).GSI1PK },
+      ExpressionAttributeValues: { ':customer': billing.index.customer(customerId).GSI1PK },
       Limit: 1,
     }),
   );
@@ -38,27 +48,20 @@ export const applyEventOnce = async (
   now: Date,
 ): Promise<'applied' | 'duplicate' | 'unmatched'> => {
   const receivedAt = now.toISOString();
-  const record = {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...keys.processorEvent(facts.eventId),
-        type: 'processor_event',
-        eventType: facts.type,
-        tenantId: facts.tenantId ?? null,
-        receivedAt,
-        ttl: Math.floor(now.getTime() / 1000) + EVENT_RETENTION_DAYS * 86400,
-      },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
-  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [record];
+  const remembered = (tenantId: string | null) =>
+    processorEvent.create([facts.eventId], {
+      eventType: facts.type,
+      tenantId,
+      receivedAt,
+      ttl: Math.floor(now.getTime() / 1000) + EVENT_RETENTION_DAYS * 86400,
+    });
+  const items: TransactItem[] = [remembered(facts.tenantId ?? null)];
   if (facts.tenantId) {
-    const due = dueIndexKeys(facts.tenantId, receivedAt);
+    const due = tenant.index.due(facts.tenantId, receivedAt);
     items.push({
       Update: {
         TableName: tableName(),
-        Key: keys.tenant(facts.tenantId),
+        Key: tenant.key(facts.tenantId),
         UpdateExpression: 'SET dueAt = :now, GSI2PK = :pk, GSI2SK = :sk',
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeValues: { ':now': receivedAt, ':pk': due.GSI2PK, ':sk': due.GSI2SK },
@@ -68,7 +71,7 @@ export const applyEventOnce = async (
       items.push({
         Update: {
           TableName: tableName(),
-          Key: keys.billing(facts.tenantId),
+          Key: billing.key(facts.tenantId),
           UpdateExpression:
             'SET #type = :type, tenantId = :tenantId, subscriptionId = if_not_exists(subscriptionId, :subscription)',
           ExpressionAttributeNames: { '#type': 'type' },
@@ -81,19 +84,11 @@ export const applyEventOnce = async (
       });
     }
   }
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-    return facts.tenantId ? 'applied' : 'unmatched';
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const reasons =
-      (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-    if (reasons[0]?.Code === 'ConditionalCheckFailed') return 'duplicate';
-    // The tenant item is gone: remember the event, it has nothing to change.
-    // Already remembered by a concurrent sweep is just as good.
-    await appliedUnlessConditionFails(
-      db().send(new PutCommand({ ...record.Put, Item: { ...record.Put.Item, tenantId: null } })),
-    );
-    return 'unmatched';
-  }
+  const refused = await transactOrRefusals(items);
+  if (!refused) return facts.tenantId ? 'applied' : 'unmatched';
+  if (refused.includes(0)) return 'duplicate';
+  // The tenant item is gone: remember the event, it has nothing to change.
+  // Already remembered by a concurrent sweep is just as good.
+  await putIf(remembered(null).Put);
+  return 'unmatched';
 };

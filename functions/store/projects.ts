@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { getItem, queryPrefix, tableName, transactIf, updateIf } from './client.ts';
-import { keys } from './keys.ts';
-import { stackCounterWrite } from './stacks.ts';
+import { tableName, transactIf, updateIf } from './client.ts';
+import { entity } from './entity.ts';
+import { stack, stackCounterWrite } from './stacks.ts';
 
 const ProjectSchema = v.object({
   projectId: v.string(),
@@ -20,69 +20,75 @@ const ProjectSchema = v.object({
 });
 export type Project = v.InferOutput<typeof ProjectSchema>;
 
+/** A Project registered on a Stack. */
+export const project = entity({
+  type: 'project',
+  key: (tenantId: string, stackId: string, projectId: string) => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `PROJECT#${stackId}#${projectId}`,
+  }),
+  schema: ProjectSchema,
+  collection: (tenantId: string, stackId: string) => ({
+    PK: `TENANT#${tenantId}`,
+    prefix: `PROJECT#${stackId}#`,
+  }),
+});
+
+/** Claims a repository on a Stack, so that it is registered once. */
+export const projectRepository = entity({
+  type: 'project_repository',
+  key: (tenantId: string, stackId: string, repository: string) => ({
+    PK: `TENANT#${tenantId}`,
+    SK: `PROJECT_REPOSITORY#${stackId}#${repository.toLowerCase()}`,
+  }),
+  schema: v.object({ projectId: v.string() }),
+});
+
 /**
  * Registers a Project on a running Stack, under its Watched-Projects cap: the Stack's count goes up
  * by one only while it is below the cap, in one transaction with the Project and the claim of its
  * repository, so concurrent registrations never exceed the cap nor register a repository twice.
  */
-export const registerProject = async (tenantId: string, project: Project, cap: number): Promise<boolean> =>
+export const registerProject = async (tenantId: string, registered: Project, cap: number): Promise<boolean> =>
   transactIf([
     {
       Update: {
         TableName: tableName(),
-        Key: keys.stack(tenantId, project.stackId),
+        Key: stack.key(tenantId, registered.stackId),
         UpdateExpression: 'SET projectCount = if_not_exists(projectCount, :zero) + :one',
         ConditionExpression:
           'attribute_exists(PK) AND lifecycle = :running AND (attribute_not_exists(projectCount) OR projectCount < :cap)',
         ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':cap': cap, ':running': 'running' },
       },
     },
-    {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...keys.project(tenantId, project.stackId, project.projectId),
-          type: 'project',
-          ...project,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...keys.projectRepository(tenantId, project.stackId, project.repository),
-          type: 'project_repository',
-          projectId: project.projectId,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
+    project.create([tenantId, registered.stackId, registered.projectId], registered),
+    projectRepository.create([tenantId, registered.stackId, registered.repository], {
+      projectId: registered.projectId,
+    }),
   ]);
 
 export const listProjects = (tenantId: string, stackId: string): Promise<Project[]> =>
-  queryPrefix(keys.tenant(tenantId).PK, keys.projectPrefix(stackId), ProjectSchema);
+  project.list(tenantId, stackId);
 
 /** Removes a Project, frees its place under the cap and its repository. False when it was not there. */
-export const removeProject = async (tenantId: string, project: Project): Promise<boolean> =>
+export const removeProject = async (tenantId: string, removed: Project): Promise<boolean> =>
   transactIf([
     {
       Delete: {
         TableName: tableName(),
-        Key: keys.project(tenantId, project.stackId, project.projectId),
+        Key: project.key(tenantId, removed.stackId, removed.projectId),
         ConditionExpression: 'attribute_exists(PK)',
       },
     },
     {
       Delete: {
         TableName: tableName(),
-        Key: keys.projectRepository(tenantId, project.stackId, project.repository),
+        Key: projectRepository.key(tenantId, removed.stackId, removed.repository),
       },
     },
     stackCounterWrite(
       tenantId,
-      project.stackId,
+      removed.stackId,
       'SET projectCount = projectCount - :one',
       'projectCount >= :one',
     ),
@@ -96,7 +102,7 @@ export const setCredentialRoutes = async (
   routes: Project['credentialRoutes'],
 ): Promise<boolean> =>
   updateIf({
-    Key: keys.project(tenantId, stackId, projectId),
+    Key: project.key(tenantId, stackId, projectId),
     UpdateExpression: 'SET credentialRoutes = :routes',
     ConditionExpression: 'attribute_exists(PK)',
     ExpressionAttributeValues: { ':routes': routes },
@@ -106,4 +112,4 @@ export const getProject = (
   tenantId: string,
   stackId: string,
   projectId: string,
-): Promise<Project | undefined> => getItem(keys.project(tenantId, stackId, projectId), ProjectSchema);
+): Promise<Project | undefined> => project.get(tenantId, stackId, projectId);

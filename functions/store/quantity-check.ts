@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { billing } from './billing.ts';
 import { db, tableName } from './client.ts';
-import { keys } from './keys.ts';
 
 /**
  * The tenants that have a subscription, for the operator's quantity check: no index lists them
@@ -11,7 +11,7 @@ import { keys } from './keys.ts';
 export async function* scanTenantsWithSubscription(
   pageSize = 1000,
 ): AsyncGenerator<{ page: number; tenantIds: string[] }> {
-  const billingSk = keys.billing('-').SK;
+  const billingSk = billing.key('-').SK;
   let startKey: Record<string, unknown> | undefined;
   let page = 0;
   do {

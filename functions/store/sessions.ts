@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { sessionExpiry, sessionRecordTtl } from '#core/sessions.ts';
 import { db, tableName } from './client.ts';
-import { keys } from './keys.ts';
+import { entity } from './entity.ts';
 
 const SessionSchema = v.object({
   userId: v.string(),
@@ -13,6 +13,13 @@ const SessionSchema = v.object({
 });
 export type Session = v.InferOutput<typeof SessionSchema>;
 
+/** A session, found by the SHA-256 of its token; the token itself is never stored. */
+export const session = entity({
+  type: 'session',
+  key: (tokenHash: string) => ({ PK: `SESSION#${tokenHash}`, SK: 'SESSION' }),
+  schema: SessionSchema,
+});
+
 /** Stores a new session under the hash of its token. Returns the stored session. */
 export const createSession = async (
   tokenHash: string,
@@ -20,41 +27,26 @@ export const createSession = async (
   now: Date,
 ): Promise<Session> => {
   const expiresAt = sessionExpiry(now);
-  const session: Session = {
+  const created: Session = {
     userId: owner.userId,
     tenantId: owner.tenantId,
     createdAt: now.toISOString(),
     expiresAt: expiresAt.toISOString(),
   };
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.session(tokenHash),
-        type: 'session',
-        ...session,
-        // TTL only removes old items, long after expiry (enforced by isSessionLive), so that an
-        // expired token is still answered `expired_session` in the cloud too.
-        ttl: sessionRecordTtl(expiresAt),
-      },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
-  );
-  return session;
+  // TTL only removes old items, long after expiry (enforced by isSessionLive), so that an
+  // expired token is still answered `expired_session` in the cloud too.
+  const { Put } = session.create([tokenHash], { ...created, ttl: sessionRecordTtl(expiresAt) });
+  await db().send(new PutCommand(Put));
+  return created;
 };
 
-export const getSession = async (tokenHash: string): Promise<Session | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.session(tokenHash), ConsistentRead: true }),
-  );
-  return Item ? v.parse(SessionSchema, Item) : undefined;
-};
+export const getSession = (tokenHash: string): Promise<Session | undefined> => session.get(tokenHash);
 
 export const revokeSession = async (tokenHash: string, now: Date): Promise<void> => {
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.session(tokenHash),
+      Key: session.key(tokenHash),
       UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
       ConditionExpression: 'attribute_exists(PK)',
       ExpressionAttributeValues: { ':now': now.toISOString() },

@@ -1,12 +1,12 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { HEALTH_VALUES, type ObservedState, OPERATION_OUTCOMES } from '#core/dispatcher.ts';
 import { PLAN_CHANGE_STATUSES } from '#core/plan-change.ts';
 import { PLAN_VALUES } from '#core/plans.ts';
 import { PRICE_LOCK_END_REASONS, PRICE_LOCK_STATES, type PriceLock } from '#core/price-lock.ts';
 import { OPERATION_STEPS, renderDesiredState, STACK_LIFECYCLES, type StackRecord } from '#core/stacks.ts';
-import { db, tableName, updateIf } from './client.ts';
-import { keys } from './keys.ts';
+import { capacitySlot, reservation } from './capacity.ts';
+import { getItem, tableName, updateIf } from './client.ts';
+import { entity } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 const StackSchema = v.object({
@@ -100,24 +100,31 @@ const StackSchema = v.object({
 });
 export type StoredStack = v.InferOutput<typeof StackSchema>;
 
+/** A tenant's Stack, with its rendered desired state beside it (in the tenant's partition). */
+export const stack = entity({
+  type: 'stack',
+  key: (tenantId: string, stackId: string) => ({ PK: `TENANT#${tenantId}`, SK: `STACK#${stackId}` }),
+  schema: StackSchema,
+  collection: (tenantId: string) => ({ PK: `TENANT#${tenantId}`, prefix: 'STACK#' }),
+});
+
 /** A Stack record with what billing keeps on it: the price it is billed at and its price lock. */
 export type BilledStack = StackRecord & { billedPriceId?: string; priceLock?: PriceLock };
 
 /** The stored Stack with its rendered desired state beside it (what the Dispatcher reads). */
 export const stackItem = (
   tenantId: string,
-  stack: BilledStack,
+  record: BilledStack,
   place?: { region: string; placed: boolean },
-) => ({
-  ...keys.stack(tenantId, stack.stackId),
-  type: 'stack',
-  tenantId,
-  ...stack,
-  ...(place ? { region: place.region, placed: place.placed } : {}),
-  desiredState: renderDesiredState(stack),
-  desiredVersion: 1,
-  projectCount: 0,
-});
+) =>
+  stack.item([tenantId, record.stackId], {
+    tenantId,
+    ...record,
+    ...(place ? { region: place.region, placed: place.placed } : {}),
+    desiredState: renderDesiredState(record),
+    desiredVersion: 1,
+    projectCount: 0,
+  });
 
 /**
  * One Stack of a tenant, or undefined. Read strongly consistent, unless the caller only polls
@@ -128,16 +135,8 @@ export const getStack = async (
   tenantId: string,
   stackId: string,
   options: { consistent?: boolean } = {},
-): Promise<StoredStack | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.stack(tenantId, stackId),
-      ConsistentRead: options.consistent ?? true,
-    }),
-  );
-  return Item ? v.parse(StackSchema, Item) : undefined;
-};
+): Promise<StoredStack | undefined> =>
+  getItem(stack.key(tenantId, stackId), StackSchema, { consistent: options.consistent ?? true });
 
 /** Stores what the Stack's Dispatcher reports (never a version the control plane has not published). */
 export const recordObservedState = async (
@@ -146,23 +145,13 @@ export const recordObservedState = async (
   observed: ObservedState,
 ): Promise<boolean> =>
   updateIf({
-    Key: keys.stack(tenantId, stackId),
+    Key: stack.key(tenantId, stackId),
     UpdateExpression: 'SET observed = :observed',
     ConditionExpression: 'attribute_exists(PK) AND desiredVersion >= :applied',
     ExpressionAttributeValues: { ':observed': observed, ':applied': observed.appliedVersion },
   });
 
-export const listStacks = async (tenantId: string): Promise<StoredStack[]> => {
-  const { Items } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :stack)',
-      ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).PK, ':stack': 'STACK#' },
-      ConsistentRead: true,
-    }),
-  );
-  return (Items ?? []).map((item) => v.parse(StackSchema, item));
-};
+export const listStacks = (tenantId: string): Promise<StoredStack[]> => stack.list(tenantId);
 
 /**
  * Takes one place of a slot: never above its total, unless the place was `held` (a reservation
@@ -177,7 +166,7 @@ export const takePlace = (
 ): TransactItem => ({
   Update: {
     TableName: tableName(),
-    Key: keys.capacity(region, location, plan),
+    Key: capacitySlot.key(region, location, plan),
     UpdateExpression: 'ADD #used :one, #version :one',
     ConditionExpression: options.held ? 'attribute_exists(PK)' : 'attribute_exists(PK) AND #used < #total',
     ExpressionAttributeNames: options.held
@@ -199,7 +188,7 @@ export const stackCounterWrite = (
 ): TransactItem => ({
   Update: {
     TableName: tableName(),
-    Key: keys.stack(tenantId, stackId),
+    Key: stack.key(tenantId, stackId),
     UpdateExpression: update,
     ConditionExpression: condition,
     ExpressionAttributeValues: { ':one': 1 },
@@ -216,7 +205,7 @@ export const releasePlaces = (
 ): TransactItem => ({
   Update: {
     TableName: tableName(),
-    Key: keys.capacity(region, location, plan),
+    Key: capacitySlot.key(region, location, plan),
     UpdateExpression: 'ADD #used :minus, #version :one',
     ConditionExpression: 'attribute_exists(PK) AND #used >= :count',
     ExpressionAttributeNames: { '#used': 'used', '#version': 'version' },
@@ -251,7 +240,7 @@ export const firstStackWrites = (params: {
     writes.push(takePlace(region, stack.location, stack.plan, { held: params.reservationToRemove }));
   if (params.reservationToRemove)
     writes.push({
-      Delete: { TableName: tableName(), Key: keys.reservation(region, params.reservationHolder ?? tenantId) },
+      Delete: { TableName: tableName(), Key: reservation.key(region, params.reservationHolder ?? tenantId) },
     });
   return writes;
 };
@@ -309,7 +298,7 @@ const changeStack = (
   return {
     Update: {
       TableName: tableName(),
-      Key: keys.stack(tenantId, stored.stackId),
+      Key: stack.key(tenantId, stored.stackId),
       UpdateExpression: `SET ${sets.join(', ')}${removes}`,
       ConditionExpression:
         'attribute_exists(PK) AND lifecycle = :was AND (desiredVersion = :read OR (attribute_not_exists(desiredVersion) AND :read = :one))',
@@ -374,7 +363,7 @@ export const recordPriceMove = (
   move: NonNullable<StoredStack['priceMove']>,
 ): Promise<boolean> =>
   updateIf({
-    Key: keys.stack(tenantId, stored.stackId),
+    Key: stack.key(tenantId, stored.stackId),
     UpdateExpression: 'SET priceMove = :move',
     ConditionExpression:
       'attribute_exists(PK) AND attribute_not_exists(priceMove) AND billedPriceId = :billed AND attribute_not_exists(openChange)',
@@ -384,7 +373,7 @@ export const recordPriceMove = (
 /** A decided move that no longer fits the Stack (billed at another price since) is dropped. */
 export const discardPriceMove = (tenantId: string, stackId: string, toPriceId: string): Promise<boolean> =>
   updateIf({
-    Key: keys.stack(tenantId, stackId),
+    Key: stack.key(tenantId, stackId),
     UpdateExpression: 'REMOVE priceMove',
     ConditionExpression: 'attribute_exists(PK) AND priceMove.toPriceId = :to',
     ExpressionAttributeValues: { ':to': toPriceId },
@@ -393,7 +382,7 @@ export const discardPriceMove = (tenantId: string, stackId: string, toPriceId: s
 /** The move is made at the processor: the Stack is billed at its new price from now on. */
 export const completePriceMove = (tenantId: string, stackId: string, toPriceId: string): Promise<boolean> =>
   updateIf({
-    Key: keys.stack(tenantId, stackId),
+    Key: stack.key(tenantId, stackId),
     UpdateExpression: 'SET billedPriceId = :to REMOVE priceMove',
     ConditionExpression: 'attribute_exists(PK) AND priceMove.toPriceId = :to',
     ExpressionAttributeValues: { ':to': toPriceId },

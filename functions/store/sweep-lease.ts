@@ -1,7 +1,21 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, tableName } from './client.ts';
-import { keys } from './keys.ts';
+import * as v from 'valibot';
+import { updateIf } from './client.ts';
+import { entity } from './entity.ts';
 import { type LeaseBusy, releaseLease, takeLease } from './lease.ts';
+
+/** The reconciler sweep's lease: one sweep at a time in the whole deployment. */
+export const sweepLease = entity({
+  type: 'sweep_lease',
+  key: () => ({ PK: 'SWEEP', SK: 'LEASE' }),
+  schema: v.object({ holder: v.optional(v.string()), leaseUntil: v.optional(v.string()) }),
+});
+
+/** When a webhook last woke the sweep (nudges coalesce within a short window). */
+export const sweepNudge = entity({
+  type: 'sweep_nudge',
+  key: () => ({ PK: 'SWEEP', SK: 'NUDGE' }),
+  schema: v.object({ nudgedAt: v.string() }),
+});
 
 /**
  * The reconciler sweep's lease: one sweep at a time in a deployment, whatever runs it (the
@@ -20,9 +34,9 @@ export const takeSweepLease = async (
   now: Date,
   until: Date,
 ): Promise<{ holder: string; until: string } | SweepLeaseBusy> => {
-  const taken = await takeLease(keys.sweepLease(), {
+  const taken = await takeLease(sweepLease.key(), {
     holder,
-    type: 'sweep_lease',
+    type: sweepLease.type,
     now,
     until: until.toISOString(),
   });
@@ -30,41 +44,28 @@ export const takeSweepLease = async (
 };
 
 /** Gives the lease back: only its holder can (a holder whose time ran out finds another's, and leaves it). */
-export const releaseSweepLease = (holder: string): Promise<void> => releaseLease(keys.sweepLease(), holder);
+export const releaseSweepLease = (holder: string): Promise<void> => releaseLease(sweepLease.key(), holder);
 
 /**
  * Webhooks wake the sweep at most once per window (issue 23): the first nudge of a window claims
  * it (one conditional write on one item) and invokes the sweep; the others of that window find it
  * claimed and do not. True when this nudge claimed the window.
  */
-export const claimSweepNudge = async (now: Date, windowMs: number): Promise<boolean> => {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.sweepNudge(),
-        UpdateExpression: 'SET nudgedAt = :now, #type = :type',
-        ConditionExpression: 'attribute_not_exists(nudgedAt) OR nudgedAt <= :windowStart',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: {
-          ':now': now.toISOString(),
-          ':type': 'sweep_nudge',
-          ':windowStart': new Date(now.getTime() - windowMs).toISOString(),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-};
+export const claimSweepNudge = (now: Date, windowMs: number): Promise<boolean> =>
+  updateIf({
+    Key: sweepNudge.key(),
+    UpdateExpression: 'SET nudgedAt = :now, #type = :type',
+    ConditionExpression: 'attribute_not_exists(nudgedAt) OR nudgedAt <= :windowStart',
+    ExpressionAttributeNames: { '#type': 'type' },
+    ExpressionAttributeValues: {
+      ':now': now.toISOString(),
+      ':type': sweepNudge.type,
+      ':windowStart': new Date(now.getTime() - windowMs).toISOString(),
+    },
+  });
 
 /** When a webhook last woke the sweep, if ever. */
 export const lastSweepNudge = async (): Promise<Date | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.sweepNudge(), ConsistentRead: true }),
-  );
-  const nudgedAt: unknown = Item?.nudgedAt;
-  return typeof nudgedAt === 'string' ? new Date(nudgedAt) : undefined;
+  const nudge = await sweepNudge.get();
+  return nudge ? new Date(nudge.nudgedAt) : undefined;
 };

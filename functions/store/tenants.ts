@@ -1,14 +1,10 @@
-import {
-  GetCommand,
-  QueryCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { BILLING_STATES } from '#core/billing-state.ts';
-import { db, isConditionFailure, tableName, transactIf, updateIf } from './client.ts';
-import { dueIndexKeys } from './due.ts';
-import { keys } from './keys.ts';
+import { db, tableName, transactIf, unlessConditionFails, updateIf } from './client.ts';
+import { entity } from './entity.ts';
+import type { TransactItem } from './transact.ts';
 
 /** Signup offers only the EU Home Region (spec §2). */
 export const SIGNUP_HOME_REGION = 'eu';
@@ -64,9 +60,39 @@ export const TenantSchema = v.object({
 });
 export type Tenant = v.InferOutput<typeof TenantSchema>;
 
-export const newTenantItem = (tenantId: string, now: Date) => ({
-  ...keys.tenant(tenantId),
+/**
+ * The sparse "due" index (GSI2): a tenant is in it only while the sweep owes it a look (an event
+ * arrived, or a grace ends). Sharded so that no partition gets hot; an idle sweep reads nothing.
+ */
+export const DUE_SHARDS = 4;
+
+const shardOf = (tenantId: string): number =>
+  (createHash('sha256').update(tenantId).digest()[0] ?? 0) % DUE_SHARDS;
+
+export const tenant = entity({
   type: 'tenant',
+  key: (tenantId: string) => ({ PK: `TENANT#${tenantId}`, SK: 'TENANT' }),
+  schema: TenantSchema,
+  indexes: {
+    /** In the due index until `dueAt`, in the shard of its id. */
+    due: (tenantId: string, dueAt: string) => ({
+      GSI2PK: `DUE#${shardOf(tenantId)}`,
+      GSI2SK: `${dueAt}#${tenantId}`,
+    }),
+    /** One shard's partition of the due index. */
+    dueShard: (shard: number) => ({ GSI2PK: `DUE#${shard}` }),
+  },
+});
+
+/** A slug's claim: a slug belongs to one tenant forever. */
+export const slugClaim = entity({
+  type: 'slug',
+  key: (slug: string) => ({ PK: `SLUG#${slug}`, SK: 'SLUG' }),
+  schema: v.object({ slug: v.string(), tenantId: v.string(), lockedAt: v.optional(v.string()) }),
+});
+
+/** What a new tenant holds: `provisioning`, in the signup Home Region, no slug yet. */
+const newTenant = (tenantId: string, now: Date) => ({
   tenantId,
   billingState: 'provisioning' as const,
   homeRegion: SIGNUP_HOME_REGION,
@@ -74,6 +100,13 @@ export const newTenantItem = (tenantId: string, now: Date) => ({
   createdAt: now.toISOString(),
   version: 1,
 });
+
+export const newTenantItem = (tenantId: string, now: Date) =>
+  tenant.item([tenantId], newTenant(tenantId, now));
+
+/** A new tenant as a transaction's Put, once; `more` adds to what it holds (a returning person's slug). */
+export const newTenantPut = (tenantId: string, now: Date, more: Record<string, unknown> = {}) =>
+  tenant.create([tenantId], { ...newTenant(tenantId, now), ...more });
 
 /**
  * An active tenant's item, due for its daily re-check at `dueAt`: for bulk seeding (the scale
@@ -92,28 +125,18 @@ export const activeTenantItem = (params: {
   slug: params.slug,
   firstPaidAt: params.firstPaidAt,
   dueAt: params.dueAt,
-  ...dueIndexKeys(params.tenantId, params.dueAt),
+  ...tenant.index.due(params.tenantId, params.dueAt),
   lastStackOrdinal: params.stacks,
 });
 
-export const getTenant = async (tenantId: string): Promise<Tenant | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId), ConsistentRead: true }),
-  );
-  return Item ? v.parse(TenantSchema, Item) : undefined;
-};
+export const getTenant = (tenantId: string): Promise<Tenant | undefined> => tenant.get(tenantId);
 
 /**
  * The transaction item that claims a slug for a tenant, for good: it fails when any tenant (this
  * one included) ever held it. Used by a first lock and by a returning person's new account.
  */
-export const slugClaimPut = (slug: string, tenantId: string, now: Date) => ({
-  Put: {
-    TableName: tableName(),
-    Item: { ...keys.slug(slug), type: 'slug', slug, tenantId, lockedAt: now.toISOString() },
-    ConditionExpression: 'attribute_not_exists(PK)',
-  },
-});
+export const slugClaimPut = (slug: string, tenantId: string, now: Date) =>
+  slugClaim.create([slug], { slug, tenantId, lockedAt: now.toISOString() });
 
 /**
  * Locks a slug for a tenant that has none: one transaction claims the slug (which no other tenant
@@ -126,7 +149,7 @@ export const lockSlug = async (tenantId: string, slug: string, now: Date): Promi
     {
       Update: {
         TableName: tableName(),
-        Key: keys.tenant(tenantId),
+        Key: tenant.key(tenantId),
         UpdateExpression: 'SET #slug = :slug, slugLockedAt = :now, #version = #version + :one',
         ConditionExpression: 'attribute_exists(PK) AND attribute_type(#slug, :null)',
         ExpressionAttributeNames: { '#slug': 'slug', '#version': 'version' },
@@ -146,20 +169,13 @@ export const lockSlug = async (tenantId: string, slug: string, now: Date): Promi
  * Not a billing-state write: only when to look.
  */
 export const lookNoLaterThan = async (tenantId: string, at: string): Promise<void> => {
-  const due = dueIndexKeys(tenantId, at);
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.tenant(tenantId),
-        UpdateExpression: 'SET dueAt = :at, GSI2PK = :pk, GSI2SK = :sk',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(dueAt) OR dueAt > :at)',
-        ExpressionAttributeValues: { ':at': at, ':pk': due.GSI2PK, ':sk': due.GSI2SK },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  const due = tenant.index.due(tenantId, at);
+  await updateIf({
+    Key: tenant.key(tenantId),
+    UpdateExpression: 'SET dueAt = :at, GSI2PK = :pk, GSI2SK = :sk',
+    ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(dueAt) OR dueAt > :at)',
+    ExpressionAttributeValues: { ':at': at, ':pk': due.GSI2PK, ':sk': due.GSI2SK },
+  });
 };
 
 /**
@@ -168,9 +184,9 @@ export const lookNoLaterThan = async (tenantId: string, at: string): Promise<voi
  */
 export const requestClose = async (tenantId: string, now: Date): Promise<boolean> => {
   const at = now.toISOString();
-  const due = dueIndexKeys(tenantId, at);
+  const due = tenant.index.due(tenantId, at);
   return updateIf({
-    Key: keys.tenant(tenantId),
+    Key: tenant.key(tenantId),
     UpdateExpression:
       'SET closeRequestedAt = if_not_exists(closeRequestedAt, :at), dueAt = :at, GSI2PK = :pk, GSI2SK = :sk',
     ConditionExpression: 'attribute_exists(PK) AND billingState = :provisioning',
@@ -190,7 +206,7 @@ export const requestClose = async (tenantId: string, now: Date): Promise<boolean
 export const stackAddedWrite = (tenantId: string, ordinal: number) => ({
   Update: {
     TableName: tableName(),
-    Key: keys.tenant(tenantId),
+    Key: tenant.key(tenantId),
     UpdateExpression: 'SET lastStackOrdinal = :ordinal',
     ConditionExpression:
       'billingState = :active AND (attribute_not_exists(lastStackOrdinal) OR lastStackOrdinal < :ordinal)',
@@ -199,34 +215,8 @@ export const stackAddedWrite = (tenantId: string, ordinal: number) => ({
 });
 
 /** The tenant that holds a slug (its claim item), or undefined when no tenant has it. */
-export const tenantIdOfSlug = async (slug: string): Promise<string | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.slug(slug), ConsistentRead: true }),
-  );
-  return typeof Item?.tenantId === 'string' ? Item.tenantId : undefined;
-};
-
-/** The email addresses of the tenant's administrators (those the code host gave us). */
-export const administratorEmails = async (tenantId: string): Promise<string[]> => {
-  const members = keys.member(tenantId, '');
-  const { Items } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :member)',
-      ExpressionAttributeValues: { ':pk': members.PK, ':member': members.SK },
-      ConsistentRead: true,
-    }),
-  );
-  const emails: string[] = [];
-  for (const member of Items ?? []) {
-    if (member.role !== 'administrator' || typeof member.userId !== 'string') continue;
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.user(member.userId), ConsistentRead: true }),
-    );
-    if (typeof Item?.email === 'string') emails.push(Item.email);
-  }
-  return emails;
-};
+export const tenantIdOfSlug = async (slug: string): Promise<string | undefined> =>
+  (await slugClaim.get(slug))?.tenantId;
 
 /**
  * Claims the tenant's one money-back refund: written only when there is none yet and the tenant
@@ -239,11 +229,11 @@ export const claimMoneyBack = async (
   tenantId: string,
   claim: { requestedAt: string; startedAt: string; email: string },
 ): Promise<{ record: MoneyBackRecord; continued: boolean } | undefined> => {
-  try {
-    const { Attributes } = await db().send(
+  const claimed = await unlessConditionFails(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.tenant(tenantId),
+        Key: tenant.key(tenantId),
         UpdateExpression: 'SET moneyBack = if_not_exists(moneyBack, :claim)',
         // A new claim only while active (the one state a refund is granted from); a claim under
         // way is continued whatever state the tenant has reached since.
@@ -252,18 +242,14 @@ export const claimMoneyBack = async (
         ExpressionAttributeValues: { ':claim': claim, ':active': 'active' },
         ReturnValues: 'UPDATED_OLD',
       }),
-    );
-    const earlier = Attributes?.moneyBack;
-    return earlier === undefined
-      ? { record: claim, continued: false }
-      : { record: v.parse(MoneyBackSchema, earlier), continued: true };
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+    ),
+  );
+  if (!claimed) return undefined;
+  const earlier: unknown = claimed.Attributes?.moneyBack;
+  return earlier === undefined
+    ? { record: claim, continued: false }
+    : { record: v.parse(MoneyBackSchema, earlier), continued: true };
 };
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
  * Completes the claimed money-back refund, in one transaction with `email` (its outbox item): the
@@ -278,7 +264,7 @@ export const completeMoneyBack = async (
     {
       Update: {
         TableName: tableName(),
-        Key: keys.tenant(tenantId),
+        Key: tenant.key(tenantId),
         UpdateExpression:
           'SET moneyBack.grantedAt = :grantedAt, moneyBack.refundedAmount = :amount, moneyBack.refunds = :refunds, moneyBack.currency = :currency',
         ConditionExpression: 'attribute_exists(moneyBack) AND attribute_not_exists(moneyBack.grantedAt)',

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ROLES, type Role } from '#core/sessions.ts';
-import { db, isConditionFailure, tableName } from './client.ts';
-import { keys } from './keys.ts';
-import { newTenantItem } from './tenants.ts';
+import { db, tableName, transactIf } from './client.ts';
+import { entity } from './entity.ts';
+import { newTenantPut, tenant } from './tenants.ts';
 
 const UserSchema = v.object({
   userId: v.string(),
@@ -27,6 +27,27 @@ const MemberSchema = v.object({
 });
 export type Membership = v.InferOutput<typeof MemberSchema>;
 
+export const user = entity({
+  type: 'user',
+  key: (userId: string) => ({ PK: `USER#${userId}`, SK: 'USER' }),
+  schema: UserSchema,
+});
+
+/** A code-host identity (provider + the provider's stable subject id) belongs to one user. */
+export const identity = entity({
+  type: 'identity',
+  key: (provider: string, subject: string) => ({ PK: `IDENTITY#${provider}#${subject}`, SK: 'IDENTITY' }),
+  schema: IdentitySchema,
+});
+
+/** A person's membership of a tenant (in the tenant's partition). */
+export const member = entity({
+  type: 'member',
+  key: (tenantId: string, userId: string) => ({ PK: `TENANT#${tenantId}`, SK: `MEMBER#${userId}` }),
+  schema: MemberSchema,
+  collection: (tenantId: string) => ({ PK: `TENANT#${tenantId}`, prefix: 'MEMBER#' }),
+});
+
 export interface CodeHostIdentity {
   /** `github`, or `local` for the local sign-in shortcut. */
   provider: string;
@@ -43,61 +64,45 @@ export interface SignedInUser {
   created: boolean;
 }
 
-const findIdentity = async (identity: CodeHostIdentity) => {
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.identity(identity.provider, identity.subject),
-      ConsistentRead: true,
-    }),
-  );
-  return Item ? v.parse(IdentitySchema, Item) : undefined;
-};
+const findIdentity = (signedIn: CodeHostIdentity) => identity.get(signedIn.provider, signedIn.subject);
 
-export const getUser = async (userId: string): Promise<User | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.user(userId), ConsistentRead: true }),
-  );
-  return Item ? v.parse(UserSchema, Item) : undefined;
-};
+export const getUser = (userId: string): Promise<User | undefined> => user.get(userId);
 
-export const getMembership = async (tenantId: string, userId: string): Promise<Membership | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.member(tenantId, userId), ConsistentRead: true }),
-  );
-  return Item ? v.parse(MemberSchema, Item) : undefined;
+export const getMembership = (tenantId: string, userId: string): Promise<Membership | undefined> =>
+  member.get(tenantId, userId);
+
+/** The email addresses of the tenant's administrators (those the code host gave us). */
+export const administratorEmails = async (tenantId: string): Promise<string[]> => {
+  const emails: string[] = [];
+  for (const membership of await member.list(tenantId)) {
+    if (membership.role !== 'administrator') continue;
+    const email = (await user.get(membership.userId))?.email;
+    if (email !== undefined) emails.push(email);
+  }
+  return emails;
 };
 
 /** The three items of a new user: its code-host identity, its profile and its membership. */
 export const newUserItems = (
-  identity: CodeHostIdentity,
-  user: { userId: string; tenantId: string; role: Role },
+  signedIn: CodeHostIdentity,
+  person: { userId: string; tenantId: string; role: Role },
   createdAt: string,
 ): Record<string, unknown>[] => [
-  {
-    ...keys.identity(identity.provider, identity.subject),
-    type: 'identity',
-    userId: user.userId,
-    tenantId: user.tenantId,
-  },
-  {
-    ...keys.user(user.userId),
-    type: 'user',
-    userId: user.userId,
-    tenantId: user.tenantId,
-    provider: identity.provider,
-    login: identity.login,
-    email: identity.email,
+  identity.item([signedIn.provider, signedIn.subject], { userId: person.userId, tenantId: person.tenantId }),
+  user.item([person.userId], {
+    userId: person.userId,
+    tenantId: person.tenantId,
+    provider: signedIn.provider,
+    login: signedIn.login,
+    email: signedIn.email,
     createdAt,
-  },
-  {
-    ...keys.member(user.tenantId, user.userId),
-    type: 'member',
-    tenantId: user.tenantId,
-    userId: user.userId,
-    role: user.role,
+  }),
+  member.item([person.tenantId, person.userId], {
+    tenantId: person.tenantId,
+    userId: person.userId,
+    role: person.role,
     createdAt,
-  },
+  }),
 ];
 
 /** The same items as conditional puts: a user is created once. */
@@ -115,7 +120,7 @@ const refreshProfile = async (userId: string, identity: CodeHostIdentity) => {
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.user(userId),
+      Key: user.key(userId),
       UpdateExpression:
         identity.email === undefined ? 'SET login = :login' : 'SET login = :login, email = :email',
       ConditionExpression: 'attribute_exists(PK)',
@@ -148,29 +153,15 @@ export const signInIdentity = async (identity: CodeHostIdentity, now: Date): Pro
   }
   const userId = randomUUID();
   const tenantId = randomUUID();
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          ...newUserPuts(identity, { userId, tenantId, role: 'administrator' }, now.toISOString()),
-          {
-            Put: {
-              TableName: tableName(),
-              Item: newTenantItem(tenantId, now),
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-        ],
-      }),
-    );
-    return { userId, tenantId, role: 'administrator', created: true };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    // Lost a race with a concurrent first sign-in of the same identity: use the winner's user.
-    const winner = await findIdentity(identity);
-    if (!winner) throw error;
-    return signInIdentity(identity, now);
-  }
+  const created = await transactIf([
+    ...newUserPuts(identity, { userId, tenantId, role: 'administrator' }, now.toISOString()),
+    newTenantPut(tenantId, now),
+  ]);
+  if (created) return { userId, tenantId, role: 'administrator', created: true };
+  // Lost a race with a concurrent first sign-in of the same identity: use the winner's user.
+  if (!(await findIdentity(identity)))
+    throw new Error('a first sign-in was refused, and no other sign-in of its identity was found');
+  return signInIdentity(identity, now);
 };
 
 /**
@@ -183,24 +174,15 @@ export const addMember = async (
   now: Date,
 ): Promise<{ userId: string } | undefined> => {
   const userId = randomUUID();
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          ...newUserPuts(identity, { userId, tenantId, role: 'member' }, now.toISOString()),
-          {
-            ConditionCheck: {
-              TableName: tableName(),
-              Key: keys.tenant(tenantId),
-              ConditionExpression: 'attribute_exists(PK)',
-            },
-          },
-        ],
-      }),
-    );
-    return { userId };
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const added = await transactIf([
+    ...newUserPuts(identity, { userId, tenantId, role: 'member' }, now.toISOString()),
+    {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: tenant.key(tenantId),
+        ConditionExpression: 'attribute_exists(PK)',
+      },
+    },
+  ]);
+  return added ? { userId } : undefined;
 };

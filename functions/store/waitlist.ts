@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
-import { db, isConditionFailure, queryPrefix, tableName, transactIf } from './client.ts';
-import { keys } from './keys.ts';
+import { db, putIf, tableName, transactIf } from './client.ts';
+import { entity } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 const WaitlistEntrySchema = v.object({
@@ -18,9 +18,40 @@ export type WaitlistEntry = v.InferOutput<typeof WaitlistEntrySchema>;
 /** Entries still waiting are in this sparse index partition (GSI1); a notified one leaves it. */
 const WAITING = 'WAITLIST';
 
-const waitingKeys = (entry: { tenantId: string; plan: PlanValue; region: string }, joinedAt: string) => ({
-  GSI1PK: WAITING,
-  GSI1SK: `${entry.region}#${entry.plan}#${joinedAt}#${entry.tenantId}`,
+/** A tenant's explicit wish to be told when a Plan can be placed (one per Plan). */
+export const waitlist = entity({
+  type: 'waitlist',
+  key: (tenantId: string, plan: string) => ({ PK: `TENANT#${tenantId}`, SK: `WAITLIST#${plan}` }),
+  schema: WaitlistEntrySchema,
+  collection: (tenantId: string) => ({ PK: `TENANT#${tenantId}`, prefix: 'WAITLIST#' }),
+  indexes: {
+    /** While waiting: oldest first per region and Plan. */
+    waiting: (entry: { tenantId: string; plan: PlanValue; region: string }, joinedAt: string) => ({
+      GSI1PK: WAITING,
+      GSI1SK: `${entry.region}#${entry.plan}#${joinedAt}#${entry.tenantId}`,
+    }),
+  },
+});
+
+const WatchSchema = v.object({
+  joins: v.optional(v.number(), 0),
+  regions: v.optional(
+    v.pipe(
+      v.union([v.set(v.string()), v.array(v.string())]),
+      v.transform((regions) => [...regions].sort()),
+    ),
+    [],
+  ),
+  checkedJoins: v.optional(v.number()),
+  placeable: v.optional(v.record(v.string(), v.string()), {}),
+  checkedAt: v.optional(v.string()),
+});
+
+/** What the sweep last saw of the waitlist: joins counted, placeable Plans per region (one item). */
+export const waitlistWatch = entity({
+  type: 'waitlist_watch',
+  key: () => ({ PK: 'WAITLIST#WATCH', SK: 'WAITLIST#WATCH' }),
+  schema: WatchSchema,
 });
 
 /**
@@ -32,9 +63,10 @@ const countJoin = (region: string) =>
   db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.waitlistWatch(),
-      UpdateExpression: 'ADD joins :one, regions :region',
-      ExpressionAttributeValues: { ':one': 1, ':region': new Set([region]) },
+      Key: waitlistWatch.key(),
+      UpdateExpression: 'SET #type = :type ADD joins :one, regions :region',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':type': waitlistWatch.type, ':one': 1, ':region': new Set([region]) },
     }),
   );
 
@@ -49,39 +81,23 @@ export const joinWaitlist = async (
   now: Date,
 ): Promise<{ entry: WaitlistEntry; created: boolean }> => {
   const created: WaitlistEntry = { ...entry, joinedAt: now.toISOString() };
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.waitlist(entry.tenantId, entry.plan),
-          type: 'waitlist',
-          ...created,
-          ...waitingKeys(entry, created.joinedAt),
-        },
-        // A new entry, or a notified one joining again.
-        ConditionExpression: 'attribute_not_exists(PK) OR attribute_exists(notifiedAt)',
-      }),
-    );
-    await countJoin(entry.region);
-    return { entry: created, created: true };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    await countJoin(entry.region);
-    const { Item } = await db().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.waitlist(entry.tenantId, entry.plan),
-        ConsistentRead: true,
-      }),
-    );
-    return { entry: v.parse(WaitlistEntrySchema, Item), created: false };
-  }
+  const joined = await putIf({
+    Item: waitlist.item([entry.tenantId, entry.plan], {
+      ...created,
+      ...waitlist.index.waiting(entry, created.joinedAt),
+    }),
+    // A new entry, or a notified one joining again.
+    ConditionExpression: 'attribute_not_exists(PK) OR attribute_exists(notifiedAt)',
+  });
+  await countJoin(entry.region);
+  if (joined) return { entry: created, created: true };
+  const waiting = await waitlist.get(entry.tenantId, entry.plan);
+  if (!waiting) throw new Error('a waitlist entry refused a join and is gone');
+  return { entry: waiting, created: false };
 };
 
 /** The tenant's waitlist entries, one per Plan, waiting or already notified. */
-export const tenantWaitlist = (tenantId: string): Promise<WaitlistEntry[]> =>
-  queryPrefix(keys.tenant(tenantId).PK, keys.waitlistPrefix, WaitlistEntrySchema);
+export const tenantWaitlist = (tenantId: string): Promise<WaitlistEntry[]> => waitlist.list(tenantId);
 
 /** Entries read per query (injectable so that tests can page with a few entries). */
 export const WAITLIST_PAGE = 200;
@@ -107,7 +123,7 @@ export const listWaitingEntries = async (
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       }),
     );
-    for (const item of page.Items ?? []) entries.push(v.parse(WaitlistEntrySchema, item));
+    for (const item of page.Items ?? []) entries.push(waitlist.parse(item));
     itemsRead += page.ScannedCount ?? 0;
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -124,7 +140,7 @@ export const notifyWaitlistEntry = async (
     {
       Update: {
         TableName: tableName(),
-        Key: keys.waitlist(entry.tenantId, entry.plan),
+        Key: waitlist.key(entry.tenantId, entry.plan),
         UpdateExpression: 'SET notifiedAt = :now REMOVE GSI1PK, GSI1SK',
         // The entry as read: not notified, and not re-armed since (that one gets its own email).
         ConditionExpression:
@@ -150,16 +166,8 @@ export interface WaitlistWatch {
 }
 
 export const readWaitlistWatch = async (): Promise<WaitlistWatch> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.waitlistWatch(), ConsistentRead: true }),
-  );
-  return {
-    joins: Number(Item?.joins ?? 0),
-    regions: [...((Item?.regions as Set<string> | undefined) ?? [])].sort(),
-    checkedJoins: Item?.checkedJoins === undefined ? undefined : Number(Item.checkedJoins),
-    placeable: (Item?.placeable as Record<string, string> | undefined) ?? {},
-    checkedAt: Item?.checkedAt as string | undefined,
-  };
+  const watch = (await waitlistWatch.get()) ?? v.parse(WatchSchema, {});
+  return { ...watch, checkedJoins: watch.checkedJoins, checkedAt: watch.checkedAt };
 };
 
 /** Records a full read of the waitlist: the joins count read before it, the placeable Plans, the regions seen. */
@@ -172,9 +180,11 @@ export const recordWaitlistCheck = async (check: {
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.waitlistWatch(),
-      UpdateExpression: `SET checkedJoins = :joins, placeable = :placeable, checkedAt = :now${check.regions.length > 0 ? ' ADD regions :regions' : ''}`,
+      Key: waitlistWatch.key(),
+      UpdateExpression: `SET #type = :type, checkedJoins = :joins, placeable = :placeable, checkedAt = :now${check.regions.length > 0 ? ' ADD regions :regions' : ''}`,
+      ExpressionAttributeNames: { '#type': 'type' },
       ExpressionAttributeValues: {
+        ':type': waitlistWatch.type,
         ':joins': check.joins,
         ':placeable': check.placeable,
         ':now': check.now.toISOString(),

@@ -4,9 +4,8 @@ import { processorRateLimit } from '../../functions/ports/rate-limit.ts';
 import { runSweep } from '../../functions/reconciler/run-sweep.ts';
 import { setCapacityTotal } from '../../functions/store/capacity.ts';
 import { db, tableName } from '../../functions/store/client.ts';
-import { dueIndexKeys } from '../../functions/store/due.ts';
 import { keys } from '../../functions/store/keys.ts';
-import { newTenantItem } from '../../functions/store/tenants.ts';
+import { newTenantItem, tenant as tenantEntity } from '../../functions/store/tenants.ts';
 import type { RunningControlPlane } from '../../lib/local/server.ts';
 import { paidCheckout } from './plane.ts';
 
@@ -107,7 +106,7 @@ export const measureReconcileRate = async (plane: RunningControlPlane, count: nu
       homeRegion: region,
       slug: `rate-${i}`,
       dueAt,
-      ...dueIndexKeys(tenantId, dueAt),
+      ...tenantEntity.index.due(tenantId, dueAt),
     });
     items.push({
       ...keys.billing(tenantId),
@@ -150,7 +149,7 @@ export const measureReconcileRate = async (plane: RunningControlPlane, count: nu
   for (let start = 0; start < tenantIds.length; start += 25)
     await Promise.all(
       tenantIds.slice(start, start + 25).map((tenantId) => {
-        const due = dueIndexKeys(tenantId, dueAgain);
+        const due = tenantEntity.index.due(tenantId, dueAgain);
         return db().send(
           new UpdateCommand({
             TableName: tableName(),

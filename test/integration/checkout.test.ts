@@ -24,7 +24,7 @@ const billingItem = async (tenantId: string) =>
       new GetCommand({ TableName: tableName(), Key: keys.billing(tenantId), ConsistentRead: true }),
     )
   ).Item;
-const reservationsOf = (region: string) => partitionItems(keys.capacityRegion(region).PK, 'RESERVATION#');
+const reservationsOf = (region: string) => partitionItems(keys.reservation(region, '').PK, 'RESERVATION#');
 
 /** A region of this test's own with the given places per Plan. */
 const regionWith = (places: Partial<Record<'standard' | 'plus' | 'pro', number>>) =>

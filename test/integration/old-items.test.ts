@@ -27,8 +27,8 @@ import { getProject, listProjects, registerProject, removeProject } from '#store
 import { getSession } from '#store/sessions.ts';
 import { getStack, listStacks } from '#store/stacks.ts';
 import { lastSweepNudge, takeSweepLease } from '#store/sweep-lease.ts';
-import { administratorEmails, getTenant, tenantIdOfSlug } from '#store/tenants.ts';
-import { getMembership, getUser, signInIdentity } from '#store/users.ts';
+import { getTenant, tenantIdOfSlug } from '#store/tenants.ts';
+import { administratorEmails, getMembership, getUser, signInIdentity } from '#store/users.ts';
 import { listWaitingEntries, readWaitlistWatch, tenantWaitlist } from '#store/waitlist.ts';
 import { ensureTable } from '../../lib/local/dynamodb.ts';
 import {

@@ -2,9 +2,9 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { listInventory } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
-import { dueIndexKeys } from '#store/due.ts';
 import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
+import { tenant as tenantEntity } from '#store/tenants.ts';
 import { runSweep } from '../../functions/reconciler/run-sweep.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
@@ -282,7 +282,10 @@ describe('the sweep: one tenant’s trouble stops nobody else', () => {
         TableName: tableName(),
         Key: keys.tenant(broken.tenantId),
         UpdateExpression: 'SET dueAt = :at, GSI2PK = :pk, GSI2SK = :sk',
-        ExpressionAttributeValues: { ':at': stamp, ...prefixed(dueIndexKeys(broken.tenantId, stamp)) },
+        ExpressionAttributeValues: {
+          ':at': stamp,
+          ...prefixed(tenantEntity.index.due(broken.tenantId, stamp)),
+        },
       }),
     );
     const healthy = await api.readyTenant();
@@ -299,7 +302,7 @@ describe('the sweep: one tenant’s trouble stops nobody else', () => {
     );
     // It stays in the due index, retried after a backoff (functions/core/reconcile-backoff.ts).
     expect(Item?.reconcileFailures).toBeGreaterThanOrEqual(1);
-    expect(Item?.GSI2PK).toBe(dueIndexKeys(broken.tenantId, stamp).GSI2PK);
+    expect(Item?.GSI2PK).toBe(tenantEntity.index.due(broken.tenantId, stamp).GSI2PK);
     expect(Date.parse(Item?.dueAt)).toBeGreaterThan(Date.parse(stamp));
   });
 });

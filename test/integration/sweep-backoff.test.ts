@@ -3,9 +3,9 @@ import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { installClock } from '#ports/clock.ts';
 import { db, tableName } from '#store/client.ts';
-import { DUE_SHARDS, dueIndexKeys, listDueTenants } from '#store/due.ts';
+import { listDueTenants } from '#store/due.ts';
 import { keys } from '#store/keys.ts';
-import { newTenantItem } from '#store/tenants.ts';
+import { DUE_SHARDS, newTenantItem, tenant as tenantEntity } from '#store/tenants.ts';
 import { runSweep } from '../../functions/reconciler/run-sweep.ts';
 
 /*
@@ -28,7 +28,7 @@ const sweep = () => runSweep(Number.POSITIVE_INFINITY);
 const idOnShard = (shard: number): string => {
   for (;;) {
     const tenantId = randomUUID();
-    if (dueIndexKeys(tenantId, 'x').GSI2PK === `DUE#${shard}`) return tenantId;
+    if (tenantEntity.index.due(tenantId, 'x').GSI2PK === `DUE#${shard}`) return tenantId;
   }
 };
 
@@ -45,7 +45,7 @@ const putDueTenants = async (
     ...(failing ? { billingState: 'no-such-state' } : {}),
     ...(reconcileFailures ? { reconcileFailures } : {}),
     dueAt: dueAt.toISOString(),
-    ...dueIndexKeys(tenantId, dueAt.toISOString()),
+    ...tenantEntity.index.due(tenantId, dueAt.toISOString()),
   }));
   for (let start = 0; start < items.length; start += 25)
     await db().send(
@@ -82,7 +82,9 @@ describe('due tenants are shared fairly across the shards', () => {
     for (const other of others) expect(ids).toContain(other.tenantId);
     expect(ids.filter((id) => crowded.some((c) => c.tenantId === id))).toHaveLength(8 - others.length);
     // Round-robin: the first DUE_SHARDS entries come from DUE_SHARDS different shards.
-    const firstShards = due.slice(0, DUE_SHARDS).map((entry) => dueIndexKeys(entry.tenantId, 'x').GSI2PK);
+    const firstShards = due
+      .slice(0, DUE_SHARDS)
+      .map((entry) => tenantEntity.index.due(entry.tenantId, 'x').GSI2PK);
     expect(new Set(firstShards).size).toBe(DUE_SHARDS);
     // What one shard leaves unused goes to the others: a limit larger than all of them takes all.
     expect((await listDueTenants(current, 100)).due).toHaveLength(12 + others.length);

@@ -5,10 +5,9 @@ import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installClock } from '#ports/clock.ts';
 import { db, tableName } from '#store/client.ts';
-import { dueIndexKeys } from '#store/due.ts';
 import { keys } from '#store/keys.ts';
 import { takeSweepLease } from '#store/sweep-lease.ts';
-import { newTenantItem } from '#store/tenants.ts';
+import { newTenantItem, tenant as tenantEntity } from '#store/tenants.ts';
 import type { SweepSkipped, SweepSummary } from '../../functions/reconciler/run-sweep.ts';
 import { handler } from '../../functions/reconciler/sweep.ts';
 import { createProcessorQueues } from '../../lib/local/cloud.ts';
@@ -54,7 +53,7 @@ const putDueTenant = async () => {
       Item: {
         ...newTenantItem(tenantId, current),
         dueAt: current.toISOString(),
-        ...dueIndexKeys(tenantId, current.toISOString()),
+        ...tenantEntity.index.due(tenantId, current.toISOString()),
       },
     }),
   );
