@@ -308,6 +308,16 @@ export const localClient = (target: () => LocalTarget) => {
     return once();
   };
 
+  /** The tenant confirms a Plan Change of its Stack to `plan` (with `key` as its Idempotency-Key); the answer. */
+  const confirmPlanChange = (tenant: Tenant & { stackId: string }, plan: string, key?: string) =>
+    as(
+      tenant,
+      'POST',
+      `/v1/stacks/${tenant.stackId}/plan-changes`,
+      { plan },
+      key ? { 'idempotency-key': key } : undefined,
+    );
+
   /** A tenant signed in with its slug (its login, unique in the run) locked, not yet paying. */
   const newTenant = async (prefix: string): Promise<Tenant> => {
     const login = uniqueLogin(prefix);
@@ -499,6 +509,7 @@ export const localClient = (target: () => LocalTarget) => {
     nowSeconds,
     signIn,
     as,
+    confirmPlanChange,
     newTenant,
     pay,
     stacksOnceSwept,
