@@ -428,6 +428,13 @@ interface Phase {
   sweeps: number;
 }
 
+/** The figures of what ran since the meter was reset, with the webhooks and sweeps counted. */
+const phaseSoFar = async (): Promise<Phase> => ({
+  figures: await snapshot(1),
+  webhooks: meter.webhookRequests,
+  sweeps: meter.sweeps,
+});
+
 /**
  * A phase measured end to end. Locally nudges that arrive during a sweep are folded into one more
  * sweep; in the cloud each webhook's nudge is an invocation of its own, so each nudge not run here
@@ -542,11 +549,7 @@ export const measureCost = async (plane: RunningControlPlane): Promise<CostFigur
     tokens.push(await paidCheckout(plane, login));
   }
   await settle(plane);
-  const onboarding: Phase = {
-    figures: await snapshot(1),
-    webhooks: meter.webhookRequests,
-    sweeps: meter.sweeps,
-  };
+  const onboarding = await phaseSoFar();
   const perNewTenant = scale(cloudEquivalent(onboarding, idleSweep), 1 / SAMPLE_TENANTS);
 
   // 3. The tenant console's reads.
@@ -608,22 +611,14 @@ export const measureCost = async (plane: RunningControlPlane): Promise<CostFigur
   await resetMeter();
   plane.clock.advance(32 * 24 * 3600);
   await settle(plane);
-  const renewal: Phase = {
-    figures: await snapshot(1),
-    webhooks: meter.webhookRequests,
-    sweeps: meter.sweeps,
-  };
+  const renewal = await phaseSoFar();
   const perTenantMonthOfEvents = scale(cloudEquivalent(renewal, idleSweep), 1 / SAMPLE_TENANTS);
 
   // 6. A day passes with nothing due: the daily re-check of every tenant (the renewal's one is in 5).
   await resetMeter();
   plane.clock.advance(RECHECK_HOURS * 3600 + 60);
   const rechecked = await settle(plane);
-  const recheck: Phase = {
-    figures: await snapshot(1),
-    webhooks: meter.webhookRequests,
-    sweeps: meter.sweeps,
-  };
+  const recheck = await phaseSoFar();
   // The sweeps that found the tenants due are the schedule's own (billed as idle sweeps): only the
   // work is the tenants'. Per tenant reconciled: the table may hold active tenants of earlier steps.
   const perRecheck = scale(

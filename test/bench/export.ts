@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FleetSimulator } from '../../lib/local/fleet.ts';
 import type { RunningControlPlane } from '../../lib/local/server.ts';
+import { sendJson } from '../support/http-json.ts';
 
 /**
  * The export archive's cost on the Stack's side (docs/exports.md): a Stack with a big journal and
@@ -28,16 +29,8 @@ const json = async (
   body?: unknown,
   token?: string,
 ) => {
-  const response = await fetch(`${plane.url}${url}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  const { status, text } = await sendJson(`${plane.url}${url}`, method, { body, token });
+  return { status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 };
 
 /** A paying tenant with its first Stack, through the public API; its session and Dispatcher credential. */

@@ -200,9 +200,7 @@ ui.describeInChromium('Account & Billing as a paying customer reads it', (browse
 
   it('on a phone the Plan Changes card and the navigation fit, Sign out on screen', async () => {
     const tenant = await cloud.payingTenant('phonechange', 'standard');
-    const confirmed = await cloud.as(tenant, 'POST', `/v1/stacks/${tenant.stackId}/plan-changes`, {
-      plan: 'plus',
-    });
+    const confirmed = await cloud.confirmPlanChange(tenant, 'plus');
     expect(confirmed.status).toBe(202);
     const page = await ui.consolePageOf(browser(), server, tenant, '#/plan-changes', 'Plan Changes');
     for (const size of WIDTHS) {

@@ -21,9 +21,7 @@ const card = (page: Page, changeId: string) => page.getByRole('region', { name: 
 const waitingForWork = async (name: string) => {
   const tenant = await cloud.payingTenant(name, 'plus');
   await cloud.call('POST', `/_local/fleet/dispatchers/${tenant.dispatcherId}/runs`, { body: { start: 1 } });
-  const confirmed = await cloud.as(tenant, 'POST', `/v1/stacks/${tenant.stackId}/plan-changes`, {
-    plan: 'pro',
-  });
+  const confirmed = await cloud.confirmPlanChange(tenant, 'pro');
   expect(confirmed.status).toBe(202);
   expect(confirmed.body.status).toBe('waiting_for_work');
   return { tenant, changeId: confirmed.body.changeId as string };
@@ -88,9 +86,7 @@ ui.describeInChromium('the Plan Changes card in Chromium', (browser) => {
 
   it('a completed change shows the final figures (after discount, tax, total) beside the estimate’s', async () => {
     const tenant = await cloud.payingTenant('pc-card-done', 'plus');
-    const confirmed = await cloud.as(tenant, 'POST', `/v1/stacks/${tenant.stackId}/plan-changes`, {
-      plan: 'pro',
-    });
+    const confirmed = await cloud.confirmPlanChange(tenant, 'pro');
     expect(confirmed.status).toBe(202);
     const changeId = confirmed.body.changeId as string;
     await expect

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { disarmFaults, faultStatus } from '../support/faults.ts';
+import { disarmFaults, faultStatus, ISSUE_FAULT_DEPENDENCIES } from '../support/faults.ts';
 import { eventually, localClient, sharedCloud } from '../support/local-cloud.ts';
 
 /**
@@ -20,14 +20,7 @@ afterEach(async () => {
 describe('/_local/faults', () => {
   it('shows the catalog, what is armed and what fired', async () => {
     const shown = ok(await call('GET', '/_local/faults')).body;
-    expect(Object.keys(shown.catalog).sort()).toEqual([
-      'mail',
-      'processor',
-      'queue',
-      'storage',
-      'table',
-      'workflow',
-    ]);
+    expect(Object.keys(shown.catalog).sort()).toEqual(ISSUE_FAULT_DEPENDENCIES);
     expect(shown.catalog.table.faults).toEqual(['throttle', 'transaction-conflict']);
     expect(shown.armed).toEqual([]);
     expect(typeof shown.total).toBe('number');

@@ -43,9 +43,7 @@ describe('npm start killed with SIGKILL and started again on the same data', () 
     // A Plan Change that waits: no place for Pro anywhere in the Home Region.
     await cloud.fillPlan('pro');
     const changing = await cloud.payingTenant('kill-pc', 'plus', { dispatcher: false });
-    const confirmed = await cloud.as(changing, 'POST', `/v1/stacks/${changing.stackId}/plan-changes`, {
-      plan: 'pro',
-    });
+    const confirmed = await cloud.confirmPlanChange(changing, 'pro');
     expect(confirmed.status).toBe(202);
     expect(confirmed.body.status).toBe('waiting_for_capacity');
     const changeId = confirmed.body.changeId as string;

@@ -12,6 +12,7 @@ import {
   statusesOf,
 } from '../support/local-cloud.ts';
 import { executionStatusOf } from '../support/local-server.ts';
+import { waitingForWork } from '../support/plan-change-answers.ts';
 
 /**
  * Plan Changes end to end on the shared `npm start`, over HTTP, with time travel: the workflow is
@@ -36,14 +37,7 @@ type Tenant = PayingTenant;
 const payingTenant = (name: string, plan: string, card: string = TEST_CARDS.succeeds) =>
   cloud.payingTenant(`pc-${name}`, plan, { card });
 
-const confirm = (tenant: Tenant, plan: string, key?: string) =>
-  as(
-    tenant,
-    'POST',
-    `/v1/stacks/${tenant.stackId}/plan-changes`,
-    { plan },
-    key ? { 'idempotency-key': key } : undefined,
-  );
+const confirm = cloud.confirmPlanChange;
 const read = async (tenant: Tenant, changeId: string) => {
   const answer = await as(tenant, 'GET', `/v1/plan-changes/${changeId}`);
   expect(answer.status).toBe(200);
@@ -234,13 +228,7 @@ describe('Plan Changes on npm start: with room for Pro in the seeded locations',
     expect(preview.body.requested.capacity).toBe('placeable_in_location');
     const confirmed = await confirm(tenant, 'pro', 'upgrade-1');
     expect(confirmed.status).toBe(202);
-    expect(confirmed.body).toMatchObject({
-      status: 'waiting_for_work',
-      currentPlan: 'plus',
-      requestedPlan: 'pro',
-      cancellable: true,
-      final: null,
-    });
+    expect(confirmed.body).toMatchObject({ ...waitingForWork('plus', 'pro'), final: null });
     const estimated = confirmed.body.estimate.adjustment as number;
     expect(estimated).toBeGreaterThan(0);
     expect(Math.abs(estimated - preview.body.estimate.adjustment)).toBeLessThanOrEqual(2);

@@ -51,6 +51,27 @@ const jsonLines = (output: string): any[] =>
 
 let server: Running | undefined;
 let dataDirectory = '';
+
+/**
+ * `blocks` pasted into one bash after `prelude` (each with the README's port swapped for the
+ * server's), as a newcomer would: the JSON lines each block printed.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the README's answers are read freely
+const pasted = async (blocks: string[], prelude: string[] = []): Promise<any[][]> => {
+  const port = new URL((server as Running).url).port;
+  const onPort = (text: string) => text.replaceAll('localhost:3000', `localhost:${port}`);
+  const script = [
+    'set -euo pipefail',
+    ...prelude.map(onPort),
+    ...blocks.map((block) => `${onPort(block)}\necho '${MARK}'`),
+  ].join('\n');
+  const { stdout } = await run('bash', ['-c', script], {
+    cwd: REPO,
+    env: userEnvironment(),
+    timeout: 90_000,
+  });
+  return stdout.split(`${MARK}\n`).map(jsonLines);
+};
 afterAll(async () => {
   if (server && server.process.exitCode === null) await stopLocalServer(server);
 });
@@ -63,17 +84,7 @@ describe('the README walkthrough, pasted into bash on a fresh npm start', () => 
   beforeAll(async () => {
     dataDirectory = newDataDirectory();
     server = await startLocalServer(dataDirectory, ['--fresh']);
-    const port = new URL(server.url).port;
-    const script = [
-      'set -euo pipefail',
-      ...blocks.map((block) => `${block.replaceAll('localhost:3000', `localhost:${port}`)}\necho '${MARK}'`),
-    ].join('\n');
-    const { stdout } = await run('bash', ['-c', script], {
-      cwd: REPO,
-      env: userEnvironment(),
-      timeout: 90_000,
-    });
-    answers = stdout.split(`${MARK}\n`).map(jsonLines);
+    answers = await pasted(blocks);
   }, 180_000);
 
   it('has the blocks it documents (sign in, waitlist, pay, a week, the renewal, the grace, the mail)', () => {
@@ -155,20 +166,8 @@ describe('the README sections after the walkthrough, each from a fresh active te
   let answers: any[][] = [];
 
   beforeAll(async () => {
-    const port = new URL((server as Running).url).port;
     // Every block in order, in one bash (the Credentials section uses the Plan Changes' `newtenant`).
-    const script = [
-      'set -euo pipefail',
-      ...sections.flatMap(({ blocks }) =>
-        blocks.map((block) => `${block.replaceAll('localhost:3000', `localhost:${port}`)}\necho '${MARK}'`),
-      ),
-    ].join('\n');
-    const { stdout } = await run('bash', ['-c', script], {
-      cwd: REPO,
-      env: userEnvironment(),
-      timeout: 90_000,
-    });
-    answers = stdout.split(`${MARK}\n`).map(jsonLines);
+    answers = await pasted(sections.flatMap(({ blocks }) => blocks));
   }, 120_000);
 
   it('has the blocks it documents (a tenant and its Dispatcher, the change; a tenant and its Credential)', () => {
@@ -212,21 +211,10 @@ describe('the README "Coming back" section: a tenant leaves, time passes, the sa
   let answers: any[][] = [];
 
   beforeAll(async () => {
-    const port = new URL((server as Running).url).port;
     // Its own bash, after the sections before it ran (it moves the clock a month): `newtenant`
     // is the Plan Changes section's, pasted first as the README says.
     const newtenant = /newtenant\(\) \{[\s\S]*?\n\}/.exec(sectionBlocks('Plan Changes')[0] ?? '')?.[0] ?? '';
-    const script = [
-      'set -euo pipefail',
-      newtenant.replaceAll('localhost:3000', `localhost:${port}`),
-      ...blocks.map((block) => `${block.replaceAll('localhost:3000', `localhost:${port}`)}\necho '${MARK}'`),
-    ].join('\n');
-    const { stdout } = await run('bash', ['-c', script], {
-      cwd: REPO,
-      env: userEnvironment(),
-      timeout: 90_000,
-    });
-    answers = stdout.split(`${MARK}\n`).map(jsonLines);
+    answers = await pasted(blocks, [newtenant]);
   }, 120_000);
 
   it('has the blocks it documents (leave and ask too early; a month later, the new account)', () => {

@@ -92,11 +92,7 @@ describe('GET /v1/billing/summary', () => {
 
   it('splits a Plan billed for two Stacks into one line per Stack', async () => {
     const tenant = await api.subscribe({ plan: 'standard' });
-    const added = await api.call('POST', '/v1/stacks', {
-      token: tenant.sessionToken,
-      body: { plan: 'standard' },
-    });
-    expect(added.status).toBe(201);
+    await api.addStack(tenant, 'standard');
     await api.sweep();
     const { json: stacks } = await get(tenant.sessionToken, '/v1/stacks');
     const names = stacks.stacks.map((s: { name: string }) => s.name).sort();
@@ -203,12 +199,7 @@ describe('GET /v1/billing/invoices/{invoiceRef}/{document}', () => {
     expect(await page.text()).toContain(`Invoice ${invoice.number}`);
     // A member reads it too, like the list.
     const memberLogin = uniqueLogin('reader');
-    const added = await api.call('POST', '/_local/members', {
-      token: tenant.sessionToken,
-      body: { login: memberLogin },
-    });
-    expect(added.status).toBe(201);
-    const member = await api.signIn(memberLogin);
+    const member = await api.addMember(tenant, memberLogin);
     expect(member.role).toBe('member');
     expect((await open(member.sessionToken, invoice.viewUrl)).status).toBe(303);
   });

@@ -3,7 +3,8 @@ import { claimCheckout, getBilling, recordCheckoutSession } from '#store/billing
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { getTenant, requestClose } from '#store/tenants.ts';
 import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
-import { type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
+import type { ProcessorFault } from '../../lib/local/processor/http.ts';
+import { regionWithPlaces, type TestControlPlane, testGateway, uniqueRegion } from '../support/gateway.ts';
 import { TEST_CARDS } from '../support/hosted-pages.ts';
 
 /**
@@ -55,6 +56,13 @@ const pay = (sessionId: string) => {
   return subscription;
 };
 
+/**
+ * `hook` runs when our request next lists the customer's subscriptions at the processor (a fault
+ * that fails nothing: the request then goes on with what the processor holds by then).
+ */
+const whileListingSubscriptions = (hook: Pick<ProcessorFault, 'before' | 'onHit'>) =>
+  emulator.faults.push({ method: 'GET', path: '/v1/subscriptions', kind: 'none', ...hook });
+
 /** A session of the customer that our records do not hold (another tab's), paid: a live subscription. */
 const paidElsewhere = (customerId: string) => {
   const price = Object.values(emulator.state.prices).find((p) => p.lookupKey === 'stack_plan_plus_monthly');
@@ -76,12 +84,7 @@ describe('another request claims the checkout between our read and our claim', (
    */
   const raced = async (write: (tenantId: string, replacing: string) => Promise<void>) => {
     const open = await withOpenCheckout('plus');
-    emulator.faults.push({
-      method: 'GET',
-      path: '/v1/subscriptions',
-      kind: 'none',
-      before: () => write(open.tenant.tenantId, open.attemptId),
-    });
+    whileListingSubscriptions({ before: () => write(open.tenant.tenantId, open.attemptId) });
     const response = await checkout(open.tenant, 'pro');
     return { ...open, response };
   };
@@ -136,9 +139,7 @@ describe('another request claims the checkout between our read and our claim', (
 
 describe('a payment on the page between our reads', () => {
   it('a checkout for another Plan finds the open session paid as it expires it: 409, no new session, the place kept', async () => {
-    const region = uniqueRegion();
-    for (const plan of ['plus', 'pro'] as const)
-      await setCapacityTotal({ region, location: `${region}-a`, plan, total: 1 }, api.clock.now());
+    const region = await regionWithPlaces(api.clock, { a: { plus: 1, pro: 1 } });
     const open = await withOpenCheckout('plus', region);
     // Paid between the list of open sessions and their expiry; the subscription it made has
     // already ended (canceled at once), so only the session tells that the tenant paid.
@@ -170,12 +171,7 @@ describe('a payment on the page between our reads', () => {
   it('closing finds the recorded session paid as it expires it: 409 subscription_exists, nothing closed', async () => {
     const open = await withOpenCheckout('plus');
     // Paid after the close looked for a live subscription, before it expired the session.
-    emulator.faults.push({
-      method: 'GET',
-      path: '/v1/subscriptions',
-      kind: 'none',
-      onHit: () => void pay(open.sessionId),
-    });
+    whileListingSubscriptions({ onHit: () => void pay(open.sessionId) });
     const response = await close(open.tenant);
     expect(response.status).toBe(409);
     expect(response.json.error.code).toBe('subscription_exists');
@@ -268,9 +264,7 @@ describe('the processor fails during the checkout', () => {
 
 describe('the checkout refused for capacity with an open checkout for another Plan', () => {
   it('409 no_capacity in our words, and the open checkout is left as it was', async () => {
-    const region = uniqueRegion();
-    for (const plan of ['standard', 'plus'] as const)
-      await setCapacityTotal({ region, location: `${region}-a`, plan, total: 1 }, api.clock.now());
+    const region = await regionWithPlaces(api.clock, { a: { standard: 1, plus: 1 } });
     const open = await withOpenCheckout('plus', region);
     const response = await checkout(open.tenant, 'pro');
     expect(response.status).toBe(409);
@@ -307,10 +301,7 @@ describe('closing while the tenant stops being provisioning', () => {
     const open = await withOpenCheckout('plus');
     // After this request read the billing record, another close lands and the sweep moves the
     // tenant to decommissioning.
-    emulator.faults.push({
-      method: 'GET',
-      path: '/v1/subscriptions',
-      kind: 'none',
+    whileListingSubscriptions({
       before: async () => {
         expect(await requestClose(open.tenant.tenantId, api.clock.now())).toBe(true);
         await api.sweep();

@@ -18,6 +18,7 @@ import { getTenant } from '#store/tenants.ts';
 import { applyStackWrites } from '#store/transact.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { cancelInPortal, TEST_CARDS } from '../support/hosted-pages.ts';
+import { expectRefusedAnswer } from '../support/refusals.ts';
 
 /**
  * Credentials on the Dispatcher's side (docs/credentials.md): the reference Dispatcher validates
@@ -145,16 +146,15 @@ const guideSession = (setup: Setup, body: Record<string, unknown>) =>
  */
 const guideCleared = async (setup: Setup, threadId: string, name: string, reason: string) => {
   const refused = await guideSession(setup, { threadId });
-  expect(refused.status).toBe(409);
-  expect(refused.json).toMatchObject({
-    error: {
+  expectRefusedAnswer(
+    refused,
+    409,
+    {
       code: 'guide_unavailable',
       message: `The Guide Credential "${name}" cannot be used (${reason}); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.`,
     },
-    reason,
-    credential: name,
-    cleared: { name, reason, at: expect.any(String) },
-  });
+    { reason, credential: name, cleared: { name, reason, at: expect.any(String) } },
+  );
   expect(await getGuideSelection(setup.tenantId, setup.stackId)).toEqual({ cleared: refused.json.cleared });
 };
 
@@ -244,15 +244,16 @@ describe('validation through the reference Dispatcher', () => {
       asDispatcher(setup, 'POST', '/v1/dispatcher/credentials/key/validation', body);
 
     const stale = await verdict({ version: 1, outcome: 'valid' });
-    expect(stale.status).toBe(409);
-    expect(stale.json).toMatchObject({
-      error: {
+    expectRefusedAnswer(
+      stale,
+      409,
+      {
         code: 'stale_version',
         message:
           "Version 1 is not the Credential's current material (version 2): it was rotated; read it again and validate the new one.",
       },
-      currentVersion: 2,
-    });
+      { currentVersion: 2 },
+    );
     expect((await stored(setup, 'key')).validation).toEqual({ state: 'pending' });
 
     for (const body of [
@@ -297,11 +298,7 @@ describe('validation through the reference Dispatcher', () => {
     const first = await stackWithDispatcher();
     await putCredential(first, { name: 'key', provider: 'provider-a', kind: 'api_key', material: 'sk-own' });
     const projectId = await addProject(first, { intake: { primary: 'key' } });
-    const added = await api.call('POST', '/v1/stacks', {
-      token: first.sessionToken,
-      body: { plan: 'standard' },
-    });
-    expect(added.status).toBe(201);
+    const added = await api.addStack(first, 'standard');
     const second = await dispatcherFor(first, added.json.stackId);
 
     const own = await asDispatcher(first, 'GET', '/v1/dispatcher/credentials/key');
@@ -451,32 +448,36 @@ describe('Threads', () => {
     });
 
     const refused = await thread(setup, { threadId: 'nu', projectId, activity: 'intake' });
-    expect(refused.status).toBe(409);
-    expect(refused.json).toMatchObject({
-      error: {
+    expectRefusedAnswer(
+      refused,
+      409,
+      {
         code: 'no_usable_credential',
         message: `No Credential of Project "${projectId}"'s intake route is usable now: primary "later": validation_pending; fallback "old": archived.`,
       },
-      activity: 'intake',
-      reasons: [
-        { position: 'primary', name: 'later', reason: 'validation_pending' },
-        { position: 'fallback', name: 'old', reason: 'archived' },
-      ],
-    });
+      {
+        activity: 'intake',
+        reasons: [
+          { position: 'primary', name: 'later', reason: 'validation_pending' },
+          { position: 'fallback', name: 'old', reason: 'archived' },
+        ],
+      },
+    );
     expect(await getThread(setup.tenantId, setup.stackId, 'nu')).toBeUndefined();
     const missing = await thread(setup, { threadId: 'nu', projectId, activity: 'dispatch' });
     expect(missing.json.reasons).toEqual([{ position: 'primary', name: 'ghost', reason: 'missing' }]);
 
     await setCredentialRoutes(setup.tenantId, setup.stackId, projectId, { intake: { primary: 'later' } });
     const noRoute = await thread(setup, { threadId: 'nr', projectId, activity: 'dispatch' });
-    expect(noRoute.status).toBe(409);
-    expect(noRoute.json).toMatchObject({
-      error: {
+    expectRefusedAnswer(
+      noRoute,
+      409,
+      {
         code: 'no_credential_route',
         message: `Project "${projectId}" has no Credential Route for dispatch: an administrator sets one with PUT /v1/stacks/{stackId}/projects/{projectId}/credential-routes.`,
       },
-      activity: 'dispatch',
-    });
+      { activity: 'dispatch' },
+    );
     const noProject = await thread(setup, { threadId: 'np', projectId: 'prj_nothere', activity: 'intake' });
     expect(noProject.status).toBe(404);
     expect(noProject.json.error).toMatchObject({
@@ -498,30 +499,30 @@ describe('Threads', () => {
     expect((await thread(setup, { threadId: 'at', projectId, activity: 'intake' })).status).toBe(200);
     expect(await deleteCredential(setup.tenantId, await stored(setup, 'gone'))).toBe(true);
     const resumed = await thread(setup, { threadId: 'dt', projectId, activity: 'dispatch' });
-    expect(resumed.status).toBe(409);
-    expect(resumed.json).toMatchObject({
-      error: {
+    expectRefusedAnswer(
+      resumed,
+      409,
+      {
         code: 'thread_not_resumable',
         message: 'Thread "dt" is bound to Credential "gone", which was deleted: start a new Thread.',
       },
-      reason: 'credential_deleted',
-      credential: 'gone',
-    });
+      { reason: 'credential_deleted', credential: 'gone' },
+    );
     expect(
       await updateCredential(setup.tenantId, await stored(setup, 'shelf'), {
         archivedAt: api.clock.now().toISOString(),
       }),
     ).toBe(true);
     const archived = await thread(setup, { threadId: 'at', projectId, activity: 'intake' });
-    expect(archived.status).toBe(409);
-    expect(archived.json).toMatchObject({
-      error: {
+    expectRefusedAnswer(
+      archived,
+      409,
+      {
         code: 'thread_not_resumable',
         message: 'Thread "at" is bound to Credential "shelf", which is archived: start a new Thread.',
       },
-      reason: 'archived',
-      credential: 'shelf',
-    });
+      { reason: 'archived', credential: 'shelf' },
+    );
   });
 
   it('strict bodies: 400 before anything is read or bound', async () => {
@@ -564,15 +565,16 @@ describe('Guide Sessions', () => {
   it('use the Guide selection only, with its guide profile', async () => {
     const setup = await stackWithDispatcher();
     const none = await guideSession(setup, { threadId: 'g0' });
-    expect(none.status).toBe(409);
-    expect(none.json).toMatchObject({
-      error: {
+    expectRefusedAnswer(
+      none,
+      409,
+      {
         code: 'guide_unavailable',
         message:
           'This Stack has no Guide Credential selected: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.',
       },
-      reason: 'none_selected',
-    });
+      { reason: 'none_selected' },
+    );
     expect(none.json).not.toHaveProperty('cleared');
 
     const authFile = JSON.stringify({ session: 'guide-file' });
@@ -750,28 +752,30 @@ describe('the subscription policy', () => {
     });
 
     const refused = await thread(setup, { threadId: 'after', projectId, activity: 'intake' });
-    expect(refused.status).toBe(409);
-    expect(refused.json).toMatchObject({
-      error: { code: 'no_usable_credential' },
-      reasons: [{ position: 'primary', name: 'main', reason: 'subscription_policy' }],
-    });
+    expectRefusedAnswer(
+      refused,
+      409,
+      { code: 'no_usable_credential' },
+      { reasons: [{ position: 'primary', name: 'main', reason: 'subscription_policy' }] },
+    );
     const resumed = await thread(setup, { threadId: 'before', projectId, activity: 'intake' });
-    expect(resumed.status).toBe(409);
-    expect(resumed.json).toMatchObject({
-      error: {
+    expectRefusedAnswer(
+      resumed,
+      409,
+      {
         code: 'thread_not_resumable',
         message:
           'Thread "before" is bound to Credential "main", which the subscription policy disables: start a new Thread.',
       },
-      reason: 'subscription_policy',
-    });
+      { reason: 'subscription_policy' },
+    );
     const guide = await guideSession(setup, { threadId: 'g-susp' });
-    expect(guide.status).toBe(409);
-    expect(guide.json).toMatchObject({
-      error: { code: 'guide_unavailable' },
-      reason: 'none_selected',
-      cleared: { name: 'main', reason: 'subscription_policy' },
-    });
+    expectRefusedAnswer(
+      guide,
+      409,
+      { code: 'guide_unavailable' },
+      { reason: 'none_selected', cleared: { name: 'main', reason: 'subscription_policy' } },
+    );
     expect((await getGuideSelection(setup.tenantId, setup.stackId)).cleared).toMatchObject({
       name: 'main',
       reason: 'subscription_policy',

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { Refusal } from '#core/refusal.ts';
 import { openSecret } from '#ports/secrets-vault.ts';
@@ -10,7 +10,7 @@ import { deleteCredential } from '../../functions/credentials/delete.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { type CallResult, type TestControlPlane, uniqueLogin } from '../support/gateway.ts';
 import { documented } from '../support/openapi-schema.ts';
-import { storedSnapshot } from '../support/stored.ts';
+import { setStored, storedSnapshot } from '../support/stored.ts';
 
 /**
  * Credentials, the tenant side, end to end through the local API Gateway: provisioning and
@@ -376,14 +376,7 @@ describe('provisioning', () => {
     const tenant = await api.subscribe({ plan: 'plus' });
     await provisionKeys(tenant, ['held']);
     // The lifecycle a finished teardown leaves (the teardown itself is test/integration/fleet.test.ts's).
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.stack(tenant.tenantId, 'primary'),
-        UpdateExpression: 'SET lifecycle = :gone',
-        ExpressionAttributeValues: { ':gone': 'torn_down' },
-      }),
-    );
+    await setStored(keys.stack(tenant.tenantId, 'primary'), { lifecycle: 'torn_down' });
     const tornDown = await storedSnapshot(tenant);
     const rotation = await provision(tenant, 'held', {
       provider: 'provider-c',
@@ -490,11 +483,7 @@ describe('rotation', () => {
 describe('the Stack a route acts on, and who may write', () => {
   it('?stackId= selects another Stack of the tenant; another tenant’s Stack is 404 stack_not_found; a member lists but cannot write', async () => {
     const tenant = await api.subscribe({ plan: 'plus' });
-    const added = await api.call('POST', '/v1/stacks', {
-      token: tenant.sessionToken,
-      body: { plan: 'standard' },
-    });
-    expect(added.status).toBe(201);
+    const added = await api.addStack(tenant, 'standard');
     const second = added.json.stackId as string;
     const version = await desiredVersion(tenant, second);
     const primaryVersion = await desiredVersion(tenant);

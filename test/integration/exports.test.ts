@@ -456,11 +456,7 @@ describe('the export list of a Stack', () => {
       await api.call('POST', '/v1/stacks/primary/dispatcher-credential', { token: tenant.sessionToken })
     ).json.credential as string;
     const onPrimary = await exportOf(tenant, dispatcher, false);
-    const added = await api.call('POST', '/v1/stacks', {
-      token: tenant.sessionToken,
-      body: { plan: 'standard' },
-    });
-    expect(added.status).toBe(201);
+    const added = await api.addStack(tenant, 'standard');
     const second = added.json.stackId as string;
     expect((await list(tenant.sessionToken, second)).json).toEqual({ exports: [] });
     const onSecond = await asTenant('POST', `/v1/stacks/${second}/exports`, { token: tenant.sessionToken });

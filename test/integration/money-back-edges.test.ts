@@ -18,15 +18,11 @@ import { processorView } from '../support/processor-view.ts';
  */
 
 const { api, emulator } = gatewayForFile({ processor: true });
-const { subscriptionOf } = processorView(emulator);
+const { subscriptionOf, chargesOf } = processorView(emulator);
 
 const DAY_S = 86_400;
 const DAY_MS = DAY_S * 1000;
 
-const chargesOf = (customer: string) =>
-  Object.values(emulator.state.paymentIntents)
-    .filter((p) => p.customer === customer && p.status === 'succeeded')
-    .sort((a, b) => a.created - b.created);
 const refundedIntents = (customer: string) => {
   const intents = new Set(chargesOf(customer).map((p) => p.id));
   return Object.values(emulator.state.refunds)

@@ -26,16 +26,12 @@ import { partitionItems } from '../support/stored.ts';
  */
 
 const { api, emulator } = gatewayForFile({ processor: true });
-const { subscriptionOf } = processorView(emulator);
+const { subscriptionOf, chargesOf } = processorView(emulator);
 
 const DAY_S = 86_400;
 const DAY_MS = DAY_S * 1000;
 type Tenant = Awaited<ReturnType<TestControlPlane['readyTenant']>>;
 
-const chargesOf = (customer: string) =>
-  Object.values(emulator.state.paymentIntents).filter(
-    (p) => p.customer === customer && p.status === 'succeeded',
-  );
 const refundsOf = (intentId: string) =>
   Object.values(emulator.state.refunds).filter((r) => r.paymentIntent === intentId);
 const refundPosts = (customer: string) => {

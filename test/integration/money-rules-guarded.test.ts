@@ -4,7 +4,7 @@ import { listInventory } from '#store/capacity.ts';
 import { getTenant } from '#store/tenants.ts';
 import type { SubscriptionRecord } from '../../lib/local/processor/state.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
-import type { TestControlPlane } from '../support/gateway.ts';
+import type { CallResult, TestControlPlane } from '../support/gateway.ts';
 import { processorView, withFaults } from '../support/processor-view.ts';
 import { tenantPartition } from '../support/stored.ts';
 
@@ -60,32 +60,34 @@ const LIVE: Status[] = ['incomplete', 'trialing', 'active', 'past_due', 'unpaid'
 const ENDED: Status[] = ['canceled', 'incomplete_expired'];
 
 describe('at most one live subscription: every live status counts, not only active', () => {
+  /**
+   * With a `status` subscription elsewhere, `request` is refused 409 subscription_exists with no
+   * processor write, the open session still open and everything as it was; the tenant.
+   */
+  const refusedWritingNothing = async (status: Status, request: (tenant: Tenant) => Promise<CallResult>) => {
+    const { tenant, sessionId } = await subscribedElsewhere(status);
+    const before = await everything(tenant);
+    const calls = emulator.calls.length;
+    const refused = await request(tenant);
+    expect([refused.status, refused.json.error?.code]).toEqual([409, 'subscription_exists']);
+    expect(writesSince(calls)).toEqual([]);
+    expect(emulator.state.checkoutSessions[sessionId]?.status).toBe('open');
+    expect(await everything(tenant)).toBe(before);
+    return tenant;
+  };
+
   it.each(LIVE)(
     'a checkout while the customer has a %s subscription: 409 subscription_exists, nothing created or written',
     async (status) => {
-      const { tenant, sessionId } = await subscribedElsewhere(status);
-      const before = await everything(tenant);
-      const calls = emulator.calls.length;
-      const refused = await checkout(tenant, 'pro');
-      expect([refused.status, refused.json.error?.code]).toEqual([409, 'subscription_exists']);
-      expect(writesSince(calls)).toEqual([]);
-      expect(emulator.state.checkoutSessions[sessionId]?.status).toBe('open');
-      expect(await everything(tenant)).toBe(before);
+      await refusedWritingNothing(status, (tenant) => checkout(tenant, 'pro'));
     },
   );
 
   it.each(LIVE)(
     'closing while the customer has a %s subscription: 409 subscription_exists, nothing closed or written',
     async (status) => {
-      const { tenant, sessionId } = await subscribedElsewhere(status);
-      const before = await everything(tenant);
-      const calls = emulator.calls.length;
-      const refused = await close(tenant);
-      expect([refused.status, refused.json.error?.code]).toEqual([409, 'subscription_exists']);
-      expect(writesSince(calls)).toEqual([]);
-      expect(emulator.state.checkoutSessions[sessionId]?.status).toBe('open');
+      const tenant = await refusedWritingNothing(status, close);
       expect((await getTenant(tenant.tenantId))?.closeRequestedAt).toBeUndefined();
-      expect(await everything(tenant)).toBe(before);
     },
   );
 

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { getBilling } from '#store/billing.ts';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
@@ -11,7 +11,8 @@ import { deliverWebhooksTo } from '../../lib/local/processor/local.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { type TestControlPlane, uniqueRegion } from '../support/gateway.ts';
 import { cancelInPortal, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
-import { storedSnapshot, tenantPartition } from '../support/stored.ts';
+import { monthlyPrice, processorView } from '../support/processor-view.ts';
+import { setStored, storedSnapshot, tenantPartition } from '../support/stored.ts';
 import { deliverSigned, eventPayload } from '../support/webhooks.ts';
 
 /**
@@ -29,19 +30,7 @@ const token = async (tenant: { login: string }) => (await api.signIn(tenant.logi
 const as = async (tenant: { login: string }, method: string, path: string, body?: unknown) =>
   api.call(method, path, { token: await token(tenant), ...(body === undefined ? {} : { body }) });
 
-const subscriptionsOf = (tenantId: string) =>
-  Object.values(emulator.state.subscriptions).filter((s) => s.metadata.tenantId === tenantId);
-const subscriptionOf = (tenantId: string) => {
-  const [found] = subscriptionsOf(tenantId);
-  if (!found) throw new Error(`no subscription for ${tenantId}`);
-  return found;
-};
-const invoicesOf = (customer: string) =>
-  Object.values(emulator.state.invoices).filter((i) => i.customer === customer);
-const chargesOf = (customer: string) =>
-  Object.values(emulator.state.paymentIntents).filter(
-    (p) => p.customer === customer && p.status === 'succeeded',
-  );
+const { subscriptionsOf, subscriptionOf, customerInvoicesOf, chargesOf } = processorView(emulator);
 const sessionIdOf = (url: string) => new URL(url).pathname.split('/').at(-1) as string;
 
 const checkout = async (tenant: Tenant, plan = 'plus') =>
@@ -118,7 +107,7 @@ describe('leaving stops billing', () => {
     expect(subscriptionOf(tenant.tenantId).cancelAtPeriodEnd).toBe(true);
 
     // The paid period ends: no renewal invoice, no charge; the Stack is torn down and its place freed.
-    const invoices = invoicesOf(subscription.customer).length;
+    const invoices = customerInvoicesOf(subscription.customer).length;
     const charges = chargesOf(subscription.customer).length;
     api.clock.advance(32 * DAY);
     await api.sweep();
@@ -128,7 +117,7 @@ describe('leaving stops billing', () => {
     expect(slot?.used).toBe(0);
     api.clock.advance(62 * DAY);
     await api.sweep();
-    expect(invoicesOf(subscription.customer)).toHaveLength(invoices);
+    expect(customerInvoicesOf(subscription.customer)).toHaveLength(invoices);
     expect(chargesOf(subscription.customer)).toHaveLength(charges);
     const after = (await as(tenant, 'GET', '/v1/billing/status')).json;
     expect(after.closing).toMatchObject({ billingStopped: true, tornDown: true });
@@ -410,25 +399,17 @@ describe('a crashed checkout request', () => {
   it('leaves a claim that a retry a minute later replaces, instead of "in progress" for half an hour', async () => {
     const tenant = await api.readyTenant();
     const stale = new Date(api.clock.now().getTime() - 2 * 60_000).toISOString();
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.billing(tenant.tenantId),
-        UpdateExpression: 'SET #type = :type, tenantId = :tenant, checkout = :attempt',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: {
-          ':type': 'billing',
-          ':tenant': tenant.tenantId,
-          ':attempt': {
-            attemptId: 'crashed',
-            plan: 'plus',
-            state: 'creating',
-            startedAt: stale,
-            expiresAt: new Date(api.clock.now().getTime() + 29 * 60_000).toISOString(),
-          },
-        },
-      }),
-    );
+    await setStored(keys.billing(tenant.tenantId), {
+      type: 'billing',
+      tenantId: tenant.tenantId,
+      checkout: {
+        attemptId: 'crashed',
+        plan: 'plus',
+        state: 'creating',
+        startedAt: stale,
+        expiresAt: new Date(api.clock.now().getTime() + 29 * 60_000).toISOString(),
+      },
+    });
     const retried = await checkout(tenant, 'plus');
     expect(retried.status).toBe(200);
     expect((await getBilling(tenant.tenantId))?.checkout?.attemptId).not.toBe('crashed');
@@ -439,15 +420,7 @@ describe('checkout addresses are built when served', () => {
   it('a repeated checkout answers the processor’s current address, not the one stored earlier (say, before a restart on another port)', async () => {
     const tenant = await api.readyTenant();
     const { json } = await checkout(tenant, 'plus');
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.billing(tenant.tenantId),
-        UpdateExpression: 'SET checkout.#url = :stale',
-        ExpressionAttributeNames: { '#url': 'url' },
-        ExpressionAttributeValues: { ':stale': 'http://127.0.0.1:1/c/pay/stale' },
-      }),
-    );
+    await setStored(keys.billing(tenant.tenantId), { 'checkout.url': 'http://127.0.0.1:1/c/pay/stale' });
     const again = await checkout(tenant, 'plus');
     expect(again.status).toBe(200);
     expect(again.json.url).toBe(json.url);
@@ -460,12 +433,7 @@ describe('smaller defects', () => {
     const tenant = await api.readyTenant();
     const { json } = await checkout(tenant, 'plus');
     const session = emulator.state.checkoutSessions[sessionIdOf(json.url)];
-    const price = emulator.route('POST', '/v1/prices', {
-      product: 'stack_plan_plus',
-      unit_amount: '9900',
-      currency: 'usd',
-      recurring: { interval: 'month' },
-    }) as { id: string };
+    const price = monthlyPrice(emulator, 'stack_plan_plus', 9900);
     if (!session) throw new Error('no session');
     session.lineItems = [{ price: price.id, quantity: 1 }];
     session.subscriptionMetadata = { tenantId: tenant.tenantId };

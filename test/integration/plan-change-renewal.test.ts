@@ -27,16 +27,13 @@ const commitRefusedCount = () => vi.mocked(recordBillingCommitRefused).mock.call
 
 const { api, emulator, door, payingWithDispatcher, until, atCommit, changeAtTheDoor } =
   gatewayWithCommitDoor();
-const { subscriptionOf, itemsByPlan, priceOf, itemChanges } = processorView(emulator);
+const { subscriptionOf, invoicesOf, itemsByPlan, priceOf, itemChanges } = processorView(emulator);
+const renewalInvoices = (tenantId: string) => invoicesOf(tenantId, 'subscription_cycle');
 type Paying = Awaited<ReturnType<typeof payingWithDispatcher>>;
 
 /** The commits the control plane sent for the change (item changes under its key), in order. */
 const commitsOf = (tenantId: string, changeId: string) =>
   itemChanges(tenantId).filter((c) => c.idempotencyKey?.startsWith(`plan-change:${changeId}`));
-const renewalInvoices = (tenantId: string) =>
-  Object.values(emulator.state.invoices)
-    .filter((i) => i.subscription === subscriptionOf(tenantId).id && i.billingReason === 'subscription_cycle')
-    .sort((a, b) => a.created - b.created);
 const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
 

@@ -94,14 +94,15 @@ describe('cancelling', () => {
       cause: 'cancelled by an administrator',
     });
     const again = await cancel(tenant, changeId);
-    expect(again.status).toBe(409);
-    expect(again.json).toMatchObject({
-      error: {
+    expectRefusedAnswer(
+      again,
+      409,
+      {
         code: 'plan_change_ended',
         message: 'This change has already ended (cancelled); there is nothing to cancel.',
       },
-      status: 'cancelled',
-    });
+      { status: 'cancelled' },
+    );
   });
 });
 

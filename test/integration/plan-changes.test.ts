@@ -3,6 +3,7 @@ import { PLANS } from '#core/plans.ts';
 import { listInventory, setCapacityTotal } from '#store/capacity.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { TEST_CARDS } from '../support/hosted-pages.ts';
+import { waitingForWork } from '../support/plan-change-answers.ts';
 import {
   outboxFor,
   planChangeExport,
@@ -28,12 +29,7 @@ describe('an immediate upgrade', () => {
     const tenant = await payingWithDispatcher('plus');
     const confirmed = await confirm(tenant, 'pro', 'up-1');
     expect(confirmed.status).toBe(202);
-    expect(confirmed.json).toMatchObject({
-      status: 'waiting_for_work',
-      currentPlan: 'plus',
-      requestedPlan: 'pro',
-      cancellable: true,
-    });
+    expect(confirmed.json).toMatchObject(waitingForWork('plus', 'pro'));
     expect(confirmed.json.estimate.adjustment).toBeGreaterThan(0);
     // The place is held at once: the pro slot has one place fewer to give.
     const held = await listInventory(tenant.region);

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { listInventory } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
@@ -10,6 +10,8 @@ import type { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import { cancelInPortal, payOnCheckout, TEST_CARDS, updateCardInPortal } from '../support/hosted-pages.ts';
 import { processorView } from '../support/processor-view.ts';
+import { runningDesiredState } from '../support/stack-fixture.ts';
+import { setStored } from '../support/stored.ts';
 import { deliverSigned } from '../support/webhooks.ts';
 
 const { api, emulator } = gatewayForFile({ processor: true });
@@ -81,14 +83,7 @@ describe('the sweep: checkout to active', () => {
     const { Item } = await db().send(
       new GetCommand({ TableName: tableName(), Key: keys.stack(tenant.tenantId, 'primary') }),
     );
-    expect(Item?.desiredState).toEqual({
-      stack: `${tenant.slug}.stacks.test`,
-      plan: 'pro',
-      resources: { vcpu: 8, vcpuKind: 'shared', memoryGb: 16, storageGb: 160 },
-      run_cap: 5,
-      admission: 'open',
-      lifecycle: 'running',
-    });
+    expect(Item?.desiredState).toEqual(runningDesiredState(tenant.slug, 'pro'));
     expect(JSON.stringify(Item?.desiredState)).not.toMatch(/watched/i);
   });
 
@@ -268,26 +263,15 @@ describe('the sweep: payment failure and its graces, with time travel', () => {
 describe('the sweep: one tenant’s trouble stops nobody else', () => {
   it('a tenant the processor cannot answer for stays due; the others are reconciled', async () => {
     const broken = await api.readyTenant();
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.billing(broken.tenantId),
-        UpdateExpression: 'SET subscriptionId = :missing, tenantId = :tenant',
-        ExpressionAttributeValues: { ':missing': 'sub_does_not_exist', ':tenant': broken.tenantId },
-      }),
-    );
+    await setStored(keys.billing(broken.tenantId), {
+      subscriptionId: 'sub_does_not_exist',
+      tenantId: broken.tenantId,
+    });
     const stamp = new Date(api.clock.now().getTime() - 1000).toISOString();
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.tenant(broken.tenantId),
-        UpdateExpression: 'SET dueAt = :at, GSI2PK = :pk, GSI2SK = :sk',
-        ExpressionAttributeValues: {
-          ':at': stamp,
-          ...prefixed(tenantEntity.index.due(broken.tenantId, stamp)),
-        },
-      }),
-    );
+    await setStored(keys.tenant(broken.tenantId), {
+      dueAt: stamp,
+      ...tenantEntity.index.due(broken.tenantId, stamp),
+    });
     const healthy = await api.readyTenant();
     const { json } = await api.call('POST', '/v1/billing/checkout', {
       token: healthy.sessionToken,
@@ -306,6 +290,3 @@ describe('the sweep: one tenant’s trouble stops nobody else', () => {
     expect(Date.parse(Item?.dueAt)).toBeGreaterThan(Date.parse(stamp));
   });
 });
-
-const prefixed = (values: Record<string, string>) =>
-  Object.fromEntries(Object.entries(values).map(([k, v]) => [`:${k === 'GSI2PK' ? 'pk' : 'sk'}`, v]));

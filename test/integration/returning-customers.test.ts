@@ -1,7 +1,5 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { getBilling } from '#store/billing.ts';
-import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
 import { listStacks } from '#store/stacks.ts';
 import { getTenant, tenantIdOfSlug } from '#store/tenants.ts';
@@ -12,7 +10,7 @@ import { moveToRegion, regionWithPlaces, type TestControlPlane, uniqueSlug } fro
 import { cancelInPortal, payOnCheckout, TEST_CARDS } from '../support/hosted-pages.ts';
 import { adminRequest, refusalOf } from '../support/money-back.ts';
 import { processorView } from '../support/processor-view.ts';
-import { tenantPartition } from '../support/stored.ts';
+import { setStored, tenantPartition } from '../support/stored.ts';
 
 /**
  * Returning customers (issue 35, item 1) and the money-back refund only from `active` (item 3):
@@ -233,14 +231,7 @@ describe('coming back after leaving', { timeout: 120_000 }, () => {
     const paying = await api.subscribe({ plan: 'standard' });
     const person = await api.readyTenant();
     // As if the person's former account were that paying one (its billing never stopped).
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.user(person.userId),
-        UpdateExpression: 'SET formerTenantIds = :former',
-        ExpressionAttributeValues: { ':former': [paying.tenantId] },
-      }),
-    );
+    await setStored(keys.user(person.userId), { formerTenantIds: [paying.tenantId] });
     const customersBefore = Object.keys(emulator.state.customers).length;
     const refused = await api.call('POST', '/v1/billing/checkout', {
       token: person.sessionToken,

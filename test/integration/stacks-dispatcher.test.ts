@@ -3,6 +3,7 @@ import { getStack } from '#store/stacks.ts';
 import { gatewayForFile } from '../support/file-gateway.ts';
 import type { TestControlPlane } from '../support/gateway.ts';
 import { cancelInPortal } from '../support/hosted-pages.ts';
+import { runningDesiredState } from '../support/stack-fixture.ts';
 
 /**
  * Stacks as records and the Dispatcher contract: the Stack views, the per-Stack Dispatcher
@@ -81,12 +82,7 @@ describe('the Dispatcher contract', () => {
     expect(desired.headers.etag).toBe('"v1"');
     expect(desired.json).toEqual({
       version: 1,
-      stack: `${tenant.slug}.stacks.test`,
-      plan: 'standard',
-      resources: { vcpu: 2, vcpuKind: 'shared', memoryGb: 4, storageGb: 40 },
-      run_cap: 1,
-      admission: 'open',
-      lifecycle: 'running',
+      ...runningDesiredState(tenant.slug, 'standard'),
       poll_after_seconds: 10,
       heartbeat_seconds: 7200,
     });

@@ -103,12 +103,7 @@ describe('roles', () => {
   it('a member can read but gets 403 admin_required for the slug', async () => {
     const admin = await api.signIn(uniqueLogin('boss'));
     const memberLogin = uniqueLogin('member');
-    const added = await api.call('POST', '/_local/members', {
-      token: admin.sessionToken,
-      body: { login: memberLogin },
-    });
-    expect(added.status).toBe(201);
-    const member = await api.signIn(memberLogin);
+    const member = await api.addMember(admin, memberLogin);
     expect(member).toMatchObject({ tenantId: admin.tenantId, role: 'member' });
 
     const me = await api.call('GET', '/v1/me', { token: member.sessionToken });

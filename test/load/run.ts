@@ -241,53 +241,44 @@ const CONSOLE_FILES = [
 const hotRoutes = (tenants: Seeded[]) => {
   let eventSequence = 0;
   const pick = () => tenants[Math.floor(Math.random() * tenants.length)] as Seeded;
+  /** A tenant's read of `path` with its session, answered 200. */
+  const tenantRead = (path: string, weight: number) => ({
+    name: `GET ${path}`,
+    weight,
+    expect: [200],
+    make: (): Request => ({ method: 'GET', path, headers: { authorization: `Bearer ${pick().token}` } }),
+  });
+  /** A picked tenant's Dispatcher's request, with its credential and what `more` adds for it. */
+  const dispatcherRequest =
+    (
+      method: string,
+      path: string,
+      more: (tenant: Seeded) => { headers: Record<string, string>; body?: string },
+    ) =>
+    (): Request => {
+      const tenant = pick();
+      const { headers, ...rest } = more(tenant);
+      return { method, path, headers: { authorization: `Bearer ${tenant.credential}`, ...headers }, ...rest };
+    };
   return [
-    {
-      name: 'GET /v1/billing/status',
-      weight: 3,
-      expect: [200],
-      make: (): Request => ({
-        method: 'GET',
-        path: '/v1/billing/status',
-        headers: { authorization: `Bearer ${pick().token}` },
-      }),
-    },
-    {
-      name: 'GET /v1/billing/plans',
-      weight: 2,
-      expect: [200],
-      make: (): Request => ({
-        method: 'GET',
-        path: '/v1/billing/plans',
-        headers: { authorization: `Bearer ${pick().token}` },
-      }),
-    },
+    tenantRead('/v1/billing/status', 3),
+    tenantRead('/v1/billing/plans', 2),
     {
       name: 'GET /v1/dispatcher/desired-state (304)',
       weight: 4,
       expect: [304],
-      make: (): Request => {
-        const tenant = pick();
-        return {
-          method: 'GET',
-          path: '/v1/dispatcher/desired-state',
-          headers: { authorization: `Bearer ${tenant.credential}`, 'if-none-match': tenant.etag },
-        };
-      },
+      make: dispatcherRequest('GET', '/v1/dispatcher/desired-state', (tenant) => ({
+        headers: { 'if-none-match': tenant.etag },
+      })),
     },
     {
       name: 'PUT /v1/dispatcher/observed-state (heartbeat)',
       weight: 1,
       expect: [200],
-      make: (): Request => {
-        const tenant = pick();
-        return {
-          method: 'PUT',
-          path: '/v1/dispatcher/observed-state',
-          headers: { authorization: `Bearer ${tenant.credential}`, 'content-type': 'application/json' },
-          body: tenant.heartbeat,
-        };
-      },
+      make: dispatcherRequest('PUT', '/v1/dispatcher/observed-state', (tenant) => ({
+        headers: { 'content-type': 'application/json' },
+        body: tenant.heartbeat,
+      })),
     },
     {
       name: 'POST /v1/webhooks/processor (signed)',

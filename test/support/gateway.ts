@@ -175,6 +175,22 @@ export const testGateway = async (
     return { ...session, slug, region, login };
   };
 
+  /** `login` added as a member of `admin`'s tenant (failing loudly unless 201), then signed in. */
+  const addMember = async (admin: { sessionToken: string }, login: string) => {
+    const added = await call('POST', '/_local/members', { token: admin.sessionToken, body: { login } });
+    if (added.status !== 201)
+      throw new Error(`member not added: ${added.status} ${JSON.stringify(added.json)}`);
+    return signIn(login);
+  };
+
+  /** A Stack on `plan` added by `tenant` (failing loudly unless 201): the answer. */
+  const addStack = async (tenant: { sessionToken: string }, plan: string) => {
+    const added = await call('POST', '/v1/stacks', { token: tenant.sessionToken, body: { plan } });
+    if (added.status !== 201)
+      throw new Error(`Stack not added: ${added.status} ${JSON.stringify(added.json)}`);
+    return added;
+  };
+
   const sqs = new SQSClient({});
   /** Every message now on this file's processor event queue, removed from it. */
   const drainQueue = async (): Promise<
@@ -241,6 +257,8 @@ export const testGateway = async (
     call,
     signIn,
     readyTenant,
+    addMember,
+    addStack,
     emulator,
     apiUrl,
     queueUrl,

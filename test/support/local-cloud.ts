@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, inject } from 'vitest';
 import { TEST_CARDS } from './hosted-pages.ts';
+import { jsonOf, sendJson } from './http-json.ts';
 import { endpointsEnvironment, type LocalTarget, runOps, setCapacity } from './local-server.ts';
 
 /**
@@ -251,23 +252,8 @@ export const parseCapacity = (listed: string): Slot[] =>
  */
 export const localClient = (target: () => LocalTarget) => {
   const call = async (method: string, path: string, options: CallOptions = {}): Promise<Answer> => {
-    const response = await fetch(`${target().url}${path}`, {
-      method,
-      headers: {
-        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-        ...options.headers,
-      },
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-    });
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    return { status: response.status, body, text };
+    const { status, text } = await sendJson(`${target().url}${path}`, method, options);
+    return { status, body: jsonOf(text, undefined), text };
   };
   const ok = (answer: Answer, status = 200) => {
     expect(answer.status, `${answer.status} ${answer.text.slice(0, 500)}`).toBe(status);
@@ -321,6 +307,16 @@ export const localClient = (target: () => LocalTarget) => {
     tenant.token = (await signIn(tenant.login)).sessionToken;
     return once();
   };
+
+  /** The tenant confirms a Plan Change of its Stack to `plan` (with `key` as its Idempotency-Key); the answer. */
+  const confirmPlanChange = (tenant: Tenant & { stackId: string }, plan: string, key?: string) =>
+    as(
+      tenant,
+      'POST',
+      `/v1/stacks/${tenant.stackId}/plan-changes`,
+      { plan },
+      key ? { 'idempotency-key': key } : undefined,
+    );
 
   /** A tenant signed in with its slug (its login, unique in the run) locked, not yet paying. */
   const newTenant = async (prefix: string): Promise<Tenant> => {
@@ -513,6 +509,7 @@ export const localClient = (target: () => LocalTarget) => {
     nowSeconds,
     signIn,
     as,
+    confirmPlanChange,
     newTenant,
     pay,
     stacksOnceSwept,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { EMAIL_RETRY_CAP_MS } from '../../functions/core/email-retry.ts';
 import { RECONCILE_BACKOFF_CAP_MS } from '../../functions/core/reconcile-backoff.ts';
 import { cancelInPortal, TEST_CARDS, updateCardInPortal } from './hosted-pages.ts';
+import { jsonOf, sendJson } from './http-json.ts';
 
 /**
  * The money path as a patient client drives it, shared by the chaos run (test/support/chaos.ts:
@@ -112,26 +113,15 @@ export const moneyPathDriver = (world: MoneyPathWorld) => {
     headers: Record<string, string> = {},
   ): Promise<Answer> => {
     try {
-      const response = await fetch(`${world.url()}${urlPath}`, {
-        method,
-        headers: {
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...headers,
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      const { status, text } = await sendJson(`${world.url()}${urlPath}`, method, {
+        body,
+        token,
+        headers,
         // A route answers within its own timeout (a sweep's is 60 s); longer is a hang.
         signal: AbortSignal.timeout(90_000),
       });
-      const text = await response.text();
-      world.answered?.(response.status);
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = text;
-      }
-      return { status: response.status, body: parsed };
+      world.answered?.(status);
+      return { status, body: jsonOf(text, text) };
     } catch (error) {
       return { status: 0, body: String(error) };
     }

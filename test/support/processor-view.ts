@@ -6,13 +6,20 @@ import type { ProcessorFault } from '../../lib/local/processor/http.ts';
  * its record of calls: `const { subscriptionOf, itemsByPlan } = processorView(emulator)`.
  */
 export const processorView = (emulator: ProcessorEmulator) => {
-  /** The tenant's subscription (the one whose metadata names it). */
+  /** Every subscription whose metadata names the tenant, whatever its status. */
+  const subscriptionsOf = (tenantId: string) =>
+    Object.values(emulator.state.subscriptions).filter((s) => s.metadata.tenantId === tenantId);
+  /** The tenant's subscription (the first whose metadata names it). */
   const subscriptionOf = (tenantId: string) => {
-    const found = Object.values(emulator.state.subscriptions).find((s) => s.metadata.tenantId === tenantId);
+    const [found] = subscriptionsOf(tenantId);
     if (!found) throw new Error(`no subscription for ${tenantId}`);
     return found;
   };
-  /** The tenant's invoices, oldest first (only those of one billing reason, when given). */
+  /**
+   * The invoices of the tenant's subscription, oldest first (only those of one billing reason,
+   * when given). `customerInvoicesOf` reads wider: every invoice of a processor customer, whatever
+   * subscription (or none) it bills.
+   */
   const invoicesOf = (tenantId: string, reason?: string) =>
     Object.values(emulator.state.invoices)
       .filter(
@@ -20,6 +27,16 @@ export const processorView = (emulator: ProcessorEmulator) => {
           invoice.subscription === subscriptionOf(tenantId).id &&
           (reason === undefined || invoice.billingReason === reason),
       )
+      .sort((a, b) => a.created - b.created);
+  /** Every invoice of a processor customer, oldest first: a customer that left must see none added. */
+  const customerInvoicesOf = (customer: string) =>
+    Object.values(emulator.state.invoices)
+      .filter((invoice) => invoice.customer === customer)
+      .sort((a, b) => a.created - b.created);
+  /** The customer's payments that succeeded (the money taken), oldest first. */
+  const chargesOf = (customer: string) =>
+    Object.values(emulator.state.paymentIntents)
+      .filter((p) => p.customer === customer && p.status === 'succeeded')
       .sort((a, b) => a.created - b.created);
   /** The Plan a price bills (from its lookup key), undefined for a price that is no Plan's. */
   const planOfPrice = (priceId: string) =>
@@ -53,8 +70,11 @@ export const processorView = (emulator: ProcessorEmulator) => {
   const checkoutSessionsOf = (tenantId: string) =>
     Object.values(emulator.state.checkoutSessions).filter((s) => s.clientReferenceId === tenantId);
   return {
+    subscriptionsOf,
     subscriptionOf,
     invoicesOf,
+    customerInvoicesOf,
+    chargesOf,
     planOfPrice,
     itemsByPlan,
     priceOf,
@@ -123,3 +143,21 @@ export const withPriceMissing = async <T>(
     emulator.state.prices[price.id] = price;
   }
 };
+
+/**
+ * A monthly US-dollar price of `product`, made through the emulator's API as the processor's
+ * dashboard would (`more`: further parameters, such as a lookup key).
+ */
+export const monthlyPrice = (
+  emulator: ProcessorEmulator,
+  product: string,
+  unitAmount: number,
+  more: Record<string, string> = {},
+) =>
+  emulator.route('POST', '/v1/prices', {
+    product,
+    unit_amount: String(unitAmount),
+    currency: 'usd',
+    recurring: { interval: 'month' },
+    ...more,
+  }) as { id: string; lookup_key: string | null };

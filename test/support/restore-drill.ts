@@ -16,6 +16,7 @@ import { createTableInput, localCredentials } from '../../lib/local/dynamodb.ts'
 import { type RunningControlPlane, startControlPlane } from '../../lib/local/server.ts';
 import { checkInvariants } from './chaos.ts';
 import { cancelInPortal, TEST_CARDS } from './hosted-pages.ts';
+import { jsonOf, sendJson } from './http-json.ts';
 
 /**
  * The runbook's point-in-time restore, rehearsed on `npm start`'s parts in this process (issue 37,
@@ -99,23 +100,8 @@ export const runRestoreDrill = async (options: DrillOptions = {}): Promise<Drill
   const original = process.env.TABLE_NAME ?? '';
   try {
     const call = async (method: string, urlPath: string, body?: unknown, token?: string) => {
-      const response = await fetch(`${plane.url}${urlPath}`, {
-        method,
-        headers: {
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, read freely
-      let parsed: any;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = text;
-      }
-      return { status: response.status, body: parsed };
+      const { status, text } = await sendJson(`${plane.url}${urlPath}`, method, { body, token });
+      return { status, body: jsonOf(text, text) };
     };
     /** As the tenant, signing in again when the session is unknown (the copy has no later sessions). */
     const as = async (tenant: Tenant, method: string, urlPath: string, body?: unknown) => {

@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { listInventory } from '#store/capacity.ts';
 import { db, tableName } from '#store/client.ts';
 import { keys } from '#store/keys.ts';
@@ -34,3 +34,34 @@ export const storedSnapshot = async (
     items: await tenantPartition(tenant.tenantId),
     ...(what.inventory ? { inventory: await listInventory(tenant.region) } : {}),
   });
+
+/**
+ * Writes `fields` onto the stored item at `key`, as a test's starting state (an older version's
+ * item, a crashed writer's leftovers, a record edited by hand): each field is SET, a dotted name
+ * (`checkout.url`) sets a nested one. Every name goes through a placeholder, so reserved words
+ * (`type`, `url`, `status`) need no care.
+ */
+export const setStored = async (key: { PK: string; SK: string }, fields: Record<string, unknown>) => {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = Object.entries(fields).map(([name, value], i) => {
+    const path = name
+      .split('.')
+      .map((part, j) => {
+        names[`#f${i}_${j}`] = part;
+        return `#f${i}_${j}`;
+      })
+      .join('.');
+    values[`:v${i}`] = value;
+    return `${path} = :v${i}`;
+  });
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  );
+};

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import { closeServer, listenOn } from '../../lib/local/ports.ts';
 import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
 import { LOCAL_WEBHOOK_SECRET } from '../../lib/local/processor/local.ts';
 import type { TestControlPlane } from './gateway.ts';
@@ -41,3 +43,22 @@ export const deliverSigned = (api: TestControlPlane, payload: string) =>
     rawBody: payload,
     headers: { 'content-type': 'application/json', 'stripe-signature': signatureOf(api, payload) },
   });
+
+/**
+ * A webhook endpoint of ours on 127.0.0.1 (a free port) for the emulator to deliver to: each
+ * delivery's event, parsed, goes to `answer`, whose status code the endpoint answers with. `url`
+ * ends in /webhooks; `close` stops the endpoint.
+ */
+export const webhookEndpoint = async <Event>(answer: (event: Event) => number) => {
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    request.on('end', () => {
+      response.writeHead(answer(JSON.parse(body) as Event)).end();
+    });
+  });
+  const port = await listenOn(server, 0, '127.0.0.1');
+  return { url: `http://127.0.0.1:${port}/webhooks`, close: () => closeServer(server) };
+};

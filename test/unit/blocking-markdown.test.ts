@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { blockedByReferences, blockingVerdict, type IssueRef } from '#core/blocking.ts';
+import { blockedByReferences } from '#core/blocking.ts';
+import { openInEverySource, self, verdictOf } from '../support/blocking-sources.ts';
 
 // How the `## Blocked by` section is read, at the edges of markdown the other unit tests leave
 // open (headings, fences, inline code, references), and how the sources combine.
 
-const self: IssueRef = { repository: 'acme/app', number: 100 };
 const refs = (body: string) => blockedByReferences(body, self).map((r) => `${r.repository}#${r.number}`);
 
 describe('the section heading', () => {
@@ -63,11 +63,8 @@ describe('references', () => {
 });
 
 describe('the sources combined', () => {
-  const base = { issue: self, nativeDependencies: [], relationshipEdges: [], body: '', states: {} };
-
   it('the issue never blocks itself, whichever source names it', () => {
-    const verdict = blockingVerdict({
-      ...base,
+    const verdict = verdictOf({
       nativeDependencies: [{ repository: 'ACME/app', number: 100, state: 'open' }],
       relationshipEdges: [{ repository: 'acme/app', number: 100, state: 'open' }],
     });
@@ -75,26 +72,19 @@ describe('the sources combined', () => {
   });
 
   it('open wins whatever order the sources come in, and an unknown state counts as open', () => {
-    const verdict = blockingVerdict({
-      ...base,
+    const verdict = verdictOf({
       nativeDependencies: [{ repository: 'acme/app', number: 7, state: 'open' }],
       relationshipEdges: [{ repository: 'acme/app', number: 7, state: 'closed' }],
       body: '## Blocked by\n#7\n#9',
     });
     expect(verdict.openBlockers).toEqual([
-      {
-        repository: 'acme/app',
-        number: 7,
-        state: 'open',
-        sources: ['blocked_by_section', 'native_dependency', 'relationship_edge'],
-      },
+      openInEverySource(7),
       { repository: 'acme/app', number: 9, state: 'unknown', sources: ['blocked_by_section'] },
     ]);
   });
 
   it('open blockers are listed by repository and number', () => {
-    const verdict = blockingVerdict({
-      ...base,
+    const verdict = verdictOf({
       nativeDependencies: [
         { repository: 'zeta/z', number: 1, state: 'open' },
         { repository: 'acme/app', number: 3, state: 'open' },

@@ -1,23 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type BlockingSources,
-  blockedByReferences,
-  blockingVerdict,
-  type IssueRef,
-  type IssueState,
-  issueKey,
-} from '#core/blocking.ts';
-
-const self: IssueRef = { repository: 'acme/app', number: 100 };
-const sources = (partial: Partial<BlockingSources>): BlockingSources => ({
-  issue: self,
-  nativeDependencies: [],
-  relationshipEdges: [],
-  body: '',
-  states: {},
-  ...partial,
-});
+import { blockedByReferences, type IssueState, issueKey } from '#core/blocking.ts';
+import { openInEverySource, self, verdictOf } from '../support/blocking-sources.ts';
 
 describe('the blocking verdict: every source gives the same verdict', () => {
   it.each(['native', 'edge', 'body'] as const)(
@@ -25,28 +9,24 @@ describe('the blocking verdict: every source gives the same verdict', () => {
     (where) => {
       for (const state of ['open', 'closed'] as const) {
         const blocker = { repository: 'acme/app', number: 7, state };
-        const verdict = blockingVerdict(
-          sources({
-            nativeDependencies: where === 'native' ? [blocker] : [],
-            relationshipEdges: where === 'edge' ? [blocker] : [],
-            body: where === 'body' ? '## Blocked by\n- #7\n' : '',
-            states: where === 'body' ? { 'acme/app#7': state } : {},
-          }),
-        );
+        const verdict = verdictOf({
+          nativeDependencies: where === 'native' ? [blocker] : [],
+          relationshipEdges: where === 'edge' ? [blocker] : [],
+          body: where === 'body' ? '## Blocked by\n- #7\n' : '',
+          states: where === 'body' ? { 'acme/app#7': state } : {},
+        });
         expect(verdict.blocked).toBe(state === 'open');
       }
     },
   );
 
   it('blocked while any blocker any source names is open; released when all have closed', () => {
-    const verdict = blockingVerdict(
-      sources({
-        nativeDependencies: [{ repository: 'acme/app', number: 1, state: 'closed' }],
-        relationshipEdges: [{ repository: 'acme/lib', number: 2, state: 'closed' }],
-        body: '## Blocked by\n#3, acme/other#4\n',
-        states: { 'acme/app#3': 'closed', 'ACME/other#4': 'open' },
-      }),
-    );
+    const verdict = verdictOf({
+      nativeDependencies: [{ repository: 'acme/app', number: 1, state: 'closed' }],
+      relationshipEdges: [{ repository: 'acme/lib', number: 2, state: 'closed' }],
+      body: '## Blocked by\n#3, acme/other#4\n',
+      states: { 'acme/app#3': 'closed', 'ACME/other#4': 'open' },
+    });
     expect(verdict).toEqual({
       blocked: true,
       openBlockers: [{ repository: 'acme/other', number: 4, state: 'open', sources: ['blocked_by_section'] }],
@@ -54,27 +34,18 @@ describe('the blocking verdict: every source gives the same verdict', () => {
   });
 
   it('a body reference whose state no source gives counts as open (unknown) until it is known', () => {
-    expect(blockingVerdict(sources({ body: '## Blocked by\n- #9' })).openBlockers).toEqual([
+    expect(verdictOf({ body: '## Blocked by\n- #9' }).openBlockers).toEqual([
       { repository: 'acme/app', number: 9, state: 'unknown', sources: ['blocked_by_section'] },
     ]);
   });
 
   it('a blocker named by several sources is listed once, with every source', () => {
-    const verdict = blockingVerdict(
-      sources({
-        nativeDependencies: [{ repository: 'acme/app', number: 5, state: 'open' }],
-        relationshipEdges: [{ repository: 'Acme/App', number: 5, state: 'open' }],
-        body: '## Blocked by\n#5 and https://github.com/acme/app/issues/5',
-      }),
-    );
-    expect(verdict.openBlockers).toEqual([
-      {
-        repository: 'acme/app',
-        number: 5,
-        state: 'open',
-        sources: ['blocked_by_section', 'native_dependency', 'relationship_edge'],
-      },
-    ]);
+    const verdict = verdictOf({
+      nativeDependencies: [{ repository: 'acme/app', number: 5, state: 'open' }],
+      relationshipEdges: [{ repository: 'Acme/App', number: 5, state: 'open' }],
+      body: '## Blocked by\n#5 and https://github.com/acme/app/issues/5',
+    });
+    expect(verdict.openBlockers).toEqual([openInEverySource(5)]);
   });
 });
 
@@ -143,14 +114,12 @@ describe('property: for any blockers split across the sources in any way, blocke
                 ? `- ${b.repository}#${b.number}`
                 : `- #${b.number}`;
           const body = `${before}## Blocked by\n${inBody.map(line).join('\n')}\n## After\n${after}`;
-          const verdict = blockingVerdict(
-            sources({
-              nativeDependencies: blockers.filter((b) => b.where.includes('native')),
-              relationshipEdges: blockers.filter((b) => b.where.includes('edge')),
-              body,
-              states: Object.fromEntries(blockers.map((b) => [`${b.repository}#${b.number}`, b.state])),
-            }),
-          );
+          const verdict = verdictOf({
+            nativeDependencies: blockers.filter((b) => b.where.includes('native')),
+            relationshipEdges: blockers.filter((b) => b.where.includes('edge')),
+            body,
+            states: Object.fromEntries(blockers.map((b) => [`${b.repository}#${b.number}`, b.state])),
+          });
           const open = blockers.filter(
             (b) => b.state === 'open' && !(b.repository === 'acme/app' && b.number === 100),
           );

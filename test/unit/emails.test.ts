@@ -163,6 +163,45 @@ describe('the Plan Change outcome', () => {
     expect(email.subject).toBe(subject);
     expect(paragraphsOf(email.text)).toEqual(paragraphs);
   });
+
+  it('a completed move elsewhere says the IP address changed, and the charge on the next invoice', () => {
+    const email = planChangeOutcomeEmail({
+      ...base,
+      outcome: 'completed',
+      movedTo: 'eu-2a',
+      addressChanged: true,
+      adjustment: { amount: 1234, currency: 'usd' },
+    });
+    expect(email.text).toContain('IP address changed');
+    expect(email.text).toContain('US$12.34');
+  });
+
+  it('a completed move in place says nothing of an address, and a downgrade is a balance credit', () => {
+    const email = planChangeOutcomeEmail({
+      ...base,
+      outcome: 'completed',
+      adjustment: { amount: -500, currency: 'usd' },
+    });
+    expect(email.text).not.toContain('IP address');
+    expect(email.text).toContain('credited to your account balance');
+  });
+
+  it('a completion the tenant was not billed for says so, and names no amount', () => {
+    const email = planChangeOutcomeEmail({ ...base, outcome: 'completed', notBilled: true });
+    expect(email.text).toContain('Nothing was billed for this change');
+    expect(email.text).not.toMatch(/US\$|credited/);
+  });
+
+  it('a rollback gives our reason and says billing is unchanged; an expiry says so', () => {
+    const rolledBack = planChangeOutcomeEmail({
+      ...base,
+      outcome: 'rolled_back',
+      reasonCode: 'backup_failed',
+    });
+    expect(rolledBack.text).toContain('The final backup before the move failed.');
+    expect(rolledBack.text).toContain('billing is unchanged');
+    expect(planChangeOutcomeEmail({ ...base, outcome: 'expired' }).subject).toContain('expired');
+  });
 });
 
 describe('the waitlist email', () => {

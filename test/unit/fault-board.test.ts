@@ -4,6 +4,7 @@ import { ArmError, FAULT_CATALOG, FaultBoard } from '../../lib/local/faults.ts';
 import { LocalApiGateway } from '../../lib/local/http-adapter.ts';
 import { localRoutes } from '../../lib/local/routes/index.ts';
 import type { LocalSweeper } from '../../lib/local/sweeper.ts';
+import { ISSUE_FAULT_DEPENDENCIES } from '../support/faults.ts';
 
 /** The local cloud's fault board (issue 25): what it arms, when a call meets a fault, what it counts. */
 describe('the fault board', () => {
@@ -82,14 +83,7 @@ describe('the fault board', () => {
   });
 
   it('the catalog names every dependency of the issue, with the faults it asks for', () => {
-    expect(Object.keys(FAULT_CATALOG).sort()).toEqual([
-      'mail',
-      'processor',
-      'queue',
-      'storage',
-      'table',
-      'workflow',
-    ]);
+    expect(Object.keys(FAULT_CATALOG).sort()).toEqual(ISSUE_FAULT_DEPENDENCIES);
     expect(FAULT_CATALOG.processor.faults).toEqual([
       '500',
       '429',

@@ -1,4 +1,3 @@
-import { createServer } from 'node:http';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
@@ -10,9 +9,9 @@ import {
 import { describe, expect, it } from 'vitest';
 import { MAX_RECEIVES } from '../../lib/constants.ts';
 import { createProcessorQueues } from '../../lib/local/cloud.ts';
-import { closeServer, listenOn } from '../../lib/local/ports.ts';
 import { killed, outliveChildren } from '../support/outlive.ts';
 import { sleep, waitFor } from '../support/wait.ts';
+import { webhookEndpoint } from '../support/webhooks.ts';
 
 /**
  * The SQS stand-in's messages and the processor emulator's undelivered webhooks outlive a kill
@@ -152,18 +151,11 @@ describe('the processor emulator killed with SIGKILL while webhooks wait to be d
     /** Our webhook endpoint: refuses (500) until told to take them; records every delivery. */
     let accepting = false;
     const deliveries: { id: string; type: string; accepted: boolean }[] = [];
-    const endpoint = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      request.on('end', () => {
-        const event = JSON.parse(body) as { id: string; type: string };
-        deliveries.push({ id: event.id, type: event.type, accepted: accepting });
-        response.writeHead(accepting ? 200 : 500).end();
-      });
+    const endpoint = await webhookEndpoint((event: { id: string; type: string }) => {
+      deliveries.push({ id: event.id, type: event.type, accepted: accepting });
+      return accepting ? 200 : 500;
     });
-    const webhookUrl = `http://127.0.0.1:${await listenOn(endpoint, 0, '127.0.0.1')}/webhooks`;
+    const webhookUrl = endpoint.url;
     try {
       const first = await startChild(webhookUrl);
       const api = (pathname: string, form: Record<string, string>) =>
@@ -229,7 +221,7 @@ describe('the processor emulator killed with SIGKILL while webhooks wait to be d
       expect(deliveries.filter((delivery) => delivery.accepted)).toHaveLength(2);
       await killed(third.child);
     } finally {
-      await closeServer(endpoint);
+      await endpoint.close();
     }
   }, 60_000);
 });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { planChangeOutcomeEmail } from '#core/emails.ts';
 import {
   adjustmentExplanation,
   expiryOf,
@@ -208,50 +207,6 @@ describe('the rounding between the estimate and the final adjustment', () => {
 describe('a queued change expires 7 days after confirmation', () => {
   it('is a deadline in the data', () => {
     expect(expiryOf(new Date('2026-11-01T10:00:00.000Z')).toISOString()).toBe('2026-11-08T10:00:00.000Z');
-  });
-});
-
-describe('the outcome emails', () => {
-  const base = {
-    stackName: 's1.acme.stacks.test',
-    fromPlan: 'standard',
-    toPlan: 'pro',
-    appUrl: 'http://app',
-  } as const;
-  it('a completed move elsewhere says the IP address changed, and the charge on the next invoice', () => {
-    const email = planChangeOutcomeEmail({
-      ...base,
-      outcome: 'completed',
-      movedTo: 'eu-2a',
-      addressChanged: true,
-      adjustment: { amount: 1234, currency: 'usd' },
-    });
-    expect(email.text).toContain('IP address changed');
-    expect(email.text).toContain('US$12.34');
-  });
-  it('a completed move in place says nothing of an address, and a downgrade is a balance credit', () => {
-    const email = planChangeOutcomeEmail({
-      ...base,
-      outcome: 'completed',
-      adjustment: { amount: -500, currency: 'usd' },
-    });
-    expect(email.text).not.toContain('IP address');
-    expect(email.text).toContain('credited to your account balance');
-  });
-  it('a completion the tenant was not billed for says so, and names no amount', () => {
-    const email = planChangeOutcomeEmail({ ...base, outcome: 'completed', notBilled: true });
-    expect(email.text).toContain('Nothing was billed for this change');
-    expect(email.text).not.toMatch(/US\$|credited/);
-  });
-  it('a rollback gives our reason and says billing is unchanged; an expiry says so', () => {
-    const rolledBack = planChangeOutcomeEmail({
-      ...base,
-      outcome: 'rolled_back',
-      reasonCode: 'backup_failed',
-    });
-    expect(rolledBack.text).toContain('The final backup before the move failed.');
-    expect(rolledBack.text).toContain('billing is unchanged');
-    expect(planChangeOutcomeEmail({ ...base, outcome: 'expired' }).subject).toContain('expired');
   });
 });
 

@@ -6,15 +6,9 @@ import {
   priceLockSummary,
   priceLockView,
 } from '#core/price-lock.ts';
+import { locked } from '../support/price-locks.ts';
 
 // The Founding Price Lock and the prices of the day at the edges the other unit tests leave open.
-
-const locked: PriceLock = {
-  state: 'locked',
-  plan: 'plus',
-  monthlyPrice: { amount: 5000, currency: 'USD' },
-  lockedAt: '2026-08-15T10:00:00.000Z',
-};
 
 describe('what the tenant sees of a lock', () => {
   it('a lock kept on another Plan than the Stack’s no longer holds: ended by the confirmed change', () => {

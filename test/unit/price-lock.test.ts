@@ -9,22 +9,16 @@ import {
   lockAtActivation,
   lockHolds,
   needsRepricing,
-  type PriceLock,
   parsePlanPrices,
   priceLockSummary,
   priceLockView,
 } from '#core/price-lock.ts';
 import { itemsAfterAdding, itemsAfterPlanChange, targetPriceOf } from '#core/stack-growth.ts';
 import { invoiceTotals } from '../../lib/local/processor/billing.ts';
+import { locked } from '../support/price-locks.ts';
 
 const OPEN_SIGNUP = '2026-09-01T00:00:00.000Z';
 const now = new Date('2026-08-15T10:00:00.000Z');
-const locked: PriceLock = {
-  state: 'locked',
-  plan: 'plus',
-  monthlyPrice: { amount: 5000, currency: 'USD' },
-  lockedAt: '2026-08-15T10:00:00.000Z',
-};
 
 describe('founding: the first subscription completed before Open Signup', () => {
   it('a completion before OPEN_SIGNUP_AT is founding', () => {

@@ -1,10 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeServer, listenOn } from '../../lib/local/ports.ts';
 import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import { webhookEndpoint } from '../support/webhooks.ts';
 
 /**
  * The processor emulator writes its state before it delivers a webhook: a real processor has
@@ -22,31 +21,23 @@ describe('the processor emulator commits before it notifies', () => {
     const stateFile = path.join(directory, 'processor.json');
     /** For each delivery: the event id, and whether the state file then held it and its object. */
     const seen: { id: string; eventOnDisk: boolean; objectOnDisk: boolean }[] = [];
-    const endpoint = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
+    const endpoint = await webhookEndpoint((event: { id: string; data: { object: { id: string } } }) => {
+      let onDisk: { events?: Record<string, unknown>; paymentMethods?: Record<string, unknown> } = {};
+      try {
+        onDisk = JSON.parse(readFileSync(stateFile, 'utf8'));
+      } catch {
+        // no file yet: nothing on disk
+      }
+      seen.push({
+        id: event.id,
+        eventOnDisk: Boolean(onDisk.events?.[event.id]),
+        objectOnDisk: Boolean(onDisk.paymentMethods?.[event.data.object.id]),
       });
-      request.on('end', () => {
-        const event = JSON.parse(body) as { id: string; data: { object: { id: string } } };
-        let onDisk: { events?: Record<string, unknown>; paymentMethods?: Record<string, unknown> } = {};
-        try {
-          onDisk = JSON.parse(readFileSync(stateFile, 'utf8'));
-        } catch {
-          // no file yet: nothing on disk
-        }
-        seen.push({
-          id: event.id,
-          eventOnDisk: Boolean(onDisk.events?.[event.id]),
-          objectOnDisk: Boolean(onDisk.paymentMethods?.[event.data.object.id]),
-        });
-        response.writeHead(200).end();
-      });
+      return 200;
     });
-    const port = await listenOn(endpoint, 0, '127.0.0.1');
     const emulator = new ProcessorEmulator({ now: () => new Date('2026-11-28T00:00:00Z'), stateFile });
     try {
-      emulator.setWebhook({ url: `http://127.0.0.1:${port}/webhooks`, secret: 'whsec_commits' });
+      emulator.setWebhook({ url: endpoint.url, secret: 'whsec_commits' });
       const customer = emulator.route('POST', '/v1/customers', { email: 'commits@example.test' }) as {
         id: string;
       };
@@ -58,7 +49,7 @@ describe('the processor emulator commits before it notifies', () => {
       expect(seen).toEqual([{ id: expect.stringMatching(/^evt_/), eventOnDisk: true, objectOnDisk: true }]);
     } finally {
       await emulator.stop();
-      await closeServer(endpoint);
+      await endpoint.close();
     }
   });
 

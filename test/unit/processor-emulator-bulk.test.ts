@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProcessorEmulator } from '../../lib/local/processor/emulator.ts';
+import { monthlyPrice } from '../support/processor-view.ts';
 
 /*
  * The emulator at scale (issue 23's scale bench): bulk seeding without events, a customer's
@@ -10,12 +11,7 @@ const setUp = () => {
   let now = Date.parse('2026-03-01T00:00:00Z');
   const emulator = new ProcessorEmulator({ now: () => new Date(now) });
   const product = emulator.route('POST', '/v1/products', { name: 'Stack Plan: Standard' }) as { id: string };
-  const price = emulator.route('POST', '/v1/prices', {
-    product: product.id,
-    unit_amount: '2000',
-    currency: 'usd',
-    recurring: { interval: 'month' },
-  }) as { id: string };
+  const price = monthlyPrice(emulator, product.id, 2000);
   const seconds = () => Math.floor(now / 1000);
   return {
     emulator,

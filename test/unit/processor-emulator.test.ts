@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ProcessorEmulator, StripeApiError } from '../../lib/local/processor/emulator.ts';
 import { parseForm } from '../../lib/local/processor/form.ts';
 import { addMonths, cardBehavior, type SubscriptionRecord } from '../../lib/local/processor/state.ts';
+import { monthlyPrice } from '../support/processor-view.ts';
 
 /** The fixtures as the shared Stripe reference publishes them (copied into lib/local/processor). */
 const fixtures = JSON.parse(
@@ -21,13 +22,7 @@ const emulatorWithSubscription = () => {
     name: 'Stack Plan: Plus',
     id: 'stack_plan_plus',
   }) as { id: string };
-  const price = emulator.route('POST', '/v1/prices', {
-    product: product.id,
-    unit_amount: '5000',
-    currency: 'usd',
-    recurring: { interval: 'month' },
-    lookup_key: 'stack_plan_plus_monthly',
-  }) as { id: string };
+  const price = monthlyPrice(emulator, product.id, 5000, { lookup_key: 'stack_plan_plus_monthly' });
   const session = emulator.route('POST', '/v1/checkout/sessions', {
     mode: 'subscription',
     customer: customer.id,
@@ -137,14 +132,7 @@ describe('processor emulator: refuses what Stripe refuses', () => {
       items: [{ id: item?.id ?? '', quantity: '3' }],
     });
     expect(subscription?.items[0]?.quantity).toBe(3);
-    const other = emulator.route('POST', '/v1/prices', {
-      product: product.id,
-      unit_amount: '6000',
-      currency: 'usd',
-      recurring: { interval: 'month' },
-    }) as {
-      id: string;
-    };
+    const other = monthlyPrice(emulator, product.id, 6000);
     emulator.route('POST', `/v1/subscriptions/${subscription?.id}`, {
       items: [{ id: item?.id ?? '', price: other.id }],
     });
@@ -568,12 +556,7 @@ describe('processor emulator: automatic tax by the customer’s country', () => 
     const emulator = new ProcessorEmulator({ now: () => new Date(APRIL_1_S * 1000) });
     const customer = emulator.route('POST', '/v1/customers', { email: 'c@example.test' }) as { id: string };
     emulator.route('POST', '/v1/products', { name: 'Plan', id: 'plan' });
-    const price = emulator.route('POST', '/v1/prices', {
-      product: 'plan',
-      unit_amount: '5000',
-      currency: 'usd',
-      recurring: { interval: 'month' },
-    }) as { id: string };
+    const price = monthlyPrice(emulator, 'plan', 5000);
     const session = emulator.route('POST', '/v1/checkout/sessions', {
       mode: 'subscription',
       customer: customer.id,
