@@ -40,8 +40,12 @@ export const openapi = JSON.parse(
 };
 
 /** An answer as documented: the shared one of `components.responses` it refers to, or itself. */
-export const answerOf = (answer: DocumentedAnswer | undefined): DocumentedAnswer | undefined =>
-  answer?.$ref ? openapi.components.responses[answer.$ref.replace('#/components/responses/', '')] : answer;
+export const answerOf = (answer: DocumentedAnswer | undefined): DocumentedAnswer | undefined => {
+  if (!answer?.$ref) return answer;
+  const shared = openapi.components.responses[answer.$ref.replace('#/components/responses/', '')];
+  if (!shared) throw new Error(`no answer ${answer.$ref}`);
+  return shared;
+};
 /** Two schemas that must both hold, as one: properties merged (a field in both must meet both). */
 const merge = (a: Schema, b: Schema): Schema => {
   const properties: Record<string, Schema> = { ...a.properties };

@@ -11,6 +11,7 @@ import { MAX_WEBHOOK_BYTES } from '../../functions/webhooks/processor.ts';
 import { bodyCodes, generatedFiles } from '../../lib/openapi/generate.ts';
 import { refusalCatalog } from '../../lib/openapi/refusals.ts';
 import { routes, servedPaths } from '../../lib/routes.ts';
+import { answerDisagreements } from '../support/openapi-schema.ts';
 
 const document = JSON.parse(
   readFileSync(path.resolve(import.meta.dirname, '../../docs/api/openapi.json'), 'utf8'),
@@ -67,6 +68,29 @@ describe('the OpenAPI document is made from the code', () => {
             expect(answer.description).toContain(`\`${code}\``);
           }
         }
+  });
+});
+
+describe('the contract check reads the answers the operations share (components.responses)', () => {
+  const refusal = (code: string) => ({ error: { code, message: 'What to fix.', requestId: 'r-1' } });
+
+  it('holds an answer to the shared refusal its operation refers to: its codes pass, another does not', () => {
+    expect(document.paths['/v1/stacks'].post.responses['401'].$ref).toBe(
+      '#/components/responses/Unauthenticated',
+    );
+    expect(
+      answerDisagreements('POST', '/v1/stacks', { status: 401, json: refusal('invalid_session') }),
+    ).toEqual([]);
+    expect(
+      answerDisagreements('POST', '/v1/stacks', { status: 401, json: refusal('stack_cap_reached') }),
+    ).toEqual(['POST /v1/stacks 401: $.error.code: "stack_cap_reached" not in the enum']);
+  });
+
+  it("holds an operation's own codes added to the implied ones: both pass, another does not", () => {
+    const at = (code: string) =>
+      answerDisagreements('POST', '/v1/credentials/acme', { status: 400, json: refusal(code) });
+    expect([...at('invalid_json'), ...at('invalid_credential_name')]).toEqual([]);
+    expect(at('stack_cap_reached')).toHaveLength(1);
   });
 });
 
