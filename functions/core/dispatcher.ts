@@ -113,9 +113,6 @@ export const matchesEtag = (ifNoneMatch: string | undefined, version: number): b
     .some((tag) => tag === '*' || tag === etag);
 };
 
-export const HEALTH_VALUES = ['healthy', 'unhealthy', 'unknown'] as const;
-export type Health = (typeof HEALTH_VALUES)[number];
-
 /** What a Stack's Dispatcher last reported. */
 export interface ObservedState {
   appliedVersion: number;
@@ -130,6 +127,11 @@ export interface ObservedState {
   reportedAt: string;
 }
 
+/** The health a Dispatcher reports of its Stack. */
+export const HEALTH_VALUES = ['healthy', 'unhealthy', 'unknown'] as const;
+export type Health = (typeof HEALTH_VALUES)[number];
+
+/** The outcomes a Dispatcher reports of a Plan Change step. */
 export const OPERATION_OUTCOMES = ['done', 'failed'] as const;
 
 /** What a Dispatcher reports of a Plan Change step: done or failed, and why it failed. */

@@ -24,15 +24,12 @@ export interface TenantReason {
 /** The three parts as one text (what the record's `outcome` and the views show). */
 export const reasonText = (reason: TenantReason): string => `${reason.what} ${reason.billing} ${reason.next}`;
 
-/** A vocabulary's codes, in the order its table names them (the table is where a code is named). */
-const codesOf = <Code extends string>(table: Record<Code, TenantReason>) =>
-  Object.keys(table) as [Code, ...Code[]];
-
-/** A vocabulary's text lookup: the code's reason as one text. */
-const textOf =
-  <Code extends string>(table: Record<Code, TenantReason>) =>
-  (code: Code): string =>
-    reasonText(table[code]);
+/**
+ * A vocabulary made of its table (the table is where a code is named): the table, its codes in
+ * the order the table names them, and its text lookup (the code's reason as one text).
+ */
+const vocabulary = <Code extends string>(table: Record<Code, TenantReason>) =>
+  [table, Object.keys(table) as [Code, ...Code[]], (code: Code): string => reasonText(table[code])] as const;
 
 // ---------------------------------------------------------------------------------------------
 // Plan Changes
@@ -40,7 +37,7 @@ const textOf =
 const UNCHANGED = 'The Stack stays on its previous Plan and billing is unchanged.';
 const AGAIN = 'You may confirm the change again; if it fails again, contact support with this change’s id.';
 
-export const PLAN_CHANGE_REASON_TEXT = {
+export const [PLAN_CHANGE_REASON_TEXT, PLAN_CHANGE_REASONS, planChangeReasonText] = vocabulary({
   completed: {
     what: 'The Stack moved to the new Plan.',
     billing:
@@ -133,11 +130,8 @@ export const PLAN_CHANGE_REASON_TEXT = {
     billing: 'This change moved nothing, and billing is unchanged by it.',
     next: 'Follow the newer change.',
   },
-} satisfies Record<string, TenantReason>;
+});
 export type PlanChangeReason = keyof typeof PLAN_CHANGE_REASON_TEXT;
-export const PLAN_CHANGE_REASONS = codesOf(PLAN_CHANGE_REASON_TEXT);
-
-export const planChangeReasonText = textOf(PLAN_CHANGE_REASON_TEXT);
 
 /** The Dispatcher steps whose outcome it reports. */
 export type ReportedStep = 'backup' | 'switch' | 'verify';
@@ -178,7 +172,7 @@ export const planChangeReasonOf = (change: {
 
 const DATA_UNCHANGED = 'The Stack and its data are unchanged, and nothing is billed for an export.';
 
-export const EXPORT_FAILURE_TEXT = {
+export const [EXPORT_FAILURE_TEXT, EXPORT_FAILURES, exportFailureText] = vocabulary({
   build_failed: {
     what: 'The Stack could not build the archive.',
     billing: DATA_UNCHANGED,
@@ -204,27 +198,21 @@ export const EXPORT_FAILURE_TEXT = {
     billing: 'Nothing is billed for an export.',
     next: 'Its data is gone, so there is nothing left to export.',
   },
-} satisfies Record<string, TenantReason>;
+});
 export type ExportFailure = keyof typeof EXPORT_FAILURE_TEXT;
-export const EXPORT_FAILURES = codesOf(EXPORT_FAILURE_TEXT);
-
-export const exportFailureText = textOf(EXPORT_FAILURE_TEXT);
 
 // ---------------------------------------------------------------------------------------------
 // Credential validation
 
-export const VALIDATION_FAILURE_TEXT = {
+export const [VALIDATION_FAILURE_TEXT, VALIDATION_FAILURES, validationFailureText] = vocabulary({
   provider_refused: {
     what: 'The Stack checked this Credential with its provider, and the provider did not accept it.',
     billing: 'Nothing is billed for it, and no Thread or Guide Session uses it.',
     next: 'Provision it again with new material (a rotation), or route another Credential.',
   },
-} satisfies Record<string, TenantReason>;
+});
 /** Why a Credential's validation failed, as the tenant is told (one cause we can name). */
 export type ValidationFailure = keyof typeof VALIDATION_FAILURE_TEXT;
-export const VALIDATION_FAILURES = codesOf(VALIDATION_FAILURE_TEXT);
-
-export const validationFailureText = textOf(VALIDATION_FAILURE_TEXT);
 
 /** Why a Guide selection was cleared (what the Dashboard shows). */
 export const GUIDE_CLEARED_REASONS = [

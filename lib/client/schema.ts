@@ -561,11 +561,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /**
-     * Provisions or rotates a Credential of a Stack (administrators; ?stackId=, the first Stack by default)
-     * @description The specification's path of `POST /v1/credentials/{name}` (`POST {base_url}/credentials/:name`): the same function, session, rules and answers. A new name creates the Credential (201); an existing one rotates it (200): new material, possibly another kind, never another Provider; an archived one comes back. The material is envelope-encrypted with a KMS data key and never returned. The Credential's validation is `pending` until the Stack's Dispatcher checks it; the desired state's version goes up. Accepted kinds: provider-a `oauth_token`, `api_key`, `ambient`; provider-b `auth_file`, `api_key`, `ambient`; provider-c `api_key`. `oauth_token`, `auth_file` and `ambient` spend the tenant's own subscription and need `consent` (who and when come from the session and the Clock); `api_key` needs none. `ambient` stores no material and is accepted only on a Stack whose Dispatcher reports it is a Local Stack using the host Executor. Refusals write nothing.
-     */
-    post: operations['PostCredentialSpecPath'];
+    post: paths['/v1/credentials/{name}']['post'];
     delete?: never;
     options?: never;
     head?: never;
@@ -599,11 +595,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /**
-     * A Stack's Credentials (never their material) and its Guide selection (?stackId=)
-     * @description The specification's path of `GET /v1/credentials` (`GET {base_url}/credentials`): the same function, session, rules and answers. Every Credential of the Stack (archived ones included), never their material, and the Guide selection (any member of the tenant).
-     */
-    get: operations['GetCredentialsSpecPath'];
+    get: paths['/v1/credentials']['get'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1662,8 +1654,1573 @@ export interface components {
       /** @description When the processor makes and charges it. */
       invoiceAt: string | null;
     };
+    InternalErrorError: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'internal_error';
+      };
+    };
+    TemporarilyBusyError: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'temporarily_busy';
+      };
+    };
+    AuthCallback400Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?:
+          | 'invalid_state'
+          | 'state_expired'
+          | 'code_exchange_failed'
+          | 'email_unverified'
+          | 'invalid_request';
+      };
+    };
+    AuthCallback403Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'sign_in_denied';
+      };
+    };
+    AuthCallback502Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'code_host_unavailable';
+      };
+    };
+    BadRequestError: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
+      };
+    };
+    UnauthenticatedError: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'missing_session' | 'invalid_session' | 'expired_session';
+      };
+    };
+    OriginMismatchError: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'origin_mismatch';
+      };
+    };
+    UnsupportedMediaTypeError: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'unsupported_media_type';
+      };
+    };
+    /** @enum {string} */
+    BadRequestCode: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
+    PostTenantSlug400Error: components['schemas']['Error'] & {
+      error?: {
+        code?:
+          | components['schemas']['BadRequestCode']
+          | (
+              | 'slug_too_short'
+              | 'slug_too_long'
+              | 'slug_charset'
+              | 'slug_start'
+              | 'slug_end'
+              | 'slug_hyphens'
+              | 'slug_reserved'
+            );
+      };
+    };
+    /** @enum {string} */
+    OriginMismatchCode: 'origin_mismatch';
+    PostTenantSlug403Error: components['schemas']['Error'] & {
+      error?: {
+        code?: components['schemas']['OriginMismatchCode'] | 'admin_required';
+      };
+    };
+    PostTenantSlug409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'slug_locked' | 'slug_taken' | 'new_account_not_yet' | 'new_account_exists';
+      };
+    };
+    GetBillingStatus404Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'account_not_found';
+      };
+    };
+    GetBillingSummary502Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'processor_unavailable' | 'processor_error';
+      };
+    };
+    GetBillingInvoices400Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'invalid_field';
+      };
+    };
+    GetBillingInvoiceDocument404Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?:
+          | 'invoice_not_found'
+          | 'account_not_found'
+          | 'invoice_pdf_not_ready'
+          | 'invoice_document_unknown';
+      };
+    };
+    ForbiddenError: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'admin_required' | 'origin_mismatch';
+      };
+    };
+    PostBillingCheckout409Error: components['schemas']['NoCapacity'] & {
+      error?: {
+        /** @enum {string} */
+        code?:
+          | 'slug_required'
+          | 'subscription_exists'
+          | 'checkout_in_progress'
+          | 'no_capacity'
+          | 'account_closing';
+      };
+    };
+    PostBillingWaitlist409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'account_closing';
+      };
+    };
+    PostBillingPortal409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'no_customer' | 'account_closing';
+      };
+    };
+    PostTenantClose409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'close_in_portal' | 'subscription_exists' | 'account_closing';
+      };
+    };
+    PostStacks409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?:
+          | 'no_capacity'
+          | 'stack_cap_reached'
+          | 'billing_overdue'
+          | 'no_subscription'
+          | 'subscription_not_active'
+          | 'cancellation_scheduled'
+          | 'account_closing'
+          | 'idempotency_key_reused'
+          | 'request_in_progress';
+      };
+    };
+    /** @enum {string} */
+    TemporarilyBusyCode: 'temporarily_busy';
+    PostStacks503Error: (components['schemas']['Error'] & {
+      /** @description Seconds to wait before retrying. */
+      retryAfterSeconds: number;
+    }) & {
+      error?: {
+        code?:
+          | components['schemas']['TemporarilyBusyCode']
+          | ('subscription_busy' | 'processor_outcome_unknown');
+      };
+    };
+    PostStacksPreview409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?:
+          | 'no_capacity'
+          | 'stack_cap_reached'
+          | 'billing_overdue'
+          | 'no_subscription'
+          | 'subscription_not_active'
+          | 'cancellation_scheduled'
+          | 'account_closing';
+      };
+    };
+    PostStacksPreview502Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'estimate_unavailable';
+      };
+    };
+    GetStack404Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'stack_not_found';
+      };
+    };
+    PostStackDispatcherCredential409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'stack_torn_down' | 'credential_rotation_in_progress';
+      };
+    };
+    PostStackProject409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'watched_projects_cap_reached' | 'project_exists' | 'stack_not_running';
+      };
+    };
+    DeleteStackProject404Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'stack_not_found' | 'project_not_found';
+      };
+    };
+    PostPlanChangePreview409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'plan_changes_unavailable';
+      };
+    };
+    PostPlanChange400Error: components['schemas']['Error'] & {
+      error?: {
+        code?: components['schemas']['BadRequestCode'] | 'invalid_idempotency_key';
+      };
+    };
+    PostPlanChange409Error: components['schemas']['PlanChangeRefusal'] & {
+      error?: {
+        /** @enum {string} */
+        code?:
+          | 'plan_changes_unavailable'
+          | 'idempotency_key_reused'
+          | 'request_in_progress'
+          | 'cancellation_scheduled'
+          | 'account_closing'
+          | 'billing_overdue'
+          | 'subscription_not_active'
+          | 'stack_not_running'
+          | 'plan_unchanged'
+          | 'operation_in_progress'
+          | 'confirm_conflict';
+      };
+    };
+    PostPlanChangeCancel404Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'plan_change_not_found';
+      };
+    };
+    PostPlanChangeCancel409Error: components['schemas']['PlanChangeRefusal'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'plan_change_ended' | 'plan_change_not_cancellable' | 'cancel_conflict';
+      };
+    };
+    AdminRequiredError: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'admin_required';
+      };
+    };
+    PostCredential400Error: components['schemas']['CredentialRefusal'] & {
+      error?: {
+        code?:
+          | components['schemas']['BadRequestCode']
+          | (
+              | 'invalid_credential_name'
+              | 'kind_not_accepted'
+              | 'consent_required'
+              | 'consent_not_expected'
+              | 'consent_version_unknown'
+              | 'material_required'
+              | 'material_not_expected'
+              | 'invalid_auth_file'
+            );
+      };
+    };
+    PostCredential409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'provider_change' | 'ambient_not_available' | 'stack_torn_down' | 'credential_conflict';
+      };
+    };
+    PostCredentialArchive404Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'stack_not_found' | 'credential_not_found';
+      };
+    };
+    PostCredentialArchive409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'credential_conflict';
+      };
+    };
+    DeleteCredential400Error: components['schemas']['CredentialRefusal'] & {
+      error?: {
+        code?: components['schemas']['BadRequestCode'] | 'invalid_confirmation';
+      };
+    };
+    DeleteCredential409Error: components['schemas']['CredentialRefusal'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'credential_in_use' | 'confirmation_required' | 'credential_conflict';
+      };
+    };
+    PutProjectCredentialRoutes400Error: components['schemas']['Error'] & {
+      error?: {
+        code?: components['schemas']['BadRequestCode'] | 'invalid_route';
+      };
+    };
+    PutProjectCredentialRoutes404Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'stack_not_found' | 'project_not_found' | 'credential_not_found';
+      };
+    };
+    PutProjectCredentialRoutes409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'credential_archived';
+      };
+    };
+    PutGuideCredential409Error: components['schemas']['CredentialRefusal'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'credential_unusable';
+      };
+    };
+    PostStackExport409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'stack_torn_down' | 'export_in_progress';
+      };
+    };
+    GetStackExport404Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'stack_not_found' | 'export_not_found';
+      };
+    };
+    PostStackExportDownload409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'export_not_ready' | 'export_failed' | 'stack_torn_down';
+      };
+    };
+    PostStackExportDownload410Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'export_expired';
+      };
+    };
+    GetDispatcherDesiredState401Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
+      };
+    };
+    PutDispatcherObservedState409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'unknown_version';
+      };
+    };
+    GetDispatcherCredential404Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'credential_not_found';
+      };
+    };
+    PostDispatcherCredentialValidation409Error: components['schemas']['DispatcherCredentialRefusal'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'stale_version' | 'credential_changed';
+      };
+    };
+    PostDispatcherThread404Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'project_not_found';
+      };
+    };
+    PostDispatcherThread409Error: components['schemas']['DispatcherCredentialRefusal'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'no_credential_route' | 'no_usable_credential' | 'thread_exists' | 'thread_not_resumable';
+      };
+    };
+    PostDispatcherGuideSession409Error: components['schemas']['DispatcherCredentialRefusal'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'guide_unavailable' | 'thread_exists' | 'thread_not_resumable';
+      };
+    };
+    PostDispatcherExportParts404Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'export_not_found';
+      };
+    };
+    PostDispatcherExportParts409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'export_not_running';
+      };
+    };
+    PostDispatcherExportOutcome409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'export_not_running' | 'nothing_uploaded' | 'upload_incomplete' | 'size_mismatch';
+      };
+    };
+    PostOpsRefund400Error: components['schemas']['Error'] & {
+      error?: {
+        code?: components['schemas']['BadRequestCode'] | 'requested_in_future';
+      };
+    };
+    PostOpsRefund403Error: (
+      | components['schemas']['Error']
+      | {
+          message: string;
+        }
+    ) & {
+      error?: {
+        /** @enum {string} */
+        code?: 'iam_required' | 'email_mismatch';
+      };
+    };
+    PostOpsRefund404Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'tenant_not_found';
+      };
+    };
+    PostOpsRefund409Error: components['schemas']['Error'] & {
+      error?: {
+        /** @enum {string} */
+        code?: 'already_used' | 'decommissioning' | 'nothing_paid' | 'window_passed' | 'payment_not_seen_yet';
+      };
+    };
+    /** @enum {string} */
+    RawBodyTooLargeCode: 'body_too_large';
+    ProcessorWebhook400Error: components['schemas']['Error'] & {
+      error?: {
+        code?:
+          | components['schemas']['RawBodyTooLargeCode']
+          | ('missing_signature' | 'invalid_signature' | 'invalid_payload');
+      };
+    };
   };
-  responses: never;
+  responses: {
+    /**
+     * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
+     *
+     *     - `admin_required`: "Only a tenant administrator can do this."
+     */
+    AdminRequired: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['AdminRequiredError'];
+      };
+    };
+    /**
+     * @description `invalid_state` (unknown, replayed, or started in another browser), `state_expired`, `code_exchange_failed`, `email_unverified`, `invalid_request`
+     *
+     *     - `invalid_state`: "… Start again at /v1/auth/sign-in."
+     *     - `state_expired`: "This sign-in took longer than 10 minutes. Start again at /v1/auth/sign-in."
+     *     - `code_exchange_failed`: "The code host refused the sign-in (…). Start again at /v1/auth/sign-in."
+     *     - `email_unverified`: "Your code-host account has no verified primary email address: verify it there, then sign in again."
+     *     - `invalid_request`: "The sign-in response has no code. Start again at /v1/auth/sign-in."
+     */
+    AuthCallback400: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['AuthCallback400Error'];
+      };
+    };
+    /**
+     * @description `sign_in_denied`: consent declined on the code host
+     *
+     *     - `sign_in_denied`: "… Start again at /v1/auth/sign-in."
+     */
+    AuthCallback403: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['AuthCallback403Error'];
+      };
+    };
+    /**
+     * @description `code_host_unavailable`
+     *
+     *     - `code_host_unavailable`: "The code host did not answer; try again shortly. Start again at /v1/auth/sign-in."
+     */
+    AuthCallback502: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['AuthCallback502Error'];
+      };
+    };
+    /**
+     * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
+     *
+     *     - `invalid_json`: "The request body is not valid JSON."
+     *     - `body_too_large`: "The request body must be at most … bytes."
+     *     - `unknown_field`: "Unknown field "…": remove it."
+     *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+     *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
+     */
+    BadRequest: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['BadRequestError'];
+      };
+    };
+    /**
+     * @description `invalid_confirmation`: a `confirmationToken` that is not the pending one (none pending, or another)
+     *
+     *     - `invalid_json`: "The request body is not valid JSON."
+     *     - `body_too_large`: "The request body must be at most … bytes."
+     *     - `unknown_field`: "Unknown field "…": remove it."
+     *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+     *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
+     *     - `invalid_confirmation`: "This confirmation token is not the one issued for this Credential: use the latest token, or ask again without one."
+     */
+    DeleteCredential400: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['DeleteCredential400Error'];
+      };
+    };
+    /**
+     * @description `credential_in_use` (with `uses`; nothing written), `confirmation_required` (with `threadCount`, `confirmationToken`, `expiresAt`), `credential_conflict` (it changed meanwhile: try again)
+     *
+     *     - `credential_in_use`: "Credential Routes name "…": change each one listed (PUT /v1/stacks/…/projects/{projectId}/credential-routes), then delete it."
+     *     - `confirmation_required`: "… Threads are bound to "…" and will no longer be resumable. Repeat the request with confirmationToken=<the token> within … minutes to delete it."
+     *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
+     */
+    DeleteCredential409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['DeleteCredential409Error'];
+      };
+    };
+    /**
+     * @description `stack_not_found` or `project_not_found`
+     *
+     *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
+     *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them."
+     */
+    DeleteStackProject404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['DeleteStackProject404Error'];
+      };
+    };
+    /**
+     * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
+     *
+     *     - `admin_required`: "Only a tenant administrator can do this."
+     *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
+     */
+    Forbidden: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ForbiddenError'];
+      };
+    };
+    /**
+     * @description `invoice_not_found` (none of the tenant's invoices has this reference), `account_not_found` (`account` names no account of yours), `invoice_pdf_not_ready` (the invoice has no PDF yet) or `invoice_document_unknown` (`document` is neither `view` nor `pdf`)
+     *
+     *     - `invoice_not_found`: "None of your invoices has this reference: open the invoice from your list of invoices (GET /v1/billing/invoices)."
+     *     - `account_not_found`: "You have no account with this slug: leave `account` out for your current one."
+     *     - `invoice_pdf_not_ready`: "This invoice has no PDF yet: view the invoice instead."
+     *     - `invoice_document_unknown`: "An invoice is shown as `view` (its page) or `pdf`: use one of those."
+     */
+    GetBillingInvoiceDocument404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetBillingInvoiceDocument404Error'];
+      };
+    };
+    /**
+     * @description `invalid_field`: `limit` outside 1 to 25, or a `cursor` that is not a `next` we gave
+     *
+     *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+     */
+    GetBillingInvoices400: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetBillingInvoices400Error'];
+      };
+    };
+    /**
+     * @description `account_not_found`: you have no account with this slug
+     *
+     *     - `account_not_found`: "You have no account with this slug: leave `account` out for your current one."
+     */
+    GetBillingStatus404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetBillingStatus404Error'];
+      };
+    };
+    /**
+     * @description `processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later
+     *
+     *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+     *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+     */
+    GetBillingSummary502: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetBillingSummary502Error'];
+      };
+    };
+    /**
+     * @description `credential_not_found`: the Stack has no such Credential (deleted meanwhile: nothing to validate)
+     *
+     *     - `credential_not_found`: "This Stack has no Credential "…": …."
+     */
+    GetDispatcherCredential404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetDispatcherCredential404Error'];
+      };
+    };
+    /**
+     * @description `dispatcher_credential_required` or `invalid_dispatcher_credential`
+     *
+     *     - `dispatcher_credential_required`: "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route."
+     *     - `invalid_dispatcher_credential`: "The Dispatcher credential is not valid (unknown, or rotated out more than an hour ago): use the Stack's current credential."
+     */
+    GetDispatcherDesiredState401: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetDispatcherDesiredState401Error'];
+      };
+    };
+    /**
+     * @description `stack_not_found`: `stackId` names no Stack of the tenant
+     *
+     *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
+     */
+    GetPlanChanges404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetStack404Error'];
+      };
+    };
+    /**
+     * @description `stack_not_found`: the tenant has no such Stack
+     *
+     *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
+     */
+    GetStack404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetStack404Error'];
+      };
+    };
+    /**
+     * @description `stack_not_found`, `export_not_found`
+     *
+     *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
+     *     - `export_not_found`: "This Stack has no export "…": start one with POST /v1/stacks/…/exports."
+     */
+    GetStackExport404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetStackExport404Error'];
+      };
+    };
+    /**
+     * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
+     *
+     *     - `internal_error`: "Something went wrong on our side; retry later."
+     */
+    InternalError: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['InternalErrorError'];
+      };
+    };
+    /**
+     * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
+     *
+     *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
+     */
+    OriginMismatch: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['OriginMismatchError'];
+      };
+    };
+    /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
+    PayloadTooLarge: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "message": "Request Entity Too Large"
+         *     }
+         */
+        'application/json': {
+          message?: string;
+        };
+      };
+    };
+    /**
+     * @description `slug_required`, `subscription_exists`, `checkout_in_progress`, or `no_capacity` with `reason` and `availablePlans`; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
+     *
+     *     - `slug_required`: "Lock in your slug first (POST /v1/tenant/slug), then check out."
+     *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead."
+     *     - `checkout_in_progress`: "A checkout for this tenant is being prepared; repeat the request in a few seconds."
+     *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
+     *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+     */
+    PostBillingCheckout409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostBillingCheckout409Error'];
+      };
+    };
+    /**
+     * @description `processor_unavailable` or `processor_error`: nothing was charged
+     *
+     *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+     *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+     */
+    PostBillingCheckout502: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetBillingSummary502Error'];
+      };
+    };
+    /**
+     * @description `no_customer`: complete a checkout first; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
+     *
+     *     - `no_customer`: "There is no billing account yet: complete a checkout first (POST /v1/billing/checkout)."
+     *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+     */
+    PostBillingPortal409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostBillingPortal409Error'];
+      };
+    };
+    /**
+     * @description `processor_unavailable` or `processor_error`
+     *
+     *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+     *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+     */
+    PostBillingPortal502: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetBillingSummary502Error'];
+      };
+    };
+    /**
+     * @description `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
+     *
+     *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+     */
+    PostBillingWaitlist409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostBillingWaitlist409Error'];
+      };
+    };
+    /**
+     * @description `invalid_credential_name`, `kind_not_accepted` (with `accepted`), `consent_required`, `consent_not_expected`, `consent_version_unknown` (with `currentTextVersion`: `consent.textVersion` is not the current consent text's version), `material_required`, `material_not_expected` (`ambient`), `invalid_auth_file` (not JSON, not an object, empty, or over 16384 bytes), or a body error (`invalid_json`, `body_too_large` (over 36864 bytes), `unknown_field`, `invalid_field`, `invalid_body`)
+     *
+     *     - `invalid_json`: "The request body is not valid JSON."
+     *     - `body_too_large`: "The request body must be at most … bytes."
+     *     - `unknown_field`: "Unknown field "…": remove it."
+     *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+     *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
+     *     - `invalid_credential_name`: ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
+     *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
+     *     - `consent_required`: "A … Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }."
+     *     - `consent_not_expected`: "An api_key needs no consent (its usage is metered by the provider): leave consent out."
+     *     - `consent_version_unknown`: "The consent text is at version "…", not "…": show the current text (GET /v1/credentials/catalog) and send consent: { "textVersion": "…" }."
+     *     - `material_required`: "A … Credential needs its material: send it as "material"."
+     *     - `material_not_expected`: "An ambient Credential stores no authentication value: leave "material" out."
+     *     - `invalid_auth_file`: "The auth file was refused: …."
+     */
+    PostCredential400: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostCredential400Error'];
+      };
+    };
+    /**
+     * @description `provider_change` (the name belongs to a Credential of another Provider: choose a new name), `ambient_not_available` (the Stack's Dispatcher does not report a Local Stack with the host Executor), `stack_torn_down` (the Stack was torn down), `credential_conflict` (another provisioning of the same name came first: read the list, then try again)
+     *
+     *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
+     *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
+     *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
+     *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
+     */
+    PostCredential409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostCredential409Error'];
+      };
+    };
+    /**
+     * @description `stack_not_found` or `credential_not_found`
+     *
+     *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
+     *     - `credential_not_found`: "This Stack has no Credential "…": …."
+     */
+    PostCredentialArchive404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostCredentialArchive404Error'];
+      };
+    };
+    /**
+     * @description `credential_conflict`: it changed meanwhile; try again
+     *
+     *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
+     */
+    PostCredentialArchive409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostCredentialArchive409Error'];
+      };
+    };
+    /**
+     * @description `credential_not_found`
+     *
+     *     - `credential_not_found`: "This Stack has no Credential "…": …."
+     */
+    PostDispatcherCredentialValidation404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetDispatcherCredential404Error'];
+      };
+    };
+    /**
+     * @description `stale_version` (with `currentVersion`: the Credential was rotated meanwhile; validate the new material), `credential_changed` (it kept changing: report again)
+     *
+     *     - `stale_version`: "Version … is not the Credential's current material (version …): it was rotated; read it again and validate the new one."
+     *     - `credential_changed`: "The Credential kept changing meanwhile: report again."
+     */
+    PostDispatcherCredentialValidation409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostDispatcherCredentialValidation409Error'];
+      };
+    };
+    /**
+     * @description `export_not_found`
+     *
+     *     - `export_not_found`: "This Stack has no export "…": start one with POST /v1/stacks/…/exports."
+     */
+    PostDispatcherExportOutcome404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostDispatcherExportParts404Error'];
+      };
+    };
+    /**
+     * @description `export_not_running`, `nothing_uploaded` (no part URL was asked for), `upload_incomplete` (S3 refused the parts: the export has failed), `size_mismatch` (with `storedBytes`: the export has failed)
+     *
+     *     - `export_not_running`: "Export "…" is …: there is nothing to upload."
+     *     - `nothing_uploaded`: "No part was uploaded: ask for part URLs first."
+     *     - `upload_incomplete`: "…: the export has failed; start a new one."
+     *     - `size_mismatch`: "The stored archive is not the size reported: the export has failed."
+     */
+    PostDispatcherExportOutcome409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostDispatcherExportOutcome409Error'];
+      };
+    };
+    /**
+     * @description `export_not_found`: the Stack has no such export
+     *
+     *     - `export_not_found`: "This Stack has no export "…": start one with POST /v1/stacks/…/exports."
+     */
+    PostDispatcherExportParts404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostDispatcherExportParts404Error'];
+      };
+    };
+    /**
+     * @description `export_not_running` (with `status`): it is ready or failed already
+     *
+     *     - `export_not_running`: "Export "…" is …: there is nothing to upload."
+     */
+    PostDispatcherExportParts409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostDispatcherExportParts409Error'];
+      };
+    };
+    /**
+     * @description `guide_unavailable` (with `reason`, and `credential` and `cleared` as they apply), `thread_exists` (the `threadId` is bound to a Project's Thread), `thread_not_resumable` (with `reason` and `credential`)
+     *
+     *     - `guide_unavailable`: "The Guide Credential "…" cannot be used (…); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential."
+     *     - `thread_exists`: "Thread "…" is already bound to Project "…" for …: use a new thread id."
+     *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which the subscription policy disables: start a new Thread."
+     */
+    PostDispatcherGuideSession409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostDispatcherGuideSession409Error'];
+      };
+    };
+    /**
+     * @description `project_not_found`: the Stack has no such Project
+     *
+     *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them."
+     */
+    PostDispatcherThread404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostDispatcherThread404Error'];
+      };
+    };
+    /**
+     * @description `no_credential_route` (with `activity`), `no_usable_credential` (with `activity` and `reasons`), `thread_exists` (the `threadId` is bound to another Project or activity: use a new id), `thread_not_resumable` (with `reason` and `credential`: start a new Thread)
+     *
+     *     - `no_credential_route`: "Project "…" has no Credential Route for …: an administrator sets one with PUT /v1/stacks/{stackId}/projects/{projectId}/credential-routes."
+     *     - `no_usable_credential`: "No Credential of Project "…"'s … route is usable now: …."
+     *     - `thread_exists`: "Thread "…" is already bound to Project "…" for …: use a new thread id."
+     *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which the subscription policy disables: start a new Thread."
+     */
+    PostDispatcherThread409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostDispatcherThread409Error'];
+      };
+    };
+    /**
+     * @description `requested_in_future`: the request time is later than now; or an invalid body
+     *
+     *     - `invalid_json`: "The request body is not valid JSON."
+     *     - `body_too_large`: "The request body must be at most … bytes."
+     *     - `unknown_field`: "Unknown field "…": remove it."
+     *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+     *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
+     *     - `requested_in_future`: "The request time (…) is in the future: give the time support received the email (--requested-at), never later than now."
+     */
+    PostOpsRefund400: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostOpsRefund400Error'];
+      };
+    };
+    /**
+     * @description Not IAM-signed (API Gateway's own 403; locally always), `iam_required`, or `email_mismatch`: the address is neither the customer's nor an administrator's
+     *
+     *     - `iam_required`: "Operators only: sign the request with IAM (SigV4)."
+     *     - `email_mismatch`: "The email address is neither the account's billing address nor an administrator's: ask the tenant to write from the account's address."
+     */
+    PostOpsRefund403: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostOpsRefund403Error'];
+      };
+    };
+    /**
+     * @description `tenant_not_found`: no tenant has the slug
+     *
+     *     - `tenant_not_found`: "No tenant has the slug "…"."
+     */
+    PostOpsRefund404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostOpsRefund404Error'];
+      };
+    };
+    /**
+     * @description `already_used` (once per tenant, ever), `decommissioning` (the account is already leaving), `nothing_paid` (no invoice above zero was paid when the email was received), `window_passed` (`windowEndsAt` says when it ended), or `payment_not_seen_yet` (try again in a minute)
+     *
+     *     - `already_used`: "This tenant already used its money-back refund (granted …); it can be used once per person."
+     *     - `decommissioning`: "The account is already leaving (decommissioning): there is no subscription left to refund under the money-back window."
+     *     - `nothing_paid`: "Nothing had been paid when the request was received: the window opens with the first invoice paid for more than zero."
+     *     - `window_passed`: "The money-back window ended … (14 days after the first paid invoice); the request was received …."
+     *     - `payment_not_seen_yet`: "The first payment is not recorded yet (the sweep records it within a minute of the payment): try again in a minute."
+     */
+    PostOpsRefund409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostOpsRefund409Error'];
+      };
+    };
+    /**
+     * @description `processor_unavailable` or `processor_error`: the grant stays under way; the same request continues it
+     *
+     *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+     *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+     */
+    PostOpsRefund502: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetBillingSummary502Error'];
+      };
+    };
+    /**
+     * @description `invalid_idempotency_key` (with `field`: `Idempotency-Key`), or a body error (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`)
+     *
+     *     - `invalid_json`: "The request body is not valid JSON."
+     *     - `body_too_large`: "The request body must be at most … bytes."
+     *     - `unknown_field`: "Unknown field "…": remove it."
+     *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+     *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
+     *     - `invalid_idempotency_key`: "Idempotency-Key must be 1 to 255 visible ASCII characters."
+     */
+    PostPlanChange400: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostPlanChange400Error'];
+      };
+    };
+    /**
+     * @description `plan_changes_unavailable` (a release gate is not ready; with `gatesNotReady`; checked first), `idempotency_key_reused` (the same Idempotency-Key with another Stack or Plan), `request_in_progress` (the first request with this Idempotency-Key is still being handled: repeat it in a few seconds), then the first of these that applies, in the order of the preview's `refusals`: `cancellation_scheduled` (a cancellation is scheduled for the end of the paid period: named before and after the sweep moved the tenant to decommissioning for it), `account_closing` (the tenant is decommissioning for another cause), `billing_overdue` (the tenant is past-due or suspended: pay in the billing portal first), `subscription_not_active` (the processor does not report the subscription active, even while our state says active), `stack_not_running` (the Stack is decommissioning or torn down), `plan_unchanged` (the Stack is already on this Plan), `operation_in_progress` (another change of this Stack is past Waiting for Capacity and has not ended); and `confirm_conflict` (the Stack kept changing while the change was confirmed: read GET /v1/plan-changes?stackId=, then try again). Nothing was written. Missing capacity is never a refusal: the change queues.
+     *
+     *     - `plan_changes_unavailable`: "Plan Changes are not available yet: these release gates are not ready: …."
+     *     - `idempotency_key_reused`: "This Idempotency-Key was used with another request body: use a new key for a new request."
+     *     - `request_in_progress`: "This request is being handled: repeat it in a few seconds."
+     *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
+     *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+     *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
+     *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
+     *     - `stack_not_running`: "This Stack is …: only a running Stack can …."
+     *     - `plan_unchanged`: "The Stack is already on this Plan: choose another Plan."
+     *     - `operation_in_progress`: "Another change is already being carried out on this Stack: wait until it completes or rolls back (GET /v1/plan-changes?stackId=...)."
+     *     - `confirm_conflict`: "The Stack kept changing while the change was confirmed: read GET /v1/plan-changes?stackId=..., then try again."
+     */
+    PostPlanChange409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostPlanChange409Error'];
+      };
+    };
+    /**
+     * @description `processor_unavailable` or `processor_error`: the subscription could not be read; nothing was recorded
+     *
+     *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
+     *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
+     */
+    PostPlanChange502: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetBillingSummary502Error'];
+      };
+    };
+    /**
+     * @description `plan_change_not_found`: the tenant has no such Plan Change (another tenant's change, or an id that is not one, answers the same)
+     *
+     *     - `plan_change_not_found`: "This tenant has no Plan Change "…": GET /v1/plan-changes lists them."
+     */
+    PostPlanChangeCancel404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostPlanChangeCancel404Error'];
+      };
+    };
+    /**
+     * @description `plan_change_ended` (the change already ended; its `status` at top level), `plan_change_not_cancellable` (the change is `preparing`, `switching` or `verifying`: it completes or rolls back on its own; its `status` at top level), `cancel_conflict` (the change kept moving while it was cancelled: try again)
+     *
+     *     - `plan_change_ended`: "This change has already ended (…); there is nothing to cancel."
+     *     - `plan_change_not_cancellable`: "This change is …: the cancel window closed when the final backup began (Preparing). It completes or rolls back on its own."
+     *     - `cancel_conflict`: "The change kept moving while it was cancelled: try again."
+     */
+    PostPlanChangeCancel409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostPlanChangeCancel409Error'];
+      };
+    };
+    /**
+     * @description `stack_not_found`
+     *
+     *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
+     */
+    PostPlanChangePreview404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GetStack404Error'];
+      };
+    };
+    /**
+     * @description `plan_changes_unavailable` (with `gatesNotReady`)
+     *
+     *     - `plan_changes_unavailable`: "Plan Changes are not available yet: these release gates are not ready: …."
+     */
+    PostPlanChangePreview409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostPlanChangePreview409Error'];
+      };
+    };
+    /**
+     * @description `stack_torn_down` or `credential_rotation_in_progress`
+     *
+     *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
+     *     - `credential_rotation_in_progress`: "Another rotation of this credential just happened: retry."
+     */
+    PostStackDispatcherCredential409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostStackDispatcherCredential409Error'];
+      };
+    };
+    /**
+     * @description `stack_torn_down` (nothing left to export), `export_in_progress` (with `exportId`, the running one)
+     *
+     *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
+     *     - `export_in_progress`: "An export of this Stack is under way: follow it with GET /v1/stacks/{stackId}/exports/{exportId}."
+     */
+    PostStackExport409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostStackExport409Error'];
+      };
+    };
+    /**
+     * @description `export_not_ready`, `export_failed`, `stack_torn_down`
+     *
+     *     - `export_not_ready`: "The archive is not ready yet: follow GET /v1/stacks/{stackId}/exports/{exportId}."
+     *     - `export_failed`: "This export failed (GET shows why): start a new one with POST /v1/stacks/{stackId}/exports."
+     *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
+     */
+    PostStackExportDownload409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostStackExportDownload409Error'];
+      };
+    };
+    /**
+     * @description `export_expired`: archives are kept 7 days after they are ready
+     *
+     *     - `export_expired`: "Archives are kept 7 days: start a new export with POST /v1/stacks/{stackId}/exports."
+     */
+    PostStackExportDownload410: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostStackExportDownload410Error'];
+      };
+    };
+    /**
+     * @description `watched_projects_cap_reached` (with `watchedProjectsCap`), `project_exists`, `stack_not_running`
+     *
+     *     - `watched_projects_cap_reached`: "This Stack watches … Projects, its Plan's cap: remove one with its Remove button, or change the Stack to a larger Plan (DELETE /v1/stacks/…/projects/{projectId})."
+     *     - `project_exists`: "The repository … is already a Project of this Stack."
+     *     - `stack_not_running`: "This Stack is …: only a running Stack can …."
+     */
+    PostStackProject409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostStackProject409Error'];
+      };
+    };
+    /**
+     * @description `no_capacity` (with `reason`, `availablePlans`), `stack_cap_reached` (with `stackCap`), `billing_overdue`, `no_subscription`, `subscription_not_active` (the processor does not report the subscription active, whatever our state says), `cancellation_scheduled` (a cancellation is scheduled for the end of the paid period, before and after the sweep moved the tenant to decommissioning; with `teardownAt`, null until the sweep set it), `account_closing` (leaving for another cause), `idempotency_key_reused`, `request_in_progress`
+     *
+     *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
+     *     - `stack_cap_reached`: "A tenant can have … Stacks: this one has …."
+     *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
+     *     - `no_subscription`: "Stacks can be added once the first checkout is paid (POST /v1/billing/checkout)."
+     *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
+     *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
+     *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+     *     - `idempotency_key_reused`: "This Idempotency-Key was used with another request body: use a new key for a new request."
+     *     - `request_in_progress`: "This request is being handled: repeat it in a few seconds."
+     */
+    PostStacks409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostStacks409Error'];
+      };
+    };
+    /**
+     * @description `subscription_busy`: another change of the tenant's subscription items (a Plan Change's billing commit, a price move, another add) held them for more than 3 seconds; nothing was added or charged. Retry after `retryAfterSeconds` (also sent as the `Retry-After` header), with the same Idempotency-Key if one was sent.
+     *
+     *     - `temporarily_busy`: "…, so this request was not saved. …"
+     *     - `subscription_busy`: "Another change of this subscription is being made: nothing was added or charged. Try again in … s (with the same Idempotency-Key, if you sent one)."
+     *     - `processor_outcome_unknown`: "The payment processor did not answer, and whether it charged the added Stack is not known yet; no Stack was created. Retry with the same Idempotency-Key: the retry creates the Stack if it was charged, and adds it (charged once) if it was not."
+     */
+    PostStacks503: {
+      headers: {
+        /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
+        'Retry-After'?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostStacks503Error'];
+      };
+    };
+    /**
+     * @description the refusals of POST /v1/stacks
+     *
+     *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
+     *     - `stack_cap_reached`: "A tenant can have … Stacks: this one has …."
+     *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
+     *     - `no_subscription`: "Stacks can be added once the first checkout is paid (POST /v1/billing/checkout)."
+     *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
+     *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
+     *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+     */
+    PostStacksPreview409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostStacksPreview409Error'];
+      };
+    };
+    /**
+     * @description `estimate_unavailable`: the processor could not estimate; no figure is shown
+     *
+     *     - `estimate_unavailable`: "The payment processor could not estimate the cost now, so no figure is shown; try again in a moment."
+     */
+    PostStacksPreview502: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostStacksPreview502Error'];
+      };
+    };
+    /**
+     * @description `close_in_portal`: the account has a subscription, cancel it in the portal; `subscription_exists`: a checkout was just paid; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
+     *
+     *     - `close_in_portal`: "This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes."
+     *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead."
+     *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
+     */
+    PostTenantClose409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostTenantClose409Error'];
+      };
+    };
+    /**
+     * @description `slug_too_short`, `slug_too_long`, `slug_charset`, `slug_start`, `slug_end`, `slug_hyphens` (`--` as the third and fourth characters, e.g. `xn--`), `slug_reserved`, or a body error
+     *
+     *     - `invalid_json`: "The request body is not valid JSON."
+     *     - `body_too_large`: "The request body must be at most … bytes."
+     *     - `unknown_field`: "Unknown field "…": remove it."
+     *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+     *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
+     *     - `slug_too_short`: "The slug must have at least 3 characters."
+     *     - `slug_too_long`: "The slug must have at most 40 characters."
+     *     - `slug_charset`: "The slug may contain only lowercase letters a-z, digits and "-"."
+     *     - `slug_start`: "The slug must start with a letter."
+     *     - `slug_end`: "The slug must not end with "-"."
+     *     - `slug_hyphens`: "The slug must not have "--" as its third and fourth characters (reserved for encoded names such as "xn--"); remove or move a hyphen."
+     *     - `slug_reserved`: ""…" is reserved; choose another slug."
+     */
+    PostTenantSlug400: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostTenantSlug400Error'];
+      };
+    };
+    /**
+     * @description `admin_required`: a member may read the slug but only an administrator locks it
+     *
+     *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
+     *     - `admin_required`: "Only a tenant administrator can do this."
+     */
+    PostTenantSlug403: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostTenantSlug403Error'];
+      };
+    };
+    /**
+     * @description `slug_locked` (this tenant already has another slug; its `slug` is returned at top level) or `slug_taken` (another tenant holds it); on an account that has left: `new_account_not_yet` (the old account still serves or can be exported: `newAccountFrom` gives from when, null for a close still being carried out), `new_account_exists` (a new account was already started with another slug), or `slug_taken` (also for the old account's own slug)
+     *
+     *     - `slug_locked`: "This tenant's slug is "…" and is permanent; it cannot be changed."
+     *     - `slug_taken`: "The slug "…" stays with your former account for good; choose another for the new one."
+     *     - `new_account_not_yet`: "…"
+     *     - `new_account_exists`: "You already started a new account with the slug "…": sign in again to use it."
+     */
+    PostTenantSlug409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PostTenantSlug409Error'];
+      };
+    };
+    /**
+     * @description `missing_signature`, `invalid_signature` (tampered, other secret or stale), `invalid_payload` (correctly signed but not JSON, or not a processor event with `id`, `type` and `data.object`; nothing is queued) or `body_too_large`
+     *
+     *     - `body_too_large`: "The request body must be at most … bytes."
+     *     - `missing_signature`: "The Stripe-Signature header is required."
+     *     - `invalid_signature`: "The signature does not match the payload, or it is too old."
+     *     - `invalid_payload`: "…: send a processor event, a JSON object with "id", "type" and "data.object"."
+     */
+    ProcessorWebhook400: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ProcessorWebhook400Error'];
+      };
+    };
+    /**
+     * @description `unknown_version`: a version newer than published, or the Stack changed meanwhile (read the desired state again); nothing was stored
+     *
+     *     - `unknown_version`: "…: report the version you applied."
+     */
+    PutDispatcherObservedState409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PutDispatcherObservedState409Error'];
+      };
+    };
+    /**
+     * @description `credential_unusable` (with `reason`: `archived` or `validation_failed`)
+     *
+     *     - `credential_unusable`: ""…" cannot be the Guide Credential: it is refused by its validation. Provision it again or choose another."
+     */
+    PutGuideCredential409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PutGuideCredential409Error'];
+      };
+    };
+    /**
+     * @description `invalid_route` (a Fallback equal to its Primary; `field` says which), or a body error (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`)
+     *
+     *     - `invalid_json`: "The request body is not valid JSON."
+     *     - `body_too_large`: "The request body must be at most … bytes."
+     *     - `unknown_field`: "Unknown field "…": remove it."
+     *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
+     *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
+     *     - `invalid_route`: "The … route's Fallback must differ from its Primary."
+     */
+    PutProjectCredentialRoutes400: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PutProjectCredentialRoutes400Error'];
+      };
+    };
+    /**
+     * @description `stack_not_found`, `project_not_found`, `credential_not_found` (a name that is no Credential of the Stack)
+     *
+     *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
+     *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them."
+     *     - `credential_not_found`: "This Stack has no Credential "…": …."
+     */
+    PutProjectCredentialRoutes404: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PutProjectCredentialRoutes404Error'];
+      };
+    };
+    /**
+     * @description `credential_archived`: an archived Credential cannot be a Primary or a Fallback (`field` says which)
+     *
+     *     - `credential_archived`: ""…" is archived: it cannot be the … …."
+     */
+    PutProjectCredentialRoutes409: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['PutProjectCredentialRoutes409Error'];
+      };
+    };
+    /**
+     * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
+     *
+     *     - `temporarily_busy`: "…, so this request was not saved. …"
+     */
+    TemporarilyBusy: {
+      headers: {
+        /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
+        'Retry-After'?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['TemporarilyBusyError'];
+      };
+    };
+    /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
+    Throttled: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "message": "Too Many Requests"
+         *     }
+         */
+        'application/json': {
+          message?: string;
+        };
+      };
+    };
+    /**
+     * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
+     *
+     *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
+     *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
+     *     - `expired_session`: "The session has expired: sign in again."
+     */
+    Unauthenticated: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['UnauthenticatedError'];
+      };
+    };
+    /**
+     * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
+     *
+     *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
+     */
+    UnsupportedMediaType: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['UnsupportedMediaTypeError'];
+      };
+    };
+  };
   parameters: never;
   requestBodies: never;
   headers: never;
@@ -1687,79 +3244,9 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   AuthCallback: {
@@ -1781,11 +3268,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "sessionToken": "string"
-           *     }
-           */
           'application/json': {
             sessionToken: string;
           };
@@ -1798,169 +3280,12 @@ export interface operations {
         };
         content?: never;
       };
-      /**
-       * @description `invalid_state` (unknown, replayed, or started in another browser), `state_expired`, `code_exchange_failed`, `email_unverified`, `invalid_request`
-       *
-       *     - `invalid_state`: "… Start again at /v1/auth/sign-in."
-       *     - `state_expired`: "This sign-in took longer than 10 minutes. Start again at /v1/auth/sign-in."
-       *     - `code_exchange_failed`: "The code host refused the sign-in (…). Start again at /v1/auth/sign-in."
-       *     - `email_unverified`: "Your code-host account has no verified primary email address: verify it there, then sign in again."
-       *     - `invalid_request`: "The sign-in response has no code. Start again at /v1/auth/sign-in."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_state",
-           *         "message": "… Start again at /v1/auth/sign-in.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'invalid_state'
-                | 'state_expired'
-                | 'code_exchange_failed'
-                | 'email_unverified'
-                | 'invalid_request';
-            };
-          };
-        };
-      };
-      /**
-       * @description `sign_in_denied`: consent declined on the code host
-       *
-       *     - `sign_in_denied`: "… Start again at /v1/auth/sign-in."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "sign_in_denied",
-           *         "message": "… Start again at /v1/auth/sign-in.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'sign_in_denied';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `code_host_unavailable`
-       *
-       *     - `code_host_unavailable`: "The code host did not answer; try again shortly. Start again at /v1/auth/sign-in."
-       */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "code_host_unavailable",
-           *         "message": "The code host did not answer; try again shortly. Start again at /v1/auth/sign-in.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'code_host_unavailable';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['AuthCallback400'];
+      403: components['responses']['AuthCallback403'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      502: components['responses']['AuthCallback502'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   AuthSignOut: {
@@ -1979,209 +3304,14 @@ export interface operations {
         };
         content?: never;
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "origin_mismatch",
-           *         "message": "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['OriginMismatch'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetMe: {
@@ -2199,151 +3329,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "user": {
-           *         "id": "string",
-           *         "login": "string",
-           *         "email": "string"
-           *       },
-           *       "tenantId": "string",
-           *       "role": "administrator",
-           *       "slug": "string",
-           *       "stackName": "string",
-           *       "homeRegion": "string",
-           *       "billingState": "provisioning",
-           *       "planChangeControls": {
-           *         "visible": true,
-           *         "gates": {}
-           *       },
-           *       "closeRequestedAt": "2026-03-01T12:00:00.000Z",
-           *       "waitlist": [
-           *         {
-           *           "plan": "standard",
-           *           "homeRegion": "string",
-           *           "joinedAt": "2026-03-01T12:00:00.000Z",
-           *           "notified": true
-           *         }
-           *       ],
-           *       "newAccount": {
-           *         "possible": true,
-           *         "possibleFrom": "2026-03-01T12:00:00.000Z",
-           *         "text": "string"
-           *       },
-           *       "formerAccounts": [
-           *         {
-           *           "slug": "string",
-           *           "leftBy": "string",
-           *           "closedAt": "2026-03-01T12:00:00.000Z"
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': components['schemas']['Me'];
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostTenantSlug: {
@@ -2355,11 +3347,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "slug": "string"
-         *     }
-         */
         'application/json': {
           slug: string;
         };
@@ -2372,13 +3359,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "slug": "string",
-           *       "stackName": "string",
-           *       "newAccount": true
-           *     }
-           */
           'application/json': {
             slug: string;
             /** @description `<slug>.<stack_domain>` */
@@ -2391,259 +3371,15 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description `slug_too_short`, `slug_too_long`, `slug_charset`, `slug_start`, `slug_end`, `slug_hyphens` (`--` as the third and fourth characters, e.g. `xn--`), `slug_reserved`, or a body error
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       *     - `slug_too_short`: "The slug must have at least 3 characters."
-       *     - `slug_too_long`: "The slug must have at most 40 characters."
-       *     - `slug_charset`: "The slug may contain only lowercase letters a-z, digits and "-"."
-       *     - `slug_start`: "The slug must start with a letter."
-       *     - `slug_end`: "The slug must not end with "-"."
-       *     - `slug_hyphens`: "The slug must not have "--" as its third and fourth characters (reserved for encoded names such as "xn--"); remove or move a hyphen."
-       *     - `slug_reserved`: ""…" is reserved; choose another slug."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'invalid_json'
-                | 'body_too_large'
-                | 'unknown_field'
-                | 'invalid_field'
-                | 'invalid_body'
-                | 'slug_too_short'
-                | 'slug_too_long'
-                | 'slug_charset'
-                | 'slug_start'
-                | 'slug_end'
-                | 'slug_hyphens'
-                | 'slug_reserved';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required`: a member may read the slug but only an administrator locks it
-       *
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "origin_mismatch",
-           *         "message": "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'origin_mismatch' | 'admin_required';
-            };
-          };
-        };
-      };
-      /**
-       * @description `slug_locked` (this tenant already has another slug; its `slug` is returned at top level) or `slug_taken` (another tenant holds it); on an account that has left: `new_account_not_yet` (the old account still serves or can be exported: `newAccountFrom` gives from when, null for a close still being carried out), `new_account_exists` (a new account was already started with another slug), or `slug_taken` (also for the old account's own slug)
-       *
-       *     - `slug_locked`: "This tenant's slug is "…" and is permanent; it cannot be changed."
-       *     - `slug_taken`: "The slug "…" stays with your former account for good; choose another for the new one."
-       *     - `new_account_not_yet`: "…"
-       *     - `new_account_exists`: "You already started a new account with the slug "…": sign in again to use it."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "slug_locked",
-           *         "message": "This tenant's slug is \"…\" and is permanent; it cannot be changed.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'slug_locked' | 'slug_taken' | 'new_account_not_yet' | 'new_account_exists';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['PostTenantSlug400'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['PostTenantSlug403'];
+      409: components['responses']['PostTenantSlug409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetBillingPlans: {
@@ -2661,136 +3397,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "homeRegion": "string",
-           *       "plans": [
-           *         {
-           *           "value": "standard",
-           *           "name": "string",
-           *           "monthlyPrice": {
-           *             "amount": 1,
-           *             "currency": "USD"
-           *           },
-           *           "resources": {
-           *             "vcpu": 1,
-           *             "vcpuKind": "shared",
-           *             "memoryGb": 1,
-           *             "storageGb": 1
-           *           },
-           *           "runCap": 1,
-           *           "reserveCap": 1,
-           *           "watchedProjectsCap": 1,
-           *           "placeable": true
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': components['schemas']['PlanCatalog'];
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetBillingStatus: {
@@ -2811,57 +3424,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "billingState": "provisioning",
-           *       "graceDeadline": "2026-03-01T12:00:00.000Z",
-           *       "history": [
-           *         {
-           *           "at": "2026-03-01T12:00:00.000Z",
-           *           "from": "string",
-           *           "to": "string",
-           *           "reason": "string"
-           *         }
-           *       ],
-           *       "closing": {
-           *         "reason": "string",
-           *         "teardownAt": "2026-03-01T12:00:00.000Z",
-           *         "stacksServeUntilTeardown": true,
-           *         "billingStopped": true,
-           *         "tornDown": true,
-           *         "youCanStill": "string"
-           *       },
-           *       "moneyBack": {
-           *         "supportEmail": "string",
-           *         "windowEndsAt": "2026-03-01T12:00:00.000Z",
-           *         "available": true,
-           *         "used": {
-           *           "requestedAt": "2026-03-01T12:00:00.000Z",
-           *           "grantedAt": "2026-03-01T12:00:00.000Z",
-           *           "refundedAmount": 1,
-           *           "refunds": 1,
-           *           "currency": "string"
-           *         },
-           *         "reminder": "string",
-           *         "usedByEarlierAccount": {
-           *           "slug": "string",
-           *           "grantedAt": "2026-03-01T12:00:00.000Z"
-           *         }
-           *       },
-           *       "priceLock": {
-           *         "founding": true,
-           *         "lockedStacks": 1,
-           *         "ended": [
-           *           {
-           *             "stackId": "string",
-           *             "plan": "string",
-           *             "endedAt": "2026-03-01T12:00:00.000Z",
-           *             "reason": "plan_change_confirmed"
-           *           }
-           *         ]
-           *       }
-           *     }
-           */
           'application/json': {
             /** @enum {string} */
             billingState: 'provisioning' | 'active' | 'past-due' | 'suspended' | 'decommissioning';
@@ -2925,135 +3487,11 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `account_not_found`: you have no account with this slug
-       *
-       *     - `account_not_found`: "You have no account with this slug: leave `account` out for your current one."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "account_not_found",
-           *         "message": "You have no account with this slug: leave `account` out for your current one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'account_not_found';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      404: components['responses']['GetBillingStatus404'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetBillingSummary: {
@@ -3074,87 +3512,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "paymentMethod": {
-           *         "brand": "string",
-           *         "last4": "string",
-           *         "expMonth": 1,
-           *         "expYear": 1
-           *       },
-           *       "currentInvoice": {
-           *         "number": "string",
-           *         "issuedAt": "2026-03-01T12:00:00.000Z",
-           *         "status": "draft",
-           *         "statusText": "string",
-           *         "currency": "string",
-           *         "periodStart": "2026-03-01T12:00:00.000Z",
-           *         "periodEnd": "2026-03-01T12:00:00.000Z",
-           *         "lines": [
-           *           {
-           *             "description": "string",
-           *             "item": "string",
-           *             "proration": true,
-           *             "periodStart": "2026-03-01T12:00:00.000Z",
-           *             "periodEnd": "2026-03-01T12:00:00.000Z",
-           *             "stack": "string",
-           *             "plan": "standard",
-           *             "amount": 1,
-           *             "discount": 1,
-           *             "tax": 1
-           *           }
-           *         ],
-           *         "subtotal": 1,
-           *         "discount": 1,
-           *         "tax": 1,
-           *         "total": 1,
-           *         "creditApplied": 1,
-           *         "amountDue": 1,
-           *         "amountPaid": 1,
-           *         "refunded": 1,
-           *         "paidAt": "2026-03-01T12:00:00.000Z",
-           *         "ref": "string",
-           *         "viewUrl": "string",
-           *         "pdfUrl": "string"
-           *       },
-           *       "nextInvoice": {
-           *         "number": "string",
-           *         "issuedAt": "2026-03-01T12:00:00.000Z",
-           *         "status": "draft",
-           *         "statusText": "string",
-           *         "currency": "string",
-           *         "periodStart": "2026-03-01T12:00:00.000Z",
-           *         "periodEnd": "2026-03-01T12:00:00.000Z",
-           *         "lines": [
-           *           {
-           *             "description": "string",
-           *             "item": "string",
-           *             "proration": true,
-           *             "periodStart": "2026-03-01T12:00:00.000Z",
-           *             "periodEnd": "2026-03-01T12:00:00.000Z",
-           *             "stack": "string",
-           *             "plan": "standard",
-           *             "amount": 1,
-           *             "discount": 1,
-           *             "tax": 1
-           *           }
-           *         ],
-           *         "subtotal": 1,
-           *         "discount": 1,
-           *         "tax": 1,
-           *         "total": 1,
-           *         "creditApplied": 1,
-           *         "amountDue": 1,
-           *         "amountPaid": 1,
-           *         "refunded": 1,
-           *         "paidAt": "2026-03-01T12:00:00.000Z",
-           *         "ref": "string",
-           *         "viewUrl": "string",
-           *         "pdfUrl": "string",
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z"
-           *       }
-           *     }
-           */
           'application/json': {
             paymentMethod: {
               brand: string;
@@ -3167,163 +3524,12 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `account_not_found`: you have no account with this slug
-       *
-       *     - `account_not_found`: "You have no account with this slug: leave `account` out for your current one."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "account_not_found",
-           *         "message": "You have no account with this slug: leave `account` out for your current one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'account_not_found';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later
-       *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
-       */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'processor_unavailable' | 'processor_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      404: components['responses']['GetBillingStatus404'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      502: components['responses']['GetBillingSummary502'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetBillingInvoices: {
@@ -3348,48 +3554,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "invoices": [
-           *         {
-           *           "number": "string",
-           *           "issuedAt": "2026-03-01T12:00:00.000Z",
-           *           "status": "draft",
-           *           "statusText": "string",
-           *           "currency": "string",
-           *           "periodStart": "2026-03-01T12:00:00.000Z",
-           *           "periodEnd": "2026-03-01T12:00:00.000Z",
-           *           "lines": [
-           *             {
-           *               "description": "string",
-           *               "item": "string",
-           *               "proration": true,
-           *               "periodStart": "2026-03-01T12:00:00.000Z",
-           *               "periodEnd": "2026-03-01T12:00:00.000Z",
-           *               "stack": "string",
-           *               "plan": "standard",
-           *               "amount": 1,
-           *               "discount": 1,
-           *               "tax": 1
-           *             }
-           *           ],
-           *           "subtotal": 1,
-           *           "discount": 1,
-           *           "tax": 1,
-           *           "total": 1,
-           *           "creditApplied": 1,
-           *           "amountDue": 1,
-           *           "amountPaid": 1,
-           *           "refunded": 1,
-           *           "paidAt": "2026-03-01T12:00:00.000Z",
-           *           "ref": "string",
-           *           "viewUrl": "string",
-           *           "pdfUrl": "string"
-           *         }
-           *       ],
-           *       "next": "string"
-           *     }
-           */
           'application/json': {
             invoices: components['schemas']['Invoice'][];
             /** @description The cursor of the next page; null: this is the last. */
@@ -3397,190 +3561,13 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description `invalid_field`: `limit` outside 1 to 25, or a `cursor` that is not a `next` we gave
-       *
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_field",
-           *         "message": "Field \"…\" is required. / Field \"…\" is invalid: expected …, received ….",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_field';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `account_not_found`: you have no account with this slug
-       *
-       *     - `account_not_found`: "You have no account with this slug: leave `account` out for your current one."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "account_not_found",
-           *         "message": "You have no account with this slug: leave `account` out for your current one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'account_not_found';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later
-       *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
-       */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'processor_unavailable' | 'processor_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['GetBillingInvoices400'];
+      401: components['responses']['Unauthenticated'];
+      404: components['responses']['GetBillingStatus404'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      502: components['responses']['GetBillingSummary502'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetBillingInvoiceDocument: {
@@ -3607,170 +3594,12 @@ export interface operations {
         };
         content?: never;
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `invoice_not_found` (none of the tenant's invoices has this reference), `account_not_found` (`account` names no account of yours), `invoice_pdf_not_ready` (the invoice has no PDF yet) or `invoice_document_unknown` (`document` is neither `view` nor `pdf`)
-       *
-       *     - `invoice_not_found`: "None of your invoices has this reference: open the invoice from your list of invoices (GET /v1/billing/invoices)."
-       *     - `account_not_found`: "You have no account with this slug: leave `account` out for your current one."
-       *     - `invoice_pdf_not_ready`: "This invoice has no PDF yet: view the invoice instead."
-       *     - `invoice_document_unknown`: "An invoice is shown as `view` (its page) or `pdf`: use one of those."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invoice_not_found",
-           *         "message": "None of your invoices has this reference: open the invoice from your list of invoices (GET /v1/billing/invoices).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'invoice_not_found'
-                | 'account_not_found'
-                | 'invoice_pdf_not_ready'
-                | 'invoice_document_unknown';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `processor_unavailable` or `processor_error`: the processor did not answer or refused; retry later
-       *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
-       */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'processor_unavailable' | 'processor_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      404: components['responses']['GetBillingInvoiceDocument404'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      502: components['responses']['GetBillingSummary502'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostBillingCheckout: {
@@ -3782,11 +3611,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "plan": "standard"
-         *     }
-         */
         'application/json': {
           /**
            * @default standard
@@ -3803,285 +3627,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "url": "https://console.example.com/"
-           *     }
-           */
           'application/json': {
             /** Format: uri */
             url: string;
           };
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `slug_required`, `subscription_exists`, `checkout_in_progress`, or `no_capacity` with `reason` and `availablePlans`; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
-       *
-       *     - `slug_required`: "Lock in your slug first (POST /v1/tenant/slug), then check out."
-       *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead."
-       *     - `checkout_in_progress`: "A checkout for this tenant is being prepared; repeat the request in a few seconds."
-       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
-       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "slug_required",
-           *         "message": "Lock in your slug first (POST /v1/tenant/slug), then check out.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['NoCapacity'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'slug_required'
-                | 'subscription_exists'
-                | 'checkout_in_progress'
-                | 'no_capacity'
-                | 'account_closing';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `processor_unavailable` or `processor_error`: nothing was charged
-       *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
-       */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'processor_unavailable' | 'processor_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['PostBillingCheckout409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      502: components['responses']['PostBillingCheckout502'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostBillingWaitlist: {
@@ -4093,11 +3654,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "plan": "standard"
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           plan: 'standard' | 'plus' | 'pro';
@@ -4111,15 +3667,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "plan": "string",
-           *       "homeRegion": "string",
-           *       "joinedAt": "2026-03-01T12:00:00.000Z",
-           *       "notified": true,
-           *       "placeableNow": true
-           *     }
-           */
           'application/json': components['schemas']['WaitlistEntry'];
         };
       };
@@ -4129,249 +3676,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "plan": "string",
-           *       "homeRegion": "string",
-           *       "joinedAt": "2026-03-01T12:00:00.000Z",
-           *       "notified": true,
-           *       "placeableNow": true
-           *     }
-           */
           'application/json': components['schemas']['WaitlistEntry'];
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
-       *
-       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "account_closing",
-           *         "message": "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data….",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'account_closing';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['PostBillingWaitlist409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostBillingPortal: {
@@ -4389,277 +3705,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "url": "https://console.example.com/"
-           *     }
-           */
           'application/json': {
             /** Format: uri */
             url: string;
           };
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `no_customer`: complete a checkout first; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
-       *
-       *     - `no_customer`: "There is no billing account yet: complete a checkout first (POST /v1/billing/checkout)."
-       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "no_customer",
-           *         "message": "There is no billing account yet: complete a checkout first (POST /v1/billing/checkout).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'no_customer' | 'account_closing';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `processor_unavailable` or `processor_error`
-       *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
-       */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'processor_unavailable' | 'processor_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['PostBillingPortal409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      502: components['responses']['PostBillingPortal502'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostTenantClose: {
@@ -4677,12 +3738,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "closeRequestedAt": "2026-03-01T12:00:00.000Z",
-           *       "message": "string"
-           *     }
-           */
           'application/json': {
             /** Format: date-time */
             closeRequestedAt: string;
@@ -4690,267 +3745,16 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `close_in_portal`: the account has a subscription, cancel it in the portal; `subscription_exists`: a checkout was just paid; `account_closing`: the account is decommissioning; only the billing status and the export remain (teardownAt says until when)
-       *
-       *     - `close_in_portal`: "This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes."
-       *     - `subscription_exists`: "This tenant already has a subscription: add Stacks or change a Plan instead."
-       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "close_in_portal",
-           *         "message": "This account has a subscription: cancel it in the billing portal (POST /v1/billing/portal); the account then closes.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'close_in_portal' | 'subscription_exists' | 'account_closing';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `processor_unavailable` or `processor_error`
-       *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
-       */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'processor_unavailable' | 'processor_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['PostTenantClose409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      502: components['responses']['PostBillingPortal502'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetStacks: {
@@ -4968,154 +3772,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "stacks": [
-           *         {
-           *           "stackId": "string",
-           *           "name": "string",
-           *           "address": "https://console.example.com/",
-           *           "plan": "standard",
-           *           "resources": {},
-           *           "caps": {
-           *             "runCap": 1,
-           *             "reserveCap": 1,
-           *             "watchedProjectsCap": 1
-           *           },
-           *           "location": "string",
-           *           "lifecycle": "creating",
-           *           "teardownAt": "2026-03-01T12:00:00.000Z",
-           *           "desiredStateVersion": 1,
-           *           "appliedVersion": 1,
-           *           "health": "healthy",
-           *           "activeRuns": 1,
-           *           "lastReportAt": "2026-03-01T12:00:00.000Z",
-           *           "reportStale": true,
-           *           "projects": 1,
-           *           "createdAt": "2026-03-01T12:00:00.000Z",
-           *           "priceLock": {
-           *             "state": "locked",
-           *             "plan": "standard",
-           *             "monthlyPrice": {
-           *               "amount": 1,
-           *               "currency": "USD"
-           *             },
-           *             "lockedAt": "2026-03-01T12:00:00.000Z",
-           *             "endedAt": "2026-03-01T12:00:00.000Z",
-           *             "reason": "plan_change_confirmed"
-           *           },
-           *           "localHostExecutor": true
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             stacks?: components['schemas']['Stack'][];
           };
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostStacks: {
@@ -5130,11 +3795,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "plan": "standard"
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           plan: 'standard' | 'plus' | 'pro';
@@ -5148,327 +3808,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "stackId": "string",
-           *       "name": "string",
-           *       "address": "https://console.example.com/",
-           *       "plan": "standard",
-           *       "resources": {},
-           *       "caps": {
-           *         "runCap": 1,
-           *         "reserveCap": 1,
-           *         "watchedProjectsCap": 1
-           *       },
-           *       "location": "string",
-           *       "lifecycle": "creating",
-           *       "teardownAt": "2026-03-01T12:00:00.000Z",
-           *       "desiredStateVersion": 1,
-           *       "appliedVersion": 1,
-           *       "health": "healthy",
-           *       "activeRuns": 1,
-           *       "lastReportAt": "2026-03-01T12:00:00.000Z",
-           *       "reportStale": true,
-           *       "projects": 1,
-           *       "createdAt": "2026-03-01T12:00:00.000Z",
-           *       "priceLock": {
-           *         "state": "locked",
-           *         "plan": "standard",
-           *         "monthlyPrice": {
-           *           "amount": 1,
-           *           "currency": "USD"
-           *         },
-           *         "lockedAt": "2026-03-01T12:00:00.000Z",
-           *         "endedAt": "2026-03-01T12:00:00.000Z",
-           *         "reason": "plan_change_confirmed"
-           *       },
-           *       "localHostExecutor": true
-           *     }
-           */
           'application/json': components['schemas']['Stack'];
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `no_capacity` (with `reason`, `availablePlans`), `stack_cap_reached` (with `stackCap`), `billing_overdue`, `no_subscription`, `subscription_not_active` (the processor does not report the subscription active, whatever our state says), `cancellation_scheduled` (a cancellation is scheduled for the end of the paid period, before and after the sweep moved the tenant to decommissioning; with `teardownAt`, null until the sweep set it), `account_closing` (leaving for another cause), `idempotency_key_reused`, `request_in_progress`
-       *
-       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
-       *     - `stack_cap_reached`: "A tenant can have … Stacks: this one has …."
-       *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
-       *     - `no_subscription`: "Stacks can be added once the first checkout is paid (POST /v1/billing/checkout)."
-       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
-       *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
-       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
-       *     - `idempotency_key_reused`: "This Idempotency-Key was used with another request body: use a new key for a new request."
-       *     - `request_in_progress`: "This request is being handled: repeat it in a few seconds."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "no_capacity",
-           *         "message": "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'no_capacity'
-                | 'stack_cap_reached'
-                | 'billing_overdue'
-                | 'no_subscription'
-                | 'subscription_not_active'
-                | 'cancellation_scheduled'
-                | 'account_closing'
-                | 'idempotency_key_reused'
-                | 'request_in_progress';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `processor_unavailable` or `processor_error`
-       *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
-       */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'processor_unavailable' | 'processor_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `subscription_busy`: another change of the tenant's subscription items (a Plan Change's billing commit, a price move, another add) held them for more than 3 seconds; nothing was added or charged. Retry after `retryAfterSeconds` (also sent as the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       *     - `subscription_busy`: "Another change of this subscription is being made: nothing was added or charged. Try again in … s (with the same Idempotency-Key, if you sent one)."
-       *     - `processor_outcome_unknown`: "The payment processor did not answer, and whether it charged the added Stack is not known yet; no Stack was created. Retry with the same Idempotency-Key: the retry creates the Stack if it was charged, and adds it (charged once) if it was not."
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': (components['schemas']['Error'] & {
-            /** @description Seconds to wait before retrying. */
-            retryAfterSeconds: number;
-          }) & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy' | 'subscription_busy' | 'processor_outcome_unknown';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['PostStacks409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      502: components['responses']['PostBillingPortal502'];
+      503: components['responses']['PostStacks503'];
     };
   };
   PostStacksPreview: {
@@ -5480,11 +3832,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "plan": "standard"
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           plan: 'standard' | 'plus' | 'pro';
@@ -5498,36 +3845,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "plan": "string",
-           *       "monthlyPrice": {
-           *         "amount": 1,
-           *         "currency": "USD"
-           *       },
-           *       "estimatedAt": "2026-03-01T12:00:00.000Z",
-           *       "estimate": {
-           *         "currency": "string",
-           *         "subtotal": 1,
-           *         "discount": 1,
-           *         "tax": 1,
-           *         "total": 1,
-           *         "amountDue": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
-           *         "adjustment": 1,
-           *         "adjustmentTax": 1,
-           *         "adjustmentTotal": 1,
-           *         "lines": [
-           *           {
-           *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
-           *             "amount": 1,
-           *             "discount": 1,
-           *             "tax": 1
-           *           }
-           *         ]
-           *       }
-           *     }
-           */
           'application/json': {
             plan?: string;
             monthlyPrice?: components['schemas']['Money'];
@@ -5537,277 +3854,16 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description the refusals of POST /v1/stacks
-       *
-       *     - `no_capacity`: "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist)."
-       *     - `stack_cap_reached`: "A tenant can have … Stacks: this one has …."
-       *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
-       *     - `no_subscription`: "Stacks can be added once the first checkout is paid (POST /v1/billing/checkout)."
-       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
-       *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
-       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "no_capacity",
-           *         "message": "The … Plan cannot be placed in your Home Region now. Choose one of availablePlans, or join the waitlist for … (POST /v1/billing/waitlist).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'no_capacity'
-                | 'stack_cap_reached'
-                | 'billing_overdue'
-                | 'no_subscription'
-                | 'subscription_not_active'
-                | 'cancellation_scheduled'
-                | 'account_closing';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `estimate_unavailable`: the processor could not estimate; no figure is shown
-       *
-       *     - `estimate_unavailable`: "The payment processor could not estimate the cost now, so no figure is shown; try again in a moment."
-       */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "estimate_unavailable",
-           *         "message": "The payment processor could not estimate the cost now, so no figure is shown; try again in a moment.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'estimate_unavailable';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['PostStacksPreview409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      502: components['responses']['PostStacksPreview502'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetStack: {
@@ -5827,175 +3883,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "stackId": "string",
-           *       "name": "string",
-           *       "address": "https://console.example.com/",
-           *       "plan": "standard",
-           *       "resources": {},
-           *       "caps": {
-           *         "runCap": 1,
-           *         "reserveCap": 1,
-           *         "watchedProjectsCap": 1
-           *       },
-           *       "location": "string",
-           *       "lifecycle": "creating",
-           *       "teardownAt": "2026-03-01T12:00:00.000Z",
-           *       "desiredStateVersion": 1,
-           *       "appliedVersion": 1,
-           *       "health": "healthy",
-           *       "activeRuns": 1,
-           *       "lastReportAt": "2026-03-01T12:00:00.000Z",
-           *       "reportStale": true,
-           *       "projects": 1,
-           *       "createdAt": "2026-03-01T12:00:00.000Z",
-           *       "priceLock": {
-           *         "state": "locked",
-           *         "plan": "standard",
-           *         "monthlyPrice": {
-           *           "amount": 1,
-           *           "currency": "USD"
-           *         },
-           *         "lockedAt": "2026-03-01T12:00:00.000Z",
-           *         "endedAt": "2026-03-01T12:00:00.000Z",
-           *         "reason": "plan_change_confirmed"
-           *       },
-           *       "localHostExecutor": true
-           *     }
-           */
           'application/json': components['schemas']['Stack'];
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`: the tenant has no such Stack
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      404: components['responses']['GetStack404'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostStackDispatcherCredential: {
@@ -6015,14 +3910,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "credentialId": "string",
-           *       "credential": "string",
-           *       "issuedAt": "2026-03-01T12:00:00.000Z",
-           *       "previousCredentialValidUntil": "2026-03-01T12:00:00.000Z"
-           *     }
-           */
           'application/json': {
             credentialId: string;
             credential: string;
@@ -6032,265 +3919,16 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`: the tenant has no such Stack
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_torn_down` or `credential_rotation_in_progress`
-       *
-       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
-       *     - `credential_rotation_in_progress`: "Another rotation of this credential just happened: retry."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_torn_down",
-           *         "message": "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_torn_down' | 'credential_rotation_in_progress';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['GetStack404'];
+      409: components['responses']['PostStackDispatcherCredential409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetStackProjects: {
@@ -6310,164 +3948,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "watchedProjectsCap": 1,
-           *       "projects": [
-           *         {
-           *           "projectId": "string",
-           *           "name": "string",
-           *           "repository": "string",
-           *           "registeredAt": "2026-03-01T12:00:00.000Z",
-           *           "credentialRoutes": {
-           *             "intake": {
-           *               "primary": "acme",
-           *               "fallback": "acme"
-           *             },
-           *             "dispatch": {
-           *               "primary": "acme",
-           *               "fallback": "acme"
-           *             }
-           *           }
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             watchedProjectsCap?: number;
             projects?: components['schemas']['Project'][];
           };
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`: the tenant has no such Stack
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      404: components['responses']['GetStack404'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostStackProject: {
@@ -6481,12 +3972,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "name": "string",
-         *       "repository": "acme/web-app"
-         *     }
-         */
         'application/json': {
           name: string;
           /** @description owner/name on the code host */
@@ -6501,287 +3986,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "projectId": "string",
-           *       "name": "string",
-           *       "repository": "string",
-           *       "registeredAt": "2026-03-01T12:00:00.000Z",
-           *       "credentialRoutes": {
-           *         "intake": {
-           *           "primary": "acme",
-           *           "fallback": "acme"
-           *         },
-           *         "dispatch": {
-           *           "primary": "acme",
-           *           "fallback": "acme"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': components['schemas']['Project'];
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`: the tenant has no such Stack
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `watched_projects_cap_reached` (with `watchedProjectsCap`), `project_exists`, `stack_not_running`
-       *
-       *     - `watched_projects_cap_reached`: "This Stack watches … Projects, its Plan's cap: remove one with its Remove button, or change the Stack to a larger Plan (DELETE /v1/stacks/…/projects/{projectId})."
-       *     - `project_exists`: "The repository … is already a Project of this Stack."
-       *     - `stack_not_running`: "This Stack is …: only a running Stack can …."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "watched_projects_cap_reached",
-           *         "message": "This Stack watches … Projects, its Plan's cap: remove one with its Remove button, or change the Stack to a larger Plan (DELETE /v1/stacks/…/projects/{projectId}).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'watched_projects_cap_reached' | 'project_exists' | 'stack_not_running';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['GetStack404'];
+      409: components['responses']['PostStackProject409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   DeleteStackProject: {
@@ -6803,238 +4020,15 @@ export interface operations {
         };
         content?: never;
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found` or `project_not_found`
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found' | 'project_not_found';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['DeleteStackProject404'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostPlanChangePreview: {
@@ -7048,11 +4042,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "plan": "standard"
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           plan: 'standard' | 'plus' | 'pro';
@@ -7066,74 +4055,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "stackId": "string",
-           *       "current": {
-           *         "plan": "string",
-           *         "monthlyPrice": {
-           *           "amount": 1,
-           *           "currency": "USD"
-           *         },
-           *         "resources": {},
-           *         "quotas": {}
-           *       },
-           *       "requested": {
-           *         "plan": "string",
-           *         "monthlyPrice": {
-           *           "amount": 1,
-           *           "currency": "USD"
-           *         },
-           *         "resources": {},
-           *         "quotas": {},
-           *         "capacity": "placeable_in_location"
-           *       },
-           *       "estimate": {
-           *         "currency": "string",
-           *         "subtotal": 1,
-           *         "discount": 1,
-           *         "tax": 1,
-           *         "total": 1,
-           *         "amountDue": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
-           *         "adjustment": 1,
-           *         "adjustmentTax": 1,
-           *         "adjustmentTotal": 1,
-           *         "lines": [
-           *           {
-           *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
-           *             "amount": 1,
-           *             "discount": 1,
-           *             "tax": 1
-           *           }
-           *         ]
-           *       },
-           *       "estimateUnavailable": "string",
-           *       "billingCycleDate": "2026-03-01T12:00:00.000Z",
-           *       "refusals": [
-           *         {
-           *           "code": "account_closing",
-           *           "message": "string",
-           *           "apiHint": "string"
-           *         }
-           *       ],
-           *       "warnings": [
-           *         "string"
-           *       ],
-           *       "priceLock": {
-           *         "state": "locked",
-           *         "plan": "standard",
-           *         "monthlyPrice": {
-           *           "amount": 1,
-           *           "currency": "USD"
-           *         },
-           *         "lockedAt": "2026-03-01T12:00:00.000Z",
-           *         "endedAt": "2026-03-01T12:00:00.000Z",
-           *         "reason": "plan_change_confirmed"
-           *       },
-           *       "estimatedAt": "2026-03-01T12:00:00.000Z"
-           *     }
-           */
           'application/json': {
             stackId?: string;
             current?: {
@@ -7190,292 +4111,17 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `plan_changes_unavailable` (with `gatesNotReady`)
-       *
-       *     - `plan_changes_unavailable`: "Plan Changes are not available yet: these release gates are not ready: …."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "plan_changes_unavailable",
-           *         "message": "Plan Changes are not available yet: these release gates are not ready: ….",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'plan_changes_unavailable';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `processor_unavailable` or `processor_error`
-       *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
-       */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'processor_unavailable' | 'processor_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['PostPlanChangePreview404'];
+      409: components['responses']['PostPlanChangePreview409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      502: components['responses']['PostBillingPortal502'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostPlanChange: {
@@ -7492,11 +4138,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "plan": "standard"
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           plan: 'standard' | 'plus' | 'pro';
@@ -7510,383 +4151,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
-           *       "stackId": "string",
-           *       "currentPlan": "standard",
-           *       "requestedPlan": "standard",
-           *       "status": "waiting_for_capacity",
-           *       "cancellable": true,
-           *       "confirmedAt": "2026-03-01T12:00:00.000Z",
-           *       "updatedAt": "2026-03-01T12:00:00.000Z",
-           *       "expiresAt": "2026-03-01T12:00:00.000Z",
-           *       "history": [
-           *         {
-           *           "status": "waiting_for_capacity",
-           *           "at": "2026-03-01T12:00:00.000Z"
-           *         }
-           *       ],
-           *       "recovery": "string",
-           *       "reasonCode": "completed",
-           *       "outcome": "string",
-           *       "location": {
-           *         "from": "string",
-           *         "to": "string",
-           *         "addressChanged": true
-           *       },
-           *       "estimate": {
-           *         "currency": "string",
-           *         "subtotal": 1,
-           *         "discount": 1,
-           *         "tax": 1,
-           *         "total": 1,
-           *         "amountDue": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
-           *         "adjustment": 1,
-           *         "adjustmentTax": 1,
-           *         "adjustmentTotal": 1,
-           *         "lines": [
-           *           {
-           *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
-           *             "amount": 1,
-           *             "discount": 1,
-           *             "tax": 1
-           *           }
-           *         ]
-           *       },
-           *       "final": {
-           *         "adjustment": 1,
-           *         "adjustmentTax": 1,
-           *         "adjustmentTotal": 1,
-           *         "estimatedAdjustmentTax": 1,
-           *         "estimatedAdjustmentTotal": 1,
-           *         "totalDifference": 1,
-           *         "currency": "string",
-           *         "committedAt": "2026-03-01T12:00:00.000Z",
-           *         "estimatedAdjustment": 1,
-           *         "difference": 1,
-           *         "explanation": "string"
-           *       }
-           *     }
-           */
           'application/json': components['schemas']['PlanChange'];
         };
       };
-      /**
-       * @description `invalid_idempotency_key` (with `field`: `Idempotency-Key`), or a body error (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`)
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       *     - `invalid_idempotency_key`: "Idempotency-Key must be 1 to 255 visible ASCII characters."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'invalid_json'
-                | 'body_too_large'
-                | 'unknown_field'
-                | 'invalid_field'
-                | 'invalid_body'
-                | 'invalid_idempotency_key';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`: the tenant has no such Stack
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `plan_changes_unavailable` (a release gate is not ready; with `gatesNotReady`; checked first), `idempotency_key_reused` (the same Idempotency-Key with another Stack or Plan), `request_in_progress` (the first request with this Idempotency-Key is still being handled: repeat it in a few seconds), then the first of these that applies, in the order of the preview's `refusals`: `cancellation_scheduled` (a cancellation is scheduled for the end of the paid period: named before and after the sweep moved the tenant to decommissioning for it), `account_closing` (the tenant is decommissioning for another cause), `billing_overdue` (the tenant is past-due or suspended: pay in the billing portal first), `subscription_not_active` (the processor does not report the subscription active, even while our state says active), `stack_not_running` (the Stack is decommissioning or torn down), `plan_unchanged` (the Stack is already on this Plan), `operation_in_progress` (another change of this Stack is past Waiting for Capacity and has not ended); and `confirm_conflict` (the Stack kept changing while the change was confirmed: read GET /v1/plan-changes?stackId=, then try again). Nothing was written. Missing capacity is never a refusal: the change queues.
-       *
-       *     - `plan_changes_unavailable`: "Plan Changes are not available yet: these release gates are not ready: …."
-       *     - `idempotency_key_reused`: "This Idempotency-Key was used with another request body: use a new key for a new request."
-       *     - `request_in_progress`: "This request is being handled: repeat it in a few seconds."
-       *     - `cancellation_scheduled`: "A cancellation of the subscription is scheduled for the end of the billing period: the account closes then, so …. You can still read your billing status and export your data until the Stacks are torn down."
-       *     - `account_closing`: "This account is closing (decommissioning) and nothing new can be bought or changed. You can still read your billing status and export your data…."
-       *     - `billing_overdue`: "Billing is …: pay the open invoice or update the payment method in the billing portal (POST /v1/billing/portal), then …."
-       *     - `subscription_not_active`: "The payment processor does not report the subscription active now (a payment may be due: see the billing portal, POST /v1/billing/portal): … while it is."
-       *     - `stack_not_running`: "This Stack is …: only a running Stack can …."
-       *     - `plan_unchanged`: "The Stack is already on this Plan: choose another Plan."
-       *     - `operation_in_progress`: "Another change is already being carried out on this Stack: wait until it completes or rolls back (GET /v1/plan-changes?stackId=...)."
-       *     - `confirm_conflict`: "The Stack kept changing while the change was confirmed: read GET /v1/plan-changes?stackId=..., then try again."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "plan_changes_unavailable",
-           *         "message": "Plan Changes are not available yet: these release gates are not ready: ….",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['PlanChangeRefusal'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'plan_changes_unavailable'
-                | 'idempotency_key_reused'
-                | 'request_in_progress'
-                | 'cancellation_scheduled'
-                | 'account_closing'
-                | 'billing_overdue'
-                | 'subscription_not_active'
-                | 'stack_not_running'
-                | 'plan_unchanged'
-                | 'operation_in_progress'
-                | 'confirm_conflict';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `processor_unavailable` or `processor_error`: the subscription could not be read; nothing was recorded
-       *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
-       */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'processor_unavailable' | 'processor_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['PostPlanChange400'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['GetStack404'];
+      409: components['responses']['PostPlanChange409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      502: components['responses']['PostPlanChange502'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostPlanChangeCancel: {
@@ -7907,329 +4185,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
-           *       "stackId": "string",
-           *       "currentPlan": "standard",
-           *       "requestedPlan": "standard",
-           *       "status": "waiting_for_capacity",
-           *       "cancellable": true,
-           *       "confirmedAt": "2026-03-01T12:00:00.000Z",
-           *       "updatedAt": "2026-03-01T12:00:00.000Z",
-           *       "expiresAt": "2026-03-01T12:00:00.000Z",
-           *       "history": [
-           *         {
-           *           "status": "waiting_for_capacity",
-           *           "at": "2026-03-01T12:00:00.000Z"
-           *         }
-           *       ],
-           *       "recovery": "string",
-           *       "reasonCode": "completed",
-           *       "outcome": "string",
-           *       "location": {
-           *         "from": "string",
-           *         "to": "string",
-           *         "addressChanged": true
-           *       },
-           *       "estimate": {
-           *         "currency": "string",
-           *         "subtotal": 1,
-           *         "discount": 1,
-           *         "tax": 1,
-           *         "total": 1,
-           *         "amountDue": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
-           *         "adjustment": 1,
-           *         "adjustmentTax": 1,
-           *         "adjustmentTotal": 1,
-           *         "lines": [
-           *           {
-           *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
-           *             "amount": 1,
-           *             "discount": 1,
-           *             "tax": 1
-           *           }
-           *         ]
-           *       },
-           *       "final": {
-           *         "adjustment": 1,
-           *         "adjustmentTax": 1,
-           *         "adjustmentTotal": 1,
-           *         "estimatedAdjustmentTax": 1,
-           *         "estimatedAdjustmentTotal": 1,
-           *         "totalDifference": 1,
-           *         "currency": "string",
-           *         "committedAt": "2026-03-01T12:00:00.000Z",
-           *         "estimatedAdjustment": 1,
-           *         "difference": 1,
-           *         "explanation": "string"
-           *       }
-           *     }
-           */
           'application/json': components['schemas']['PlanChange'];
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `plan_change_not_found`: the tenant has no such Plan Change (another tenant's change, or an id that is not one, answers the same)
-       *
-       *     - `plan_change_not_found`: "This tenant has no Plan Change "…": GET /v1/plan-changes lists them."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "plan_change_not_found",
-           *         "message": "This tenant has no Plan Change \"…\": GET /v1/plan-changes lists them.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'plan_change_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `plan_change_ended` (the change already ended; its `status` at top level), `plan_change_not_cancellable` (the change is `preparing`, `switching` or `verifying`: it completes or rolls back on its own; its `status` at top level), `cancel_conflict` (the change kept moving while it was cancelled: try again)
-       *
-       *     - `plan_change_ended`: "This change has already ended (…); there is nothing to cancel."
-       *     - `plan_change_not_cancellable`: "This change is …: the cancel window closed when the final backup began (Preparing). It completes or rolls back on its own."
-       *     - `cancel_conflict`: "The change kept moving while it was cancelled: try again."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "plan_change_ended",
-           *         "message": "This change has already ended (…); there is nothing to cancel.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['PlanChangeRefusal'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'plan_change_ended' | 'plan_change_not_cancellable' | 'cancel_conflict';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['PostPlanChangeCancel404'];
+      409: components['responses']['PostPlanChangeCancel409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetPlanChanges: {
@@ -8250,204 +4218,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "planChanges": [
-           *         {
-           *           "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
-           *           "stackId": "string",
-           *           "currentPlan": "standard",
-           *           "requestedPlan": "standard",
-           *           "status": "waiting_for_capacity",
-           *           "cancellable": true,
-           *           "confirmedAt": "2026-03-01T12:00:00.000Z",
-           *           "updatedAt": "2026-03-01T12:00:00.000Z",
-           *           "expiresAt": "2026-03-01T12:00:00.000Z",
-           *           "history": [
-           *             {
-           *               "status": "waiting_for_capacity",
-           *               "at": "2026-03-01T12:00:00.000Z"
-           *             }
-           *           ],
-           *           "recovery": "string",
-           *           "reasonCode": "completed",
-           *           "outcome": "string",
-           *           "location": {
-           *             "from": "string",
-           *             "to": "string",
-           *             "addressChanged": true
-           *           },
-           *           "estimate": {
-           *             "currency": "string",
-           *             "subtotal": 1,
-           *             "discount": 1,
-           *             "tax": 1,
-           *             "total": 1,
-           *             "amountDue": 1,
-           *             "invoiceAt": "2026-03-01T12:00:00.000Z",
-           *             "adjustment": 1,
-           *             "adjustmentTax": 1,
-           *             "adjustmentTotal": 1,
-           *             "lines": [
-           *               {
-           *                 "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
-           *                 "amount": 1,
-           *                 "discount": 1,
-           *                 "tax": 1
-           *               }
-           *             ]
-           *           },
-           *           "final": {
-           *             "adjustment": 1,
-           *             "adjustmentTax": 1,
-           *             "adjustmentTotal": 1,
-           *             "estimatedAdjustmentTax": 1,
-           *             "estimatedAdjustmentTotal": 1,
-           *             "totalDifference": 1,
-           *             "currency": "string",
-           *             "committedAt": "2026-03-01T12:00:00.000Z",
-           *             "estimatedAdjustment": 1,
-           *             "difference": 1,
-           *             "explanation": "string"
-           *           }
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             planChanges: components['schemas']['PlanChange'][];
           };
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`: `stackId` names no Stack of the tenant
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      404: components['responses']['GetPlanChanges404'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetPlanChange: {
@@ -8468,198 +4248,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
-           *       "stackId": "string",
-           *       "currentPlan": "standard",
-           *       "requestedPlan": "standard",
-           *       "status": "waiting_for_capacity",
-           *       "cancellable": true,
-           *       "confirmedAt": "2026-03-01T12:00:00.000Z",
-           *       "updatedAt": "2026-03-01T12:00:00.000Z",
-           *       "expiresAt": "2026-03-01T12:00:00.000Z",
-           *       "history": [
-           *         {
-           *           "status": "waiting_for_capacity",
-           *           "at": "2026-03-01T12:00:00.000Z"
-           *         }
-           *       ],
-           *       "recovery": "string",
-           *       "reasonCode": "completed",
-           *       "outcome": "string",
-           *       "location": {
-           *         "from": "string",
-           *         "to": "string",
-           *         "addressChanged": true
-           *       },
-           *       "estimate": {
-           *         "currency": "string",
-           *         "subtotal": 1,
-           *         "discount": 1,
-           *         "tax": 1,
-           *         "total": 1,
-           *         "amountDue": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
-           *         "adjustment": 1,
-           *         "adjustmentTax": 1,
-           *         "adjustmentTotal": 1,
-           *         "lines": [
-           *           {
-           *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
-           *             "amount": 1,
-           *             "discount": 1,
-           *             "tax": 1
-           *           }
-           *         ]
-           *       },
-           *       "final": {
-           *         "adjustment": 1,
-           *         "adjustmentTax": 1,
-           *         "adjustmentTotal": 1,
-           *         "estimatedAdjustmentTax": 1,
-           *         "estimatedAdjustmentTotal": 1,
-           *         "totalDifference": 1,
-           *         "currency": "string",
-           *         "committedAt": "2026-03-01T12:00:00.000Z",
-           *         "estimatedAdjustment": 1,
-           *         "difference": 1,
-           *         "explanation": "string"
-           *       }
-           *     }
-           */
           'application/json': components['schemas']['PlanChange'];
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `plan_change_not_found`: the tenant has no such Plan Change (another tenant's change, or an id that is not one, answers the same)
-       *
-       *     - `plan_change_not_found`: "This tenant has no Plan Change "…": GET /v1/plan-changes lists them."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "plan_change_not_found",
-           *         "message": "This tenant has no Plan Change \"…\": GET /v1/plan-changes lists them.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'plan_change_not_found';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      404: components['responses']['PostPlanChangeCancel404'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetPlanChangesExport: {
@@ -8678,199 +4274,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "changeId": "pc_0k3m9q2w7x5v1b8n4c6z",
-           *       "stackId": "string",
-           *       "currentPlan": "standard",
-           *       "requestedPlan": "standard",
-           *       "status": "waiting_for_capacity",
-           *       "cancellable": true,
-           *       "confirmedAt": "2026-03-01T12:00:00.000Z",
-           *       "updatedAt": "2026-03-01T12:00:00.000Z",
-           *       "expiresAt": "2026-03-01T12:00:00.000Z",
-           *       "history": [
-           *         {
-           *           "status": "waiting_for_capacity",
-           *           "at": "2026-03-01T12:00:00.000Z"
-           *         }
-           *       ],
-           *       "recovery": "string",
-           *       "reasonCode": "completed",
-           *       "outcome": "string",
-           *       "location": {
-           *         "from": "string",
-           *         "to": "string",
-           *         "addressChanged": true
-           *       },
-           *       "estimate": {
-           *         "currency": "string",
-           *         "subtotal": 1,
-           *         "discount": 1,
-           *         "tax": 1,
-           *         "total": 1,
-           *         "amountDue": 1,
-           *         "invoiceAt": "2026-03-01T12:00:00.000Z",
-           *         "adjustment": 1,
-           *         "adjustmentTax": 1,
-           *         "adjustmentTotal": 1,
-           *         "lines": [
-           *           {
-           *             "description": "Credit for the unused time of 1 Plus Stack, from 2026-11-06 to 2026-12-01",
-           *             "amount": 1,
-           *             "discount": 1,
-           *             "tax": 1
-           *           }
-           *         ]
-           *       },
-           *       "final": {
-           *         "adjustment": 1,
-           *         "adjustmentTax": 1,
-           *         "adjustmentTotal": 1,
-           *         "estimatedAdjustmentTax": 1,
-           *         "estimatedAdjustmentTotal": 1,
-           *         "totalDifference": 1,
-           *         "currency": "string",
-           *         "committedAt": "2026-03-01T12:00:00.000Z",
-           *         "estimatedAdjustment": 1,
-           *         "difference": 1,
-           *         "explanation": "string"
-           *       },
-           *       "exportedAt": "2026-03-01T12:00:00.000Z"
-           *     }
-           */
           'application/x-ndjson': components['schemas']['PlanChangeExportLine'];
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['AdminRequired'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostCredential: {
@@ -8889,30 +4300,6 @@ export interface operations {
     /** @description At most 36864 bytes (`x-max-body-bytes`): the longest `material`, JSON-escaped (a quote, a backslash or a line break takes two characters), and 4 KB for the other fields. Send other characters as they are (UTF-8), not as `\u` escapes. */
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "provider": "provider-a",
-         *       "kind": "oauth_token",
-         *       "material": "string",
-         *       "consent": {
-         *         "textVersion": "v1.2.3"
-         *       },
-         *       "runtimeProfile": {
-         *         "intake": {
-         *           "model": "string",
-         *           "effort": "low"
-         *         },
-         *         "dispatch": {
-         *           "model": "string",
-         *           "effort": "low"
-         *         },
-         *         "guide": {
-         *           "model": "string",
-         *           "effort": "low"
-         *         }
-         *       }
-         *     }
-         */
         'application/json': {
           /** @enum {string} */
           provider: 'provider-a' | 'provider-b' | 'provider-c';
@@ -8953,44 +4340,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "name": "acme",
-           *       "provider": "provider-a",
-           *       "kind": "oauth_token",
-           *       "usage": "metered",
-           *       "runtimeProfile": {
-           *         "intake": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         },
-           *         "dispatch": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         },
-           *         "guide": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         }
-           *       },
-           *       "validation": {
-           *         "state": "pending",
-           *         "reasonCode": "provider_refused",
-           *         "reason": "string",
-           *         "checkedAt": "2026-03-01T12:00:00.000Z"
-           *       },
-           *       "usable": true,
-           *       "unusableReason": "archived",
-           *       "consent": {
-           *         "by": "string",
-           *         "at": "2026-03-01T12:00:00.000Z",
-           *         "textVersion": "string"
-           *       },
-           *       "createdAt": "2026-03-01T12:00:00.000Z",
-           *       "rotatedAt": "2026-03-01T12:00:00.000Z",
-           *       "archivedAt": "2026-03-01T12:00:00.000Z"
-           *     }
-           */
           'application/json': components['schemas']['Credential'];
         };
       };
@@ -9000,329 +4349,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "name": "acme",
-           *       "provider": "provider-a",
-           *       "kind": "oauth_token",
-           *       "usage": "metered",
-           *       "runtimeProfile": {
-           *         "intake": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         },
-           *         "dispatch": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         },
-           *         "guide": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         }
-           *       },
-           *       "validation": {
-           *         "state": "pending",
-           *         "reasonCode": "provider_refused",
-           *         "reason": "string",
-           *         "checkedAt": "2026-03-01T12:00:00.000Z"
-           *       },
-           *       "usable": true,
-           *       "unusableReason": "archived",
-           *       "consent": {
-           *         "by": "string",
-           *         "at": "2026-03-01T12:00:00.000Z",
-           *         "textVersion": "string"
-           *       },
-           *       "createdAt": "2026-03-01T12:00:00.000Z",
-           *       "rotatedAt": "2026-03-01T12:00:00.000Z",
-           *       "archivedAt": "2026-03-01T12:00:00.000Z"
-           *     }
-           */
           'application/json': components['schemas']['Credential'];
         };
       };
-      /**
-       * @description `invalid_credential_name`, `kind_not_accepted` (with `accepted`), `consent_required`, `consent_not_expected`, `consent_version_unknown` (with `currentTextVersion`: `consent.textVersion` is not the current consent text's version), `material_required`, `material_not_expected` (`ambient`), `invalid_auth_file` (not JSON, not an object, empty, or over 16384 bytes), or a body error (`invalid_json`, `body_too_large` (over 36864 bytes), `unknown_field`, `invalid_field`, `invalid_body`)
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       *     - `invalid_credential_name`: ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
-       *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
-       *     - `consent_required`: "A … Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }."
-       *     - `consent_not_expected`: "An api_key needs no consent (its usage is metered by the provider): leave consent out."
-       *     - `consent_version_unknown`: "The consent text is at version "…", not "…": show the current text (GET /v1/credentials/catalog) and send consent: { "textVersion": "…" }."
-       *     - `material_required`: "A … Credential needs its material: send it as "material"."
-       *     - `material_not_expected`: "An ambient Credential stores no authentication value: leave "material" out."
-       *     - `invalid_auth_file`: "The auth file was refused: …."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['CredentialRefusal'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'invalid_json'
-                | 'body_too_large'
-                | 'unknown_field'
-                | 'invalid_field'
-                | 'invalid_body'
-                | 'invalid_credential_name'
-                | 'kind_not_accepted'
-                | 'consent_required'
-                | 'consent_not_expected'
-                | 'consent_version_unknown'
-                | 'material_required'
-                | 'material_not_expected'
-                | 'invalid_auth_file';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`: `stackId` names no Stack of the tenant
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `provider_change` (the name belongs to a Credential of another Provider: choose a new name), `ambient_not_available` (the Stack's Dispatcher does not report a Local Stack with the host Executor), `stack_torn_down` (the Stack was torn down), `credential_conflict` (another provisioning of the same name came first: read the list, then try again)
-       *
-       *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
-       *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
-       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
-       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "provider_change",
-           *         "message": "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'provider_change' | 'ambient_not_available' | 'stack_torn_down' | 'credential_conflict';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['PostCredential400'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['GetPlanChanges404'];
+      409: components['responses']['PostCredential409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   DeleteCredential: {
@@ -9348,13 +4387,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "name": "string",
-           *       "deleted": true,
-           *       "nonResumableThreads": 1
-           *     }
-           */
           'application/json': {
             name: string;
             /** @constant */
@@ -9364,726 +4396,16 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description `invalid_confirmation`: a `confirmationToken` that is not the pending one (none pending, or another)
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       *     - `invalid_confirmation`: "This confirmation token is not the one issued for this Credential: use the latest token, or ask again without one."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['CredentialRefusal'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'invalid_json'
-                | 'body_too_large'
-                | 'unknown_field'
-                | 'invalid_field'
-                | 'invalid_body'
-                | 'invalid_confirmation';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found` or `credential_not_found`
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       *     - `credential_not_found`: "This Stack has no Credential "…": …."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found' | 'credential_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `credential_in_use` (with `uses`; nothing written), `confirmation_required` (with `threadCount`, `confirmationToken`, `expiresAt`), `credential_conflict` (it changed meanwhile: try again)
-       *
-       *     - `credential_in_use`: "Credential Routes name "…": change each one listed (PUT /v1/stacks/…/projects/{projectId}/credential-routes), then delete it."
-       *     - `confirmation_required`: "… Threads are bound to "…" and will no longer be resumable. Repeat the request with confirmationToken=<the token> within … minutes to delete it."
-       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "credential_in_use",
-           *         "message": "Credential Routes name \"…\": change each one listed (PUT /v1/stacks/…/projects/{projectId}/credential-routes), then delete it.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['CredentialRefusal'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'credential_in_use' | 'confirmation_required' | 'credential_conflict';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
-    };
-  };
-  PostCredentialSpecPath: {
-    parameters: {
-      query?: {
-        /** @description The Stack the request acts on; without it (or empty), the tenant's first Stack (`primary`). A Stack of another tenant, or none: 404 `stack_not_found` */
-        stackId?: string;
-      };
-      header?: never;
-      path: {
-        /** @description The Credential's name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or a digit */
-        name: string;
-      };
-      cookie?: never;
-    };
-    /** @description At most 36864 bytes (`x-max-body-bytes`): the longest `material`, JSON-escaped (a quote, a backslash or a line break takes two characters), and 4 KB for the other fields. Send other characters as they are (UTF-8), not as `\u` escapes. */
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "provider": "provider-a",
-         *       "kind": "oauth_token",
-         *       "material": "string",
-         *       "consent": {
-         *         "textVersion": "v1.2.3"
-         *       },
-         *       "runtimeProfile": {
-         *         "intake": {
-         *           "model": "string",
-         *           "effort": "low"
-         *         },
-         *         "dispatch": {
-         *           "model": "string",
-         *           "effort": "low"
-         *         },
-         *         "guide": {
-         *           "model": "string",
-         *           "effort": "low"
-         *         }
-         *       }
-         *     }
-         */
-        'application/json': {
-          /** @enum {string} */
-          provider: 'provider-a' | 'provider-b' | 'provider-c';
-          /** @enum {string} */
-          kind: 'oauth_token' | 'auth_file' | 'api_key' | 'ambient';
-          /** @description The secret: the token or key, or the auth file's JSON text (a JSON object with at least one field, at most 16384 bytes in UTF-8). At most 16384 characters whatever the kind (longer: 400 `invalid_field`, field `material`); a token or key is far shorter, and an auth file of 16384 bytes has at most that many characters. Required for every kind but `ambient`, which takes none. */
-          material?: string;
-          /** @description The administrator consents to spending the personal subscription: exactly for `oauth_token`, `auth_file` and `ambient` */
-          consent?: {
-            /** @description The version of the consent text shown: the current one, as GET /v1/credentials/catalog gives it (such as 2026-11) */
-            textVersion: string;
-          };
-          /** @description Left out on a rotation: the current profile stays */
-          runtimeProfile?: {
-            intake?: {
-              model?: string;
-              /** @enum {string} */
-              effort?: 'low' | 'medium' | 'high';
-            };
-            dispatch?: {
-              model?: string;
-              /** @enum {string} */
-              effort?: 'low' | 'medium' | 'high';
-            };
-            guide?: {
-              model?: string;
-              /** @enum {string} */
-              effort?: 'low' | 'medium' | 'high';
-            };
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Rotated */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "name": "acme",
-           *       "provider": "provider-a",
-           *       "kind": "oauth_token",
-           *       "usage": "metered",
-           *       "runtimeProfile": {
-           *         "intake": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         },
-           *         "dispatch": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         },
-           *         "guide": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         }
-           *       },
-           *       "validation": {
-           *         "state": "pending",
-           *         "reasonCode": "provider_refused",
-           *         "reason": "string",
-           *         "checkedAt": "2026-03-01T12:00:00.000Z"
-           *       },
-           *       "usable": true,
-           *       "unusableReason": "archived",
-           *       "consent": {
-           *         "by": "string",
-           *         "at": "2026-03-01T12:00:00.000Z",
-           *         "textVersion": "string"
-           *       },
-           *       "createdAt": "2026-03-01T12:00:00.000Z",
-           *       "rotatedAt": "2026-03-01T12:00:00.000Z",
-           *       "archivedAt": "2026-03-01T12:00:00.000Z"
-           *     }
-           */
-          'application/json': components['schemas']['Credential'];
-        };
-      };
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "name": "acme",
-           *       "provider": "provider-a",
-           *       "kind": "oauth_token",
-           *       "usage": "metered",
-           *       "runtimeProfile": {
-           *         "intake": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         },
-           *         "dispatch": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         },
-           *         "guide": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         }
-           *       },
-           *       "validation": {
-           *         "state": "pending",
-           *         "reasonCode": "provider_refused",
-           *         "reason": "string",
-           *         "checkedAt": "2026-03-01T12:00:00.000Z"
-           *       },
-           *       "usable": true,
-           *       "unusableReason": "archived",
-           *       "consent": {
-           *         "by": "string",
-           *         "at": "2026-03-01T12:00:00.000Z",
-           *         "textVersion": "string"
-           *       },
-           *       "createdAt": "2026-03-01T12:00:00.000Z",
-           *       "rotatedAt": "2026-03-01T12:00:00.000Z",
-           *       "archivedAt": "2026-03-01T12:00:00.000Z"
-           *     }
-           */
-          'application/json': components['schemas']['Credential'];
-        };
-      };
-      /**
-       * @description `invalid_credential_name`, `kind_not_accepted` (with `accepted`), `consent_required`, `consent_not_expected`, `consent_version_unknown` (with `currentTextVersion`: `consent.textVersion` is not the current consent text's version), `material_required`, `material_not_expected` (`ambient`), `invalid_auth_file` (not JSON, not an object, empty, or over 16384 bytes), or a body error (`invalid_json`, `body_too_large` (over 36864 bytes), `unknown_field`, `invalid_field`, `invalid_body`)
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       *     - `invalid_credential_name`: ""…" is a word the API keeps (GET /v1/credentials/…); choose another name."
-       *     - `kind_not_accepted`: "… accepts …; "…" is not one of them."
-       *     - `consent_required`: "A … Credential spends your personal subscription with the provider: send the administrator's consent as consent: { "textVersion": "<the version of the consent text shown> " }."
-       *     - `consent_not_expected`: "An api_key needs no consent (its usage is metered by the provider): leave consent out."
-       *     - `consent_version_unknown`: "The consent text is at version "…", not "…": show the current text (GET /v1/credentials/catalog) and send consent: { "textVersion": "…" }."
-       *     - `material_required`: "A … Credential needs its material: send it as "material"."
-       *     - `material_not_expected`: "An ambient Credential stores no authentication value: leave "material" out."
-       *     - `invalid_auth_file`: "The auth file was refused: …."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['CredentialRefusal'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'invalid_json'
-                | 'body_too_large'
-                | 'unknown_field'
-                | 'invalid_field'
-                | 'invalid_body'
-                | 'invalid_credential_name'
-                | 'kind_not_accepted'
-                | 'consent_required'
-                | 'consent_not_expected'
-                | 'consent_version_unknown'
-                | 'material_required'
-                | 'material_not_expected'
-                | 'invalid_auth_file';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`: `stackId` names no Stack of the tenant
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `provider_change` (the name belongs to a Credential of another Provider: choose a new name), `ambient_not_available` (the Stack's Dispatcher does not report a Local Stack with the host Executor), `stack_torn_down` (the Stack was torn down), `credential_conflict` (another provisioning of the same name came first: read the list, then try again)
-       *
-       *     - `provider_change`: "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider."
-       *     - `ambient_not_available`: "An ambient Credential uses the host's own runtime login, so it is available only on a Local Stack whose Dispatcher reports the host Executor. Use another kind on this Stack."
-       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
-       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "provider_change",
-           *         "message": "A Credential keeps the Provider it was created with: choose a new name for a Credential of another Provider.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'provider_change' | 'ambient_not_available' | 'stack_torn_down' | 'credential_conflict';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['DeleteCredential400'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['PostCredentialArchive404'];
+      409: components['responses']['DeleteCredential409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetCredentials: {
@@ -10104,398 +4426,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "stackId": "string",
-           *       "credentials": [
-           *         {
-           *           "name": "acme",
-           *           "provider": "provider-a",
-           *           "kind": "oauth_token",
-           *           "usage": "metered",
-           *           "runtimeProfile": {
-           *             "intake": {
-           *               "model": "string",
-           *               "effort": "low"
-           *             },
-           *             "dispatch": {
-           *               "model": "string",
-           *               "effort": "low"
-           *             },
-           *             "guide": {
-           *               "model": "string",
-           *               "effort": "low"
-           *             }
-           *           },
-           *           "validation": {
-           *             "state": "pending",
-           *             "reasonCode": "provider_refused",
-           *             "reason": "string",
-           *             "checkedAt": "2026-03-01T12:00:00.000Z"
-           *           },
-           *           "usable": true,
-           *           "unusableReason": "archived",
-           *           "consent": {
-           *             "by": "string",
-           *             "at": "2026-03-01T12:00:00.000Z",
-           *             "textVersion": "string"
-           *           },
-           *           "createdAt": "2026-03-01T12:00:00.000Z",
-           *           "rotatedAt": "2026-03-01T12:00:00.000Z",
-           *           "archivedAt": "2026-03-01T12:00:00.000Z"
-           *         }
-           *       ],
-           *       "guide": {
-           *         "name": "string",
-           *         "selectedAt": "2026-03-01T12:00:00.000Z",
-           *         "usable": true,
-           *         "unusableReason": "archived",
-           *         "cleared": {
-           *           "name": "string",
-           *           "reason": "archived",
-           *           "at": "2026-03-01T12:00:00.000Z"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': components['schemas']['CredentialList'];
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`: `stackId` names no Stack of the tenant
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
-    };
-  };
-  GetCredentialsSpecPath: {
-    parameters: {
-      query?: {
-        /** @description The Stack the request acts on; without it (or empty), the tenant's first Stack (`primary`). A Stack of another tenant, or none: 404 `stack_not_found` */
-        stackId?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The Credentials */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "stackId": "string",
-           *       "credentials": [
-           *         {
-           *           "name": "acme",
-           *           "provider": "provider-a",
-           *           "kind": "oauth_token",
-           *           "usage": "metered",
-           *           "runtimeProfile": {
-           *             "intake": {
-           *               "model": "string",
-           *               "effort": "low"
-           *             },
-           *             "dispatch": {
-           *               "model": "string",
-           *               "effort": "low"
-           *             },
-           *             "guide": {
-           *               "model": "string",
-           *               "effort": "low"
-           *             }
-           *           },
-           *           "validation": {
-           *             "state": "pending",
-           *             "reasonCode": "provider_refused",
-           *             "reason": "string",
-           *             "checkedAt": "2026-03-01T12:00:00.000Z"
-           *           },
-           *           "usable": true,
-           *           "unusableReason": "archived",
-           *           "consent": {
-           *             "by": "string",
-           *             "at": "2026-03-01T12:00:00.000Z",
-           *             "textVersion": "string"
-           *           },
-           *           "createdAt": "2026-03-01T12:00:00.000Z",
-           *           "rotatedAt": "2026-03-01T12:00:00.000Z",
-           *           "archivedAt": "2026-03-01T12:00:00.000Z"
-           *         }
-           *       ],
-           *       "guide": {
-           *         "name": "string",
-           *         "selectedAt": "2026-03-01T12:00:00.000Z",
-           *         "usable": true,
-           *         "unusableReason": "archived",
-           *         "cleared": {
-           *           "name": "string",
-           *           "reason": "archived",
-           *           "at": "2026-03-01T12:00:00.000Z"
-           *         }
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['CredentialList'];
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`: `stackId` names no Stack of the tenant
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      404: components['responses']['GetPlanChanges404'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetCredentialCatalog: {
@@ -10513,143 +4451,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "consent": {
-           *         "textVersion": "string",
-           *         "text": "string"
-           *       },
-           *       "providers": [
-           *         {
-           *           "provider": "provider-a",
-           *           "name": "string",
-           *           "defaults": {
-           *             "model": "string",
-           *             "effort": "low"
-           *           },
-           *           "kinds": [
-           *             {
-           *               "kind": "oauth_token",
-           *               "needsConsent": true,
-           *               "localOnly": true,
-           *               "metered": true
-           *             }
-           *           ]
-           *         }
-           *       ],
-           *       "activities": [
-           *         "intake"
-           *       ],
-           *       "efforts": [
-           *         "low"
-           *       ]
-           *     }
-           */
           'application/json': components['schemas']['CredentialCatalog'];
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostCredentialArchive: {
@@ -10673,306 +4481,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "name": "acme",
-           *       "provider": "provider-a",
-           *       "kind": "oauth_token",
-           *       "usage": "metered",
-           *       "runtimeProfile": {
-           *         "intake": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         },
-           *         "dispatch": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         },
-           *         "guide": {
-           *           "model": "string",
-           *           "effort": "low"
-           *         }
-           *       },
-           *       "validation": {
-           *         "state": "pending",
-           *         "reasonCode": "provider_refused",
-           *         "reason": "string",
-           *         "checkedAt": "2026-03-01T12:00:00.000Z"
-           *       },
-           *       "usable": true,
-           *       "unusableReason": "archived",
-           *       "consent": {
-           *         "by": "string",
-           *         "at": "2026-03-01T12:00:00.000Z",
-           *         "textVersion": "string"
-           *       },
-           *       "createdAt": "2026-03-01T12:00:00.000Z",
-           *       "rotatedAt": "2026-03-01T12:00:00.000Z",
-           *       "archivedAt": "2026-03-01T12:00:00.000Z"
-           *     }
-           */
           'application/json': components['schemas']['Credential'];
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found` or `credential_not_found`
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       *     - `credential_not_found`: "This Stack has no Credential "…": …."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found' | 'credential_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `credential_conflict`: it changed meanwhile; try again
-       *
-       *     - `credential_conflict`: "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "credential_conflict",
-           *         "message": "This Credential changed meanwhile: read it again (GET /v1/credentials), then try again.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'credential_conflict';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['PostCredentialArchive404'];
+      409: components['responses']['PostCredentialArchive409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PutProjectCredentialRoutes: {
@@ -10987,18 +4508,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "intake": {
-         *         "primary": "acme",
-         *         "fallback": "acme"
-         *       },
-         *       "dispatch": {
-         *         "primary": "acme",
-         *         "fallback": "acme"
-         *       }
-         *     }
-         */
         'application/json': {
           intake?: {
             primary: string;
@@ -11020,22 +4529,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "projectId": "string",
-           *       "stackId": "string",
-           *       "credentialRoutes": {
-           *         "intake": {
-           *           "primary": "acme",
-           *           "fallback": "acme"
-           *         },
-           *         "dispatch": {
-           *           "primary": "acme",
-           *           "fallback": "acme"
-           *         }
-           *       }
-           *     }
-           */
           'application/json': {
             projectId: string;
             stackId: string;
@@ -11043,273 +4536,16 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description `invalid_route` (a Fallback equal to its Primary; `field` says which), or a body error (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`)
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       *     - `invalid_route`: "The … route's Fallback must differ from its Primary."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'invalid_json'
-                | 'body_too_large'
-                | 'unknown_field'
-                | 'invalid_field'
-                | 'invalid_body'
-                | 'invalid_route';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`, `project_not_found`, `credential_not_found` (a name that is no Credential of the Stack)
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them."
-       *     - `credential_not_found`: "This Stack has no Credential "…": …."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found' | 'project_not_found' | 'credential_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `credential_archived`: an archived Credential cannot be a Primary or a Fallback (`field` says which)
-       *
-       *     - `credential_archived`: ""…" is archived: it cannot be the … …."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "credential_archived",
-           *         "message": "\"…\" is archived: it cannot be the … ….",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'credential_archived';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['PutProjectCredentialRoutes400'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['PutProjectCredentialRoutes404'];
+      409: components['responses']['PutProjectCredentialRoutes409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PutGuideCredential: {
@@ -11323,11 +4559,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "name": "acme"
-         *     }
-         */
         'application/json': {
           name: string | null;
         };
@@ -11340,281 +4571,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "name": "string",
-           *       "selectedAt": "2026-03-01T12:00:00.000Z",
-           *       "usable": true,
-           *       "unusableReason": "archived",
-           *       "cleared": {
-           *         "name": "string",
-           *         "reason": "archived",
-           *         "at": "2026-03-01T12:00:00.000Z"
-           *       }
-           *     }
-           */
           'application/json': components['schemas']['GuideSelection'];
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found` or `credential_not_found`
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       *     - `credential_not_found`: "This Stack has no Credential "…": …."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found' | 'credential_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `credential_unusable` (with `reason`: `archived` or `validation_failed`)
-       *
-       *     - `credential_unusable`: ""…" cannot be the Guide Credential: it is refused by its validation. Provision it again or choose another."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "credential_unusable",
-           *         "message": "\"…\" cannot be the Guide Credential: it is refused by its validation. Provision it again or choose another.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['CredentialRefusal'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'credential_unusable';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['PostCredentialArchive404'];
+      409: components['responses']['PutGuideCredential409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetStackExports: {
@@ -11634,155 +4603,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "exports": [
-           *         {
-           *           "exportId": "string",
-           *           "stackId": "string",
-           *           "status": "requested",
-           *           "requestedAt": "2026-03-01T12:00:00.000Z",
-           *           "readyAt": "2026-03-01T12:00:00.000Z",
-           *           "sizeBytes": 1,
-           *           "failureCode": "build_failed",
-           *           "failureReason": "string",
-           *           "availableUntil": "2026-03-01T12:00:00.000Z"
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': components['schemas']['ExportList'];
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`: the tenant has no such Stack
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      404: components['responses']['GetStack404'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostStackExport: {
@@ -11802,281 +4630,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "exportId": "string",
-           *       "stackId": "string",
-           *       "status": "requested",
-           *       "requestedAt": "2026-03-01T12:00:00.000Z",
-           *       "readyAt": "2026-03-01T12:00:00.000Z",
-           *       "sizeBytes": 1,
-           *       "failureCode": "build_failed",
-           *       "failureReason": "string",
-           *       "availableUntil": "2026-03-01T12:00:00.000Z"
-           *     }
-           */
           'application/json': components['schemas']['Export'];
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`: the tenant has no such Stack
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_torn_down` (nothing left to export), `export_in_progress` (with `exportId`, the running one)
-       *
-       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
-       *     - `export_in_progress`: "An export of this Stack is under way: follow it with GET /v1/stacks/{stackId}/exports/{exportId}."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_torn_down",
-           *         "message": "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_torn_down' | 'export_in_progress';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['GetStack404'];
+      409: components['responses']['PostStackExport409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetStackExport: {
@@ -12097,152 +4663,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "exportId": "string",
-           *       "stackId": "string",
-           *       "status": "requested",
-           *       "requestedAt": "2026-03-01T12:00:00.000Z",
-           *       "readyAt": "2026-03-01T12:00:00.000Z",
-           *       "sizeBytes": 1,
-           *       "failureCode": "build_failed",
-           *       "failureReason": "string",
-           *       "availableUntil": "2026-03-01T12:00:00.000Z"
-           *     }
-           */
           'application/json': components['schemas']['Export'];
         };
       };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`, `export_not_found`
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       *     - `export_not_found`: "This Stack has no export "…": start one with POST /v1/stacks/…/exports."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found' | 'export_not_found';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['Unauthenticated'];
+      404: components['responses']['GetStackExport404'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostStackExportDownload: {
@@ -12263,15 +4691,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "exportId": "string",
-           *       "url": "https://console.example.com/",
-           *       "expiresAt": "2026-03-01T12:00:00.000Z",
-           *       "sizeBytes": 1,
-           *       "fileName": "string"
-           *     }
-           */
           'application/json': {
             exportId: string;
             /**
@@ -12287,294 +4706,17 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description No session, or a revoked, unknown or expired one (`missing_session`, `invalid_session`, `expired_session`).
-       *
-       *     - `missing_session`: "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one."
-       *     - `invalid_session`: "The session token is not valid (revoked or unknown): sign in again."
-       *     - `expired_session`: "The session has expired: sign in again."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "missing_session",
-           *         "message": "A Dispatcher credential reaches only the /v1/dispatcher routes: sign in as a tenant user for this one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'missing_session' | 'invalid_session' | 'expired_session';
-            };
-          };
-        };
-      };
-      /**
-       * @description `admin_required` (a member asked for an administrator action) or `origin_mismatch` (a cookie-authenticated write from another origin)
-       *
-       *     - `admin_required`: "Only a tenant administrator can do this."
-       *     - `origin_mismatch`: "This request is authenticated by the session cookie but does not come from the tenant app (Origin header); send it from the tenant app or with Authorization: Bearer."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "admin_required",
-           *         "message": "Only a tenant administrator can do this.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'admin_required' | 'origin_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stack_not_found`, `export_not_found`
-       *
-       *     - `stack_not_found`: "This tenant has no Stack "…": GET /v1/stacks lists its Stacks."
-       *     - `export_not_found`: "This Stack has no export "…": start one with POST /v1/stacks/…/exports."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stack_not_found",
-           *         "message": "This tenant has no Stack \"…\": GET /v1/stacks lists its Stacks.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stack_not_found' | 'export_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `export_not_ready`, `export_failed`, `stack_torn_down`
-       *
-       *     - `export_not_ready`: "The archive is not ready yet: follow GET /v1/stacks/{stackId}/exports/{exportId}."
-       *     - `export_failed`: "This export failed (GET shows why): start a new one with POST /v1/stacks/{stackId}/exports."
-       *     - `stack_torn_down`: "This Stack has been torn down: its data, its exports, its Credentials and its Dispatcher are gone with it."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "export_not_ready",
-           *         "message": "The archive is not ready yet: follow GET /v1/stacks/{stackId}/exports/{exportId}.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'export_not_ready' | 'export_failed' | 'stack_torn_down';
-            };
-          };
-        };
-      };
-      /**
-       * @description `export_expired`: archives are kept 7 days after they are ready
-       *
-       *     - `export_expired`: "Archives are kept 7 days: start a new export with POST /v1/stacks/{stackId}/exports."
-       */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "export_expired",
-           *         "message": "Archives are kept 7 days: start a new export with POST /v1/stacks/{stackId}/exports.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'export_expired';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['GetStackExport404'];
+      409: components['responses']['PostStackExportDownload409'];
+      410: components['responses']['PostStackExportDownload410'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetDispatcherDesiredState: {
@@ -12594,51 +4736,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "version": 1,
-           *       "stack": "string",
-           *       "plan": "standard",
-           *       "resources": {
-           *         "vcpu": 1,
-           *         "vcpuKind": "shared",
-           *         "memoryGb": 1,
-           *         "storageGb": 1
-           *       },
-           *       "run_cap": 1,
-           *       "admission": "open",
-           *       "lifecycle": "running",
-           *       "teardown_at": "2026-03-01T12:00:00.000Z",
-           *       "operation": {
-           *         "id": "string",
-           *         "kind": "plan_change",
-           *         "step": "drain",
-           *         "target": {
-           *           "plan": "standard",
-           *           "location": "string",
-           *           "resources": {
-           *             "vcpu": 1,
-           *             "vcpuKind": "shared",
-           *             "memoryGb": 1,
-           *             "storageGb": 1
-           *           },
-           *           "run_cap": 1
-           *         }
-           *       },
-           *       "export": {
-           *         "id": "string",
-           *         "requestedAt": "2026-03-01T12:00:00.000Z"
-           *       },
-           *       "credentials": [
-           *         {
-           *           "name": "string",
-           *           "version": 1
-           *         }
-           *       ],
-           *       "poll_after_seconds": 1,
-           *       "heartbeat_seconds": 1
-           *     }
-           */
           'application/json': {
             version: number;
             stack: string;
@@ -12716,107 +4813,10 @@ export interface operations {
         };
         content?: never;
       };
-      /**
-       * @description `dispatcher_credential_required` or `invalid_dispatcher_credential`
-       *
-       *     - `dispatcher_credential_required`: "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route."
-       *     - `invalid_dispatcher_credential`: "The Dispatcher credential is not valid (unknown, or rotated out more than an hour ago): use the Stack's current credential."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "dispatcher_credential_required",
-           *         "message": "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['GetDispatcherDesiredState401'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PutDispatcherObservedState: {
@@ -12828,22 +4828,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "appliedVersion": 1,
-         *       "health": "healthy",
-         *       "activeRuns": 1,
-         *       "localHostExecutor": false,
-         *       "tornDown": false,
-         *       "operation": {
-         *         "id": "string",
-         *         "step": "backup",
-         *         "outcome": "done",
-         *         "reason": "string",
-         *         "addressChanged": true
-         *       }
-         *     }
-         */
         'application/json': {
           appliedVersion: number;
           /** @enum {string} */
@@ -12882,13 +4866,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "desiredStateVersion": 1,
-           *       "poll_after_seconds": 1,
-           *       "heartbeat_seconds": 1
-           *     }
-           */
           'application/json': {
             desiredStateVersion?: number;
             /** @description When to poll next: 10 s while an operation runs, 720 to 1080 s (jittered per Stack) otherwise */
@@ -12898,208 +4875,14 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description `dispatcher_credential_required` or `invalid_dispatcher_credential`
-       *
-       *     - `dispatcher_credential_required`: "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route."
-       *     - `invalid_dispatcher_credential`: "The Dispatcher credential is not valid (unknown, or rotated out more than an hour ago): use the Stack's current credential."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "dispatcher_credential_required",
-           *         "message": "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
-            };
-          };
-        };
-      };
-      /**
-       * @description `unknown_version`: a version newer than published, or the Stack changed meanwhile (read the desired state again); nothing was stored
-       *
-       *     - `unknown_version`: "…: report the version you applied."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unknown_version",
-           *         "message": "…: report the version you applied.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unknown_version';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['GetDispatcherDesiredState401'];
+      409: components['responses']['PutDispatcherObservedState409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   GetDispatcherCredential: {
@@ -13120,19 +4903,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "name": "string",
-           *       "provider": "provider-a",
-           *       "kind": "oauth_token",
-           *       "version": 1,
-           *       "inject": {
-           *         "env": {},
-           *         "authFile": "string",
-           *         "ambient": true
-           *       }
-           *     }
-           */
           'application/json': {
             name: string;
             /** @enum {string} */
@@ -13145,134 +4915,11 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description `dispatcher_credential_required` or `invalid_dispatcher_credential`
-       *
-       *     - `dispatcher_credential_required`: "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route."
-       *     - `invalid_dispatcher_credential`: "The Dispatcher credential is not valid (unknown, or rotated out more than an hour ago): use the Stack's current credential."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "dispatcher_credential_required",
-           *         "message": "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
-            };
-          };
-        };
-      };
-      /**
-       * @description `credential_not_found`: the Stack has no such Credential (deleted meanwhile: nothing to validate)
-       *
-       *     - `credential_not_found`: "This Stack has no Credential "…": …."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "credential_not_found",
-           *         "message": "This Stack has no Credential \"…\": ….",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'credential_not_found';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      401: components['responses']['GetDispatcherDesiredState401'];
+      404: components['responses']['GetDispatcherCredential404'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostDispatcherCredentialValidation: {
@@ -13287,13 +4934,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "version": 1,
-         *       "outcome": "valid",
-         *       "reason": "string"
-         *     }
-         */
         'application/json': {
           /** @description The `version` read with the material */
           version: number;
@@ -13311,18 +4951,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "name": "string",
-           *       "version": 1,
-           *       "validation": {
-           *         "state": "valid",
-           *         "reasonCode": "provider_refused",
-           *         "dispatcherReason": "string",
-           *         "checkedAt": "2026-03-01T12:00:00.000Z"
-           *       }
-           *     }
-           */
           'application/json': {
             name: string;
             version: number;
@@ -13342,236 +4970,15 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description `dispatcher_credential_required` or `invalid_dispatcher_credential`
-       *
-       *     - `dispatcher_credential_required`: "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route."
-       *     - `invalid_dispatcher_credential`: "The Dispatcher credential is not valid (unknown, or rotated out more than an hour ago): use the Stack's current credential."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "dispatcher_credential_required",
-           *         "message": "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
-            };
-          };
-        };
-      };
-      /**
-       * @description `credential_not_found`
-       *
-       *     - `credential_not_found`: "This Stack has no Credential "…": …."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "credential_not_found",
-           *         "message": "This Stack has no Credential \"…\": ….",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'credential_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `stale_version` (with `currentVersion`: the Credential was rotated meanwhile; validate the new material), `credential_changed` (it kept changing: report again)
-       *
-       *     - `stale_version`: "Version … is not the Credential's current material (version …): it was rotated; read it again and validate the new one."
-       *     - `credential_changed`: "The Credential kept changing meanwhile: report again."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "stale_version",
-           *         "message": "Version … is not the Credential's current material (version …): it was rotated; read it again and validate the new one.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['DispatcherCredentialRefusal'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'stale_version' | 'credential_changed';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['GetDispatcherDesiredState401'];
+      404: components['responses']['PostDispatcherCredentialValidation404'];
+      409: components['responses']['PostDispatcherCredentialValidation409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostDispatcherThread: {
@@ -13583,15 +4990,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "threadId": "deploy_key",
-         *       "projectId": "string",
-         *       "activity": "intake",
-         *       "model": "string",
-         *       "effort": "low"
-         *     }
-         */
         'application/json': {
           threadId: string;
           projectId: string;
@@ -13610,265 +5008,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "threadId": "string",
-           *       "activity": "intake",
-           *       "projectId": "string",
-           *       "credential": {
-           *         "name": "string",
-           *         "provider": "provider-a",
-           *         "kind": "oauth_token",
-           *         "position": "primary"
-           *       },
-           *       "model": "string",
-           *       "effort": "low",
-           *       "inject": {
-           *         "env": {},
-           *         "authFile": "string",
-           *         "ambient": true
-           *       }
-           *     }
-           */
           'application/json': components['schemas']['ThreadBinding'];
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description `dispatcher_credential_required` or `invalid_dispatcher_credential`
-       *
-       *     - `dispatcher_credential_required`: "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route."
-       *     - `invalid_dispatcher_credential`: "The Dispatcher credential is not valid (unknown, or rotated out more than an hour ago): use the Stack's current credential."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "dispatcher_credential_required",
-           *         "message": "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
-            };
-          };
-        };
-      };
-      /**
-       * @description `project_not_found`: the Stack has no such Project
-       *
-       *     - `project_not_found`: "This Stack has no Project "…": GET /v1/stacks/…/projects lists them."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "project_not_found",
-           *         "message": "This Stack has no Project \"…\": GET /v1/stacks/…/projects lists them.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'project_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `no_credential_route` (with `activity`), `no_usable_credential` (with `activity` and `reasons`), `thread_exists` (the `threadId` is bound to another Project or activity: use a new id), `thread_not_resumable` (with `reason` and `credential`: start a new Thread)
-       *
-       *     - `no_credential_route`: "Project "…" has no Credential Route for …: an administrator sets one with PUT /v1/stacks/{stackId}/projects/{projectId}/credential-routes."
-       *     - `no_usable_credential`: "No Credential of Project "…"'s … route is usable now: …."
-       *     - `thread_exists`: "Thread "…" is already bound to Project "…" for …: use a new thread id."
-       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which the subscription policy disables: start a new Thread."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "no_credential_route",
-           *         "message": "Project \"…\" has no Credential Route for …: an administrator sets one with PUT /v1/stacks/{stackId}/projects/{projectId}/credential-routes.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['DispatcherCredentialRefusal'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'no_credential_route'
-                | 'no_usable_credential'
-                | 'thread_exists'
-                | 'thread_not_resumable';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['GetDispatcherDesiredState401'];
+      404: components['responses']['PostDispatcherThread404'];
+      409: components['responses']['PostDispatcherThread409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostDispatcherGuideSession: {
@@ -13880,13 +5031,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "threadId": "deploy_key",
-         *       "model": "string",
-         *       "effort": "low"
-         *     }
-         */
         'application/json': {
           threadId: string;
           model?: string;
@@ -13902,233 +5046,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "threadId": "string",
-           *       "activity": "intake",
-           *       "projectId": "string",
-           *       "credential": {
-           *         "name": "string",
-           *         "provider": "provider-a",
-           *         "kind": "oauth_token",
-           *         "position": "primary"
-           *       },
-           *       "model": "string",
-           *       "effort": "low",
-           *       "inject": {
-           *         "env": {},
-           *         "authFile": "string",
-           *         "ambient": true
-           *       }
-           *     }
-           */
           'application/json': components['schemas']['ThreadBinding'];
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description `dispatcher_credential_required` or `invalid_dispatcher_credential`
-       *
-       *     - `dispatcher_credential_required`: "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route."
-       *     - `invalid_dispatcher_credential`: "The Dispatcher credential is not valid (unknown, or rotated out more than an hour ago): use the Stack's current credential."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "dispatcher_credential_required",
-           *         "message": "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
-            };
-          };
-        };
-      };
-      /**
-       * @description `guide_unavailable` (with `reason`, and `credential` and `cleared` as they apply), `thread_exists` (the `threadId` is bound to a Project's Thread), `thread_not_resumable` (with `reason` and `credential`)
-       *
-       *     - `guide_unavailable`: "The Guide Credential "…" cannot be used (…); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential."
-       *     - `thread_exists`: "Thread "…" is already bound to Project "…" for …: use a new thread id."
-       *     - `thread_not_resumable`: "Thread "…" is bound to Credential "…", which the subscription policy disables: start a new Thread."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "guide_unavailable",
-           *         "message": "The Guide Credential \"…\" cannot be used (…); the selection is cleared: an administrator selects one with PUT /v1/stacks/{stackId}/guide-credential.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['DispatcherCredentialRefusal'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'guide_unavailable' | 'thread_exists' | 'thread_not_resumable';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['GetDispatcherDesiredState401'];
+      409: components['responses']['PostDispatcherGuideSession409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostDispatcherExportParts: {
@@ -14142,13 +5070,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "partNumbers": [
-         *         1
-         *       ]
-         *     }
-         */
         'application/json': {
           partNumbers: number[];
         };
@@ -14161,18 +5082,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "exportId": "string",
-           *       "parts": [
-           *         {
-           *           "partNumber": 1,
-           *           "url": "https://console.example.com/"
-           *         }
-           *       ],
-           *       "expiresAt": "2026-03-01T12:00:00.000Z"
-           *     }
-           */
           'application/json': {
             exportId: string;
             parts: {
@@ -14185,235 +5094,15 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description `dispatcher_credential_required` or `invalid_dispatcher_credential`
-       *
-       *     - `dispatcher_credential_required`: "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route."
-       *     - `invalid_dispatcher_credential`: "The Dispatcher credential is not valid (unknown, or rotated out more than an hour ago): use the Stack's current credential."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "dispatcher_credential_required",
-           *         "message": "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
-            };
-          };
-        };
-      };
-      /**
-       * @description `export_not_found`: the Stack has no such export
-       *
-       *     - `export_not_found`: "This Stack has no export "…": start one with POST /v1/stacks/…/exports."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "export_not_found",
-           *         "message": "This Stack has no export \"…\": start one with POST /v1/stacks/…/exports.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'export_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `export_not_running` (with `status`): it is ready or failed already
-       *
-       *     - `export_not_running`: "Export "…" is …: there is nothing to upload."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "export_not_running",
-           *         "message": "Export \"…\" is …: there is nothing to upload.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'export_not_running';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['GetDispatcherDesiredState401'];
+      404: components['responses']['PostDispatcherExportParts404'];
+      409: components['responses']['PostDispatcherExportParts409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostDispatcherExportOutcome: {
@@ -14427,18 +5116,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "outcome": "ready",
-         *       "sizeBytes": 1,
-         *       "parts": [
-         *         {
-         *           "partNumber": 1,
-         *           "etag": "string"
-         *         }
-         *       ]
-         *     }
-         */
         'application/json':
           | {
               /** @constant */
@@ -14464,254 +5141,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "exportId": "string",
-           *       "stackId": "string",
-           *       "status": "requested",
-           *       "requestedAt": "2026-03-01T12:00:00.000Z",
-           *       "readyAt": "2026-03-01T12:00:00.000Z",
-           *       "sizeBytes": 1,
-           *       "failureCode": "build_failed",
-           *       "failureReason": "string",
-           *       "availableUntil": "2026-03-01T12:00:00.000Z"
-           *     }
-           */
           'application/json': components['schemas']['Export'];
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description `dispatcher_credential_required` or `invalid_dispatcher_credential`
-       *
-       *     - `dispatcher_credential_required`: "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route."
-       *     - `invalid_dispatcher_credential`: "The Dispatcher credential is not valid (unknown, or rotated out more than an hour ago): use the Stack's current credential."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "dispatcher_credential_required",
-           *         "message": "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
-            };
-          };
-        };
-      };
-      /**
-       * @description `export_not_found`
-       *
-       *     - `export_not_found`: "This Stack has no export "…": start one with POST /v1/stacks/…/exports."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "export_not_found",
-           *         "message": "This Stack has no export \"…\": start one with POST /v1/stacks/…/exports.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'export_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `export_not_running`, `nothing_uploaded` (no part URL was asked for), `upload_incomplete` (S3 refused the parts: the export has failed), `size_mismatch` (with `storedBytes`: the export has failed)
-       *
-       *     - `export_not_running`: "Export "…" is …: there is nothing to upload."
-       *     - `nothing_uploaded`: "No part was uploaded: ask for part URLs first."
-       *     - `upload_incomplete`: "…: the export has failed; start a new one."
-       *     - `size_mismatch`: "The stored archive is not the size reported: the export has failed."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "export_not_running",
-           *         "message": "Export \"…\" is …: there is nothing to upload.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'export_not_running' | 'nothing_uploaded' | 'upload_incomplete' | 'size_mismatch';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['GetDispatcherDesiredState401'];
+      404: components['responses']['PostDispatcherExportOutcome404'];
+      409: components['responses']['PostDispatcherExportOutcome409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostDispatcherBlockingVerdict: {
@@ -14723,18 +5164,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "issue": {
-         *         "repository": "acme/web-app",
-         *         "number": 1
-         *       },
-         *       "nativeDependencies": [],
-         *       "relationshipEdges": [],
-         *       "body": "",
-         *       "states": {}
-         *     }
-         */
         'application/json': {
           issue: {
             repository: string;
@@ -14770,14 +5199,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "blocked": true,
-           *       "openBlockers": [
-           *         {}
-           *       ]
-           *     }
-           */
           'application/json': {
             blocked?: boolean;
             openBlockers?: {
@@ -14786,181 +5207,13 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description Malformed JSON, a body over the limit, an unknown field or a field of the wrong type (`invalid_json`, `body_too_large`, `unknown_field`, `invalid_field`, `invalid_body`).
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'invalid_json' | 'body_too_large' | 'unknown_field' | 'invalid_field' | 'invalid_body';
-            };
-          };
-        };
-      };
-      /**
-       * @description `dispatcher_credential_required` or `invalid_dispatcher_credential`
-       *
-       *     - `dispatcher_credential_required`: "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route."
-       *     - `invalid_dispatcher_credential`: "The Dispatcher credential is not valid (unknown, or rotated out more than an hour ago): use the Stack's current credential."
-       */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "dispatcher_credential_required",
-           *         "message": "Send the Stack's Dispatcher credential as Authorization: Bearer scd_…; a tenant session does not reach this route.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'dispatcher_credential_required' | 'invalid_dispatcher_credential';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['GetDispatcherDesiredState401'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   PostOpsRefund: {
@@ -14972,13 +5225,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "slug": "string",
-         *       "email": "string",
-         *       "requestedAt": "string"
-         *     }
-         */
         'application/json': {
           slug: string;
           /** @description The address the tenant wrote to support from */
@@ -14995,22 +5241,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "tenantId": "string",
-           *       "slug": "string",
-           *       "requestedAt": "2026-03-01T12:00:00.000Z",
-           *       "grantedAt": "2026-03-01T12:00:00.000Z",
-           *       "refundedAmount": 1,
-           *       "refunds": 1,
-           *       "currency": "string",
-           *       "window": {
-           *         "from": "2026-03-01T12:00:00.000Z",
-           *         "until": "2026-03-01T12:00:00.000Z"
-           *       },
-           *       "continued": true
-           *     }
-           */
           'application/json': {
             tenantId: string;
             slug: string;
@@ -15032,284 +5262,16 @@ export interface operations {
           };
         };
       };
-      /**
-       * @description `requested_in_future`: the request time is later than now; or an invalid body
-       *
-       *     - `invalid_json`: "The request body is not valid JSON."
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `unknown_field`: "Unknown field "…": remove it."
-       *     - `invalid_field`: "Field "…" is required. / Field "…" is invalid: expected …, received …."
-       *     - `invalid_body`: "The request body must be a JSON object (or: what its schema says of it)."
-       *     - `requested_in_future`: "The request time (…) is in the future: give the time support received the email (--requested-at), never later than now."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "invalid_json",
-           *         "message": "The request body is not valid JSON.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'invalid_json'
-                | 'body_too_large'
-                | 'unknown_field'
-                | 'invalid_field'
-                | 'invalid_body'
-                | 'requested_in_future';
-            };
-          };
-        };
-      };
-      /**
-       * @description Not IAM-signed (API Gateway's own 403; locally always), `iam_required`, or `email_mismatch`: the address is neither the customer's nor an administrator's
-       *
-       *     - `iam_required`: "Operators only: sign the request with IAM (SigV4)."
-       *     - `email_mismatch`: "The email address is neither the account's billing address nor an administrator's: ask the tenant to write from the account's address."
-       */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "iam_required",
-           *         "message": "Operators only: sign the request with IAM (SigV4).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': (
-            | components['schemas']['Error']
-            | {
-                message: string;
-              }
-          ) & {
-            error?: {
-              /** @enum {string} */
-              code?: 'iam_required' | 'email_mismatch';
-            };
-          };
-        };
-      };
-      /**
-       * @description `tenant_not_found`: no tenant has the slug
-       *
-       *     - `tenant_not_found`: "No tenant has the slug "…"."
-       */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "tenant_not_found",
-           *         "message": "No tenant has the slug \"…\".",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'tenant_not_found';
-            };
-          };
-        };
-      };
-      /**
-       * @description `already_used` (once per tenant, ever), `decommissioning` (the account is already leaving), `nothing_paid` (no invoice above zero was paid when the email was received), `window_passed` (`windowEndsAt` says when it ended), or `payment_not_seen_yet` (try again in a minute)
-       *
-       *     - `already_used`: "This tenant already used its money-back refund (granted …); it can be used once per person."
-       *     - `decommissioning`: "The account is already leaving (decommissioning): there is no subscription left to refund under the money-back window."
-       *     - `nothing_paid`: "Nothing had been paid when the request was received: the window opens with the first invoice paid for more than zero."
-       *     - `window_passed`: "The money-back window ended … (14 days after the first paid invoice); the request was received …."
-       *     - `payment_not_seen_yet`: "The first payment is not recorded yet (the sweep records it within a minute of the payment): try again in a minute."
-       */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "already_used",
-           *         "message": "This tenant already used its money-back refund (granted …); it can be used once per person.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?:
-                | 'already_used'
-                | 'decommissioning'
-                | 'nothing_paid'
-                | 'window_passed'
-                | 'payment_not_seen_yet';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `unsupported_media_type`: a request body sent with a Content-Type other than `application/json` (parameters such as `; charset=utf-8` are fine). A request without a body needs none. Nothing was done.
-       *
-       *     - `unsupported_media_type`: "The request body must be JSON: send Content-Type: application/json (received …)."
-       */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "The request body must be JSON: send Content-Type: application/json (received …).",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'unsupported_media_type';
-            };
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description `processor_unavailable` or `processor_error`: the grant stays under way; the same request continues it
-       *
-       *     - `processor_unavailable`: "The payment processor did not answer; nothing was charged. Try again in a moment."
-       *     - `processor_error`: "The payment processor refused the request; nothing was charged. Contact support if this persists."
-       */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "processor_unavailable",
-           *         "message": "The payment processor did not answer; nothing was charged. Try again in a moment.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'processor_unavailable' | 'processor_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['PostOpsRefund400'];
+      403: components['responses']['PostOpsRefund403'];
+      404: components['responses']['PostOpsRefund404'];
+      409: components['responses']['PostOpsRefund409'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      502: components['responses']['PostOpsRefund502'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
   ProcessorWebhook: {
@@ -15324,7 +5286,6 @@ export interface operations {
     /** @description The event exactly as the processor sent it (its signature covers these bytes), at most 524288 bytes (`x-max-body-bytes`): the processor's events stay well below it. */
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': Record<string, never>;
       };
     };
@@ -15335,135 +5296,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "received": true
-           *     }
-           */
           'application/json': {
             received?: boolean;
           };
         };
       };
-      /**
-       * @description `missing_signature`, `invalid_signature` (tampered, other secret or stale), `invalid_payload` (correctly signed but not JSON, or not a processor event with `id`, `type` and `data.object`; nothing is queued) or `body_too_large`
-       *
-       *     - `body_too_large`: "The request body must be at most … bytes."
-       *     - `missing_signature`: "The Stripe-Signature header is required."
-       *     - `invalid_signature`: "The signature does not match the payload, or it is too old."
-       *     - `invalid_payload`: "…: send a processor event, a JSON object with "id", "type" and "data.object"."
-       */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "body_too_large",
-           *         "message": "The request body must be at most … bytes.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'body_too_large' | 'missing_signature' | 'invalid_signature' | 'invalid_payload';
-            };
-          };
-        };
-      };
-      /** @description A body over API Gateway's 10 MB payload limit, answered by API Gateway itself (`{"message":"Request Entity Too Large"}`, not the error shape); bodies over the handlers' 16 KB limit are 400 `body_too_large`. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Entity Too Large"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /** @description API Gateway's own throttle (the stage's rate, or a Dispatcher route's, sized for the fleet), answered before any of our code runs (`{"message":"Too Many Requests"}`, not the error shape): nothing was done; send the request again after a short, growing pause (the typed client does). */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Requests"
-           *     }
-           */
-          'application/json': {
-            message?: string;
-          };
-        };
-      };
-      /**
-       * @description `internal_error`: a fault of ours (a defect, or a setting the platform team has not made yet, such as a placeholder secret): nothing is to fix in the request; it is logged and alarmed, and the same request may be sent again later.
-       *
-       *     - `internal_error`: "Something went wrong on our side; retry later."
-       */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "Something went wrong on our side; retry later.",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'internal_error';
-            };
-          };
-        };
-      };
-      /**
-       * @description The request met another write to the same records or a throttled table: nothing of it was saved; send it again after `retryAfterSeconds` (also the `Retry-After` header), with the same Idempotency-Key if one was sent.
-       *
-       *     - `temporarily_busy`: "…, so this request was not saved. …"
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying (the same as `retryAfterSeconds`). */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": {
-           *         "code": "temporarily_busy",
-           *         "message": "…, so this request was not saved. …",
-           *         "requestId": "b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a"
-           *       },
-           *       "retryAfterSeconds": 1
-           *     }
-           */
-          'application/json': components['schemas']['Error'] & {
-            error?: {
-              /** @enum {string} */
-              code?: 'temporarily_busy';
-            };
-          };
-        };
-      };
+      400: components['responses']['ProcessorWebhook400'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['TemporarilyBusy'];
     };
   };
 }

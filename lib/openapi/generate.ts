@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { toJsonSchema } from '@valibot/to-json-schema';
+import type { OpenAPI3 } from 'openapi-typescript';
 import type { GenericSchema } from 'valibot';
 import { REPO_ROOT } from '../constants.ts';
 import { type Route, routes, servedPaths } from '../routes.ts';
@@ -57,43 +58,65 @@ const SECURITY: Record<Route['auth'], Record<string, string[]>[]> = {
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/**
+ * A refusal many operations answer alike: its codes and words, and the name it has in the
+ * document's `components.responses` (an operation that adds no codes of its own refers to it).
+ */
+interface SharedRefusal {
+  name: string;
+  codes: string[];
+  description: string;
+}
+
 /** The refusals a route's contract implies, by status, with the words of what they share. */
-const impliedRefusals = (
-  route: Route,
-  contract: Contract,
-): Record<string, { codes: string[]; description: string }> => {
-  const implied: Record<string, { codes: string[]; description: string }> = {};
+const impliedRefusals = (route: Route, contract: Contract): Record<string, SharedRefusal> => {
+  const implied: Record<string, SharedRefusal> = {};
   if (route.auth === 'session')
     implied['401'] = {
+      name: 'Unauthenticated',
       codes: ['missing_session', 'invalid_session', 'expired_session'],
       description: SHARED_REFUSAL_WORDS.Unauthenticated,
     };
   if (route.auth === 'dispatcher')
     implied['401'] = {
+      name: 'DispatcherUnauthenticated',
       codes: ['dispatcher_credential_required', 'invalid_dispatcher_credential'],
       description:
         'No Dispatcher credential, or one that is not valid (unknown, or rotated out more than an hour ago).',
     };
-  const forbidden = [
-    ...(route.auth === 'session' && contract.role === 'administrator' ? ['admin_required'] : []),
-    ...(route.auth === 'session' && UNSAFE.has(route.method) ? ['origin_mismatch'] : []),
-  ];
-  if (forbidden.length) implied['403'] = { codes: forbidden, description: SHARED_REFUSAL_WORDS.Forbidden };
-  if (UNSAFE.has(route.method)) {
-    implied['400'] = {
-      codes: contract.rawBody
-        ? ['body_too_large']
-        : ['invalid_json', 'body_too_large', 'unknown_field', 'invalid_field', 'invalid_body'],
-      description: SHARED_REFUSAL_WORDS.BadRequest,
+  const admin = route.auth === 'session' && contract.role === 'administrator';
+  const origin = route.auth === 'session' && UNSAFE.has(route.method);
+  if (admin || origin)
+    implied['403'] = {
+      name: admin && origin ? 'Forbidden' : admin ? 'AdminRequired' : 'OriginMismatch',
+      codes: [...(admin ? ['admin_required'] : []), ...(origin ? ['origin_mismatch'] : [])],
+      description: SHARED_REFUSAL_WORDS.Forbidden,
     };
+  if (UNSAFE.has(route.method)) {
+    implied['400'] = contract.rawBody
+      ? { name: 'RawBodyTooLarge', codes: ['body_too_large'], description: SHARED_REFUSAL_WORDS.BadRequest }
+      : {
+          name: 'BadRequest',
+          codes: ['invalid_json', 'body_too_large', 'unknown_field', 'invalid_field', 'invalid_body'],
+          description: SHARED_REFUSAL_WORDS.BadRequest,
+        };
     if (!contract.rawBody)
       implied['415'] = {
+        name: 'UnsupportedMediaType',
         codes: ['unsupported_media_type'],
         description: SHARED_REFUSAL_WORDS.UnsupportedMediaType,
       };
   }
-  implied['500'] = { codes: ['internal_error'], description: SHARED_REFUSAL_WORDS.InternalError };
-  implied['503'] = { codes: ['temporarily_busy'], description: SHARED_REFUSAL_WORDS.TemporarilyBusy };
+  implied['500'] = {
+    name: 'InternalError',
+    codes: ['internal_error'],
+    description: SHARED_REFUSAL_WORDS.InternalError,
+  };
+  implied['503'] = {
+    name: 'TemporarilyBusy',
+    codes: ['temporarily_busy'],
+    description: SHARED_REFUSAL_WORDS.TemporarilyBusy,
+  };
   return implied;
 };
 
@@ -115,13 +138,31 @@ const wordsList = (codes: string[]): string => {
     .join('\n');
 };
 
+/**
+ * A refusal answer: its words (the operation's, then each code's), its body (the error shape, or
+ * the operation's refusal schema, with the codes it can carry) and its example, the body and
+ * the example as references to `components.schemas` and `components.examples`, where answers
+ * that carry the same body share it. `implied`: the codes the contract implies, shared under
+ * their own name, when the operation adds codes of its own to them.
+ */
 const refusalAnswer = (
-  status: string,
-  codes: string[],
-  description: string,
+  shared: Shared,
+  name: string,
+  refusal: { status: string; codes: string[]; description: string; implied?: SharedRefusal | undefined },
   schema: JsonSchema | undefined,
   headers: Answer['headers'] | undefined,
 ): Answer => {
+  const { status, codes, description, implied } = refusal;
+  const own = codes.filter((code) => !implied?.codes.includes(code));
+  const code =
+    implied && own.length > 0 && own.length < codes.length
+      ? {
+          anyOf: [
+            sharedSchema(shared, `${implied.name}Code`, { type: 'string', enum: implied.codes }),
+            { type: 'string', enum: own },
+          ],
+        }
+      : { type: 'string', enum: codes };
   const body: JsonSchema = {
     allOf: [
       schema ?? { $ref: '#/components/schemas/Error' },
@@ -133,7 +174,7 @@ const refusalAnswer = (
         properties: {
           error: {
             type: 'object',
-            properties: { code: { type: 'string', enum: codes } },
+            properties: { code },
             unevaluatedProperties: true,
           },
         },
@@ -148,15 +189,15 @@ const refusalAnswer = (
     ...(headers || retry ? { headers: { ...RETRY_AFTER, ...headers } } : {}),
     content: {
       'application/json': {
-        schema: body,
-        example: {
+        schema: sharedSchema(shared, `${name}Error`, body),
+        ...sharedExample(shared, `${name}Error`, {
           error: {
             code: first,
             message: catalog.get(first)?.words ?? 'What to fix.',
             requestId: 'b6d0c7e2-5f1a-4c55-9f5e-0a3e2d1c4b7a',
           },
           ...(retry ? { retryAfterSeconds: 1 } : {}),
-        },
+        }),
       },
     },
   };
@@ -200,7 +241,46 @@ const gatewayAnswer = (description: string, message: string): Answer => ({
   },
 });
 
-const operationOf = async (route: Route, id: string, aliasOf: Route | undefined) => {
+/**
+ * What the operations share, stated once in the document's components and referred to: every
+ * refusal answer (`components.responses`) and the examples of the named answer schemas
+ * (`components.examples`). Filled as the operations are made.
+ */
+interface Shared {
+  responses: Record<string, Answer>;
+  schemas: Record<string, JsonSchema>;
+  examples: Record<string, { value: unknown }>;
+}
+
+/**
+ * A reference to `value` in the components' `kind`: the entry already there that is the same,
+ * else `value` itself, put there under `name`.
+ */
+const sharedEntry = <T>(entries: Record<string, T>, kind: string, name: string, value: T) => {
+  const text = JSON.stringify(value);
+  const same = Object.keys(entries).find((known) => JSON.stringify(entries[known]) === text);
+  if (!same) {
+    if (entries[name]) throw new Error(`two different ${kind} are named ${name}`);
+    entries[name] = value;
+  }
+  return { $ref: `#/components/${kind}/${same ?? name}` };
+};
+
+/** A reference to a refusal answer in `components.responses` (see sharedEntry). */
+const sharedAnswer = (shared: Shared, name: string, answer: Answer) =>
+  sharedEntry(shared.responses, 'responses', name, answer);
+
+/** A reference to a schema in `components.schemas` (see sharedEntry). */
+const sharedSchema = (shared: Shared, name: string, schema: JsonSchema) =>
+  sharedEntry(shared.schemas, 'schemas', name, schema);
+
+/** An example of a body, as a reference to `components.examples` (see sharedEntry). */
+const sharedExample = (shared: Shared, name: string, value: unknown) => {
+  const reference = sharedEntry(shared.examples, 'examples', name, { value });
+  return { examples: { [reference.$ref.replace('#/components/examples/', '')]: reference } };
+};
+
+const operationOf = async (route: Route, id: string, aliasOf: Route | undefined, shared: Shared) => {
   const docs = OPERATIONS[route.id];
   if (!docs) throw new Error(`lib/openapi/operations.ts has no entry for ${route.id}`);
   if (!docs.description) throw new Error(`lib/openapi/operations.ts: ${route.id} has no description`);
@@ -211,14 +291,19 @@ const operationOf = async (route: Route, id: string, aliasOf: Route | undefined)
       ? Object.fromEntries(
           Object.entries(answer.content).map(([type, media]) => {
             const schema = operationAnswer(route.id, status, type);
+            const { example, ...rest } = media;
+            const value = example ?? (schema ? exampleOf(schema, ANSWER_SCHEMAS) : undefined);
+            // An answer of a named schema and the schema's own example: named after the schema.
+            const name =
+              example === undefined && schema?.$ref
+                ? String(schema.$ref).replace('#/components/schemas/', '')
+                : `${route.id}${status}`;
             return [
               type,
               {
                 ...(schema ? { schema } : {}),
-                ...media,
-                ...(media.example === undefined && schema
-                  ? { example: exampleOf(schema, ANSWER_SCHEMAS) }
-                  : {}),
+                ...rest,
+                ...(value === undefined ? {} : sharedExample(shared, name, value)),
               },
             ];
           }),
@@ -226,12 +311,12 @@ const operationOf = async (route: Route, id: string, aliasOf: Route | undefined)
       : undefined;
     responses[status] = { ...answer, ...(content ? { content } : {}) };
   }
-  const implied = impliedRefusals(route, contract);
-  const statuses = [...new Set([...Object.keys(implied), ...Object.keys(docs.refusals)])].sort();
+  const impliedByStatus = impliedRefusals(route, contract);
+  const statuses = [...new Set([...Object.keys(impliedByStatus), ...Object.keys(docs.refusals)])].sort();
   for (const status of statuses) {
     const own = docs.refusals[status];
-    const shared = implied[status];
-    const codes = [...new Set([...(shared?.codes ?? []), ...(own?.codes ?? [])])];
+    const implied = impliedByStatus[status];
+    const codes = [...new Set([...(implied?.codes ?? []), ...(own?.codes ?? [])])];
     if (codes.length === 0) throw new Error(`${route.id} ${status}: no refusal code`);
     const catalog = refusalCatalog();
     for (const code of codes) {
@@ -243,18 +328,32 @@ const operationOf = async (route: Route, id: string, aliasOf: Route | undefined)
           `${route.id} ${status}: \`${code}\` is answered with ${entry.status} (its kind's status), not ${status}`,
         );
     }
-    responses[status] = refusalAnswer(
-      status,
-      codes,
-      own?.description ?? shared?.description ?? '',
-      operationRefusal(route.id, status),
-      own?.headers,
+    // Named for what all its operations share when the contract alone implies it; else after the
+    // first operation that answers it (another that answers the same refers to that one).
+    responses[status] = sharedAnswer(
+      shared,
+      implied && !own ? implied.name : `${route.id}${status}`,
+      refusalAnswer(
+        shared,
+        implied && !own ? implied.name : `${route.id}${status}`,
+        { status, codes, description: own?.description ?? implied?.description ?? '', implied },
+        operationRefusal(route.id, status),
+        own?.headers,
+      ),
     );
   }
   if (UNSAFE.has(route.method))
-    responses['413'] = gatewayAnswer(SHARED_REFUSAL_WORDS.PayloadTooLarge, 'Request Entity Too Large');
+    responses['413'] = sharedAnswer(
+      shared,
+      'PayloadTooLarge',
+      gatewayAnswer(SHARED_REFUSAL_WORDS.PayloadTooLarge, 'Request Entity Too Large'),
+    );
   // API Gateway's own throttle (the stage's rate, or a Dispatcher route's): any route, before our code.
-  responses['429'] = gatewayAnswer(SHARED_REFUSAL_WORDS.Throttled, 'Too Many Requests');
+  responses['429'] = sharedAnswer(
+    shared,
+    'Throttled',
+    gatewayAnswer(SHARED_REFUSAL_WORDS.Throttled, 'Too Many Requests'),
+  );
   const converted = bodySchemaOf(contract);
   const bodySchema = converted
     ? describeFields(converted, docs.requestBody?.fieldDescriptions ?? {})
@@ -285,7 +384,11 @@ const operationOf = async (route: Route, id: string, aliasOf: Route | undefined)
             content: {
               'application/json': {
                 schema: bodySchema,
-                example: docs.requestBody?.example ?? exampleOf(bodySchema, ANSWER_SCHEMAS),
+                ...sharedExample(
+                  shared,
+                  `${route.id}Request`,
+                  docs.requestBody?.example ?? exampleOf(bodySchema, ANSWER_SCHEMAS),
+                ),
               },
             },
           },
@@ -299,6 +402,7 @@ const operationOf = async (route: Route, id: string, aliasOf: Route | undefined)
 export const buildDocument = async () => {
   const { MAX_BODY_BYTES } = await import('#http/handler.ts');
   const paths: Record<string, Record<string, unknown>> = {};
+  const shared: Shared = { responses: {}, schemas: {}, examples: {} };
   for (const route of routes)
     for (const served of servedPaths(route)) {
       paths[served.path] ??= {};
@@ -306,6 +410,7 @@ export const buildDocument = async () => {
         route,
         served.id,
         served.id === route.id ? undefined : route,
+        shared,
       );
     }
   return {
@@ -317,7 +422,9 @@ export const buildDocument = async () => {
     paths,
     components: {
       securitySchemes: SECURITY_SCHEMES,
-      schemas: { Error: ERROR_SCHEMA, ...ANSWER_SCHEMAS },
+      schemas: { Error: ERROR_SCHEMA, ...ANSWER_SCHEMAS, ...shared.schemas },
+      responses: Object.fromEntries(Object.entries(shared.responses).sort(([a], [b]) => a.localeCompare(b))),
+      examples: Object.fromEntries(Object.entries(shared.examples).sort(([a], [b]) => a.localeCompare(b))),
     },
   };
 };
@@ -333,6 +440,43 @@ export const documentText = async () =>
 export const CLIENT_TYPES_PATH = path.join(REPO_ROOT, 'lib/client/schema.ts');
 export const CLIENT_FACTS_PATH = path.join(REPO_ROOT, 'lib/client/facts.ts');
 
+/**
+ * The codes a refusal body can carry: those of its `error.code` (an enum, or the enums it is any
+ * of, some of them shared schemas of `schemas`).
+ */
+export const bodyCodes = (body: JsonSchema | undefined, schemas: Record<string, JsonSchema>): string[] => {
+  const enumOf = (schema: JsonSchema | undefined): string[] =>
+    schema?.$ref
+      ? enumOf(schemas[String(schema.$ref).replace('#/components/schemas/', '')])
+      : [...(schema?.enum ?? []), ...(schema?.anyOf ?? []).flatMap(enumOf)];
+  return enumOf(body?.allOf?.[1]?.properties?.error?.properties?.code);
+};
+
+/** Every refusal code the document names: those of each refusal body of its `schemas`. */
+const refusalCodes = (schemas: Record<string, JsonSchema>): string[] => [
+  ...new Set(Object.values(schemas).flatMap((schema) => bodyCodes(schema, schemas))),
+];
+
+/** A JSON pointer's segment (RFC 6901): `~` and `/` escaped. */
+const pointerSegment = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/**
+ * The document the client's types are made of: the document itself, but a route's other paths
+ * (`alsoAt`) refer to the route's own operation, so their types are its types, written once.
+ */
+const typedDocument = (documentJson: string): OpenAPI3 => {
+  const document = JSON.parse(documentJson) as { paths: Record<string, Record<string, unknown>> };
+  for (const route of routes) {
+    const method = route.method.toLowerCase();
+    for (const { path: alias } of route.alsoAt ?? [])
+      (document.paths[alias] as Record<string, unknown>)[method] = {
+        $ref: `#/paths/${pointerSegment(route.path)}/${method}`,
+      };
+  }
+  // The document's own shape (checked by Redocly in npm run lint) is what openapi-typescript reads.
+  return document as unknown as OpenAPI3;
+};
+
 /** The typed client's types (openapi-typescript) and facts (which requests take an Idempotency-Key, every refusal code). */
 export const clientTexts = async (documentJson: string): Promise<{ types: string; facts: string }> => {
   const { default: openapiTS, astToString } = await import('openapi-typescript');
@@ -341,10 +485,11 @@ export const clientTexts = async (documentJson: string): Promise<{ types: string
       string,
       Record<string, { parameters?: { name: string; in: string }[]; responses: Record<string, JsonSchema> }>
     >;
+    components: { schemas: Record<string, JsonSchema> };
   };
-  const types = `// Made by npm run openapi from docs/api/openapi.json (openapi-typescript): do not edit.\n${astToString(await openapiTS(JSON.parse(documentJson)))}`;
+  const types = `// Made by npm run openapi from docs/api/openapi.json (openapi-typescript): do not edit.\n${astToString(await openapiTS(typedDocument(documentJson)))}`;
   const keyed: string[] = [];
-  const codes = new Set<string>();
+  const codes = new Set(refusalCodes(document.components.schemas));
   for (const [documentedPath, methods] of Object.entries(document.paths))
     for (const [method, operation] of Object.entries(methods)) {
       if (
@@ -353,10 +498,6 @@ export const clientTexts = async (documentJson: string): Promise<{ types: string
         )
       )
         keyed.push(`${method.toUpperCase()} ${documentedPath}`);
-      for (const answer of Object.values(operation.responses))
-        for (const code of answer.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error
-          ?.properties?.code?.enum ?? [])
-          codes.add(code);
     }
   const facts = `// Made by npm run openapi from docs/api/openapi.json: do not edit.
 

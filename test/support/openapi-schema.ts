@@ -16,21 +16,35 @@ export interface Schema {
   const?: unknown;
 }
 
+/** An answer of docs/api/openapi.json, or a reference to one of its `components.responses`. */
+interface DocumentedAnswer {
+  $ref?: string;
+  content?: Record<string, { schema?: Schema }>;
+}
+
 /** docs/api/openapi.json, to hold the answers to what it documents. */
 export const openapi = JSON.parse(
   readFileSync(path.resolve(import.meta.dirname, '../../docs/api/openapi.json'), 'utf8'),
 ) as {
-  components: { schemas: Record<string, Schema> };
+  components: { schemas: Record<string, Schema>; responses: Record<string, DocumentedAnswer> };
   paths: Record<
     string,
     Record<
       string,
       {
         operationId: string;
-        responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+        responses: Record<string, DocumentedAnswer>;
       }
     >
   >;
+};
+
+/** An answer as documented: the shared one of `components.responses` it refers to, or itself. */
+export const answerOf = (answer: DocumentedAnswer | undefined): DocumentedAnswer | undefined => {
+  if (!answer?.$ref) return answer;
+  const shared = openapi.components.responses[answer.$ref.replace('#/components/responses/', '')];
+  if (!shared) throw new Error(`no answer ${answer.$ref}`);
+  return shared;
 };
 /** Two schemas that must both hold, as one: properties merged (a field in both must meet both). */
 const merge = (a: Schema, b: Schema): Schema => {
@@ -101,7 +115,7 @@ export const documented = (
       value,
       typeof schema === 'string'
         ? { $ref: `#/components/schemas/${schema}` }
-        : (openapi.paths[schema.path]?.[schema.method]?.responses[String(schema.status)]?.content?.[
+        : (answerOf(openapi.paths[schema.path]?.[schema.method]?.responses[String(schema.status)])?.content?.[
             'application/json'
           ]?.schema ?? { type: 'undefined' }),
     ),
@@ -136,7 +150,7 @@ export const answerDisagreements = (
   const documentedPath = documentedPathOf(method, url);
   if (!documentedPath) return [];
   const operation = openapi.paths[documentedPath]?.[method.toLowerCase()];
-  const documentedAnswer = operation?.responses[String(answer.status)];
+  const documentedAnswer = answerOf(operation?.responses[String(answer.status)]);
   const where = `${method} ${documentedPath} ${answer.status}`;
   if (!documentedAnswer) return [`${where}: the status is not documented`];
   const schema = documentedAnswer.content?.['application/json']?.schema;

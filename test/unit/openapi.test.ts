@@ -8,13 +8,26 @@ import { ErrorBodySchema, errorBody } from '#http/errors.ts';
 import { MAX_BODY_BYTES } from '#http/handler.ts';
 import { MAX_OUTCOME_BODY_BYTES } from '../../functions/api/post-dispatcher-export-outcome.ts';
 import { MAX_WEBHOOK_BYTES } from '../../functions/webhooks/processor.ts';
-import { generatedFiles } from '../../lib/openapi/generate.ts';
+import { bodyCodes, generatedFiles } from '../../lib/openapi/generate.ts';
 import { refusalCatalog } from '../../lib/openapi/refusals.ts';
 import { routes, servedPaths } from '../../lib/routes.ts';
+import { answerDisagreements } from '../support/openapi-schema.ts';
 
 const document = JSON.parse(
   readFileSync(path.resolve(import.meta.dirname, '../../docs/api/openapi.json'), 'utf8'),
 );
+// biome-ignore lint/suspicious/noExplicitAny: the tests read the document's JSON freely
+type Json = any;
+/** What a `$ref` of the document names (`#/components/...`), or the object itself. */
+const resolved = (object: Json): Json =>
+  object?.$ref
+    ? resolved(
+        object.$ref
+          .replace('#/', '')
+          .split('/')
+          .reduce((at: Json, key: string) => at[key], document),
+      )
+    : object;
 
 describe('the OpenAPI document is made from the code', () => {
   it('is what `npm run openapi` writes now, and so are the typed client’s types (run it after changing a route, a schema or a refusal)', async () => {
@@ -33,15 +46,20 @@ describe('the OpenAPI document is made from the code', () => {
 
   it('lists, for each refusal answer, codes the code answers, each with its words', () => {
     const catalog = refusalCatalog();
-    // biome-ignore lint/suspicious/noExplicitAny: the test reads the document's JSON freely
-    type Json = any;
     for (const methods of Object.values(document.paths as Record<string, Record<string, Json>>))
       for (const operation of Object.values(methods))
-        for (const [status, answer] of Object.entries(operation.responses as Record<string, Json>)) {
+        for (const [status, reference] of Object.entries(operation.responses as Record<string, Json>)) {
           // 413 and 429 are API Gateway's own answers, not the error shape.
           if (Number(status) < 400 || status === '413' || status === '429') continue;
-          const codes: string[] =
-            answer.content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
+          const answer = resolved(reference);
+          const codes = bodyCodes(
+            resolved(answer.content['application/json'].schema),
+            document.components.schemas,
+          );
+          expect(
+            answer.content['application/json'].examples,
+            `${operation.operationId} ${status}`,
+          ).toBeDefined();
           expect(codes.length, `${operation.operationId} ${status}`).toBeGreaterThan(0);
           for (const code of codes) {
             expect(catalog.has(code) || code === 'unknown_field', `${operation.operationId} ${code}`).toBe(
@@ -53,9 +71,30 @@ describe('the OpenAPI document is made from the code', () => {
   });
 });
 
+describe('the contract check reads the answers the operations share (components.responses)', () => {
+  const refusal = (code: string) => ({ error: { code, message: 'What to fix.', requestId: 'r-1' } });
+
+  it('holds an answer to the shared refusal its operation refers to: its codes pass, another does not', () => {
+    expect(document.paths['/v1/stacks'].post.responses['401'].$ref).toBe(
+      '#/components/responses/Unauthenticated',
+    );
+    expect(
+      answerDisagreements('POST', '/v1/stacks', { status: 401, json: refusal('invalid_session') }),
+    ).toEqual([]);
+    expect(
+      answerDisagreements('POST', '/v1/stacks', { status: 401, json: refusal('stack_cap_reached') }),
+    ).toEqual(['POST /v1/stacks 401: $.error.code: "stack_cap_reached" not in the enum']);
+  });
+
+  it("holds an operation's own codes added to the implied ones: both pass, another does not", () => {
+    const at = (code: string) =>
+      answerDisagreements('POST', '/v1/credentials/acme', { status: 400, json: refusal(code) });
+    expect([...at('invalid_json'), ...at('invalid_credential_name')]).toEqual([]);
+    expect(at('stack_cap_reached')).toHaveLength(1);
+  });
+});
+
 describe('what the reference page shows of each operation (issue 39; Redocly checks it too in npm run lint)', () => {
-  // biome-ignore lint/suspicious/noExplicitAny: the test reads the document's JSON freely
-  type Json = any;
   const operations = Object.values(document.paths as Record<string, Record<string, Json>>).flatMap(
     (methods) => Object.values(methods),
   );
@@ -83,7 +122,7 @@ describe('what the reference page shows of each operation (issue 39; Redocly che
           media,
         ]),
         ...Object.entries(operation.responses as Record<string, Json>).flatMap(([status, answer]) =>
-          Object.entries(answer.content ?? {}).map(([type, media]) => [status, type, media]),
+          Object.entries(resolved(answer).content ?? {}).map(([type, media]) => [status, type, media]),
         ),
       ] as [string, string, Json][];
       for (const [at, type, media] of bodies)

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { shape } from './shapes.ts';
+import { type ResourceName, shape } from './shapes.ts';
 import type {
   AppliedDiscount,
   CheckoutSessionRecord,
@@ -20,6 +20,24 @@ import type {
   SubscriptionRecord,
 } from './state.ts';
 
+/**
+ * A Stripe object rendered from a record: its id, its `object` (the resource's name), the
+ * record's fields that keep their names (`same`), and the other `values` (the rest is the
+ * resource's fixture, as `shape` makes it).
+ */
+const rendered = <T, R extends { id: string } = { id: string }>(
+  resource: ResourceName,
+  record: R,
+  same: readonly (keyof R & string)[],
+  values: Record<string, unknown>,
+): T =>
+  shape<T>(resource, {
+    id: record.id,
+    object: resource,
+    ...Object.fromEntries(same.map((key) => [key, record[key]])),
+    ...values,
+  });
+
 /** Renders the emulator's records as Stripe objects of the pinned API version. */
 export class Renderer {
   readonly state: () => ProcessorState;
@@ -31,13 +49,7 @@ export class Renderer {
   }
 
   customer(record: CustomerRecord): Stripe.Customer {
-    return shape<Stripe.Customer>('customer', {
-      id: record.id,
-      object: 'customer',
-      email: record.email,
-      name: record.name,
-      metadata: record.metadata,
-      created: record.created,
+    return rendered('customer', record, ['email', 'name', 'metadata', 'created'], {
       balance: record.balance ?? 0,
       currency: 'usd',
       address: record.country
@@ -56,13 +68,7 @@ export class Renderer {
   }
 
   product(record: ProductRecord): Stripe.Product {
-    return shape<Stripe.Product>('product', {
-      id: record.id,
-      object: 'product',
-      name: record.name,
-      active: record.active,
-      metadata: record.metadata,
-      created: record.created,
+    return rendered('product', record, ['name', 'active', 'metadata', 'created'], {
       updated: record.created,
       default_price: null,
       description: null,
@@ -71,18 +77,11 @@ export class Renderer {
   }
 
   price(record: PriceRecord): Stripe.Price {
-    return shape<Stripe.Price>('price', {
-      id: record.id,
-      object: 'price',
-      active: record.active,
-      currency: record.currency,
-      product: record.product,
+    const same = ['active', 'currency', 'product', 'nickname', 'metadata', 'created'] as const;
+    return rendered('price', record, same, {
       unit_amount: record.unitAmount,
       unit_amount_decimal: String(record.unitAmount),
       lookup_key: record.lookupKey,
-      nickname: record.nickname,
-      metadata: record.metadata,
-      created: record.created,
       type: 'recurring',
       billing_scheme: 'per_unit',
       recurring: {
@@ -97,16 +96,10 @@ export class Renderer {
   }
 
   coupon(record: CouponRecord): Stripe.Coupon {
-    return shape<Stripe.Coupon>('coupon', {
-      id: record.id,
-      object: 'coupon',
-      name: record.name,
+    return rendered('coupon', record, ['name', 'currency', 'duration', 'created'], {
       percent_off: record.percentOff,
       amount_off: record.amountOff,
-      currency: record.currency,
-      duration: record.duration,
       duration_in_months: record.durationInMonths,
-      created: record.created,
       times_redeemed: record.timesRedeemed,
       valid: true,
       metadata: {},
@@ -116,15 +109,10 @@ export class Renderer {
   }
 
   promotionCode(record: PromotionCodeRecord): Stripe.PromotionCode {
-    return shape<Stripe.PromotionCode>('promotion_code', {
-      id: record.id,
-      object: 'promotion_code',
-      code: record.code,
-      active: record.active,
-      created: record.created,
+    const same = ['code', 'active', 'created', 'metadata'] as const;
+    return rendered('promotion_code', record, same, {
       max_redemptions: record.maxRedemptions,
       times_redeemed: record.timesRedeemed,
-      metadata: record.metadata,
       expires_at: null,
       customer: null,
       promotion: { coupon: record.coupon, type: 'coupon' },
@@ -132,11 +120,7 @@ export class Renderer {
   }
 
   paymentMethod(record: PaymentMethodRecord): Stripe.PaymentMethod {
-    return shape<Stripe.PaymentMethod>('payment_method', {
-      id: record.id,
-      object: 'payment_method',
-      customer: record.customer,
-      created: record.created,
+    return rendered('payment_method', record, ['customer', 'created'], {
       type: 'card',
       metadata: {},
       card: {
@@ -189,14 +173,10 @@ export class Renderer {
     record: CheckoutSessionRecord,
     amounts: { subtotal: number; discount: number; tax: number },
   ): Stripe.Checkout.Session {
-    return shape<Stripe.Checkout.Session>('checkout.session', {
-      id: record.id,
-      object: 'checkout.session',
-      mode: record.mode,
-      status: record.status,
+    const same = ['mode', 'status', 'customer', 'created', 'metadata', 'subscription', 'invoice'] as const;
+    return rendered('checkout.session', record, same, {
       payment_status: record.paymentStatus,
       url: record.status === 'open' ? `${this.baseUrl()}/c/pay/${record.id}` : null,
-      customer: record.customer,
       customer_email: null,
       client_reference_id: record.clientReferenceId,
       allow_promotion_codes: record.allowPromotionCodes,
@@ -210,13 +190,9 @@ export class Renderer {
         provider: record.automaticTax ? 'stripe' : null,
       },
       currency: 'usd',
-      created: record.created,
       expires_at: record.expiresAt,
       success_url: record.successUrl,
       cancel_url: record.cancelUrl,
-      metadata: record.metadata,
-      subscription: record.subscription,
-      invoice: record.invoice,
       payment_intent: null,
       payment_method_collection: 'always',
       discounts: record.discount
@@ -248,12 +224,8 @@ export class Renderer {
       { subscription: record.id },
       record.discount?.start ?? record.created,
     );
-    return shape<Stripe.Subscription>('subscription', {
-      id: record.id,
-      object: 'subscription',
-      customer: record.customer,
-      status: record.status,
-      created: record.created,
+    const same = ['customer', 'status', 'created', 'metadata'] as const;
+    return rendered('subscription', record, same, {
       start_date: record.startDate,
       billing_cycle_anchor: record.startDate,
       billing_cycle_anchor_config: null,
@@ -268,7 +240,6 @@ export class Renderer {
       },
       collection_method: 'charge_automatically',
       currency: 'usd',
-      metadata: record.metadata,
       default_payment_method: record.defaultPaymentMethod,
       discounts: discount ? [discount.id] : [],
       latest_invoice: record.latestInvoice,
@@ -357,21 +328,14 @@ export class Renderer {
       }),
     );
     const customer = this.state().customers[record.customer];
-    return shape<Stripe.Invoice>('invoice', {
-      id: record.id,
-      object: 'invoice',
-      customer: record.customer,
+    const same = ['customer', 'status', 'created', 'number', 'subtotal', 'total'] as const;
+    return rendered('invoice', record, same, {
       customer_email: customer?.email ?? null,
       customer_name: customer?.name ?? null,
-      status: record.status,
       billing_reason: record.billingReason,
       collection_method: 'charge_automatically',
       currency: 'usd',
-      created: record.created,
-      number: record.number,
-      subtotal: record.subtotal,
       subtotal_excluding_tax: record.subtotal,
-      total: record.total,
       total_excluding_tax: record.total - record.tax,
       total_discount_amounts: record.discountAmount
         ? [{ amount: record.discountAmount, discount: discountId ?? 'di_' }]
@@ -429,49 +393,32 @@ export class Renderer {
   }
 
   invoicePayment(record: InvoicePaymentRecord): Stripe.InvoicePayment {
-    return shape<Stripe.InvoicePayment>('invoice_payment', {
-      id: record.id,
-      object: 'invoice_payment',
-      invoice: record.invoice,
+    return rendered('invoice_payment', record, ['invoice', 'created', 'status'], {
       amount_paid: record.status === 'paid' ? record.amount : null,
       amount_requested: record.amount,
       currency: 'usd',
-      created: record.created,
       is_default: true,
       payment: { type: 'payment_intent', payment_intent: record.paymentIntent },
-      status: record.status,
       status_transitions: { canceled_at: null, paid_at: record.paidAt },
     });
   }
 
   paymentIntent(record: PaymentIntentRecord): Stripe.PaymentIntent {
-    return shape<Stripe.PaymentIntent>('payment_intent', {
-      id: record.id,
-      object: 'payment_intent',
-      amount: record.amount,
+    const same = ['amount', 'customer', 'status', 'created'] as const;
+    return rendered('payment_intent', record, same, {
       amount_received: record.status === 'succeeded' ? record.amount : 0,
       currency: 'usd',
-      customer: record.customer,
       payment_method: record.paymentMethod,
-      status: record.status,
-      created: record.created,
       metadata: {},
     });
   }
 
   invoiceItem(record: InvoiceItemRecord): Stripe.InvoiceItem {
-    return shape<Stripe.InvoiceItem>('invoiceitem', {
-      id: record.id,
-      object: 'invoiceitem',
-      amount: record.amount,
+    const same = ['amount', 'customer', 'description', 'invoice', 'quantity', 'proration'] as const;
+    return rendered('invoiceitem', record, same, {
       currency: 'usd',
-      customer: record.customer,
       date: record.created,
-      description: record.description,
-      invoice: record.invoice,
-      quantity: record.quantity,
       period: { start: record.periodStart, end: record.periodEnd },
-      proration: record.proration,
       metadata: {},
       discountable: false,
       discounts: [],
@@ -500,29 +447,19 @@ export class Renderer {
   }
 
   refund(record: RefundRecord): Stripe.Refund {
-    return shape<Stripe.Refund>('refund', {
-      id: record.id,
-      object: 'refund',
-      amount: record.amount,
+    return rendered('refund', record, ['amount', 'status', 'reason', 'metadata', 'created'], {
       currency: 'usd',
       payment_intent: record.paymentIntent,
-      status: record.status,
-      reason: record.reason,
-      metadata: record.metadata,
-      created: record.created,
       charge: null,
     });
   }
 
   portalConfiguration(record: PortalConfigurationRecord): Stripe.BillingPortal.Configuration {
-    return shape<Stripe.BillingPortal.Configuration>('billing_portal.configuration', {
-      id: record.id,
-      object: 'billing_portal.configuration',
+    const same = ['created', 'metadata'] as const;
+    return rendered('billing_portal.configuration', record, same, {
       active: true,
       is_default: record.isDefault,
-      created: record.created,
       updated: record.created,
-      metadata: record.metadata,
       default_return_url: record.defaultReturnUrl,
       features: {
         customer_update: { allowed_updates: [], enabled: false },
@@ -547,12 +484,8 @@ export class Renderer {
   }
 
   portalSession(record: PortalSessionRecord): Stripe.BillingPortal.Session {
-    return shape<Stripe.BillingPortal.Session>('billing_portal.session', {
-      id: record.id,
-      object: 'billing_portal.session',
-      configuration: record.configuration,
-      customer: record.customer,
-      created: record.created,
+    const same = ['configuration', 'customer', 'created'] as const;
+    return rendered('billing_portal.session', record, same, {
       return_url: record.returnUrl,
       url: `${this.baseUrl()}/p/session/${record.id}`,
       flow: null,
