@@ -20,7 +20,7 @@ export interface RefusalEntry {
 const ANY_FACTS = new Proxy({}, { get: () => '…' });
 
 /** A catalog entry's words, with `…` for each fact they name. */
-export const catalogWords = (entry: CatalogEntry<unknown>): string =>
+const catalogWords = (entry: CatalogEntry<unknown>): string =>
   entry.shown ?? (typeof entry.words === 'string' ? entry.words : entry.words(ANY_FACTS));
 
 let cached: Map<string, RefusalEntry> | undefined;
