@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
 import { db, deleteIf, tableName, updateIf } from './client.ts';
-import { entity } from './entity.ts';
+import { entity, getOne } from './entity.ts';
 
 /** An in-flight claim older than this is taken to have crashed and may be replaced. */
 export const STALE_CLAIM_MS = 60_000;
@@ -55,7 +55,7 @@ export const billing = entity({
 });
 
 /** The tenant's processor references and its open first checkout, if any. */
-export const getBilling = (tenantId: string): Promise<Billing | undefined> => billing.get(tenantId);
+export const getBilling = (tenantId: string): Promise<Billing | undefined> => getOne(billing, tenantId);
 
 /**
  * Claims the tenant's one checkout attempt. Succeeds when there is none, when the current one

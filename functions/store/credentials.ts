@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { ACTIVITIES, CREDENTIAL_KINDS, EFFORTS, PROVIDERS } from '#core/credentials.ts';
 import { VALIDATION_FAILURES } from '#core/tenant-reasons.ts';
 import { db, deleteIf, prefixPages, putIf, tableName, updateIf } from './client.ts';
-import { entity } from './entity.ts';
+import { createPut, entity, getOne, listAll } from './entity.ts';
 import { stackCounterWrite } from './stacks.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -78,10 +78,10 @@ export const getCredential = (
   tenantId: string,
   stackId: string,
   name: string,
-): Promise<StoredCredential | undefined> => credential.get(tenantId, stackId, name);
+): Promise<StoredCredential | undefined> => getOne(credential, tenantId, stackId, name);
 
 export const listCredentials = (tenantId: string, stackId: string): Promise<StoredCredential[]> =>
-  credential.list(tenantId, stackId);
+  listAll(credential, tenantId, stackId);
 
 /**
  * The write that stores a Credential as provisioned or rotated: a new one only if the name is
@@ -164,7 +164,7 @@ export const guideSelection = entity({
 });
 
 export const getGuideSelection = async (tenantId: string, stackId: string): Promise<GuideSelection> =>
-  (await guideSelection.get(tenantId, stackId)) ?? {};
+  (await getOne(guideSelection, tenantId, stackId)) ?? {};
 
 export const selectGuide = async (
   tenantId: string,
@@ -247,13 +247,13 @@ export const thread = entity({
 
 /** Binds a Thread for good: the first binding of a Thread id wins. */
 export const bindThread = async (tenantId: string, binding: ThreadBinding): Promise<boolean> =>
-  putIf(thread.create([tenantId, binding.stackId, binding.threadId], binding).Put);
+  putIf(createPut(thread, [tenantId, binding.stackId, binding.threadId], binding).Put);
 
 export const getThread = (
   tenantId: string,
   stackId: string,
   threadId: string,
-): Promise<ThreadBinding | undefined> => thread.get(tenantId, stackId, threadId);
+): Promise<ThreadBinding | undefined> => getOne(thread, tenantId, stackId, threadId);
 
 /** How many Threads of the Stack are bound to the Credential (they become non-resumable if it goes). */
 export const countThreadsBoundTo = async (

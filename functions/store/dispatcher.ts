@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { getItem, tableName, transactIf } from './client.ts';
-import { entity } from './entity.ts';
+import { createPut, entity } from './entity.ts';
 import { stack } from './stacks.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -48,7 +48,7 @@ export const issueDispatcherCredential = async (params: {
 }): Promise<boolean> => {
   const { tenantId, stackId, now } = params;
   const items: TransactItem[] = [
-    dispatcherCredential.create([params.secretHash], {
+    createPut(dispatcherCredential, [params.secretHash], {
       tenantId,
       stackId,
       credentialId: params.credentialId,

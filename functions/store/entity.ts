@@ -50,8 +50,11 @@ const noCollection = (): Collection => {
 
 /**
  * One kind of item of the single table, declared once, the way ElectroDB declares an entity: its
- * type, primary key, index keys, schema, and the item builder and reads made from them. A store
- * module's writes and transactions take keys and items from here; nothing else builds them.
+ * type, primary key, index keys, collection and schema, and the item builder made from them. A
+ * store module's writes and transactions take keys and items from here; nothing else builds them.
+ * The reads and the conditional create are functions of their own (`getOne`, `listAll`,
+ * `createPut`), not methods: esbuild keeps in a Lambda's bundle only the requests its code can
+ * make, and the least-privilege test reads each function's table actions from its bundle.
  */
 export const entity = <
   Type extends string,
@@ -63,38 +66,53 @@ export const entity = <
   definition: Definition<Type, Args, Schema, Scope, Indexes>,
 ) => {
   const { type, key, schema } = definition;
-  const collection = definition.collection ?? (noCollection as (...scope: Scope) => Collection);
-  /** A new item: its key, its type, then its attributes. */
-  const item = <Attributes extends Partial<v.InferInput<Schema>> & Record<string, unknown>>(
-    args: Args,
-    attributes: Attributes,
-  ): Flat<Key & { type: Type } & Attributes> => ({ ...key(...args), type, ...attributes });
   return {
     type,
     schema,
     key,
     index: definition.indexes ?? ({} as Indexes),
-    collection,
-    item,
-    /** The new item as a transaction's Put, written only where no item stands yet. */
-    create: (
+    collection: definition.collection ?? (noCollection as (...scope: Scope) => Collection),
+    /** A new item: its key, its type, then its attributes. */
+    item: <Attributes extends Partial<v.InferInput<Schema>> & Record<string, unknown>>(
       args: Args,
-      attributes: Partial<v.InferInput<Schema>> & Record<string, unknown>,
-    ): { Put: CreatePut } => ({
-      Put: {
-        TableName: tableName(),
-        Item: item(args, attributes),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    }),
-    /** One item (read consistently), or undefined. */
-    get: (...args: Args): Promise<v.InferOutput<Schema> | undefined> => getItem(key(...args), schema),
-    /** Every item of one collection, in sort-key order (read consistently). */
-    list: (...scope: Scope): Promise<v.InferOutput<Schema>[]> => {
-      const { PK, prefix } = collection(...scope);
-      return queryPrefix(PK, prefix, schema);
-    },
+      attributes: Attributes,
+    ): Flat<Key & { type: Type } & Attributes> => ({ ...key(...args), type, ...attributes }),
     /** A raw item (from a query, an index, a returned value) read as the entity. */
     parse: (raw: unknown): v.InferOutput<Schema> => v.parse(schema, raw),
   };
 };
+
+/** What the reads need of an entity: its key, collection and schema. */
+interface Readable<Args extends unknown[], Scope extends unknown[], Schema extends v.GenericSchema> {
+  key: (...args: Args) => Key;
+  collection: (...scope: Scope) => Collection;
+  schema: Schema;
+}
+
+/** One item of the entity (read consistently), or undefined. */
+export const getOne = <Args extends unknown[], Schema extends v.GenericSchema>(
+  of: Pick<Readable<Args, never, Schema>, 'key' | 'schema'>,
+  ...args: Args
+): Promise<v.InferOutput<Schema> | undefined> => getItem(of.key(...args), of.schema);
+
+/** Every item of one of the entity's collections, in sort-key order (read consistently). */
+export const listAll = <Scope extends unknown[], Schema extends v.GenericSchema>(
+  of: Pick<Readable<never, Scope, Schema>, 'collection' | 'schema'>,
+  ...scope: Scope
+): Promise<v.InferOutput<Schema>[]> => {
+  const { PK, prefix } = of.collection(...scope);
+  return queryPrefix(PK, prefix, of.schema);
+};
+
+/** A new item of the entity as a transaction's Put, written only where no item stands yet. */
+export const createPut = <Args extends unknown[], Attributes extends Record<string, unknown>>(
+  of: { item: (args: Args, attributes: Attributes) => Record<string, unknown> },
+  args: Args,
+  attributes: Attributes,
+): { Put: CreatePut } => ({
+  Put: {
+    TableName: tableName(),
+    Item: of.item(args, attributes),
+    ConditionExpression: 'attribute_not_exists(PK)',
+  },
+});

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { EXPORT_STATUSES, type ExportRecord } from '#core/exports.ts';
 import { EXPORT_FAILURES, type ExportFailure } from '#core/tenant-reasons.ts';
 import { db, tableName, transactIf, updateIf } from './client.ts';
-import { entity } from './entity.ts';
+import { createPut, entity, getOne } from './entity.ts';
 import { stack } from './stacks.ts';
 
 /**
@@ -49,7 +49,7 @@ export const stackExport = entity({
 });
 
 export const getExport = (tenantId: string, stackId: string, exportId: string) =>
-  stackExport.get(tenantId, stackId, exportId);
+  getOne(stackExport, tenantId, stackId, exportId);
 
 /**
  * A Stack's newest exports, newest first, at most `limit`: one query page read backwards (an
@@ -88,7 +88,7 @@ export const startExport = (
   previous: string | undefined,
 ): Promise<boolean> =>
   transactIf([
-    stackExport.create([tenantId, record.stackId, record.exportId], { tenantId, ...record }),
+    createPut(stackExport, [tenantId, record.stackId, record.exportId], { tenantId, ...record }),
     {
       Update: {
         TableName: tableName(),

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { BILLING_STATES } from '#core/billing-state.ts';
-import { entity } from './entity.ts';
+import { entity, listAll } from './entity.ts';
 
 const HistorySchema = v.object({
   at: v.string(),
@@ -22,4 +22,4 @@ export const history = entity({
 });
 
 /** The tenant-visible history of lifecycle transitions, oldest first (written by the sweep only). */
-export const listHistory = (tenantId: string): Promise<HistoryEntry[]> => history.list(tenantId);
+export const listHistory = (tenantId: string): Promise<HistoryEntry[]> => listAll(history, tenantId);

@@ -7,7 +7,7 @@ import { API_FUNCTION_TIMEOUT_SECONDS } from '#ports/config.ts';
 import { crashPoint } from '#ports/crash-point.ts';
 import { recordCrashLeftover } from '#ports/metrics.ts';
 import { db, deleteIf, putIf, tableName, updateIf } from './client.ts';
-import { entity } from './entity.ts';
+import { createPut, entity, getOne } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 /** How long a request's Idempotency-Key is remembered. */
@@ -72,7 +72,7 @@ export const claimIdempotencyKey = async (
   const claimId = randomUUID();
   const until = inProgressUntil(now, API_FUNCTION_TIMEOUT_SECONDS).toISOString();
   const first = await putIf(
-    idempotencyRecord.create([tenantId, key], {
+    createPut(idempotencyRecord, [tenantId, key], {
       fingerprint,
       plan: {},
       state: 'pending',
@@ -83,7 +83,7 @@ export const claimIdempotencyKey = async (
     }).Put,
   );
   if (first) return { claimed: true, claim: { tenantId, key, claimId, plan: {} } };
-  const existing = await idempotencyRecord.get(tenantId, key);
+  const existing = await getOne(idempotencyRecord, tenantId, key);
   // Forgotten between the write and the read (released, or expired): claim it afresh.
   if (!existing) return claimIdempotencyKey(tenantId, key, fingerprint, now);
   const verdict = claimVerdict(

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { tableName, updateIf } from './client.ts';
-import { entity } from './entity.ts';
+import { entity, getOne } from './entity.ts';
 import { type LeaseBusy, releaseLease, takeLease } from './lease.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -127,7 +127,7 @@ export const acquireItemLease = async (
 export const readItemLease = async (
   tenantId: string,
 ): Promise<{ holder?: string; leaseUntil?: string; entries: ItemChangeEntry[] } | undefined> => {
-  const lease = await itemLease.get(tenantId);
+  const lease = await getOne(itemLease, tenantId);
   if (!lease) return undefined;
   return {
     ...(lease.holder ? { holder: lease.holder } : {}),

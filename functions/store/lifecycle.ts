@@ -1,5 +1,6 @@
 import type { LifecycleState, Transition } from '#core/lifecycle.ts';
 import { tableName, transactIf } from './client.ts';
+import { createPut, listAll } from './entity.ts';
 import { history } from './history.ts';
 import { type Tenant, tenant as tenants } from './tenants.ts';
 import type { TransactItem } from './transact.ts';
@@ -60,7 +61,7 @@ export const commitReconciliation = async (params: {
     },
     // Created once: two commits in the same millisecond must not overwrite each other's entries.
     ...transitions.map((transition, index) =>
-      history.create([tenant.tenantId, at, index], {
+      createPut(history, [tenant.tenantId, at, index], {
         at,
         from: transition.from,
         to: transition.to,
@@ -74,7 +75,7 @@ export const commitReconciliation = async (params: {
 
 /** Deletes of every waitlist entry of the tenant (a leaving tenant is told of no capacity any more). */
 export const waitlistDeletes = async (tenantId: string): Promise<TransactItem[]> => {
-  const entries = await waitlist.list(tenantId);
+  const entries = await listAll(waitlist, tenantId);
   return entries.map((entry) => ({
     Delete: { TableName: tableName(), Key: waitlist.key(tenantId, entry.plan) },
   }));

@@ -1,4 +1,5 @@
 import { tableName, transactIf } from './client.ts';
+import { createPut } from './entity.ts';
 import { session } from './sessions.ts';
 import { newTenantPut, slugClaimPut, tenant } from './tenants.ts';
 import { member, user } from './users.ts';
@@ -60,7 +61,7 @@ export const startNewAccount = async (params: {
         ExpressionAttributeValues: { ':at': at },
       },
     },
-    member.create([newTenantId, userId], {
+    createPut(member, [newTenantId, userId], {
       tenantId: newTenantId,
       userId,
       role: 'administrator',

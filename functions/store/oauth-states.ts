@@ -1,7 +1,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { db, tableName } from './client.ts';
-import { entity } from './entity.ts';
+import { createPut, entity } from './entity.ts';
 
 const OAuthStateSchema = v.object({
   codeVerifier: v.string(),
@@ -19,7 +19,7 @@ export const oauthState = entity({
 });
 
 export const putOAuthState = async (stateHash: string, state: OAuthState): Promise<void> => {
-  const { Put } = oauthState.create([stateHash], {
+  const { Put } = createPut(oauthState, [stateHash], {
     ...state,
     ttl: Math.floor(Date.parse(state.expiresAt) / 1000) + 3600,
   });

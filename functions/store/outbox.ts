@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { EMAIL_MAX_ATTEMPTS } from '#core/email-retry.ts';
 import type { EmailContent } from '#core/emails.ts';
 import { db, tableName, unlessConditionFails, updateIf } from './client.ts';
-import { entity } from './entity.ts';
+import { createPut, entity, getOne } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 /**
@@ -51,7 +51,7 @@ export const outbox = entity({
  * reports. A key that exists already makes the whole transaction fail: one email per key.
  */
 export const outboxPut = (key: string, to: string, content: EmailContent, now: Date): TransactItem =>
-  outbox.create([key], {
+  createPut(outbox, [key], {
     key,
     to,
     ...content,
@@ -244,7 +244,7 @@ export const listTroubledEmails = async (): Promise<{ failed: OutboxEmail[]; ret
 };
 
 /** The outbox email of `key`, whatever its status (strongly consistent). */
-export const getEmail = (key: string): Promise<OutboxEmail | undefined> => outbox.get(key);
+export const getEmail = (key: string): Promise<OutboxEmail | undefined> => getOne(outbox, key);
 
 /**
  * An operator gives a parked email another round: pending from `now`, with as many attempts again

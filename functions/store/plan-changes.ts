@@ -4,7 +4,7 @@ import { PLAN_CHANGE_STATUSES, PLAN_CHANGE_STEPS, TERMINAL_STATUSES } from '#cor
 import { PLAN_VALUES } from '#core/plans.ts';
 import { PLAN_CHANGE_REASONS } from '#core/tenant-reasons.ts';
 import { db, tableName, updateIf } from './client.ts';
-import { entity } from './entity.ts';
+import { createPut, entity, getOne, listAll } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 const AmountsSchema = v.object({
@@ -130,18 +130,20 @@ export const planChange = entity({
 });
 
 export const getPlanChange = (tenantId: string, changeId: string): Promise<PlanChange | undefined> =>
-  planChange.get(tenantId, changeId);
+  getOne(planChange, tenantId, changeId);
 
 /** The tenant's Plan Changes, oldest first (ids sort by confirmation time); one Stack's with `stackId`. */
 export const listPlanChanges = async (tenantId: string, stackId?: string): Promise<PlanChange[]> =>
-  (await planChange.list(tenantId)).filter((change) => stackId === undefined || change.stackId === stackId);
+  (await listAll(planChange, tenantId)).filter(
+    (change) => stackId === undefined || change.stackId === stackId,
+  );
 
 /**
  * The write that records a new change (once); with `startDueAt`, in the partition of changes whose
  * execution start is owed: the sweep starts it from then on unless a start is recorded first.
  */
 export const planChangePut = (change: PlanChange, startDueAt?: string): TransactItem =>
-  planChange.create([change.tenantId, change.changeId], {
+  createPut(planChange, [change.tenantId, change.changeId], {
     ...change,
     ...(startDueAt === undefined ? {} : planChange.index.startPending(change, startDueAt)),
   });

@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { billing } from './billing.ts';
 import { db, putIf, tableName, transactOrRefusals } from './client.ts';
-import { entity } from './entity.ts';
+import { createPut, entity } from './entity.ts';
 import { tenant } from './tenants.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -49,7 +49,7 @@ export const applyEventOnce = async (
 ): Promise<'applied' | 'duplicate' | 'unmatched'> => {
   const receivedAt = now.toISOString();
   const remembered = (tenantId: string | null) =>
-    processorEvent.create([facts.eventId], {
+    createPut(processorEvent, [facts.eventId], {
       eventType: facts.type,
       tenantId,
       receivedAt,

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { tableName, transactIf, updateIf } from './client.ts';
-import { entity } from './entity.ts';
+import { createPut, entity, getOne, listAll } from './entity.ts';
 import { stack, stackCounterWrite } from './stacks.ts';
 
 const ProjectSchema = v.object({
@@ -61,14 +61,14 @@ export const registerProject = async (tenantId: string, registered: Project, cap
         ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':cap': cap, ':running': 'running' },
       },
     },
-    project.create([tenantId, registered.stackId, registered.projectId], registered),
-    projectRepository.create([tenantId, registered.stackId, registered.repository], {
+    createPut(project, [tenantId, registered.stackId, registered.projectId], registered),
+    createPut(projectRepository, [tenantId, registered.stackId, registered.repository], {
       projectId: registered.projectId,
     }),
   ]);
 
 export const listProjects = (tenantId: string, stackId: string): Promise<Project[]> =>
-  project.list(tenantId, stackId);
+  listAll(project, tenantId, stackId);
 
 /** Removes a Project, frees its place under the cap and its repository. False when it was not there. */
 export const removeProject = async (tenantId: string, removed: Project): Promise<boolean> =>
@@ -112,4 +112,4 @@ export const getProject = (
   tenantId: string,
   stackId: string,
   projectId: string,
-): Promise<Project | undefined> => project.get(tenantId, stackId, projectId);
+): Promise<Project | undefined> => getOne(project, tenantId, stackId, projectId);

@@ -2,7 +2,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { sessionExpiry, sessionRecordTtl } from '#core/sessions.ts';
 import { db, tableName } from './client.ts';
-import { entity } from './entity.ts';
+import { createPut, entity, getOne } from './entity.ts';
 
 const SessionSchema = v.object({
   userId: v.string(),
@@ -35,12 +35,12 @@ export const createSession = async (
   };
   // TTL only removes old items, long after expiry (enforced by isSessionLive), so that an
   // expired token is still answered `expired_session` in the cloud too.
-  const { Put } = session.create([tokenHash], { ...created, ttl: sessionRecordTtl(expiresAt) });
+  const { Put } = createPut(session, [tokenHash], { ...created, ttl: sessionRecordTtl(expiresAt) });
   await db().send(new PutCommand(Put));
   return created;
 };
 
-export const getSession = (tokenHash: string): Promise<Session | undefined> => session.get(tokenHash);
+export const getSession = (tokenHash: string): Promise<Session | undefined> => getOne(session, tokenHash);
 
 export const revokeSession = async (tokenHash: string, now: Date): Promise<void> => {
   await db().send(

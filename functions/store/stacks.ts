@@ -6,7 +6,7 @@ import { PRICE_LOCK_END_REASONS, PRICE_LOCK_STATES, type PriceLock } from '#core
 import { OPERATION_STEPS, renderDesiredState, STACK_LIFECYCLES, type StackRecord } from '#core/stacks.ts';
 import { capacitySlot, reservation } from './capacity.ts';
 import { getItem, tableName, updateIf } from './client.ts';
-import { entity } from './entity.ts';
+import { entity, listAll } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 const StackSchema = v.object({
@@ -151,7 +151,7 @@ export const recordObservedState = async (
     ExpressionAttributeValues: { ':observed': observed, ':applied': observed.appliedVersion },
   });
 
-export const listStacks = (tenantId: string): Promise<StoredStack[]> => stack.list(tenantId);
+export const listStacks = (tenantId: string): Promise<StoredStack[]> => listAll(stack, tenantId);
 
 /**
  * Takes one place of a slot: never above its total, unless the place was `held` (a reservation

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { updateIf } from './client.ts';
-import { entity } from './entity.ts';
+import { entity, getOne } from './entity.ts';
 import { type LeaseBusy, releaseLease, takeLease } from './lease.ts';
 
 /** The reconciler sweep's lease: one sweep at a time in the whole deployment. */
@@ -66,6 +66,6 @@ export const claimSweepNudge = (now: Date, windowMs: number): Promise<boolean> =
 
 /** When a webhook last woke the sweep, if ever. */
 export const lastSweepNudge = async (): Promise<Date | undefined> => {
-  const nudge = await sweepNudge.get();
+  const nudge = await getOne(sweepNudge);
   return nudge ? new Date(nudge.nudgedAt) : undefined;
 };

@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { BILLING_STATES } from '#core/billing-state.ts';
 import { db, tableName, transactIf, unlessConditionFails, updateIf } from './client.ts';
-import { entity } from './entity.ts';
+import { createPut, entity, getOne } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 /** Signup offers only the EU Home Region (spec §2). */
@@ -106,7 +106,7 @@ export const newTenantItem = (tenantId: string, now: Date) =>
 
 /** A new tenant as a transaction's Put, once; `more` adds to what it holds (a returning person's slug). */
 export const newTenantPut = (tenantId: string, now: Date, more: Record<string, unknown> = {}) =>
-  tenant.create([tenantId], { ...newTenant(tenantId, now), ...more });
+  createPut(tenant, [tenantId], { ...newTenant(tenantId, now), ...more });
 
 /**
  * An active tenant's item, due for its daily re-check at `dueAt`: for bulk seeding (the scale
@@ -129,14 +129,14 @@ export const activeTenantItem = (params: {
   lastStackOrdinal: params.stacks,
 });
 
-export const getTenant = (tenantId: string): Promise<Tenant | undefined> => tenant.get(tenantId);
+export const getTenant = (tenantId: string): Promise<Tenant | undefined> => getOne(tenant, tenantId);
 
 /**
  * The transaction item that claims a slug for a tenant, for good: it fails when any tenant (this
  * one included) ever held it. Used by a first lock and by a returning person's new account.
  */
 export const slugClaimPut = (slug: string, tenantId: string, now: Date) =>
-  slugClaim.create([slug], { slug, tenantId, lockedAt: now.toISOString() });
+  createPut(slugClaim, [slug], { slug, tenantId, lockedAt: now.toISOString() });
 
 /**
  * Locks a slug for a tenant that has none: one transaction claims the slug (which no other tenant
@@ -216,7 +216,7 @@ export const stackAddedWrite = (tenantId: string, ordinal: number) => ({
 
 /** The tenant that holds a slug (its claim item), or undefined when no tenant has it. */
 export const tenantIdOfSlug = async (slug: string): Promise<string | undefined> =>
-  (await slugClaim.get(slug))?.tenantId;
+  (await getOne(slugClaim, slug))?.tenantId;
 
 /**
  * Claims the tenant's one money-back refund: written only when there is none yet and the tenant

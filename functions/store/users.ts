@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { ROLES, type Role } from '#core/sessions.ts';
 import { db, tableName, transactIf } from './client.ts';
-import { entity } from './entity.ts';
+import { entity, getOne, listAll } from './entity.ts';
 import { newTenantPut, tenant } from './tenants.ts';
 
 const UserSchema = v.object({
@@ -64,19 +64,19 @@ export interface SignedInUser {
   created: boolean;
 }
 
-const findIdentity = (signedIn: CodeHostIdentity) => identity.get(signedIn.provider, signedIn.subject);
+const findIdentity = (signedIn: CodeHostIdentity) => getOne(identity, signedIn.provider, signedIn.subject);
 
-export const getUser = (userId: string): Promise<User | undefined> => user.get(userId);
+export const getUser = (userId: string): Promise<User | undefined> => getOne(user, userId);
 
 export const getMembership = (tenantId: string, userId: string): Promise<Membership | undefined> =>
-  member.get(tenantId, userId);
+  getOne(member, tenantId, userId);
 
 /** The email addresses of the tenant's administrators (those the code host gave us). */
 export const administratorEmails = async (tenantId: string): Promise<string[]> => {
   const emails: string[] = [];
-  for (const membership of await member.list(tenantId)) {
+  for (const membership of await listAll(member, tenantId)) {
     if (membership.role !== 'administrator') continue;
-    const email = (await user.get(membership.userId))?.email;
+    const email = (await getOne(user, membership.userId))?.email;
     if (email !== undefined) emails.push(email);
   }
   return emails;

@@ -2,7 +2,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PLAN_VALUES, type PlanValue } from '#core/plans.ts';
 import { db, putIf, tableName, transactIf } from './client.ts';
-import { entity } from './entity.ts';
+import { entity, getOne, listAll } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 const WaitlistEntrySchema = v.object({
@@ -91,13 +91,13 @@ export const joinWaitlist = async (
   });
   await countJoin(entry.region);
   if (joined) return { entry: created, created: true };
-  const waiting = await waitlist.get(entry.tenantId, entry.plan);
+  const waiting = await getOne(waitlist, entry.tenantId, entry.plan);
   if (!waiting) throw new Error('a waitlist entry refused a join and is gone');
   return { entry: waiting, created: false };
 };
 
 /** The tenant's waitlist entries, one per Plan, waiting or already notified. */
-export const tenantWaitlist = (tenantId: string): Promise<WaitlistEntry[]> => waitlist.list(tenantId);
+export const tenantWaitlist = (tenantId: string): Promise<WaitlistEntry[]> => listAll(waitlist, tenantId);
 
 /** Entries read per query (injectable so that tests can page with a few entries). */
 export const WAITLIST_PAGE = 200;
@@ -166,7 +166,7 @@ export interface WaitlistWatch {
 }
 
 export const readWaitlistWatch = async (): Promise<WaitlistWatch> => {
-  const watch = (await waitlistWatch.get()) ?? v.parse(WatchSchema, {});
+  const watch = (await getOne(waitlistWatch)) ?? v.parse(WatchSchema, {});
   return { ...watch, checkedJoins: watch.checkedJoins, checkedAt: watch.checkedAt };
 };
 
