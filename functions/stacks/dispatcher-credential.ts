@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { CREDENTIAL_OVERLAP_SECONDS, DISPATCHER_CREDENTIAL_PREFIX } from '#core/dispatcher.ts';
 import { refuse } from '#core/refusals/index.ts';
 import { hashSessionToken } from '#core/session-token.ts';
-import { issueDispatcherCredential } from '#store/dispatcher.ts';
+import { issueDispatcherCredential } from '#store/stacks.ts';
 import { requireStack } from '../lookups/index.ts';
 
 /**

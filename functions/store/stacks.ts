@@ -5,8 +5,9 @@ import { PLAN_VALUES } from '#core/plans.ts';
 import { PRICE_LOCK_END_REASONS, PRICE_LOCK_STATES, type PriceLock } from '#core/price-lock.ts';
 import { OPERATION_STEPS, renderDesiredState, STACK_LIFECYCLES, type StackRecord } from '#core/stacks.ts';
 import { capacitySlot, reservation } from './capacity.ts';
-import { getItem, tableName, updateIf } from './client.ts';
-import { entity, listAll } from './entity.ts';
+import { getItem, tableName, transactIf, updateIf } from './client.ts';
+import { dispatcherCredential } from './dispatcher.ts';
+import { createPut, entity, listAll } from './entity.ts';
 import type { TransactItem } from './transact.ts';
 
 const StackSchema = v.object({
@@ -387,3 +388,59 @@ export const completePriceMove = (tenantId: string, stackId: string, toPriceId: 
     ConditionExpression: 'attribute_exists(PK) AND priceMove.toPriceId = :to',
     ExpressionAttributeValues: { ':to': toPriceId },
   });
+
+/**
+ * Issues a Stack's Dispatcher credential (its hash stored, never the secret). The Stack's current
+ * credential, if any, keeps working until `retiresAt`; one transaction, conditioned on the current
+ * credential read, so two rotations at once cannot both win.
+ */
+export const issueDispatcherCredential = async (params: {
+  tenantId: string;
+  stackId: string;
+  credentialId: string;
+  secretHash: string;
+  previousHash: string | undefined;
+  now: Date;
+  retiresAt: Date;
+}): Promise<boolean> => {
+  const { tenantId, stackId, now } = params;
+  const items: TransactItem[] = [
+    createPut(dispatcherCredential, [params.secretHash], {
+      tenantId,
+      stackId,
+      credentialId: params.credentialId,
+      issuedAt: now.toISOString(),
+    }),
+    {
+      Update: {
+        TableName: tableName(),
+        Key: stack.key(tenantId, stackId),
+        UpdateExpression: 'SET dispatcherCredentialHash = :new, dispatcherCredentialId = :id',
+        ConditionExpression: params.previousHash
+          ? 'attribute_exists(PK) AND dispatcherCredentialHash = :previous'
+          : 'attribute_exists(PK) AND attribute_not_exists(dispatcherCredentialHash)',
+        ExpressionAttributeValues: {
+          ':new': params.secretHash,
+          ':id': params.credentialId,
+          ...(params.previousHash ? { ':previous': params.previousHash } : {}),
+        },
+      },
+    },
+  ];
+  if (params.previousHash) {
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: dispatcherCredential.key(params.previousHash),
+        UpdateExpression: 'SET retiresAt = :retires, #ttl = :ttl',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':retires': params.retiresAt.toISOString(),
+          ':ttl': Math.floor(params.retiresAt.getTime() / 1000) + 86_400,
+        },
+      },
+    });
+  }
+  return transactIf(items);
+};

@@ -37,7 +37,6 @@ import {
   selectGuide,
   updateCredential,
 } from '#store/credentials.ts';
-import { issueDispatcherCredential } from '#store/dispatcher.ts';
 import { recordReconcileFailure } from '#store/due.ts';
 import { endExport, recordUpload, startExport } from '#store/exports.ts';
 import { claimIdempotencyKey, idempotencyDoneWrite, recordIdempotencyPlan } from '#store/idempotency.ts';
@@ -69,6 +68,7 @@ import {
   type BilledStack,
   firstStackWrites,
   getStack,
+  issueDispatcherCredential,
   planChangeStackWrite,
   recordObservedState,
   recordPriceMove,
